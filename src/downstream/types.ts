@@ -1,0 +1,64 @@
+/** A downstream tool as programs see it. */
+export interface ToolInfo {
+  /** Namespaced name: mcp__<server>__<tool>, normalised. */
+  name: string
+  /** The config name of the server that provides it. */
+  server: string
+  /** The tool's own name on that server. */
+  tool: string
+  description: string
+  inputSchema: Record<string, unknown>
+  outputSchema?: Record<string, unknown>
+}
+
+export type TransportKind = 'stdio' | 'http' | 'sse'
+
+/** What `server_status()` and `list` report per server (SPEC §4). */
+export interface ServerStatus {
+  name: string
+  transport: TransportKind
+  connected: boolean
+  /** Tools registered from this server (after allow/block filtering). */
+  tools: number
+  lastError: string | null
+  /** Connection attempts since the last successful connection (0 while connected). */
+  attempts: number
+  /** ISO time of the last change of `connected`. */
+  since: string
+}
+
+export interface UnavailableServer {
+  name: string
+  reason: string
+}
+
+/**
+ * A failure the program can act on. Raised inside the program as Python `ToolError`, with this
+ * message, which says what to do next.
+ */
+export class ToolError extends Error {
+  constructor(message: string, options?: {cause?: unknown}) {
+    super(message, options)
+    this.name = 'ToolError'
+  }
+}
+
+export interface CallToolOptions {
+  signal?: AbortSignal
+  /** Per-call limit (execution.tool_call_timeout_seconds). */
+  timeoutMs: number
+  /** Largest accepted result (execution.max_tool_result_bytes). */
+  maxResultBytes: number
+}
+
+/** What the execution engine needs from the downstream side. `ToolRegistry` implements it. */
+export interface ToolHost {
+  listTools(): ToolInfo[]
+  getTool(name: string): ToolInfo | undefined
+  unavailableServers(): UnavailableServer[]
+  serverStatus(): ServerStatus[]
+  /** Validates args against inputSchema, calls, checks size and outputSchema, parses (SPEC §6). Throws ToolError. */
+  callTool(name: string, args: Record<string, unknown>, options: CallToolOptions): Promise<unknown>
+  /** Resolves when every server has finished its first connection attempt, or after timeoutMs. */
+  waitForInitialConnections(timeoutMs: number): Promise<void>
+}

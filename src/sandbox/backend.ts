@@ -1,0 +1,47 @@
+/**
+ * One small interface for every sandbox backend (SPEC §7). A backend turns "run this interpreter
+ * with these arguments" into the command that runs it confined, and says what the child must apply
+ * to itself before it reads the program (the bootstrap's `confine` step).
+ */
+export type SandboxName = 'linux' | 'seatbelt' | 'none'
+
+export interface PythonInfo {
+  /** Real interpreter path (a pyenv shim resolved to sys.executable). */
+  executable: string
+  version: string
+  /** sys.prefix, sys.base_prefix, sys.exec_prefix and sys.base_exec_prefix, deduplicated. */
+  prefixes: string[]
+  /** Directories the interpreter imports the standard library from. */
+  stdlibPaths: string[]
+}
+
+export interface LaunchRequest {
+  python: PythonInfo
+  /** Arguments after the interpreter (`-I -S -B runner.py ...`). */
+  pythonArgs: string[]
+  /** Per-run scratch directory: the only writable place. */
+  scratchDir: string
+  /** Directories of ptc-mcp's own Python files the child must read (the runner, the confine module). */
+  runtimePaths: string[]
+  env: Record<string, string>
+}
+
+export interface Launch {
+  command: string
+  args: string[]
+  env: Record<string, string>
+  /**
+   * Passed to the child's bootstrap, which applies it to itself before reading the program
+   * (Landlock, seccomp, uid drop, rlimits). JSON-serialisable; null when nothing to apply.
+   */
+  confine: Record<string, unknown> | null
+  /** The layer in force, reported with every run (e.g. "linux:bwrap+landlock+seccomp", "none"). */
+  tier: string
+}
+
+export interface SandboxBackend {
+  readonly name: SandboxName
+  /** Resolves with the tier this backend reaches here; throws SandboxError (with the fix) when unavailable. */
+  check(python: PythonInfo): Promise<{tier: string}>
+  launch(request: LaunchRequest): Promise<Launch>
+}
