@@ -1,0 +1,42 @@
+import {Command, Flags, Interfaces} from '@oclif/core'
+
+import {PtcError} from '../errors.js'
+import {LOG_LEVELS, type LogLevel} from '../log.js'
+
+export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
+
+/**
+ * Shared flags (`--config`, `--log-level`) and one place that turns the user's problems (PtcError)
+ * into a message, a suggestion and a documented exit code. Anything else is a bug and keeps its stack.
+ */
+export abstract class BaseCommand extends Command {
+  static override baseFlags = {
+    config: Flags.string({
+      char: 'c',
+      summary: 'Path to config.yaml.',
+      description:
+        'Default: $PTC_MCP_CONFIG, then ./config.yaml, then $XDG_CONFIG_HOME/ptc-mcp/config.yaml (~/.config/ptc-mcp/config.yaml).',
+      helpGroup: 'GLOBAL',
+    }),
+    'log-level': Flags.option({
+      options: LOG_LEVELS,
+      summary: 'Log level on stderr (default: $PTC_MCP_LOG_LEVEL or warn).',
+      helpGroup: 'GLOBAL',
+    })(),
+  }
+
+  protected logLevel(flags: {'log-level'?: LogLevel}): LogLevel {
+    return flags['log-level'] ?? (process.env.PTC_MCP_LOG_LEVEL as LogLevel | undefined) ?? 'warn'
+  }
+
+  protected override async catch(err: Error & {exitCode?: number}): Promise<unknown> {
+    if (!(err instanceof PtcError)) return super.catch(err)
+    if (this.jsonEnabled()) {
+      process.exitCode = err.exitCode
+      this.logJson({error: {code: err.code, message: err.message, suggestion: err.suggestion}})
+      return
+    }
+    // oclif prints the message and suggestions on stderr and exits with `exit`.
+    return this.error(err.message, {exit: err.exitCode, code: err.code, suggestions: err.suggestion ? [err.suggestion] : undefined})
+  }
+}

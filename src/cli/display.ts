@@ -1,0 +1,60 @@
+import chalk from 'chalk'
+
+import type {ToolDescription} from '../downstream/inspect.js'
+import type {ServerStatus, ToolInfo} from '../downstream/types.js'
+
+/** Plain text table: columns padded to their widest cell, header underlined. */
+export function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)))
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd()
+  return [chalk.bold(line(headers)), ...rows.map(line)].join('\n')
+}
+
+export function firstLine(text: string, max = 80): string {
+  const line = text.split('\n', 1)[0]?.trim() ?? ''
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line
+}
+
+export function formatToolTable(tools: ToolInfo[]): string {
+  if (tools.length === 0) return chalk.dim('(no tools)')
+  return table(
+    ['TOOL', 'SERVER', 'DESCRIPTION'],
+    tools.map((t) => [t.name, t.server, firstLine(t.description)]),
+  )
+}
+
+export function formatServerStatus(servers: ServerStatus[]): string {
+  if (servers.length === 0) return chalk.dim('(no servers configured)')
+  return table(
+    ['SERVER', 'TRANSPORT', 'STATE', 'TOOLS', 'DETAIL'],
+    servers.map((s) => [
+      s.name,
+      s.transport,
+      s.connected ? chalk.green('connected') : chalk.red('unavailable'),
+      String(s.tools),
+      s.connected ? `since ${s.since}` : `${s.lastError ?? 'connecting'} (attempt ${s.attempts})`,
+    ]),
+  )
+}
+
+export function formatToolDescription(tool: ToolDescription): string {
+  const json = (value: unknown) => JSON.stringify(value, null, 2)
+  return [
+    chalk.bold(tool.name),
+    '',
+    tool.description || chalk.dim('(no description)'),
+    '',
+    chalk.bold('Signature'),
+    `  ${tool.signature}`,
+    '',
+    chalk.bold('Input schema'),
+    json(tool.inputSchema),
+    '',
+    chalk.bold('Output schema'),
+    tool.outputSchema === null ? `null — ${tool.note ?? ''}` : json(tool.outputSchema),
+  ].join('\n')
+}

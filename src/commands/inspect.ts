@@ -1,0 +1,36 @@
+import {Args} from '@oclif/core'
+
+import {BaseCommand} from '../cli/base-command.js'
+import {formatToolDescription} from '../cli/display.js'
+import {openConnectedRuntime} from '../cli/open-runtime.js'
+import {describeTool, type ToolDescription, unknownToolMessage} from '../downstream/inspect.js'
+import {PtcError} from '../errors.js'
+
+export default class Inspect extends BaseCommand {
+  static override summary = 'Show one tool: description, schemas and the Python call signature.'
+  static override enableJsonFlag = true
+  static override examples = ['<%= config.bin %> inspect mcp__financial_data__get_statements']
+  static override args = {
+    tool: Args.string({description: 'Namespaced tool name, as printed by "ptc-mcp list".', required: true}),
+  }
+
+  async run(): Promise<ToolDescription> {
+    const {args, flags} = await this.parse(Inspect)
+    const runtime = await openConnectedRuntime(flags.config, this.logLevel(flags))
+    try {
+      const tool = runtime.registry.getTool(args.tool)
+      if (!tool) {
+        const names = runtime.registry.listTools().map((t) => t.name)
+        throw new PtcError('TOOL_NOT_FOUND', unknownToolMessage(args.tool, names), {
+          exitCode: 1,
+          suggestion: 'Run "ptc-mcp list" to see the callable tools.',
+        })
+      }
+      const description = describeTool(tool)
+      if (!this.jsonEnabled()) this.log(formatToolDescription(description))
+      return description
+    } finally {
+      await runtime.close()
+    }
+  }
+}

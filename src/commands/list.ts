@@ -1,0 +1,57 @@
+import {Flags} from '@oclif/core'
+
+import {BaseCommand} from '../cli/base-command.js'
+import {formatServerStatus, formatToolTable} from '../cli/display.js'
+import {openConnectedRuntime} from '../cli/open-runtime.js'
+import type {ServerStatus, ToolInfo} from '../downstream/types.js'
+import {PtcError} from '../errors.js'
+
+export interface ListResult {
+  config: string | null
+  searched: string[]
+  tools: ToolInfo[]
+  servers: ServerStatus[]
+}
+
+export default class List extends BaseCommand {
+  static override summary = 'List the tools programs can call, and the state of each server.'
+  static override enableJsonFlag = true
+  static override examples = ['<%= config.bin %> list', '<%= config.bin %> list --server financial-data --json']
+  static override flags = {
+    server: Flags.string({summary: 'Only this server (its config name).'}),
+  }
+
+  async run(): Promise<ListResult> {
+    const {flags} = await this.parse(List)
+    const runtime = await openConnectedRuntime(flags.config, this.logLevel(flags))
+    try {
+      const servers = runtime.registry.serverStatus()
+      if (flags.server !== undefined && !servers.some((s) => s.name === flags.server)) {
+        const known = servers.map((s) => s.name).join(', ') || 'none'
+        throw new PtcError('USAGE', `No server named "${flags.server}" in the config (servers: ${known}).`, {
+          suggestion: 'Pass one of the names under "servers:" in config.yaml.',
+        })
+      }
+      const wanted = (server: string) => flags.server === undefined || server === flags.server
+      const result: ListResult = {
+        config: runtime.configPath,
+        searched: runtime.searched,
+        tools: runtime.registry.listTools().filter((t) => wanted(t.server)),
+        servers: servers.filter((s) => wanted(s.name)),
+      }
+      if (!this.jsonEnabled()) this.display(result)
+      return result
+    } finally {
+      await runtime.close()
+    }
+  }
+
+  private display(result: ListResult): void {
+    if (result.config === null) {
+      this.logToStderr(`No config found (looked in: ${result.searched.join(', ')}). Run "ptc-mcp init" to create one.`)
+    }
+    this.log(formatToolTable(result.tools))
+    this.log('')
+    this.log(formatServerStatus(result.servers))
+  }
+}

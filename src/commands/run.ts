@@ -1,0 +1,61 @@
+import {readFile} from 'node:fs/promises'
+
+import {Args} from '@oclif/core'
+
+import {BaseCommand} from '../cli/base-command.js'
+import {showConnectProgress} from '../cli/connect-progress.js'
+import {CLI_CONNECT_WAIT_MS} from '../cli/open-runtime.js'
+import {PtcError} from '../errors.js'
+import {structuredOutcome, type StructuredOutcome} from '../execution/outcome.js'
+import {createLogger} from '../log.js'
+import {Runtime} from '../runtime.js'
+
+export default class Run extends BaseCommand {
+  static override summary = 'Run a Python program exactly as execute_program would.'
+  static override description =
+    'Prints what execute_program returns to the model. Exit code 1 when the program failed, 3 when the sandbox is unavailable.'
+  static override enableJsonFlag = true
+  static override examples = [
+    '<%= config.bin %> run examples/programs/revenue-trend.py',
+    'echo "print(await list_callable_tools())" | <%= config.bin %> run -',
+    '<%= config.bin %> run program.py --json',
+  ]
+  static override args = {
+    file: Args.string({description: 'Python file to run, or - for stdin.', required: true}),
+  }
+
+  async run(): Promise<StructuredOutcome> {
+    const {args, flags} = await this.parse(Run)
+    const code = await readProgram(args.file)
+    const runtime = await Runtime.open({configFlag: flags.config, logger: createLogger(this.logLevel(flags))})
+    try {
+      const [engine] = await Promise.all([
+        runtime.engine(),
+        showConnectProgress(runtime.registry, CLI_CONNECT_WAIT_MS, this.jsonEnabled()),
+      ])
+      const outcome = await engine.run(code)
+      if (!this.jsonEnabled()) this.log(outcome.text)
+      if (!outcome.ok) process.exitCode = 1
+      return structuredOutcome(outcome)
+    } finally {
+      await runtime.close()
+    }
+  }
+}
+
+async function readProgram(file: string): Promise<string> {
+  try {
+    return file === '-' ? await readStdin() : await readFile(file, 'utf8')
+  } catch (error) {
+    throw new PtcError('USAGE', `Cannot read program ${file}: ${(error as Error).message}`, {
+      suggestion: 'Pass the path of a Python file, or - to read the program from stdin.',
+      cause: error,
+    })
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
+}

@@ -1,0 +1,117 @@
+/**
+ * Tool names as programs see them (SPEC §4): `mcp__<server>__<tool>`, every character that is not
+ * `[A-Za-z0-9_]` replaced by `_`. The Python original does this per code point, so an emoji becomes
+ * one `_`, not two.
+ */
+
+const NOT_NAME_CHAR = /[^A-Za-z0-9_]/gu
+const SEPARATOR = '__'
+
+/** `my-cool-server` → `my_cool_server`. */
+export function normaliseName(name: string): string {
+  return name.replace(NOT_NAME_CHAR, '_')
+}
+
+/** `('my-cool-server', 'get-data-now')` → `mcp__my_cool_server__get_data_now`. */
+export function namespacedName(server: string, tool: string): string {
+  return `mcp${SEPARATOR}${normaliseName(server)}${SEPARATOR}${normaliseName(tool)}`
+}
+
+export interface NamespacedTool<T> {
+  /** The namespaced name the program calls. */
+  name: string
+  tool: T
+}
+
+export interface NameClash {
+  /** The namespaced name several tools normalise to. */
+  name: string
+  /** Their original names, in listing order; the first is the one kept. */
+  tools: string[]
+}
+
+/**
+ * Namespaces one server's tools. When two normalise to the same name the first listed is kept and
+ * the clash is reported, so the caller can log it.
+ */
+export function dedupeTools<T extends {name: string}>(
+  server: string,
+  tools: readonly T[],
+): {kept: NamespacedTool<T>[]; clashes: NameClash[]} {
+  const kept: NamespacedTool<T>[] = []
+  const byName = new Map<string, string[]>()
+  for (const tool of tools) {
+    const name = namespacedName(server, tool.name)
+    const originals = byName.get(name)
+    if (originals) {
+      originals.push(tool.name)
+      continue
+    }
+    byName.set(name, [tool.name])
+    kept.push({name, tool})
+  }
+  const clashes = [...byName]
+    .filter(([, originals]) => originals.length > 1)
+    .map(([name, originals]) => ({name, tools: originals}))
+  return {kept, clashes}
+}
+
+/**
+ * The names closest to an unknown one, best first, for "did you mean". Compares the tool part (after
+ * the last `__`) so a wrong server still finds the tool, then the whole name to break ties. A name
+ * whose tool part contains the query's (or the reverse), or starts with a near miss of it, counts as
+ * close. Case and `-` vs `_` are ignored.
+ */
+export function suggestNames(query: string, names: readonly string[], max = 3): string[] {
+  const wanted = comparable(query)
+  const wantedTool = toolPart(wanted)
+  if (!wantedTool || max <= 0) return []
+  const threshold = Math.max(2, Math.floor(wantedTool.length / 3))
+  return names
+    .map((name) => {
+      const candidate = comparable(name)
+      const candidateTool = toolPart(candidate)
+      const contained =
+        Math.min(wantedTool.length, candidateTool.length) >= 3 &&
+        (candidateTool.includes(wantedTool) || wantedTool.includes(candidateTool))
+      // A typo in the start of a longer name: compare with the candidate's prefix, one step further away.
+      const prefixDistance = levenshtein(wantedTool, candidateTool.slice(0, wantedTool.length)) + 1
+      const toolScore = Math.min(
+        levenshtein(wantedTool, candidateTool),
+        prefixDistance,
+        contained ? 1 : Infinity,
+      )
+      return {name, toolScore, whole: levenshtein(wanted, candidate)}
+    })
+    .filter((s) => s.toolScore <= threshold)
+    .sort(
+      (a, b) =>
+        a.toolScore - b.toolScore || a.whole - b.whole || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+    )
+    .slice(0, max)
+    .map((s) => s.name)
+}
+
+function comparable(name: string): string {
+  return normaliseName(name.trim()).toLowerCase()
+}
+
+function toolPart(name: string): string {
+  const at = name.lastIndexOf(SEPARATOR)
+  return at === -1 ? name : name.slice(at + SEPARATOR.length)
+}
+
+/** Edit distance (insertions, deletions, substitutions), two rows of memory. */
+export function levenshtein(a: string, b: string): number {
+  if (a === b) return 0
+  let previous = Array.from({length: b.length + 1}, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1)
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution))
+    }
+    previous = current
+  }
+  return previous[b.length] ?? 0
+}

@@ -1,0 +1,250 @@
+import {describe, expect, it} from 'vitest'
+
+import {describeOmittedContent, jsonEqual, parseToolResult, toolErrorText} from './result-parser.js'
+
+const text = (t: string) => ({type: 'text', text: t})
+const image = {type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png'}
+
+describe('parseToolResult: structuredContent', () => {
+  it('uses structuredContent when present', () => {
+    expect(parseToolResult({content: [], structuredContent: {price: 12.5}})).toEqual({price: 12.5})
+  })
+
+  it('drops text that is the JSON rendering of structuredContent, whatever its whitespace and key order', () => {
+    const result = parseToolResult({
+      content: [text('{\n  "b": [1, 2],\n  "a": {"y": 2, "x": 1}\n}')],
+      structuredContent: {a: {x: 1, y: 2}, b: [1, 2]},
+    })
+    expect(result).toEqual({a: {x: 1, y: 2}, b: [1, 2]})
+  })
+
+  it('keeps text that is not the rendering of structuredContent as _notes', () => {
+    const result = parseToolResult({
+      content: [text('{"price": 12.5}'), text('Prices are delayed by 15 minutes'), text('{"price": 13}')],
+      structuredContent: {price: 12.5},
+    })
+    expect(result).toEqual({price: 12.5, _notes: ['Prices are delayed by 15 minutes', '{"price": 13}']})
+  })
+
+  it('ignores structuredContent that is not an object and parses the text instead', () => {
+    expect(parseToolResult({content: [text('[1, 2]')], structuredContent: [1, 2]})).toEqual([1, 2])
+    expect(parseToolResult({content: [text('7')], structuredContent: null})).toBe(7)
+  })
+
+  it('wraps an object that already has its own _notes key rather than overwriting it', () => {
+    const result = parseToolResult({content: [text('extra')], structuredContent: {_notes: 'mine'}})
+    expect(result).toEqual({data: {_notes: 'mine'}, _notes: ['extra']})
+  })
+
+  it('does not mutate the structuredContent it was given', () => {
+    const structuredContent = {a: 1}
+    parseToolResult({content: [text('note')], structuredContent})
+    expect(structuredContent).toEqual({a: 1})
+  })
+})
+
+describe('parseToolResult: the FastMCP {"result": v} wrapper', () => {
+  it('unwraps a list result, whose items FastMCP renders one text item each', () => {
+    const result = parseToolResult({
+      content: [text('1'), text('{"a": 2}')],
+      structuredContent: {result: [1, {a: 2}]},
+    })
+    expect(result).toEqual([1, {a: 2}])
+  })
+
+  it('unwraps a number result', () => {
+    expect(parseToolResult({content: [text('42')], structuredContent: {result: 42}})).toBe(42)
+  })
+
+  it('JSON-decodes a string v that parses', () => {
+    const result = parseToolResult({
+      content: [text('{"rows": 3}')],
+      structuredContent: {result: '{"rows": 3}'},
+    })
+    expect(result).toEqual({rows: 3})
+  })
+
+  it('keeps a string v that is not JSON as the string', () => {
+    expect(parseToolResult({content: [text('hello')], structuredContent: {result: 'hello'}})).toBe('hello')
+  })
+
+  it('unwraps when there is no text at all', () => {
+    expect(parseToolResult({structuredContent: {result: {a: 1}}})).toEqual({a: 1})
+  })
+
+  it('unwraps a None result to null', () => {
+    expect(parseToolResult({content: [], structuredContent: {result: null}})).toBeNull()
+  })
+
+  it('keeps a genuine "result" key when a text item is exactly the JSON of that object', () => {
+    const result = parseToolResult({
+      content: [text('{"result": [1, 2]}')],
+      structuredContent: {result: [1, 2]},
+    })
+    expect(result).toEqual({result: [1, 2]})
+  })
+
+  it('keeps a genuine "result" key whose text rendering differs only in whitespace', () => {
+    const result = parseToolResult({
+      content: [text('{\n  "result": "x"\n}')],
+      structuredContent: {result: 'x'},
+    })
+    expect(result).toEqual({result: 'x'})
+  })
+
+  it('does not treat an object with more keys than "result" as the wrapper', () => {
+    const result = parseToolResult({content: [], structuredContent: {result: 1, total: 2}})
+    expect(result).toEqual({result: 1, total: 2})
+  })
+
+  it('keeps text that is not a rendering of v as _notes, wrapping a value that cannot carry them', () => {
+    const result = parseToolResult({
+      content: [text('[1, 2]'), text('2 rows')],
+      structuredContent: {result: [1, 2]},
+    })
+    expect(result).toEqual({data: [1, 2], _notes: ['2 rows']})
+  })
+})
+
+describe('parseToolResult: text only', () => {
+  it('parses one JSON text item', () => {
+    expect(parseToolResult({content: [text('{"a": [1, null]}')]})).toEqual({a: [1, null]})
+  })
+
+  it('parses a JSON number text as a number', () => {
+    expect(parseToolResult({content: [text('42')]})).toBe(42)
+  })
+
+  it('parses the text "true" as a boolean', () => {
+    expect(parseToolResult({content: [text('true')]})).toBe(true)
+  })
+
+  it('parses the text "null" as null', () => {
+    expect(parseToolResult({content: [text('null')]})).toBeNull()
+  })
+
+  it('returns one text item that is not JSON as the string', () => {
+    expect(parseToolResult({content: [text('The weather is fine')]})).toBe('The weather is fine')
+    expect(parseToolResult({content: [text('')]})).toBe('')
+  })
+
+  it('takes the only JSON item among several, the others becoming _notes', () => {
+    const result = parseToolResult({
+      content: [text('Found 2 rows:'), text('[{"id": 1}, {"id": 2}]'), text('done')],
+    })
+    expect(result).toEqual({data: [{id: 1}, {id: 2}], _notes: ['Found 2 rows:', 'done']})
+  })
+
+  it('puts _notes on an object when it is the only JSON item among several', () => {
+    expect(parseToolResult({content: [text('header'), text('{"a": 1}')]})).toEqual({a: 1, _notes: ['header']})
+  })
+
+  it('joins several texts by newlines when none parses, then returns the string', () => {
+    expect(parseToolResult({content: [text('line one'), text('line two')]})).toBe('line one\nline two')
+  })
+
+  it('joins several texts by newlines when more than one parses, and parses the whole when it can', () => {
+    expect(parseToolResult({content: [text('1'), text('2')]})).toBe('1\n2')
+    expect(parseToolResult({content: [text('note'), text('1'), text('true')]})).toBe('note\n1\ntrue')
+    expect(parseToolResult({content: [text('[1,'), text('2]')]})).toEqual([1, 2])
+  })
+})
+
+describe('parseToolResult: no content', () => {
+  it('returns null for an empty content list', () => {
+    expect(parseToolResult({content: []})).toBeNull()
+  })
+
+  it('returns null when content is missing', () => {
+    expect(parseToolResult({})).toBeNull()
+  })
+})
+
+describe('parseToolResult: non-text content', () => {
+  it('replaces an image-only result by {data: null, _notes}', () => {
+    expect(parseToolResult({content: [image]})).toEqual({
+      data: null,
+      _notes: ['[non-text content omitted: image (image/png)]'],
+    })
+  })
+
+  it('adds the note to an object parsed from text', () => {
+    expect(parseToolResult({content: [text('{"a": 1}'), image]})).toEqual({
+      a: 1,
+      _notes: ['[non-text content omitted: image (image/png)]'],
+    })
+  })
+
+  it('wraps a string that cannot carry the note', () => {
+    expect(parseToolResult({content: [text('a chart'), image]})).toEqual({
+      data: 'a chart',
+      _notes: ['[non-text content omitted: image (image/png)]'],
+    })
+  })
+
+  it('wraps an array and a number that cannot carry the note', () => {
+    expect(parseToolResult({content: [text('[1]'), image]})).toEqual({
+      data: [1],
+      _notes: [expect.any(String)],
+    })
+    expect(parseToolResult({content: [text('0'), image]})).toEqual({data: 0, _notes: [expect.any(String)]})
+  })
+
+  it('adds the note to structuredContent, after the text notes', () => {
+    const result = parseToolResult({content: [text('hello'), image], structuredContent: {a: 1}})
+    expect(result).toEqual({a: 1, _notes: ['hello', '[non-text content omitted: image (image/png)]']})
+  })
+
+  it('never counts an embedded text resource as text, and names its uri', () => {
+    const result = parseToolResult({
+      content: [
+        {type: 'resource', resource: {uri: 'file:///tmp/report.csv', mimeType: 'text/csv', text: 'a,b'}},
+      ],
+    })
+    expect(result).toEqual({
+      data: null,
+      _notes: ['[non-text content omitted: resource (file:///tmp/report.csv, text/csv)]'],
+    })
+  })
+
+  it('describes audio, resource links and unknown content types', () => {
+    expect(describeOmittedContent({type: 'audio', mimeType: 'audio/wav'})).toBe(
+      '[non-text content omitted: audio (audio/wav)]',
+    )
+    expect(describeOmittedContent({type: 'resource_link', uri: 'https://x.test/a', name: 'a'})).toBe(
+      '[non-text content omitted: resource_link (https://x.test/a)]',
+    )
+    expect(describeOmittedContent({type: 'hologram'})).toBe('[non-text content omitted: hologram]')
+  })
+
+  it('treats a text item without a text field as non-text', () => {
+    expect(parseToolResult({content: [{type: 'text'}]})).toEqual({
+      data: null,
+      _notes: ['[non-text content omitted: text]'],
+    })
+  })
+})
+
+describe('toolErrorText', () => {
+  it("is the server's text", () => {
+    expect(toolErrorText({isError: true, content: [text('no such ticker'), text('try AAPL')]})).toBe(
+      'no such ticker\ntry AAPL',
+    )
+  })
+
+  it('falls back to structuredContent, then to a fixed message', () => {
+    expect(toolErrorText({isError: true, structuredContent: {code: 4}})).toBe('{"code":4}')
+    expect(toolErrorText({isError: true, content: []})).toBe('(the server gave no error message)')
+  })
+})
+
+describe('jsonEqual', () => {
+  it('ignores key order but not values, array order or types', () => {
+    expect(jsonEqual({a: 1, b: [1, 2]}, {b: [1, 2], a: 1})).toBe(true)
+    expect(jsonEqual([1, 2], [2, 1])).toBe(false)
+    expect(jsonEqual({a: 1}, {a: '1'})).toBe(false)
+    expect(jsonEqual({a: 1}, {a: 1, b: undefined})).toBe(false)
+    expect(jsonEqual(null, {})).toBe(false)
+    expect(jsonEqual([], {})).toBe(false)
+  })
+})

@@ -1,0 +1,162 @@
+/**
+ * Turns a downstream `tools/call` result into the value a program receives (SPEC §6 "Results are
+ * parsed JSON"). Pure: no SDK imports, so it serves both protocol eras and the tests alike.
+ *
+ * `isError` results are not this module's concern: the caller raises `ToolError` for them (see
+ * `toolErrorText`) before parsing.
+ */
+
+/** One content item, as much of it as result parsing looks at. */
+export interface ToolResultContentItem {
+  type: string
+  text?: string
+  mimeType?: string
+  /** `resource_link` items carry their uri and name at the top level. */
+  uri?: string
+  name?: string
+  /** `resource` items embed the resource. */
+  resource?: {uri?: string; mimeType?: string; text?: string; blob?: string}
+}
+
+/** The shape of a `CallToolResult` from either SDK, without depending on their internals. */
+export interface ToolCallResultLike {
+  content?: readonly ToolResultContentItem[]
+  structuredContent?: unknown
+  isError?: boolean
+}
+
+type JsonObject = {[key: string]: unknown}
+
+const NOT_JSON = Symbol('not JSON')
+
+/**
+ * The value a program receives for a successful tool result. Notes about text that is not the
+ * value, and about omitted non-text content, travel in a `_notes` list.
+ */
+export function parseToolResult(result: ToolCallResultLike): unknown {
+  const content = result.content ?? []
+  const texts: string[] = []
+  const omitted: string[] = []
+  // Rule: non-text content (image, audio, resource, resource_link) never enters the program, only a note.
+  for (const item of content) {
+    if (item.type === 'text' && typeof item.text === 'string') texts.push(item.text)
+    else omitted.push(describeOmittedContent(item))
+  }
+
+  const structured = result.structuredContent
+  // Rule: structuredContent is used when it is an object; any other value breaks the protocol and is ignored.
+  const parsed = isPlainObject(structured) ? fromStructured(structured, texts) : fromTexts(texts)
+  return withNotes(parsed.value, [...parsed.notes, ...omitted])
+}
+
+/** The text to put in a `ToolError` for an `isError` result: the server's own words. */
+export function toolErrorText(result: ToolCallResultLike): string {
+  const parts = (result.content ?? []).map((item) =>
+    item.type === 'text' && typeof item.text === 'string' ? item.text : describeOmittedContent(item),
+  )
+  const text = parts.join('\n').trim()
+  if (text) return text
+  if (result.structuredContent !== undefined) return JSON.stringify(result.structuredContent)
+  return '(the server gave no error message)'
+}
+
+/** The note left in place of non-text content, e.g. `[non-text content omitted: image (image/png)]`. */
+export function describeOmittedContent(item: ToolResultContentItem): string {
+  const type = typeof item.type === 'string' && item.type ? item.type : 'unknown'
+  const uri = item.resource?.uri ?? item.uri
+  const mimeType = item.resource?.mimeType ?? item.mimeType
+  const details = [uri, mimeType].filter((d): d is string => typeof d === 'string' && d !== '')
+  return `[non-text content omitted: ${type}${details.length > 0 ? ` (${details.join(', ')})` : ''}]`
+}
+
+interface ParsedValue {
+  value: unknown
+  notes: string[]
+}
+
+function fromStructured(structured: JsonObject, texts: readonly string[]): ParsedValue {
+  const parsedTexts = texts.map((text) => ({text, json: parseJson(text)}))
+  // Rule: a text item that is the JSON rendering of structuredContent (compared as parsed JSON, so
+  // whitespace and key order do not matter) is the genuine object, never a wrapper.
+  const isRenderingOfWhole = (t: {json: unknown}) => t.json !== NOT_JSON && jsonEqual(t.json, structured)
+  const keys = Object.keys(structured)
+  const isWrapper = keys.length === 1 && keys[0] === 'result' && !parsedTexts.some(isRenderingOfWhole)
+
+  if (!isWrapper) {
+    // Rule: text that is not the JSON rendering of structuredContent is kept as a note.
+    return {value: structured, notes: parsedTexts.filter((t) => !isRenderingOfWhole(t)).map((t) => t.text)}
+  }
+
+  // Rule: the FastMCP wrapper {"result": v} is unwrapped, and v JSON-decoded when it is a string that parses.
+  const inner = structured['result']
+  const decoded = typeof inner === 'string' ? parseJson(inner) : NOT_JSON
+  const value = decoded === NOT_JSON ? inner : decoded
+  // FastMCP renders v itself as text: a string as is, anything else as JSON, and a list one item
+  // per element. Such renderings are the value again, not notes.
+  const renderings = [inner, value, ...(Array.isArray(inner) ? inner : [])]
+  const isRenderingOfValue = (t: {text: string; json: unknown}) =>
+    renderings.some((r) => t.text === r || (t.json !== NOT_JSON && jsonEqual(t.json, r)))
+  return {value, notes: parsedTexts.filter((t) => !isRenderingOfValue(t)).map((t) => t.text)}
+}
+
+function fromTexts(texts: readonly string[]): ParsedValue {
+  // Rule: no content → null (Python None).
+  const [first] = texts
+  if (first === undefined) return {value: null, notes: []}
+  // Rule: one text item → its JSON if it parses, else the string.
+  if (texts.length === 1) return {value: jsonOrString(first), notes: []}
+  // Rule: several text items, exactly one of which parses as JSON → that value; the others become notes.
+  const parsed = texts.map((text) => ({text, json: parseJson(text)}))
+  const json = parsed.filter((t) => t.json !== NOT_JSON)
+  const [only] = json
+  if (json.length === 1 && only) {
+    return {value: only.json, notes: parsed.filter((t) => t !== only).map((t) => t.text)}
+  }
+  // Rule: otherwise the texts joined by newlines, then JSON if that parses, else the string.
+  return {value: jsonOrString(texts.join('\n')), notes: []}
+}
+
+/**
+ * Attaches notes (text notes first, then omitted content, each in content order). Rule: a plain
+ * object carries them as `_notes`; any other value (array, string, number, boolean, null), or an
+ * object that already has its own `_notes` key, is wrapped as `{"data": value, "_notes": [...]}`.
+ * So an image-only result becomes `{"data": null, "_notes": ["[non-text content omitted: ...]"]}`.
+ */
+function withNotes(value: unknown, notes: readonly string[]): unknown {
+  if (notes.length === 0) return value
+  if (isPlainObject(value) && !Object.hasOwn(value, '_notes')) return {...value, _notes: [...notes]}
+  return {data: value, _notes: [...notes]}
+}
+
+function jsonOrString(text: string): unknown {
+  const json = parseJson(text)
+  return json === NOT_JSON ? text : json
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return NOT_JSON
+  }
+}
+
+function isPlainObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+/** Deep equality of JSON values; object key order does not matter. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (Array.isArray(a)) {
+    return Array.isArray(b) && a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]))
+  }
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const keys = Object.keys(a)
+    return (
+      keys.length === Object.keys(b).length &&
+      keys.every((key) => Object.hasOwn(b, key) && jsonEqual(a[key], b[key]))
+    )
+  }
+  return false
+}

@@ -1,0 +1,49 @@
+import type {ServerContext} from '@modelcontextprotocol/server'
+
+import type {Logger} from '../log.js'
+
+/** Clients with call timeouts reset them on progress; one every 10 s at the latest keeps long programs alive. */
+export const HEARTBEAT_MS = 5000
+
+export interface ProgressReporter {
+  toolCallsCompleted(count: number): void
+  stop(): void
+}
+
+const noop: ProgressReporter = {toolCallsCompleted() {}, stop() {}}
+
+/**
+ * Progress notifications for one execute_program request, when the client sent a progress token:
+ * one per completed tool call and a heartbeat. MCP requires `progress` to increase with every
+ * notification, so it counts notifications; the message says what happened.
+ */
+export function startProgress(ctx: ServerContext, logger: Logger): ProgressReporter {
+  const token = ctx.mcpReq._meta?.progressToken
+  if (token === undefined) return noop
+  const started = Date.now()
+  let sent = 0
+  let completed = 0
+  let stopped = false
+  const send = (message: string) => {
+    if (stopped) return
+    sent++
+    ctx.mcpReq
+      .notify({method: 'notifications/progress', params: {progressToken: token, progress: sent, message}})
+      .catch((error: unknown) => logger.debug(`progress notification failed: ${String(error)}`))
+  }
+  const heartbeat = setInterval(() => {
+    const seconds = Math.round((Date.now() - started) / 1000)
+    send(`running for ${seconds}s; ${completed} tool calls completed`)
+  }, HEARTBEAT_MS)
+  heartbeat.unref()
+  return {
+    toolCallsCompleted(count) {
+      completed = count
+      send(`${count} tool calls completed`)
+    },
+    stop() {
+      stopped = true
+      clearInterval(heartbeat)
+    },
+  }
+}

@@ -1,0 +1,99 @@
+import {McpServer} from '@modelcontextprotocol/server'
+import {z} from 'zod'
+
+import {describeTool, unknownToolMessage} from '../downstream/inspect.js'
+import type {RunOutcome} from '../execution/engine.js'
+import {structuredOutcome} from '../execution/outcome.js'
+import type {Logger} from '../log.js'
+import type {Runtime} from '../runtime.js'
+import {executeProgramDescription, INSPECT_TOOL_DESCRIPTION, LIST_CALLABLE_TOOLS_DESCRIPTION} from './descriptions.js'
+import {startProgress} from './progress.js'
+
+/** How long list_callable_tools and execute_program wait for servers still on their first attempt. */
+export const INITIAL_CONNECT_WAIT_MS = 5000
+
+const toolCallSchema = z.object({
+  tool: z.string(),
+  args: z.record(z.string(), z.unknown()),
+  ok: z.boolean(),
+  ms: z.number(),
+  error: z.string().optional(),
+})
+
+const executeOutputSchema = z.object({
+  ok: z.boolean().describe('True when the program ran to the end without an uncaught exception.'),
+  output: z.string().describe('What the program printed (capped).'),
+  result: z.unknown().describe('The last emit() value, or null.'),
+  error: z.string().nullable().describe('The error when the run failed (trimmed traceback, timeout, sandbox).'),
+  tool_calls: z.array(toolCallSchema).describe('Every tool call the program made, in order of completion.'),
+  sandbox: z.string().describe('The sandbox layer in force for this run.'),
+})
+
+const text = (value: string) => ({type: 'text' as const, text: value})
+
+export function createMcpServer(runtime: Runtime, logger: Logger, version: string): McpServer {
+  const server = new McpServer({name: 'ptc-mcp', version}, {capabilities: {tools: {}}})
+  const {registry} = runtime
+
+  server.registerTool(
+    'list_callable_tools',
+    {description: LIST_CALLABLE_TOOLS_DESCRIPTION, inputSchema: z.object({})},
+    async () => {
+      await registry.waitForInitialConnections(INITIAL_CONNECT_WAIT_MS)
+      const names = registry.listTools().map((tool) => tool.name)
+      const content = [text(JSON.stringify(names))]
+      const down = registry.unavailableServers()
+      if (down.length > 0) {
+        const reasons = down.map((s) => `${s.name}: ${s.reason}`).join('; ')
+        content.push(text(`UNAVAILABLE SERVERS (their tools are not listed; reconnecting): ${reasons}`))
+      }
+      return {content}
+    },
+  )
+
+  server.registerTool(
+    'inspect_tool',
+    {
+      description: INSPECT_TOOL_DESCRIPTION,
+      inputSchema: z.object({tool_name: z.string().describe('A name from list_callable_tools, e.g. mcp__fin__query.')}),
+    },
+    async ({tool_name: name}) => {
+      await registry.waitForInitialConnections(INITIAL_CONNECT_WAIT_MS)
+      const tool = registry.getTool(name)
+      if (!tool) {
+        const names = registry.listTools().map((t) => t.name)
+        return {isError: true, content: [text(unknownToolMessage(name, names))]}
+      }
+      return {content: [text(JSON.stringify(describeTool(tool), null, 2))]}
+    },
+  )
+
+  server.registerTool(
+    'execute_program',
+    {
+      description: executeProgramDescription(runtime.config.execution),
+      inputSchema: z.object({code: z.string().describe('The Python program. Top-level await works.')}),
+      outputSchema: executeOutputSchema,
+    },
+    async ({code}, ctx) => {
+      const progress = startProgress(ctx, logger)
+      try {
+        await registry.waitForInitialConnections(INITIAL_CONNECT_WAIT_MS)
+        const engine = await runtime.engine()
+        const outcome = await engine.run(code, {
+          signal: ctx.mcpReq.signal,
+          onToolCallDone: (completed) => progress.toolCallsCompleted(completed),
+        })
+        return toCallResult(outcome)
+      } finally {
+        progress.stop()
+      }
+    },
+  )
+
+  return server
+}
+
+function toCallResult(outcome: RunOutcome) {
+  return {content: [text(outcome.text)], structuredContent: structuredOutcome(outcome), isError: !outcome.ok}
+}
