@@ -9,6 +9,9 @@ export type PtcErrorCode =
   | 'SANDBOX_UNAVAILABLE'
   | 'PYTHON_NOT_FOUND'
   | 'TOOL_NOT_FOUND'
+  | 'FILE_EXISTS'
+  | 'SOURCE_NOT_FOUND'
+  | 'SOURCE_INVALID'
 
 /** Exit codes documented in the README: 0 ok, 1 program or check failed, 2 usage/config, 3 sandbox. */
 export const EXIT = {ok: 0, failed: 1, usage: 2, sandbox: 3} as const

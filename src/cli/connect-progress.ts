@@ -1,4 +1,4 @@
-import {Listr, ProcessOutput} from 'listr2'
+import {Listr, ListrLogger, ProcessOutput} from 'listr2'
 
 import type {ToolRegistry} from '../downstream/registry.js'
 import type {ServerStatus} from '../downstream/types.js'
@@ -36,7 +36,7 @@ export async function showConnectProgress(registry: ToolRegistry, waitMs: number
         else task.skip(`${server.name}: unavailable (${status?.lastError ?? 'still connecting'})`)
       },
     })),
-    {concurrent: true, exitOnError: false, rendererOptions: {processOutput: new ProcessOutput(process.stderr, process.stderr)}},
+    {concurrent: true, exitOnError: false, rendererOptions: {logger: new ListrLogger({processOutput: new ProcessOutput(process.stderr, process.stderr)})}},
   )
   await tasks.run()
 }

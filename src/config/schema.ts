@@ -1,30 +1,75 @@
 import {z} from 'zod'
 
+import {normaliseName} from '../downstream/naming.js'
+
+/**
+ * The single source of truth for config.yaml (SPEC §3): the types below, the JSON Schema shipped as
+ * config.schema.json and the comments of config.example.yaml all follow it. The schema validates the
+ * file *after* `${VAR}` expansion (see expand.ts), so string fields that may hold `${VAR}` carry no
+ * format in the JSON Schema and are checked here with refinements instead.
+ */
+
 /** Ceiling for one tool result: what the child channel carries in one message, with room for framing. */
 export const MAX_TOOL_RESULT_CEILING = 64 * 1024 * 1024
+
+export const TRANSPORTS = ['stdio', 'http', 'sse'] as const
+
+/** A problem with a config, before it is formatted: where (`['servers', 1, 'url']`) and what. */
+export interface ConfigIssue {
+  path: readonly PropertyKey[]
+  message: string
+}
 
 const positiveInt = (description: string, max?: number) => {
   const base = z.number().int().positive()
   return (max === undefined ? base : base.max(max)).describe(description)
 }
 
+const positiveSeconds = (description: string) => z.number().positive().describe(description)
+
 const stringMap = (description: string) => z.record(z.string(), z.string()).describe(description)
+
+/**
+ * A section left empty in YAML (`servers:` with every entry commented out) parses as null: treat it as
+ * absent rather than as a mistake, so commenting out the last entry never breaks a config.
+ */
+function section<T extends z.ZodType>(schema: T, fallback: z.output<T>) {
+  return schema
+    .default(fallback as never)
+    .nullable()
+    .transform((value): z.output<T> => value ?? fallback)
+}
+
+function isHttpUrl(value: string): boolean {
+  if (!URL.canParse(value)) return false
+  const {protocol} = new URL(value)
+  return protocol === 'http:' || protocol === 'https:'
+}
 
 const serverName = z
   .string()
-  .regex(/^[A-Za-z0-9_-]+$/, 'must contain only letters, digits, "_" and "-"')
-  .describe('Unique name; tools are exposed as mcp__<name>__<tool> (non [A-Za-z0-9_] characters become _).')
+  .regex(/^[A-Za-z0-9_-]+$/, 'must be one or more letters, digits, "_" or "-"')
+  .describe('Unique name; tools are exposed as mcp__<name>__<tool> (every "-" becomes "_").')
+
+const transportDescription = 'How to reach the server: stdio (default), http (streamable HTTP) or sse.'
 
 const stdioServer = z
   .strictObject({
     name: serverName,
-    transport: z.literal('stdio').default('stdio').describe('How to reach the server: stdio (default), http or sse.'),
-    command: z.string().min(1).describe('Executable to launch (stdio). ${VAR} and ${VAR:-default} are expanded.'),
+    transport: z.literal('stdio').default('stdio').describe(transportDescription),
+    command: z
+      .string()
+      .min(1)
+      .describe('Executable to launch (stdio). ${VAR} and ${VAR:-default} are expanded.'),
     args: z.array(z.string()).default([]).describe('Arguments for the command. ${VAR} expanded.'),
     env: stringMap(
-      'Environment for the server, on top of a minimal safe one (PATH, HOME, LANG...). ${VAR} expanded.',
+      "Environment for the server, on top of a minimal safe one (PATH, HOME, LANG...); ptc-mcp's own environment is not passed on. Values: ${VAR} expanded.",
     ).default({}),
-    cwd: z.string().optional().describe('Working directory for the command (default: ptc-mcp\'s own).'),
+    cwd: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Working directory for the command (default: ptc-mcp's own). ${VAR} expanded."),
   })
   .describe('A server launched as a child process and spoken to over stdin/stdout.')
 
@@ -32,47 +77,80 @@ const remoteServer = (transport: 'http' | 'sse', description: string) =>
   z
     .strictObject({
       name: serverName,
-      transport: z.literal(transport).describe('How to reach the server: stdio (default), http or sse.'),
-      url: z.url().describe('Endpoint URL. ${VAR} expanded.'),
-      headers: stringMap('HTTP headers sent with every request, e.g. Authorization. ${VAR} expanded.').default({}),
+      transport: z.literal(transport).describe(transportDescription),
+      url: z
+        .string()
+        .refine(isHttpUrl, 'expected a URL (http:// or https://)')
+        .describe('Endpoint URL (http:// or https://). ${VAR} expanded.'),
+      headers: stringMap(
+        'HTTP headers sent with every request, e.g. Authorization. Values: ${VAR} expanded.',
+      ).default({}),
     })
     .describe(description)
 
-export const serverSchema = z.discriminatedUnion('transport', [
-  stdioServer,
-  remoteServer('http', 'A server reached over streamable HTTP.'),
-  remoteServer('sse', 'A server reached over the legacy HTTP+SSE transport.'),
-])
+export const serverSchema = z
+  .discriminatedUnion('transport', [
+    stdioServer,
+    remoteServer('http', 'A server reached over streamable HTTP.'),
+    remoteServer('sse', 'A server reached over the legacy HTTP+SSE transport.'),
+  ])
+  .describe('A downstream MCP server.')
 
 const toolPatterns = (description: string) => z.array(z.string().min(1)).describe(description)
 
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
 export const toolsSchema = z
   .strictObject({
-    allow: toolPatterns('Only these namespaced tools (names or globs, e.g. mcp__fin__*) are listed and callable.').optional(),
-    block: toolPatterns('These namespaced tools (names or globs) are hidden and not callable.').optional(),
+    allow: toolPatterns(
+      'Only these namespaced tools (names or globs, e.g. mcp__fin__*) are listed and callable. Default: every tool.',
+    ).optional(),
+    block: toolPatterns(
+      'These namespaced tools (names or globs) are hidden and not callable. Default: none.',
+    ).optional(),
   })
-  .refine((t) => !(t.allow && t.block), {message: 'use either allow or block, not both'})
-  .describe('Which downstream tools programs may see and call. Omit both lists for everything.')
+  // `when` lets this run even when a list item is invalid, so every mistake is reported at once.
+  .refine((tools: unknown) => !(isRecord(tools) && tools.allow !== undefined && tools.block !== undefined), {
+    message: 'use either allow or block, not both',
+    when: () => true,
+  })
+  .describe(
+    'Which downstream tools programs may see and call. Use allow or block, never both; omit both for everything.',
+  )
 
 export const SANDBOX_BACKENDS = ['auto', 'linux', 'seatbelt', 'none'] as const
 
 export const executionSchema = z
   .strictObject({
-    timeout_seconds: positiveInt('Wall-clock limit for a whole program, CPU-bound code included.').default(120),
-    max_output_bytes: positiveInt('Cap on printed output (UTF-8 bytes) and on the emit() value.').default(65_536),
+    timeout_seconds: positiveSeconds(
+      'Wall-clock limit for a whole program, CPU-bound code included.',
+    ).default(120),
+    max_output_bytes: positiveInt('Cap on printed output (UTF-8 bytes) and on the emit() value.').default(
+      65_536,
+    ),
     sandbox: z
       .enum(SANDBOX_BACKENDS)
       .default('auto')
-      .describe('auto: seatbelt on macOS, linux on Linux. none: no OS isolation (explicit opt-in).'),
+      .describe(
+        'auto: seatbelt on macOS, linux on Linux. none: no OS isolation (explicit opt-in). An unavailable backend refuses to run.',
+      ),
     max_tool_calls: positiveInt('Tool calls allowed per program; the helpers are not counted.').default(100),
     max_concurrent_calls: positiveInt('Tool calls in flight at once per program.').default(8),
-    tool_call_timeout_seconds: positiveInt('Limit for one tool call.').default(60),
-    trace: z.enum(['summary', 'off']).default('summary').describe('Append a summary of tool calls to the output.'),
+    tool_call_timeout_seconds: positiveSeconds('Limit for one tool call.').default(60),
+    trace: z
+      .enum(['summary', 'off'])
+      .default('summary')
+      .describe('summary: append a summary of tool calls (count, failures) to the output. off: nothing.'),
     max_tool_result_bytes: positiveInt(
-      `Largest tool result passed to a program (at most ${MAX_TOOL_RESULT_CEILING}).`,
+      `Largest tool result passed to a program, in bytes (at most ${MAX_TOOL_RESULT_CEILING}).`,
       MAX_TOOL_RESULT_CEILING,
     ).default(16_777_216),
-    python: z.string().min(1).default('python3').describe('Python interpreter (>= 3.10) for programs.'),
+    python: z
+      .string()
+      .min(1)
+      .default('python3')
+      .describe('Python interpreter (>= 3.10) for programs: a name on PATH or a path.'),
     warm_pool: z
       .number()
       .int()
@@ -82,17 +160,50 @@ export const executionSchema = z
   })
   .describe('How programs run.')
 
+/**
+ * Server names must stay unique after normalisation (`my-srv` and `my_srv` both become `my_srv`).
+ * Written against unknown data: with `when` it also runs when other parts of the file are invalid.
+ */
+function checkUniqueServerNames(config: unknown, ctx: z.core.$RefinementCtx): void {
+  if (!isRecord(config) || !Array.isArray(config.servers)) return
+  const first = new Map<string, {index: number; name: string}>()
+  for (const [index, server] of (config.servers as unknown[]).entries()) {
+    if (!isRecord(server) || typeof server.name !== 'string') continue
+    const normalised = normaliseName(server.name)
+    const earlier = first.get(normalised)
+    if (!earlier) {
+      first.set(normalised, {index, name: server.name})
+      continue
+    }
+
+    const same = earlier.name === server.name
+    ctx.addIssue({
+      code: 'custom',
+      path: ['servers', index, 'name'],
+      input: server.name,
+      message: same
+        ? `duplicate server name "${server.name}" (also servers[${earlier.index}])`
+        : `server name "${server.name}" clashes with "${earlier.name}" (servers[${earlier.index}]): both become mcp__${normalised}__*`,
+    })
+  }
+}
+
 export const configSchema = z
   .strictObject({
-    servers: z.array(serverSchema).default([]).describe('Downstream MCP servers whose tools programs may call.'),
-    tools: toolsSchema.default({}),
-    execution: executionSchema.default(executionSchema.parse({})),
+    servers: section(z.array(serverSchema), []).describe(
+      'Downstream MCP servers whose tools programs may call. Default: none (ptc-mcp starts with no tools).',
+    ),
+    tools: section(toolsSchema, {}).describe(toolsSchema.description ?? ''),
+    execution: section(executionSchema, executionSchema.parse({})).describe(
+      executionSchema.description ?? '',
+    ),
   })
+  .superRefine(checkUniqueServerNames, {when: () => true})
   .describe('ptc-mcp configuration')
 
 export type Config = z.infer<typeof configSchema>
 export type ServerConfig = z.infer<typeof serverSchema>
-export type StdioServerConfig = Extract<ServerConfig, {command: string}>
+export type StdioServerConfig = Extract<ServerConfig, {transport: 'stdio'}>
 export type RemoteServerConfig = Exclude<ServerConfig, StdioServerConfig>
 export type ExecutionConfig = z.infer<typeof executionSchema>
 export type ToolsConfig = z.infer<typeof toolsSchema>

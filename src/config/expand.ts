@@ -1,0 +1,136 @@
+/**
+ * `${VAR}` expansion in config values (SPEC §3).
+ *
+ * - `${VAR}` is the value of VAR; an unset VAR is an error (a set but empty one is the empty string).
+ * - `${VAR:-default}` is the value of VAR, or `default` when VAR is unset or empty (as in the shell).
+ *   The default is literal text up to the first `}`: it is not expanded itself.
+ * - `$${` is a literal `${` (e.g. `$${HOME}` stays `${HOME}`). A `$` anywhere else is left alone, so
+ *   bare `$VAR`, `$$` and `$1` pass through unchanged.
+ * - VAR is letters, digits and `_`, not starting with a digit. Anything else inside `${...}`, or a
+ *   `${` without its `}`, is an error rather than being passed on silently.
+ *
+ * Expanded: a server's `command`, `args`, `env` values, `cwd`, `url` and `headers` values. Nothing
+ * else, and never keys. Values never appear in messages, only variable names.
+ */
+import type {ConfigIssue} from './schema.js'
+
+export type Environment = Readonly<Record<string, string | undefined>>
+
+export interface ExpandedString {
+  value: string
+  /** Variables referenced without a default that are not set. */
+  unset: string[]
+  /** Why a `${...}` could not be read, one entry per bad reference. */
+  malformed: string[]
+}
+
+const VARIABLE = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([^]*))?$/
+
+/** Expands one string. Unset variables are left as written in `value` and listed in `unset`. */
+export function expandString(text: string, env: Environment = process.env): ExpandedString {
+  const unset: string[] = []
+  const malformed: string[] = []
+  let value = ''
+  let at = 0
+  while (at < text.length) {
+    const dollar = text.indexOf('$', at)
+    if (dollar === -1) break
+    value += text.slice(at, dollar)
+    if (text.startsWith('$${', dollar)) {
+      value += '${'
+      at = dollar + 3
+      continue
+    }
+
+    if (!text.startsWith('${', dollar)) {
+      value += '$'
+      at = dollar + 1
+      continue
+    }
+
+    const close = text.indexOf('}', dollar + 2)
+    if (close === -1) {
+      malformed.push('"${" without a closing "}" (write $${ for a literal ${)')
+      value += text.slice(dollar)
+      at = text.length
+      break
+    }
+
+    const reference = text.slice(dollar, close + 1)
+    const match = VARIABLE.exec(text.slice(dollar + 2, close))
+    at = close + 1
+    if (!match) {
+      malformed.push('a "${...}" that is not ${VAR} or ${VAR:-default} (write $${ for a literal ${)')
+      value += reference
+      continue
+    }
+
+    const [, name = '', fallback] = match
+    const current = env[name]
+    if (fallback !== undefined) {
+      value += current === undefined || current === '' ? fallback : current
+    } else if (current === undefined) {
+      if (!unset.includes(name)) unset.push(name)
+      value += reference
+    } else {
+      value += current
+    }
+  }
+
+  value += text.slice(at)
+  return {value, unset, malformed}
+}
+
+const STRING_FIELDS = new Set(['command', 'cwd', 'url'])
+const MAP_FIELDS = new Set(['env', 'headers'])
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/**
+ * Expands the fields of every server entry in a raw (not yet validated) config, returning a copy;
+ * the input is not modified. Fields of the wrong type are left for the schema to report. Every
+ * problem is collected, with its path, before returning.
+ */
+export function expandConfig(
+  raw: unknown,
+  env: Environment = process.env,
+): {value: unknown; issues: ConfigIssue[]} {
+  if (!isRecord(raw) || !Array.isArray(raw.servers)) return {value: raw, issues: []}
+  const issues: ConfigIssue[] = []
+  const servers = raw.servers.map((server: unknown, index) => {
+    if (!isRecord(server)) return server
+    const label = typeof server.name === 'string' ? `server "${server.name}"` : `servers[${index}]`
+    const expand = (text: unknown, path: PropertyKey[]): unknown => {
+      if (typeof text !== 'string') return text
+      const result = expandString(text, env)
+      const at = ['servers', index, ...path]
+      for (const name of result.unset) {
+        issues.push({
+          path: at,
+          message: `environment variable ${name} is not set (${label}); set it, or give a default: \${${name}:-...}`,
+        })
+      }
+
+      for (const problem of result.malformed) issues.push({path: at, message: `${problem} (${label})`})
+      return result.value
+    }
+
+    // In the file's own order, so problems are reported as they appear.
+    const expanded = Object.entries(server).map(([field, value]): [string, unknown] => {
+      if (STRING_FIELDS.has(field)) return [field, expand(value, [field])]
+      if (field === 'args' && Array.isArray(value))
+        return [field, value.map((arg: unknown, i) => expand(arg, [field, i]))]
+      if (MAP_FIELDS.has(field) && isRecord(value)) {
+        return [
+          field,
+          Object.fromEntries(Object.entries(value).map(([key, text]) => [key, expand(text, [field, key])])),
+        ]
+      }
+
+      return [field, value]
+    })
+    return Object.fromEntries(expanded)
+  })
+  return {value: {...raw, servers}, issues}
+}

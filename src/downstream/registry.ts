@@ -1,0 +1,235 @@
+import type {CallToolResult} from '@modelcontextprotocol/client'
+
+import type {Config} from '../config/schema.js'
+import {createLogger, type Logger} from '../log.js'
+import {createToolFilter, type ToolFilter} from './filter.js'
+import {unknownToolMessage} from './inspect.js'
+import {normaliseName} from './naming.js'
+import {parseToolResult, toolErrorText} from './result-parser.js'
+import {type BackoffOptions, ServerSupervisor} from './supervisor.js'
+import {
+  type CallToolOptions,
+  type ServerStatus,
+  ToolError,
+  type ToolHost,
+  type ToolInfo,
+  type UnavailableServer,
+} from './types.js'
+import {SchemaValidator} from './validation.js'
+
+export interface ToolRegistryOptions {
+  /** Default: a stderr logger at `PTC_MCP_LOG_LEVEL` (warn). */
+  logger?: Logger
+  /** Bound on one connection attempt (connect and first listing). Default 30000 ms. */
+  connectTimeoutMs?: number
+  /** Reconnection delays. Default 1 s doubling to 60 s, with jitter. */
+  backoff?: Partial<BackoffOptions>
+  /**
+   * Largest single message accepted from a stdio server. Default: twice `max_tool_result_bytes`
+   * plus 1 MiB (JSON escaping inflates text), at least the SDK's 10 MB; a larger message closes
+   * the connection, so results just over the limit still get a clean `ToolError`.
+   */
+  maxMessageBytes?: number
+}
+
+/** `ServerStatus` plus name clashes among the server's tools, when there are any. */
+export interface DownstreamServerStatus extends ServerStatus {
+  warnings?: string[]
+}
+
+type RegistryConfig = Pick<Config, 'servers'> & Partial<Pick<Config, 'tools' | 'execution'>>
+
+interface Entry {
+  tool: ToolInfo
+  supervisor: ServerSupervisor
+}
+
+const SDK_STDIO_BUFFER = 10 * 1024 * 1024
+
+export const LESS_DATA_HINT = 'request less data: narrower dates, a limit, or a filter'
+
+/**
+ * Every downstream server's tools behind one interface (`ToolHost`): one supervisor per server,
+ * allow/block applied to everything listed and callable, arguments validated before anything is
+ * sent, results checked and parsed (SPEC §4, §6).
+ */
+export class ToolRegistry implements ToolHost {
+  private readonly supervisors: ServerSupervisor[]
+  private readonly filter: ToolFilter
+  private readonly validator = new SchemaValidator()
+  private readonly log: Logger
+  private readonly listeners = new Set<() => void>()
+  /** Permitted tools of connected servers, by namespaced name; rebuilt on every change. */
+  private index = new Map<string, Entry>()
+  private sorted: ToolInfo[] = []
+  private started = false
+  private closed = false
+
+  constructor(config: RegistryConfig, options: ToolRegistryOptions = {}) {
+    this.log = options.logger ?? createLogger()
+    this.filter = createToolFilter(config.tools)
+    const resultLimit = config.execution?.max_tool_result_bytes ?? 16 * 1024 * 1024
+    const maxMessageBytes = options.maxMessageBytes ?? Math.max(SDK_STDIO_BUFFER, 2 * resultLimit + 1024 * 1024)
+    this.supervisors = config.servers.map(
+      (server) =>
+        new ServerSupervisor(server, {
+          logger: this.log,
+          connectTimeoutMs: options.connectTimeoutMs,
+          backoff: options.backoff,
+          maxMessageBytes,
+        }),
+    )
+    for (const supervisor of this.supervisors) supervisor.onChange(() => this.rebuild())
+  }
+
+  /** Starts every supervisor; returns at once (servers connect in the background). */
+  start(): void {
+    if (this.started || this.closed) return
+    this.started = true
+    for (const supervisor of this.supervisors) supervisor.start()
+  }
+
+  /** Permitted tools of connected servers, sorted by name. */
+  listTools(): ToolInfo[] {
+    return [...this.sorted]
+  }
+
+  getTool(name: string): ToolInfo | undefined {
+    return this.index.get(name)?.tool
+  }
+
+  /** Servers that are not connected, with the reason ("connecting" while on the first attempt). */
+  unavailableServers(): UnavailableServer[] {
+    return this.supervisors.filter((s) => !s.connected).map((s) => ({name: s.name, reason: s.reason}))
+  }
+
+  serverStatus(): DownstreamServerStatus[] {
+    const counts = new Map<string, number>()
+    for (const {tool} of this.index.values()) counts.set(tool.server, (counts.get(tool.server) ?? 0) + 1)
+    return this.supervisors.map((supervisor) => {
+      const {connecting: _connecting, warnings, ...status} = supervisor.status()
+      return {...status, tools: counts.get(supervisor.name) ?? 0, ...(warnings.length > 0 ? {warnings} : {})}
+    })
+  }
+
+  /** Resolves when every server has finished its first attempt (connected or failed), or after `timeoutMs`. */
+  async waitForInitialConnections(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, Math.max(0, timeoutMs))
+    })
+    try {
+      await Promise.race([Promise.all(this.supervisors.map((s) => s.firstAttempt)), timeout])
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  /** Called whenever the tool list or a server's status changes. Returns the unsubscribe function. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  async callTool(name: string, args: Record<string, unknown>, options: CallToolOptions): Promise<unknown> {
+    const entry = this.index.get(name)
+    if (!entry) throw new ToolError(this.missingToolMessage(name))
+    const {tool, supervisor} = entry
+
+    // Rule: invalid arguments never reach the server.
+    const problems = this.validator.checkArguments(tool.inputSchema, args)
+    if (problems.length > 0) throw new ToolError(`invalid arguments for ${name}: ${problems.join('; ')}`)
+
+    const result = await supervisor.callTool(tool.tool, args, {signal: options.signal, timeoutMs: options.timeoutMs})
+    return this.checkResult(tool, result, options.maxResultBytes)
+  }
+
+  /** Closes every connection and stops retrying; stdio servers are shut down and waited for. */
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    await Promise.all(this.supervisors.map((s) => s.close()))
+    this.index = new Map()
+    this.sorted = []
+    this.listeners.clear()
+  }
+
+  private checkResult(tool: ToolInfo, result: CallToolResult, maxResultBytes: number): unknown {
+    if (result.isError) throw new ToolError(toolErrorText(result))
+
+    const size = resultSize(result, maxResultBytes)
+    if (size > maxResultBytes) {
+      throw new ToolError(
+        `result of ${tool.name} is ${formatBytes(size)}, over the ${formatBytes(maxResultBytes)} limit ` +
+          `(execution.max_tool_result_bytes); ${LESS_DATA_HINT}`,
+      )
+    }
+
+    if (tool.outputSchema) {
+      if (result.structuredContent === undefined) {
+        throw new ToolError(`${tool.name} declares an outputSchema but returned no structured content`)
+      }
+      const problems = this.validator.checkResult(tool.outputSchema, result.structuredContent)
+      if (problems.length > 0) {
+        throw new ToolError(`result of ${tool.name} does not match its outputSchema: ${problems.join('; ')}`)
+      }
+    }
+    return parseToolResult(result)
+  }
+
+  /** Unknown tool, or a tool of a server that is down (then the server and its reason are named). */
+  private missingToolMessage(name: string): string {
+    const owner = this.supervisors
+      .filter((s) => name.startsWith(`mcp__${normaliseName(s.name)}__`))
+      .sort((a, b) => b.name.length - a.name.length)[0]
+    if (owner && !owner.connected) return `server '${owner.name}' is not connected (${owner.reason})`
+    return unknownToolMessage(name, this.sorted.map((t) => t.name))
+  }
+
+  private rebuild(): void {
+    const index = new Map<string, Entry>()
+    for (const supervisor of this.supervisors) {
+      for (const tool of supervisor.listTools()) {
+        if (!this.filter(tool.name)) continue
+        const existing = index.get(tool.name)
+        if (existing) {
+          // Possible only across servers (`a` + `x__y` vs `a__x` + `y`): the first configured wins.
+          this.log.warn(`${tool.name} is offered by '${existing.supervisor.name}' and '${supervisor.name}'; using '${existing.supervisor.name}'`)
+          continue
+        }
+        index.set(tool.name, {tool, supervisor})
+      }
+    }
+    this.index = index
+    this.sorted = [...index.values()].map((e) => e.tool).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    for (const listener of this.listeners) {
+      try {
+        listener()
+      } catch (error) {
+        this.log.error(`change listener failed: ${error instanceof Error ? error.message : String(error)}`)
+      }
+    }
+  }
+}
+
+/**
+ * Size of what the program would receive, in bytes: the text items, or the structured content when
+ * it is larger (servers usually send both, the text being the JSON of the structure, so they are not
+ * added up). Non-text content never reaches the program and is not counted. Stops early once over `limit`.
+ */
+export function resultSize(result: CallToolResult, limit = Infinity): number {
+  let textBytes = 0
+  for (const item of result.content ?? []) {
+    if (item.type === 'text') textBytes += Buffer.byteLength(item.text, 'utf8')
+    if (textBytes > limit) return textBytes
+  }
+  if (result.structuredContent === undefined) return textBytes
+  const structuredBytes = Buffer.byteLength(JSON.stringify(result.structuredContent) ?? '', 'utf8')
+  return Math.max(textBytes, structuredBytes)
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`
+  if (bytes < 1024 * 1024) return `${Number((bytes / 1024).toFixed(1))} KiB`
+  return `${Number((bytes / (1024 * 1024)).toFixed(1))} MiB`
+}

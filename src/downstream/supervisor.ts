@@ -1,0 +1,545 @@
+import {
+  type CallToolResult,
+  Client,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  type Tool,
+  type Transport,
+} from '@modelcontextprotocol/client'
+import {createRequire} from 'node:module'
+
+import type {ServerConfig} from '../config/schema.js'
+import type {Logger} from '../log.js'
+import {type NameClash, dedupeTools} from './naming.js'
+import {createTransport, transportPid} from './transports.js'
+import {ToolError, type ToolInfo, type TransportKind} from './types.js'
+
+export interface BackoffOptions {
+  /** First delay after a failure. Default 1000 ms. */
+  initialMs: number
+  /** The delay doubles up to this. Default 60000 ms. */
+  maxMs: number
+}
+
+export interface SupervisorOptions {
+  logger: Logger
+  /** Bound on one connection attempt (connect, then the first tool listing). Default 30000 ms. */
+  connectTimeoutMs?: number
+  /** Retry delays after a failed attempt or a lost connection. Default 1 s doubling to 60 s, with jitter. */
+  backoff?: Partial<BackoffOptions>
+  /** Largest single message accepted from a stdio server. Default: the SDK's (10 MB). */
+  maxMessageBytes?: number
+}
+
+export interface SupervisorStatus {
+  name: string
+  transport: TransportKind
+  connected: boolean
+  /** Still on the first connection attempt: never connected, never failed. */
+  connecting: boolean
+  lastError: string | null
+  attempts: number
+  since: string
+  /** Name clashes among this server's tools, as warnings. */
+  warnings: string[]
+}
+
+export interface CallOptions {
+  signal?: AbortSignal
+  timeoutMs: number
+}
+
+export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000
+export const DEFAULT_BACKOFF: BackoffOptions = {initialMs: 1000, maxMs: 60_000}
+
+/** A server that sends `nextCursor` forever is cut off here rather than listed forever. */
+const MAX_TOOL_PAGES = 1000
+/** Bound on the ping that checks whether a remote server is still there after a transport error. */
+const VERIFY_TIMEOUT_MS = 5000
+/** Last stderr lines of a stdio server kept for the error report when it fails. */
+const STDERR_TAIL_LINES = 5
+/** A stderr line older than this when a connection drops is not taken as the reason. */
+const STDERR_RECENT_MS = 10_000
+
+const CLIENT_INFO = {name: 'ptc-mcp', version: packageVersion()}
+
+type State = 'idle' | 'connecting' | 'connected' | 'waiting' | 'closed'
+
+/**
+ * Keeps one downstream server connected (SPEC §4): connects (bounded), lists every tool, then
+ * watches the connection; after a failure or a loss it retries with exponential backoff, forever,
+ * on its own timers so that no other server waits for it. Only a lost connection leads to a
+ * reconnect: tool errors, exceptions inside the server and bad data never do.
+ */
+export class ServerSupervisor {
+  readonly name: string
+  readonly config: ServerConfig
+
+  private readonly log: Logger
+  private readonly connectTimeoutMs: number
+  private readonly backoff: BackoffOptions
+
+  private readonly maxMessageBytes: number | undefined
+  private state: State = 'idle'
+  /** Bumped by every attempt, loss and close: callbacks of an older connection see a stale value and stop. */
+  private generation = 0
+  private client: Client | undefined
+  private transport: Transport | undefined
+  private tools: ToolInfo[] = []
+  private clashes: NameClash[] = []
+  private lastError: string | null = null
+  private attempts = 0
+  private since = new Date()
+  private connectedAt = 0
+  /** Consecutive failures, for the backoff exponent; survives connections that do not last. */
+  private failureStreak = 0
+  private retryTimer: NodeJS.Timeout | undefined
+  private refreshing: Promise<void> | undefined
+  private refreshAgain = false
+  private verifying = false
+  private readonly stderrTail: {line: string; at: number}[] = []
+  private readonly closing = new Set<Promise<void>>()
+  private readonly listeners = new Set<() => void>()
+  private firstAttemptDone = false
+  private resolveFirstAttempt!: () => void
+  /** Settles when the first attempt has succeeded or failed (or the supervisor was closed). */
+  readonly firstAttempt: Promise<void> = new Promise((resolve) => {
+    this.resolveFirstAttempt = resolve
+  })
+
+  constructor(config: ServerConfig, options: SupervisorOptions) {
+    this.name = config.name
+    this.config = config
+    this.log = options.logger.child(config.name)
+    this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
+    this.backoff = {...DEFAULT_BACKOFF, ...options.backoff}
+    this.maxMessageBytes = options.maxMessageBytes
+  }
+
+  /** Starts connecting in the background. */
+  start(): void {
+    if (this.state !== 'idle') return
+    void this.connect()
+  }
+
+  get connected(): boolean {
+    return this.state === 'connected'
+  }
+
+  /** This server's tools while connected (namespaced, clashes removed); `[]` otherwise. */
+  listTools(): readonly ToolInfo[] {
+    return this.state === 'connected' ? this.tools : []
+  }
+
+  /** Why the server is not connected: its last error, or "connecting" on the first attempt. */
+  get reason(): string {
+    if (this.state === 'closed') return 'closed'
+    return this.lastError ?? 'connecting'
+  }
+
+  status(): SupervisorStatus {
+    return {
+      name: this.name,
+      transport: this.config.transport,
+      connected: this.connected,
+      connecting: !this.firstAttemptDone,
+      lastError: this.lastError,
+      attempts: this.attempts,
+      since: this.since.toISOString(),
+      warnings: this.clashes.map(describeClash),
+    }
+  }
+
+  /** The pid of the current stdio server process, or null (remote server, or not running). */
+  get pid(): number | null {
+    return this.transport ? transportPid(this.transport) : null
+  }
+
+  /** Called when the tools or the connection state change. Returns the unsubscribe function. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  /**
+   * Calls a tool by its own (not namespaced) name. Throws `ToolError` for a timeout, a cancellation,
+   * a protocol error, bad data or a lost connection; returns `isError` results as they are.
+   */
+  async callTool(tool: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
+    const client = this.client
+    if (this.state !== 'connected' || !client) throw new ToolError(this.notConnectedMessage())
+    if (options.signal?.aborted) throw new ToolError('tool call cancelled', {cause: options.signal.reason})
+    const generation = this.generation
+    try {
+      return await client.callTool({name: tool, arguments: args}, {signal: options.signal, timeout: options.timeoutMs})
+    } catch (error) {
+      throw this.callError(error, generation, options)
+    }
+  }
+
+  /** Stops retrying and closes the connection; a stdio server is shut down in steps (stdin, SIGTERM, SIGKILL). */
+  async close(): Promise<void> {
+    if (this.state === 'closed') {
+      await Promise.allSettled([...this.closing])
+      return
+    }
+    const wasConnected = this.state === 'connected'
+    this.state = 'closed'
+    this.generation++
+    clearTimeout(this.retryTimer)
+    this.retryTimer = undefined
+    this.markFirstAttemptDone()
+    this.tools = []
+    this.disconnect()
+    if (wasConnected) this.emit()
+    this.listeners.clear()
+    await Promise.allSettled([...this.closing])
+  }
+
+  private async connect(): Promise<void> {
+    const generation = ++this.generation
+    this.state = 'connecting'
+    this.attempts++
+    this.refreshAgain = false
+    this.stderrTail.length = 0
+    this.log.debug(`connecting (attempt ${this.attempts})`)
+
+    const transport = createTransport(this.config, {
+      logger: this.log,
+      maxMessageBytes: this.maxMessageBytes,
+      onStderrLine: (line) => {
+        this.stderrTail.push({line, at: Date.now()})
+        if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift()
+      },
+    })
+    const client = new Client(CLIENT_INFO, {capabilities: {}, listMaxPages: MAX_TOOL_PAGES})
+    this.client = client
+    this.transport = transport
+    this.installHandlers(client, generation)
+
+    const deadline = new AbortController()
+    const seconds = formatSeconds(this.connectTimeoutMs)
+    const timer = setTimeout(
+      () => deadline.abort(new Error(`no answer within ${seconds} (connect timeout)`)),
+      this.connectTimeoutMs,
+    )
+    try {
+      await untilAborted(client.connect(transport, {signal: deadline.signal, timeout: this.connectTimeoutMs}), deadline.signal)
+      const tools = await untilAborted(this.fetchTools(client, deadline.signal), deadline.signal)
+      if (generation !== this.generation) return
+      this.applyTools(tools)
+      this.state = 'connected'
+      this.connectedAt = Date.now()
+      this.attempts = 0
+      this.since = new Date()
+      this.markFirstAttemptDone()
+      this.log.info(`connected, ${this.tools.length} tools`)
+      this.emit()
+      if (this.refreshAgain) this.refreshTools(generation)
+    } catch (error) {
+      if (generation !== this.generation) return
+      this.fail(this.describeFailure(error, deadline.signal))
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  private installHandlers(client: Client, generation: number): void {
+    // Requests a server makes of its client get an immediate, clear refusal: without a handler the
+    // SDK would answer a bare "Method not found", and declaring the capability is not an option.
+    client.fallbackRequestHandler = async (request) => {
+      throw new ProtocolError(ProtocolErrorCode.MethodNotFound, refusalMessage(request.method))
+    }
+    client.setNotificationHandler('notifications/tools/list_changed', () => this.refreshTools(generation))
+    client.onclose = () => {
+      if (generation === this.generation && this.state === 'connected') this.lose(generation, this.closedReason())
+    }
+    client.onerror = (error) => {
+      if (generation !== this.generation) return
+      this.log.debug(`transport error: ${describeError(error)}`)
+      // A remote transport reports a dead server only as errors (a dropped stream, a failed POST):
+      // check with a ping before calling the connection lost.
+      if (this.state === 'connected' && this.config.transport !== 'stdio') this.verifyConnection(generation, error)
+    }
+  }
+
+  private async fetchTools(client: Client, signal?: AbortSignal): Promise<Tool[]> {
+    // listTools() would log to stdout (console.debug) for a server without tools: stdout is the
+    // protocol in `serve`, so check the capability first.
+    if (!client.getServerCapabilities()?.tools) return []
+    // Without a cursor the SDK walks every page (following nextCursor). 'bypass' keeps the SDK's
+    // response cache empty, so callTool() does not validate outputSchema a second time: we do.
+    const {tools} = await client.listTools(undefined, {cacheMode: 'bypass', signal, timeout: this.connectTimeoutMs})
+    return tools
+  }
+
+  private applyTools(tools: Tool[]): void {
+    const {kept, clashes} = dedupeTools(this.name, tools)
+    for (const clash of clashes) this.log.warn(describeClash(clash))
+    this.clashes = clashes
+    this.tools = kept.map(({name, tool}) => ({
+      name,
+      server: this.name,
+      tool: tool.name,
+      description: tool.description ?? '',
+      inputSchema: tool.inputSchema as Record<string, unknown>,
+      ...(tool.outputSchema ? {outputSchema: tool.outputSchema as Record<string, unknown>} : {}),
+    }))
+  }
+
+  /** `notifications/tools/list_changed`: list again; a failure keeps the previous list. */
+  private refreshTools(generation: number): void {
+    if (generation !== this.generation) return
+    if (this.state === 'connecting' || this.refreshing) {
+      this.refreshAgain = true
+      return
+    }
+    const client = this.client
+    if (this.state !== 'connected' || !client) return
+    this.refreshing = (async () => {
+      do {
+        this.refreshAgain = false
+        try {
+          const tools = await this.fetchTools(client)
+          if (generation !== this.generation) return
+          this.applyTools(tools)
+          this.log.info(`tool list changed, ${this.tools.length} tools`)
+          this.emit()
+        } catch (error) {
+          if (generation !== this.generation) return
+          this.log.warn(`could not refresh the tool list, keeping the previous one: ${describeError(error)}`)
+        }
+      } while (this.refreshAgain && generation === this.generation)
+    })().finally(() => {
+      this.refreshing = undefined
+    })
+  }
+
+  private verifyConnection(generation: number, cause: unknown): void {
+    const client = this.client
+    if (this.verifying || !client) return
+    this.verifying = true
+    client
+      .ping({timeout: Math.min(VERIFY_TIMEOUT_MS, this.connectTimeoutMs)})
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          // An error answer means the server is there; a slow answer is not a lost connection either.
+          if (error instanceof ProtocolError || isTimeout(error)) return
+          this.lose(generation, `connection lost: ${describeError(cause)}`)
+        },
+      )
+      .finally(() => {
+        this.verifying = false
+      })
+  }
+
+  /** The connection was lost: drop the tools, report, and reconnect after a backoff. */
+  private lose(generation: number, reason: string): void {
+    if (generation !== this.generation || this.state !== 'connected') return
+    this.generation++
+    // A connection that lasted resets the backoff; one that dies at once keeps it growing.
+    if (Date.now() - this.connectedAt >= this.backoff.maxMs) this.failureStreak = 0
+    this.state = 'waiting'
+    this.lastError = reason
+    this.since = new Date()
+    this.tools = []
+    this.disconnect()
+    const delay = this.scheduleRetry()
+    this.log.warn(`${reason}; reconnecting in ${formatSeconds(delay)}`)
+    this.emit()
+  }
+
+  /** A connection attempt failed. */
+  private fail(reason: string): void {
+    const repeated = reason === this.lastError
+    this.generation++
+    this.state = 'waiting'
+    this.lastError = reason
+    this.disconnect()
+    this.markFirstAttemptDone()
+    const delay = this.scheduleRetry()
+    // A server that stays down would otherwise repeat the same warning every minute, forever.
+    const message = `cannot connect: ${reason}; retrying in ${formatSeconds(delay)}`
+    if (repeated) this.log.debug(message)
+    else this.log.warn(message)
+    this.emit()
+  }
+
+  private scheduleRetry(): number {
+    const base = Math.min(this.backoff.maxMs, this.backoff.initialMs * 2 ** Math.min(this.failureStreak, 30))
+    this.failureStreak++
+    // ±20 % jitter, so servers that failed together do not retry in lockstep.
+    const delay = Math.round(Math.min(this.backoff.maxMs, base * (0.8 + Math.random() * 0.4)))
+    clearTimeout(this.retryTimer)
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined
+      if (this.state === 'waiting') void this.connect()
+    }, delay)
+    // Retrying must not keep a finished CLI command alive; `serve` is kept alive by its own stdin.
+    this.retryTimer.unref()
+    return delay
+  }
+
+  /** Closes the current client and transport without waiting; close() waits for all of them. */
+  private disconnect(): void {
+    const client = this.client
+    const transport = this.transport
+    this.client = undefined
+    this.transport = undefined
+    if (!client && !transport) return
+    const closing = (async () => {
+      // Client.close() closes the transport it is attached to; closing the transport as well covers an
+      // attempt that failed before the client attached it. Both are idempotent.
+      await client?.close().catch(() => undefined)
+      await transport?.close().catch(() => undefined)
+    })()
+    this.closing.add(closing)
+    void closing.finally(() => this.closing.delete(closing))
+  }
+
+  private callError(error: unknown, generation: number, options: CallOptions): ToolError {
+    if (error instanceof ToolError) return error
+    if (options.signal?.aborted) return new ToolError('tool call cancelled', {cause: error})
+    if (isTimeout(error)) return new ToolError(`tool call timed out after ${formatSeconds(options.timeoutMs)}`, {cause: error})
+    if (error instanceof ProtocolError) {
+      return new ToolError(`server '${this.name}' answered with an error: ${error.message}`, {cause: error})
+    }
+    if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) {
+      return new ToolError(`server '${this.name}' sent an invalid result: ${error.message}`, {cause: error})
+    }
+    if (error instanceof SdkError && (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected)) {
+      const reason = generation !== this.generation && this.lastError ? ` (${this.lastError})` : ''
+      return new ToolError(`lost the connection to server '${this.name}' during the call${reason}`, {cause: error})
+    }
+    // Anything else (a failed HTTP request, a network error) may or may not mean the server is gone.
+    if (this.config.transport !== 'stdio' && generation === this.generation) this.verifyConnection(generation, error)
+    return new ToolError(`call to server '${this.name}' failed: ${describeError(error)}`, {cause: error})
+  }
+
+  private notConnectedMessage(): string {
+    return `server '${this.name}' is not connected (${this.reason})`
+  }
+
+  private closedReason(): string {
+    if (this.config.transport !== 'stdio') return 'connection closed'
+    const recent = this.stderrTail.filter((entry) => entry.at >= Date.now() - STDERR_RECENT_MS)
+    return withStderr('server process exited', recent)
+  }
+
+  private describeFailure(error: unknown, deadline: AbortSignal): string {
+    if (deadline.aborted) return withStderr(describeError(deadline.reason), this.stderrTail)
+    const code = errorCode(error)
+    if (this.config.transport === 'stdio' && code === 'ENOENT') return `command not found: ${this.config.command}`
+    if (this.config.transport === 'stdio' && code === 'EACCES') return `command not executable: ${this.config.command}`
+    if (this.config.transport === 'stdio' && error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
+      return withStderr('server process exited during startup', this.stderrTail)
+    }
+    return withStderr(describeError(error), this.stderrTail)
+  }
+
+  private markFirstAttemptDone(): void {
+    if (this.firstAttemptDone) return
+    this.firstAttemptDone = true
+    this.resolveFirstAttempt()
+  }
+
+  private emit(): void {
+    for (const listener of this.listeners) {
+      try {
+        listener()
+      } catch (error) {
+        this.log.error(`change listener failed: ${describeError(error)}`)
+      }
+    }
+  }
+}
+
+function refusalMessage(method: string): string {
+  switch (method) {
+    case 'sampling/createMessage':
+      return 'ptc-mcp does not support sampling (sampling/createMessage): tools called from programs cannot ask a model'
+    case 'elicitation/create':
+      return 'ptc-mcp does not support elicitation (elicitation/create): programs run unattended, there is no user to ask'
+    case 'roots/list':
+      return 'ptc-mcp does not support roots (roots/list)'
+    default:
+      return `ptc-mcp does not support ${method}`
+  }
+}
+
+function describeClash(clash: NameClash): string {
+  const [kept, ...dropped] = clash.tools
+  return `tools ${clash.tools.map((t) => `'${t}'`).join(', ')} all become ${clash.name}; keeping '${kept}', ignoring ${dropped.map((t) => `'${t}'`).join(', ')}`
+}
+
+function isTimeout(error: unknown): boolean {
+  return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout
+}
+
+/** The message of an error and of its causes (`fetch failed: connect ECONNREFUSED 127.0.0.1:9`), without repeats. */
+export function describeError(error: unknown): string {
+  const parts: string[] = []
+  let current: unknown = error
+  for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
+    const message = current instanceof Error ? current.message : typeof current === 'string' ? current : safeString(current)
+    const trimmed = message.trim()
+    if (trimmed && !parts.some((p) => p.includes(trimmed))) parts.push(trimmed)
+    current = current instanceof Error ? current.cause : undefined
+  }
+  return parts.join(': ') || 'unknown error'
+}
+
+function safeString(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value)
+  } catch {
+    return String(value)
+  }
+}
+
+function errorCode(error: unknown): string | undefined {
+  const code = (error as {code?: unknown} | null)?.code
+  return typeof code === 'string' ? code : undefined
+}
+
+function withStderr(reason: string, tail: readonly {line: string}[]): string {
+  const last = tail.at(-1)
+  return last ? `${reason}; stderr: ${last.line}` : reason
+}
+
+/** `1500` → `1.5s`, `60000` → `60s`. */
+export function formatSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))}s`
+}
+
+/** Rejects with the signal's reason as soon as it aborts, whatever the promise does. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, {once: true})
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(value)
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error)
+      },
+    )
+  })
+}
+
+function packageVersion(): string {
+  try {
+    // From src/downstream or dist/downstream, package.json is two levels up.
+    const pkg = createRequire(import.meta.url)('../../package.json') as {version?: unknown}
+    return typeof pkg.version === 'string' ? pkg.version : '0.0.0'
+  } catch {
+    return '0.0.0'
+  }
+}

@@ -1,0 +1,211 @@
+import type {JsonSchemaType, JsonSchemaValidator} from '@modelcontextprotocol/client'
+import {AjvJsonSchemaValidator} from '@modelcontextprotocol/client/validators/ajv'
+
+/**
+ * JSON Schema checks of tool arguments (before anything is sent, SPEC §6) and of structured results
+ * against `outputSchema`, with the SDK's Ajv-based validator (2020-12 by default, 2019-09, draft-07
+ * and draft-06 when a schema declares them). Each schema is compiled once and cached.
+ *
+ * The SDK's validator reports one string (Ajv's `errorsText`: `data/limit must be integer, ...`);
+ * this module turns it into messages a model can act on (`argument 'limit': must be integer`),
+ * completing the ones Ajv leaves vague (which property is unexpected, which values are allowed) from
+ * the schema and the data.
+ */
+
+type JsonObject = {[key: string]: unknown}
+
+/** At most this many problems are reported for one value; the rest are counted. */
+const MAX_PROBLEMS = 5
+
+export type CompiledSchema =
+  | {ok: true; validate: JsonSchemaValidator<unknown>}
+  | {ok: false; error: string}
+
+export class SchemaValidator {
+  private readonly provider: AjvJsonSchemaValidator
+  // Keyed by the schema object itself: a refreshed tool list brings new objects and so new entries,
+  // and the old ones go with the old tools.
+  private readonly cache = new WeakMap<object, CompiledSchema>()
+
+  constructor(provider: AjvJsonSchemaValidator = new AjvJsonSchemaValidator()) {
+    this.provider = provider
+  }
+
+  /** Compiles (once) a schema. A schema the engine cannot compile gives `{ok: false, error}`. */
+  compile(schema: Record<string, unknown>): CompiledSchema {
+    const cached = this.cache.get(schema)
+    if (cached) return cached
+    let compiled: CompiledSchema
+    try {
+      // `$id` is dropped: the SDK looks schemas up by `$id` in one shared engine, so two servers
+      // that both use `$id: "input"` would otherwise get each other's schema (or a compile error).
+      const {$id: _ignored, ...withoutId} = schema
+      compiled = {ok: true, validate: this.provider.getValidator<unknown>(withoutId as JsonSchemaType)}
+    } catch (error) {
+      compiled = {ok: false, error: error instanceof Error ? error.message : String(error)}
+    }
+    this.cache.set(schema, compiled)
+    return compiled
+  }
+
+  /**
+   * Problems with `args` against a tool's `inputSchema`, one message each
+   * (`argument 'limit': must be integer`), or `[]` when they are valid. A schema that does not
+   * compile is not held against the caller: the server remains the judge.
+   */
+  checkArguments(inputSchema: Record<string, unknown>, args: Record<string, unknown>): string[] {
+    return this.check(inputSchema, args, 'argument')
+  }
+
+  /** Problems with a structured result against a tool's `outputSchema`, or `[]` when it matches. */
+  checkResult(outputSchema: Record<string, unknown>, structured: unknown): string[] {
+    return this.check(outputSchema, structured, 'field')
+  }
+
+  private check(schema: Record<string, unknown>, value: unknown, noun: Noun): string[] {
+    const compiled = this.compile(schema)
+    if (!compiled.ok) return []
+    const result = compiled.validate(value)
+    if (result.valid) return []
+    return describeProblems(result.errorMessage, schema, value, noun)
+  }
+}
+
+type Noun = 'argument' | 'field'
+
+interface AjvProblem {
+  /** JSON Pointer segments of the offending value, decoded. */
+  path: string[]
+  message: string
+}
+
+/** Splits Ajv's `errorsText` output (`data/a/0 must be number, data must have ...`) back into problems. */
+export function parseAjvErrorsText(text: string): AjvProblem[] {
+  return text
+    .split(/, (?=data[/ ])/)
+    .map((part) => {
+      const match = /^data((?:\/[^ ]*)?) (.*)$/s.exec(part)
+      if (!match) return {path: [], message: part}
+      const pointer = match[1] ?? ''
+      const path = pointer === '' ? [] : pointer.slice(1).split('/').map(decodePointerSegment)
+      return {path, message: match[2] ?? ''}
+    })
+}
+
+function decodePointerSegment(segment: string): string {
+  return segment.replaceAll('~1', '/').replaceAll('~0', '~')
+}
+
+function describeProblems(errorsText: string, schema: Record<string, unknown>, value: unknown, noun: Noun): string[] {
+  const messages: string[] = []
+  for (const problem of parseAjvErrorsText(errorsText)) {
+    for (const message of describeProblem(problem, schema, value, noun)) {
+      if (!messages.includes(message)) messages.push(message)
+    }
+  }
+  if (messages.length <= MAX_PROBLEMS) return messages
+  return [...messages.slice(0, MAX_PROBLEMS), `... and ${messages.length - MAX_PROBLEMS} more`]
+}
+
+function describeProblem(problem: AjvProblem, rootSchema: Record<string, unknown>, rootValue: unknown, noun: Noun): string[] {
+  const {path, message} = problem
+  const subject = path.length === 0 ? undefined : `${noun} '${formatPath(path)}'`
+  const schema = schemaAt(rootSchema, path)
+  const value = valueAt(rootValue, path)
+
+  const required = /^must have required property '(.*)'$/s.exec(message)
+  if (required) {
+    const name = formatPath([...path, required[1] ?? ''])
+    return [`missing required ${noun} '${name}'`]
+  }
+
+  if (message === 'must NOT have additional properties' || message === 'must NOT have unevaluated properties') {
+    const extras = unexpectedKeys(schema, value)
+    if (extras.length === 0) return [subject ? `${subject}: ${message}` : message]
+    const accepted = isObject(schema?.['properties']) ? Object.keys(schema['properties']) : []
+    const hint = path.length === 0 && accepted.length > 0 ? ` (accepted: ${accepted.join(', ')})` : ''
+    return extras.map((key) => `unexpected ${noun} '${formatPath([...path, key])}'${hint}`)
+  }
+
+  if (message === 'must be equal to one of the allowed values' && Array.isArray(schema?.['enum'])) {
+    return [`${subject ?? 'value'}: must be one of ${schema['enum'].map((v) => JSON.stringify(v)).join(', ')}`]
+  }
+  if (message === 'must be equal to constant' && schema && 'const' in schema) {
+    return [`${subject ?? 'value'}: must be ${JSON.stringify(schema['const'])}`]
+  }
+  // Ajv phrases a root type error "must be object"; say what was given instead.
+  if (path.length === 0 && noun === 'field') return [`result: ${message}`]
+  return [subject ? `${subject}: ${message}` : `${noun === 'argument' ? 'arguments' : 'result'}: ${message}`]
+}
+
+/** `['items', '0', 'name']` → `items[0].name`. */
+function formatPath(path: readonly string[]): string {
+  let out = ''
+  for (const segment of path) {
+    if (/^\d+$/.test(segment)) out += `[${segment}]`
+    else out += out === '' ? segment : `.${segment}`
+  }
+  return out
+}
+
+function unexpectedKeys(schema: Record<string, unknown> | undefined, value: unknown): string[] {
+  if (!schema || !isObject(value)) return []
+  const properties = isObject(schema['properties']) ? schema['properties'] : {}
+  const patterns = isObject(schema['patternProperties']) ? Object.keys(schema['patternProperties']) : []
+  return Object.keys(value).filter(
+    (key) => !Object.hasOwn(properties, key) && !patterns.some((pattern) => safeRegExp(pattern)?.test(key)),
+  )
+}
+
+function safeRegExp(pattern: string): RegExp | undefined {
+  try {
+    return new RegExp(pattern, 'u')
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The sub-schema describing the value at `path`, following `properties`, `items`, `prefixItems`,
+ * `additionalProperties` and local `$ref`s; `undefined` when the path leads through anything else
+ * (combinators), in which case the message stays as Ajv wrote it.
+ */
+function schemaAt(root: Record<string, unknown>, path: readonly string[]): Record<string, unknown> | undefined {
+  let schema: Record<string, unknown> | undefined = resolveRef(root, root)
+  for (const segment of path) {
+    if (!schema) return undefined
+    const properties = schema['properties']
+    let next: unknown
+    if (isObject(properties) && Object.hasOwn(properties, segment)) next = properties[segment]
+    else if (/^\d+$/.test(segment) && Array.isArray(schema['prefixItems']) && Number(segment) < schema['prefixItems'].length)
+      next = schema['prefixItems'][Number(segment)]
+    else if (/^\d+$/.test(segment) && isObject(schema['items'])) next = schema['items']
+    else if (isObject(schema['additionalProperties'])) next = schema['additionalProperties']
+    schema = isObject(next) ? resolveRef(root, next) : undefined
+  }
+  return schema
+}
+
+function resolveRef(root: Record<string, unknown>, schema: Record<string, unknown>, depth = 0): Record<string, unknown> {
+  const ref = schema['$ref']
+  if (typeof ref !== 'string' || !ref.startsWith('#') || depth > 16) return schema
+  let target: unknown = root
+  for (const segment of ref.slice(1).split('/').filter(Boolean).map(decodePointerSegment)) {
+    target = isObject(target) ? target[segment] : undefined
+  }
+  return isObject(target) ? resolveRef(root, target, depth + 1) : schema
+}
+
+function valueAt(root: unknown, path: readonly string[]): unknown {
+  let value = root
+  for (const segment of path) {
+    if (Array.isArray(value)) value = value[Number(segment)]
+    else if (isObject(value)) value = value[segment]
+    else return undefined
+  }
+  return value
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

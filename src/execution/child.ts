@@ -1,0 +1,466 @@
+import {type ChildProcess, spawn} from 'node:child_process'
+import {mkdtemp, rm} from 'node:fs/promises'
+import type {Socket} from 'node:net'
+import {tmpdir} from 'node:os'
+import {dirname, join} from 'node:path'
+import {performance} from 'node:perf_hooks'
+import {fileURLToPath} from 'node:url'
+
+import {SandboxError} from '../errors.js'
+import type {Logger} from '../log.js'
+import type {PythonInfo, SandboxBackend} from '../sandbox/backend.js'
+import {OutputCapture} from './output-capture.js'
+import {
+  type ChildLimits,
+  type ChildMessage,
+  type HelperName,
+  LineSplitter,
+  parseChildMessage,
+  ProtocolError,
+  type ResultMessage,
+  type RunMessage,
+  type StartMessage,
+} from './protocol.js'
+
+/** The bootstrap every child runs (copied next to the compiled file by scripts/copy-assets.js). */
+export const RUNNER_PATH = fileURLToPath(new URL('runner.py', import.meta.url))
+
+/** Prefix of per-run scratch directories under os.tmpdir(). */
+export const SCRATCH_PREFIX = 'ptc-run-'
+
+/** How long pipes may stay open after the process group was killed (a process that escaped it). */
+const DRAIN_LIMIT_MS = 1000
+
+export interface ChildOptions {
+  python: PythonInfo
+  backend: SandboxBackend
+  limits: ChildLimits
+  /** Largest line the child may send; a longer one ends the run. */
+  maxMessageBytes: number
+  /** Cap on captured fd 1 + fd 2 output (UTF-8 bytes). */
+  maxOutputBytes: number
+  /** Bound on spawn + confinement + runner load. */
+  startTimeoutMs: number
+  logger: Logger
+}
+
+/** How a run ended, from the child's point of view. */
+export type ChildEnd =
+  | {kind: 'done'; ok: boolean; error: string | null; hasResult: boolean; result: unknown}
+  | {kind: 'timeout'}
+  | {kind: 'cancelled'}
+  | {kind: 'crashed'; reason: string}
+
+export interface ChildRunResult {
+  end: ChildEnd
+  output: string
+  /** From hand-over of the program to its end. */
+  elapsedMs: number
+}
+
+/** What the engine does with the child's requests; it answers with `ProgramChild.reply`. */
+export interface ChildRequestHandlers {
+  onCall(id: number, tool: string, args: Record<string, unknown>): void
+  onHelper(id: number, name: HelperName, args: Record<string, unknown>): void
+  onCancel(id: number): void
+}
+
+export interface ChildRunOptions {
+  timeoutMs: number
+  signal?: AbortSignal
+  handlers: ChildRequestHandlers
+}
+
+/** The environment of every child: nothing of the server's own (SPEC §7). */
+export function childEnvironment(scratchDir: string): Record<string, string> {
+  return {
+    HOME: scratchDir,
+    TMPDIR: scratchDir,
+    PATH: '/usr/bin:/bin',
+    LANG: 'C.UTF-8',
+    LC_ALL: 'C.UTF-8',
+    PYTHONIOENCODING: 'utf-8',
+  }
+}
+
+type State = 'starting' | 'ready' | 'running' | 'ended'
+
+/**
+ * One sandboxed Python child, used for one program. `start` spawns it, confined, and it becomes
+ * ready (runner loaded, waiting for the program) without any program: the warm pool keeps such
+ * children. Every child is killed (its whole process group) and its scratch directory removed.
+ */
+export class ProgramChild {
+  /** Resolves when the child waits for a program; rejects with SandboxError if it cannot start. */
+  readonly ready: Promise<void>
+  /** Resolves once the process is gone and the scratch directory removed. Never rejects. */
+  readonly disposed: Promise<void>
+  /** The sandbox layer in force, as the backend (or the child's confine step) reports it. */
+  tier = 'unknown'
+
+  private state: State = 'starting'
+  private killed = false
+  private exited = false
+  private channelClosed = false
+  private scratchDir: string | undefined
+  private proc: ChildProcess | undefined
+  private channel: Socket | undefined
+  private readonly capture: OutputCapture
+  private readonly splitter: LineSplitter
+  private readonly pipesOpen = new Set<string>()
+  private exitDescription = 'the Python process ended'
+  private startupFailure: Error | undefined
+  private settleReady: ((error?: Error) => void) | undefined
+  private markDisposed!: () => void
+  private disposing = false
+
+  // Set while running.
+  private handlers: ChildRequestHandlers | undefined
+  private end: ChildEnd | undefined
+  private startedAt = 0
+  private endedAt = 0
+  private timer: NodeJS.Timeout | undefined
+  private drainTimer: NodeJS.Timeout | undefined
+  private detachSignal: (() => void) | undefined
+  private resolveRun: ((result: ChildRunResult) => void) | undefined
+
+  private constructor(private readonly options: ChildOptions) {
+    this.capture = new OutputCapture(options.maxOutputBytes)
+    this.splitter = new LineSplitter(options.maxMessageBytes)
+    this.disposed = new Promise((resolve) => (this.markDisposed = resolve))
+    this.ready = this.boot()
+    // The pool may never await a child it discards; its failure is reported to whoever uses it.
+    this.ready.catch(() => {})
+  }
+
+  static start(options: ChildOptions): ProgramChild {
+    return new ProgramChild(options)
+  }
+
+  /** True while the child waits for a program. */
+  get usable(): boolean {
+    return this.state === 'ready' && !this.killed
+  }
+
+  /** Hands the program over and resolves when the run has ended and the output is complete. */
+  execute(run: Omit<RunMessage, 'type'>, options: ChildRunOptions): Promise<ChildRunResult> {
+    if (!this.usable) throw new Error('ProgramChild.execute: the child is not ready')
+    this.state = 'running'
+    this.handlers = options.handlers
+    const result = new Promise<ChildRunResult>((resolve) => (this.resolveRun = resolve))
+    const message: RunMessage = {type: 'run', ...run}
+    this.write(JSON.stringify(message))
+    this.startedAt = performance.now()
+    this.timer = setTimeout(() => this.finish({kind: 'timeout'}), options.timeoutMs)
+    const {signal} = options
+    if (signal) {
+      const onAbort = (): void => this.finish({kind: 'cancelled'})
+      if (signal.aborted) onAbort()
+      else {
+        signal.addEventListener('abort', onAbort, {once: true})
+        this.detachSignal = () => signal.removeEventListener('abort', onAbort)
+      }
+    }
+    return result
+  }
+
+  /** Answers a call or helper request; ignored once the run has ended. */
+  reply(message: ResultMessage): void {
+    if (this.state !== 'running' || this.end) return
+    let line: string
+    try {
+      line = JSON.stringify(message)
+    } catch (error) {
+      line = JSON.stringify({
+        type: 'result',
+        id: message.id,
+        ok: false,
+        error: `the result could not be passed to the program: ${(error as Error).message}`,
+      })
+    }
+    this.write(line)
+  }
+
+  /** Kills the child's process group now. Safe at any stage, any number of times. */
+  kill(): void {
+    this.killed = true
+    if (this.state === 'running') this.finish({kind: 'crashed', reason: 'the child was killed'})
+    else if (this.state !== 'ended') this.state = 'ended'
+    this.killGroup()
+    this.settleReady?.(new SandboxError('the Python child was stopped before it was ready'))
+  }
+
+  private async boot(): Promise<void> {
+    const {options} = this
+    try {
+      this.scratchDir = await mkdtemp(join(tmpdir(), SCRATCH_PREFIX))
+      if (this.killed) throw new SandboxError('the Python child was stopped before it was ready')
+      const launch = await options.backend.launch({
+        python: options.python,
+        pythonArgs: ['-I', '-S', '-B', RUNNER_PATH],
+        scratchDir: this.scratchDir,
+        runtimePaths: [dirname(RUNNER_PATH)],
+        env: childEnvironment(this.scratchDir),
+      })
+      if (this.killed) throw new SandboxError('the Python child was stopped before it was ready')
+      this.tier = launch.tier
+      const readyPromise = new Promise<void>((resolve, reject) => {
+        this.settleReady = (error) => {
+          this.settleReady = undefined
+          if (error) reject(error)
+          else resolve()
+        }
+      })
+      this.spawnChild(launch.command, launch.args, launch.env)
+      const start: StartMessage = {type: 'start', confine: launch.confine, limits: options.limits}
+      this.write(JSON.stringify(start))
+      const timer = setTimeout(() => {
+        this.settleReady?.(
+          new SandboxError(`the sandboxed Python did not start within ${options.startTimeoutMs / 1000}s`, {
+            suggestion: 'check the machine load, or run `ptc-mcp doctor`',
+          }),
+        )
+      }, options.startTimeoutMs)
+      try {
+        await readyPromise
+      } finally {
+        clearTimeout(timer)
+      }
+      if (this.killed) throw new SandboxError('the Python child was stopped before it was ready')
+      this.state = 'ready'
+    } catch (error) {
+      this.state = 'ended'
+      this.killGroup()
+      if (!this.proc) void this.dispose()
+      throw error instanceof SandboxError
+        ? error
+        : new SandboxError(`the sandboxed Python could not start: ${(error as Error).message}`, {
+            cause: error,
+          })
+    }
+  }
+
+  private spawnChild(command: string, args: string[], env: Record<string, string>): void {
+    const proc = spawn(command, args, {
+      cwd: this.scratchDir,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      detached: true,
+    })
+    this.proc = proc
+    proc.on('error', (error) => {
+      this.startupFailure ??= error
+      // A failed spawn emits no 'exit' and has no channel: treat it as both gone.
+      if (proc.pid === undefined) {
+        this.channelClosed = true
+        this.onExit(null, null)
+      }
+    })
+    proc.on('exit', (code, signal) => this.onExit(code, signal))
+    for (const [name, stream] of [
+      ['stdout', proc.stdout],
+      ['stderr', proc.stderr],
+    ] as const) {
+      if (!stream) continue
+      this.pipesOpen.add(name)
+      stream.on('data', (chunk: Buffer) => this.capture.push(chunk))
+      stream.on('error', () => {})
+      stream.on('close', () => this.onPipeClosed(name))
+    }
+    const channel = proc.stdio[3] as Socket | null
+    if (!channel) throw new SandboxError('the Python child has no private channel')
+    this.channel = channel
+    channel.on('data', (chunk: Buffer) => this.onChannelData(chunk))
+    channel.on('error', () => {})
+    channel.on('close', () => this.onChannelClosed())
+  }
+
+  private write(line: string): void {
+    const channel = this.channel
+    if (channel && !channel.destroyed && channel.writable) channel.write(`${line}\n`)
+  }
+
+  private onChannelData(chunk: Buffer): void {
+    try {
+      this.splitter.push(chunk, (line) => this.onMessage(parseChildMessage(line)))
+    } catch (error) {
+      const reason =
+        error instanceof ProtocolError ? error.message : `channel failure: ${(error as Error).message}`
+      this.protocolFailure(reason)
+    }
+  }
+
+  private protocolFailure(reason: string): void {
+    this.channel?.destroy()
+    if (this.state === 'running') this.finish({kind: 'crashed', reason: `protocol error: ${reason}`})
+    else {
+      this.settleReady?.(
+        new SandboxError(`the sandboxed Python broke the protocol during startup: ${reason}`),
+      )
+      this.kill()
+    }
+  }
+
+  private onMessage(message: ChildMessage): void {
+    if (this.end) return
+    if (this.state === 'running') {
+      const handlers = this.handlers!
+      switch (message.type) {
+        case 'call':
+          handlers.onCall(message.id, message.tool, message.args)
+          return
+        case 'helper':
+          handlers.onHelper(message.id, message.name, message.args)
+          return
+        case 'cancel':
+          handlers.onCancel(message.id)
+          return
+        case 'done':
+          this.finish({
+            kind: 'done',
+            ok: message.ok,
+            error: message.error,
+            hasResult: message.hasResult,
+            result: message.result,
+          })
+          return
+        default:
+          throw new ProtocolError(`unexpected "${message.type}" message while running`)
+      }
+    }
+    if (this.state === 'starting') {
+      if (message.type === 'ready') {
+        const report = message.confine as {tier?: unknown} | null | undefined
+        if (report && typeof report === 'object' && typeof report.tier === 'string') this.tier = report.tier
+        this.settleReady?.()
+        return
+      }
+      if (message.type === 'startup_failed') {
+        this.settleReady?.(
+          new SandboxError(`the sandboxed Python could not start (${message.stage}): ${message.error}`, {
+            suggestion: 'run `ptc-mcp doctor` to check the sandbox backend',
+          }),
+        )
+        this.kill()
+        return
+      }
+    }
+    throw new ProtocolError(`unexpected "${message.type}" message`)
+  }
+
+  private onChannelClosed(): void {
+    this.channelClosed = true
+    // Nothing more can arrive. If the process still runs (the program closed the channel), the
+    // run cannot finish normally: kill it; its exit completes the picture.
+    if (!this.exited) this.killGroup()
+    this.onProcessGone()
+  }
+
+  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.exited) return
+    // Anything the program forked is still in the group: kill it before the pid can be reused.
+    this.killGroup()
+    this.exited = true
+    this.exitDescription = describeExit(code, signal, this.startupFailure)
+    this.closePipesSoon()
+    this.onProcessGone()
+    void this.dispose()
+  }
+
+  /**
+   * Acts once the process has exited AND the channel is closed: 'exit' can be seen before the
+   * last channel data (its `done` or `startup_failed`) has been read.
+   */
+  private onProcessGone(): void {
+    if (!this.exited || !this.channelClosed) return
+    if (this.state === 'starting') {
+      const output = this.capture.text().trim()
+      this.settleReady?.(
+        new SandboxError(
+          `the sandboxed Python exited during startup (${this.exitDescription})${output ? `: ${output}` : ''}`,
+          {suggestion: 'run `ptc-mcp doctor` to check Python and the sandbox backend'},
+        ),
+      )
+      this.state = 'ended'
+    } else if (this.state === 'running') {
+      this.finish({
+        kind: 'crashed',
+        reason: `the program's Python process ${this.exitDescription} before finishing`,
+      })
+    } else {
+      this.state = 'ended'
+    }
+  }
+
+  private onPipeClosed(name: string): void {
+    this.pipesOpen.delete(name)
+    this.maybeResolveRun()
+  }
+
+  private finish(end: ChildEnd): void {
+    if (this.end || this.state !== 'running') return
+    this.end = end
+    this.endedAt = performance.now()
+    clearTimeout(this.timer)
+    this.detachSignal?.()
+    this.handlers = undefined
+    // After `done` the child is exiting anyway; in every other case this is the kill.
+    this.killGroup()
+    this.closePipesSoon()
+    this.maybeResolveRun()
+  }
+
+  /** Gives pipes held open by a process that escaped the group a bounded time to close. */
+  private closePipesSoon(): void {
+    if ((this.pipesOpen.size === 0 && this.channelClosed) || this.drainTimer) return
+    this.drainTimer = setTimeout(() => {
+      this.proc?.stdout?.destroy()
+      this.proc?.stderr?.destroy()
+      this.channel?.destroy()
+    }, DRAIN_LIMIT_MS)
+    this.drainTimer.unref()
+  }
+
+  private maybeResolveRun(): void {
+    if (!this.end || this.pipesOpen.size > 0 || !this.resolveRun) return
+    const resolve = this.resolveRun
+    this.resolveRun = undefined
+    this.state = 'ended'
+    resolve({end: this.end, output: this.capture.text(), elapsedMs: this.endedAt - this.startedAt})
+  }
+
+  private killGroup(): void {
+    const pid = this.proc?.pid
+    if (pid === undefined || this.exited) return
+    try {
+      process.kill(-pid, 'SIGKILL')
+    } catch {
+      // Already gone.
+    }
+  }
+
+  private async dispose(): Promise<void> {
+    if (this.disposing) return
+    this.disposing = true
+    if (this.scratchDir) {
+      try {
+        // rm does not follow symbolic links planted in the directory: it removes the links.
+        await rm(this.scratchDir, {recursive: true, force: true, maxRetries: 2})
+      } catch (error) {
+        this.options.logger.warn(`could not remove ${this.scratchDir}: ${(error as Error).message}`)
+      }
+    }
+    this.markDisposed()
+  }
+}
+
+function describeExit(
+  code: number | null,
+  signal: NodeJS.Signals | null,
+  failure: Error | undefined,
+): string {
+  if (failure && code === null && signal === null) return `could not be started: ${failure.message}`
+  if (signal === 'SIGXCPU') return 'hit the CPU time limit'
+  if (signal) return `was killed by ${signal}`
+  return `exited with code ${String(code)}`
+}

@@ -1,0 +1,215 @@
+import type {ExecutionConfig} from '../config/schema.js'
+import type {ToolHost} from '../downstream/types.js'
+import {PtcError} from '../errors.js'
+import {type Logger, silentLogger} from '../log.js'
+import type {PythonInfo, SandboxBackend} from '../sandbox/backend.js'
+import {type ChildEnd, ProgramChild} from './child.js'
+import {formatOutcome, type ToolCallTrace} from './format.js'
+import type {ChildLimits} from './protocol.js'
+import {ToolCallBroker, type ToolCallListener} from './tool-calls.js'
+import {WarmPool} from './warm-pool.js'
+
+export type {ToolCallTrace} from './format.js'
+
+export interface ProgramEngineOptions {
+  execution: ExecutionConfig
+  /** The engine's only view of downstream tools (a `ToolRegistry` in the server). */
+  host: ToolHost
+  backend: SandboxBackend
+  /** From `resolvePython(execution.python)`. */
+  python: PythonInfo
+  /** Default: silent. */
+  logger?: Logger
+}
+
+export interface RunOptions {
+  /** Aborting kills the program's child at once (MCP cancellation). */
+  signal?: AbortSignal
+  /** Called after every finished tool call with the number finished so far (progress notifications). */
+  onToolCallDone?: ToolCallListener
+}
+
+/** What `execute_program` returns: `text` is SPEC §8, the rest its structured content. */
+export interface RunOutcome {
+  ok: boolean
+  /** Captured stdout + stderr, capped at max_output_bytes (then `... (truncated)`). */
+  output: string
+  /** The last emit() value; null when emit() was not called. */
+  result: unknown
+  /** Trimmed traceback or limit/sandbox message; null on success. */
+  error: string | null
+  tool_calls: ToolCallTrace[]
+  /** The sandbox tier in force for this run, e.g. "none" or "linux:bwrap+landlock+seccomp". */
+  sandbox: string
+  text: string
+}
+
+/** Bound on starting a child (spawn, confinement, runner load); not part of the program's time. */
+const START_TIMEOUT_MS = 30_000
+/** Room in one child message for the traceback and framing around the largest payload. */
+const MESSAGE_MARGIN_BYTES = 256 * 1024
+
+/** Rlimits every child sets on itself (SPEC §7), derived from the execution config. */
+export function childLimits(execution: ExecutionConfig): ChildLimits {
+  return {
+    cpu_seconds: execution.timeout_seconds + 2,
+    // Room for the interpreter, a few parsed results of the largest size, and thread stacks.
+    address_space_bytes: 2 * 1024 ** 3 + 8 * execution.max_tool_result_bytes,
+    file_size_bytes: 64 * 1024 ** 2,
+    open_files: 256,
+  }
+}
+
+/**
+ * Runs programs (SPEC §6, §7): each in a fresh sandboxed child taken from a warm pool, with the
+ * budget, concurrency and timeouts enforced here, and the outcome composed for the model.
+ */
+export class ProgramEngine {
+  private readonly execution: ExecutionConfig
+  private readonly host: ToolHost
+  private readonly backend: SandboxBackend
+  private readonly logger: Logger
+  private readonly pool: WarmPool
+  private closed = false
+
+  constructor(options: ProgramEngineOptions) {
+    this.execution = options.execution
+    this.host = options.host
+    this.backend = options.backend
+    this.logger = options.logger ?? silentLogger
+    const {execution} = options
+    const childOptions = {
+      python: options.python,
+      backend: options.backend,
+      limits: childLimits(execution),
+      maxMessageBytes:
+        Math.max(execution.max_tool_result_bytes, execution.max_output_bytes) + MESSAGE_MARGIN_BYTES,
+      maxOutputBytes: execution.max_output_bytes,
+      startTimeoutMs: START_TIMEOUT_MS,
+      logger: this.logger,
+    }
+    this.pool = new WarmPool({
+      size: execution.warm_pool,
+      create: () => ProgramChild.start(childOptions),
+      logger: this.logger,
+    })
+  }
+
+  /** Runs one program to its end. Never throws for the program's own failures: see `ok` and `error`. */
+  async run(code: string, options: RunOptions = {}): Promise<RunOutcome> {
+    if (this.closed) throw new Error('ProgramEngine.run: the engine is closed')
+    const {signal} = options
+    let child: ProgramChild
+    try {
+      child = await this.acquire(signal)
+    } catch (error) {
+      if (signal?.aborted) return this.outcome({kind: 'cancelled'}, '', [], 0, this.backend.name)
+      return this.outcome(
+        {kind: 'crashed', reason: ''},
+        '',
+        [],
+        0,
+        this.backend.name,
+        startFailureText(error),
+      )
+    }
+
+    const {execution} = this
+    const broker = new ToolCallBroker(
+      this.host,
+      (message) => child.reply(message),
+      {
+        maxCalls: execution.max_tool_calls,
+        maxConcurrent: execution.max_concurrent_calls,
+        callTimeoutMs: execution.tool_call_timeout_seconds * 1000,
+        maxResultBytes: execution.max_tool_result_bytes,
+      },
+      options.onToolCallDone,
+    )
+    const run = await child.execute(
+      {
+        code,
+        tools: this.host.listTools().map((tool) => tool.name),
+        max_emit_bytes: execution.max_output_bytes,
+        max_call_bytes: execution.max_tool_result_bytes,
+      },
+      {timeoutMs: execution.timeout_seconds * 1000, signal, handlers: broker},
+    )
+    broker.close()
+    return this.outcome(run.end, run.output, broker.calls, run.elapsedMs, child.tier)
+  }
+
+  /** Kills every child (running programs end as failed) and removes their scratch directories. */
+  async close(): Promise<void> {
+    this.closed = true
+    await this.pool.close()
+  }
+
+  private async acquire(signal: AbortSignal | undefined): Promise<ProgramChild> {
+    if (!signal) return this.pool.acquire()
+    signal.throwIfAborted()
+    const acquiring = this.pool.acquire()
+    let onAbort: (() => void) | undefined
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(signal.reason)
+      signal.addEventListener('abort', onAbort, {once: true})
+    })
+    try {
+      return await Promise.race([acquiring, aborted])
+    } catch (error) {
+      // Cancelled while the child was starting: it is not used for anything else.
+      acquiring.then(
+        (child) => child.kill(),
+        () => {},
+      )
+      throw error
+    } finally {
+      signal.removeEventListener('abort', onAbort!)
+    }
+  }
+
+  private outcome(
+    end: ChildEnd,
+    output: string,
+    toolCalls: ToolCallTrace[],
+    elapsedMs: number,
+    sandbox: string,
+    startFailure?: string,
+  ): RunOutcome {
+    const done = end.kind === 'done' ? end : undefined
+    const ok = done?.ok === true
+    const error = ok ? null : (startFailure ?? errorText(end, this.execution))
+    const hasResult = ok && done.hasResult
+    const result = hasResult ? (done.result ?? null) : null
+    const text = formatOutcome({
+      ok,
+      output,
+      error,
+      hasResult,
+      result,
+      toolCalls,
+      elapsedMs,
+      trace: this.execution.trace,
+    })
+    return {ok, output, result, error, tool_calls: toolCalls, sandbox, text}
+  }
+}
+
+function errorText(end: ChildEnd, execution: ExecutionConfig): string {
+  switch (end.kind) {
+    case 'done':
+      return end.error ?? 'the program failed'
+    case 'timeout':
+      return `TimeoutError: Execution exceeded ${execution.timeout_seconds}s limit`
+    case 'cancelled':
+      return 'CancelledError: the program was cancelled by the client'
+    case 'crashed':
+      return `RuntimeError: ${end.reason}`
+  }
+}
+
+function startFailureText(error: unknown): string {
+  if (error instanceof PtcError)
+    return `SandboxError: ${error.message}${error.suggestion ? ` (${error.suggestion})` : ''}`
+  return `SandboxError: ${error instanceof Error ? error.message : String(error)}`
+}

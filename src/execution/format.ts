@@ -1,0 +1,71 @@
+/** One tool call of a program, as reported in `tool_calls` (SPEC §5). */
+export interface ToolCallTrace {
+  tool: string
+  args: Record<string, unknown>
+  ok: boolean
+  /** Duration, rounded to whole milliseconds. */
+  ms: number
+  error?: string
+}
+
+export interface OutcomeSummary {
+  ok: boolean
+  output: string
+  error: string | null
+  /** True when the program called emit() (even with None). */
+  hasResult: boolean
+  result: unknown
+  toolCalls: readonly ToolCallTrace[]
+  /** Wall time of the program, from hand-over to its end. */
+  elapsedMs: number
+  trace: 'summary' | 'off'
+}
+
+export const SUCCESS_HEADER = '[Script executed successfully]'
+export const FAILURE_HEADER = '[Script execution failed]'
+export const NO_OUTPUT = '(no output)'
+export const RESULT_SEPARATOR = '--- result ---'
+export const OUTPUT_BEFORE_ERROR = '--- output before the error ---'
+/** Failed calls listed one per line in the trace summary; the rest are counted. */
+export const MAX_LISTED_FAILURES = 5
+const MAX_FAILURE_CHARS = 300
+
+/** The text `execute_program` returns and `run` prints (SPEC §8). */
+export function formatOutcome(summary: OutcomeSummary): string {
+  const lines: string[] = []
+  const output = withoutFinalNewline(summary.output)
+  if (summary.ok) {
+    lines.push(SUCCESS_HEADER, output === '' ? NO_OUTPUT : output)
+    if (summary.hasResult) lines.push(RESULT_SEPARATOR, JSON.stringify(summary.result ?? null, null, 2))
+  } else {
+    lines.push(FAILURE_HEADER, summary.error ?? 'unknown error')
+    if (output !== '') lines.push(OUTPUT_BEFORE_ERROR, output)
+  }
+  if (summary.trace === 'summary') lines.push(...traceLines(summary.toolCalls, summary.elapsedMs))
+  return lines.join('\n')
+}
+
+/** `[tool calls: 12, 1 failed; 2.3s]` and up to five `  failed: tool: error` lines; none without calls. */
+export function traceLines(calls: readonly ToolCallTrace[], elapsedMs: number): string[] {
+  if (calls.length === 0) return []
+  const failed = calls.filter((call) => !call.ok)
+  const seconds = `${(elapsedMs / 1000).toFixed(1)}s`
+  const lines = [
+    `[tool calls: ${calls.length}${failed.length > 0 ? `, ${failed.length} failed` : ''}; ${seconds}]`,
+  ]
+  for (const call of failed.slice(0, MAX_LISTED_FAILURES)) {
+    lines.push(`  failed: ${call.tool}: ${oneLine(call.error ?? 'failed')}`)
+  }
+  if (failed.length > MAX_LISTED_FAILURES)
+    lines.push(`  ... ${failed.length - MAX_LISTED_FAILURES} more failures`)
+  return lines
+}
+
+function withoutFinalNewline(text: string): string {
+  return text.endsWith('\n') ? text.slice(0, -1) : text
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s*\n\s*/g, ' ').trim()
+  return flat.length <= MAX_FAILURE_CHARS ? flat : `${flat.slice(0, MAX_FAILURE_CHARS - 3)}...`
+}

@@ -1,0 +1,495 @@
+"""Bootstrap of every program child (SPEC §6, §7). Standard library only, Python >= 3.10.
+
+Started as `python -I -S -B runner.py` with an empty environment, cwd = the run's scratch dir, and
+fd 3 = a private stream socket to the parent (Node's `'pipe'` stdio entry is a unix socketpair).
+fd 1 and fd 2 are captured by the parent, which counts them itself; nothing written there is ever
+read as a message.
+
+Channel: newline-delimited JSON, one object per line, both ways.
+
+  parent -> child  {"type":"start","confine":{...}|null,"limits":{...}}   first line, before confinement
+  child  -> parent {"type":"ready","confine":<what apply() returned>}     confined, runner loaded
+  child  -> parent {"type":"startup_failed","stage":"start|limits|confine|load","error":"..."}
+  parent -> child  {"type":"run","code":"...","tools":[...],"max_emit_bytes":N,"max_call_bytes":N}
+  child  -> parent {"type":"call","id":N,"tool":"mcp__x__y","args":{...}}                 counted
+  child  -> parent {"type":"helper","id":N,"name":"list_callable_tools|inspect_tool|server_status","args":{...}}
+  child  -> parent {"type":"cancel","id":N}            the program stopped waiting for call N
+  parent -> child  {"type":"result","id":N,"ok":true,"value":...} | {...,"ok":false,"error":"..."}
+  child  -> parent {"type":"done","ok":bool,"error":str|null,"has_result":bool,"result":...}
+
+After `done` the child exits at once (os._exit), so leftover tasks and threads cannot print later.
+
+Confinement hook: when `start.confine` is an object, its "module" key is the absolute path of a
+Python file. The runner imports it by path and calls `apply(confine)` with the whole object, after
+the rlimits are set and before the program is read. `apply` may return a JSON-serialisable report
+(for example {"tier": "linux:landlock+seccomp"}) that the runner passes back in `ready`. If it
+raises, the child reports `startup_failed` (stage "confine") and exits.
+"""
+
+import os
+import sys
+
+_CHANNEL_FD = 3
+# Where the channel lives once the runner holds it: out of the way of the descriptors a program
+# opens, not inherited by anything, and fd 3 itself is closed.
+_PRIVATE_FD = 255
+_CO_COROUTINE = 0x80
+_RUNNER_FILE = __file__ if "__file__" in globals() else ""
+_MAX_ERROR_CHARS = 20000
+_READ_SIZE = 65536
+
+
+def _fatal_exit(code):
+    os._exit(code)
+
+
+class _Channel:
+    """The private socket to the parent. Blocking writes; reads are blocking before the program
+    runs and non-blocking (driven by the event loop) while it runs."""
+
+    def __init__(self, sock, json_module):
+        self.sock = sock
+        self.partial = []
+        self.lines = []
+        self.json = json_module
+        self.encode = json_module.JSONEncoder(
+            ensure_ascii=False, allow_nan=False, separators=(",", ":")
+        ).encode
+        self.encode_ascii = json_module.JSONEncoder(
+            ensure_ascii=True, allow_nan=False, separators=(",", ":")
+        ).encode
+
+    def feed(self, chunk):
+        start = 0
+        nl = chunk.find(b"\n")
+        if nl < 0:
+            self.partial.append(chunk)
+            return
+        lines = self.lines
+        while nl >= 0:
+            if self.partial:
+                self.partial.append(chunk[start:nl])
+                lines.append(b"".join(self.partial))
+                self.partial = []
+            else:
+                lines.append(chunk[start:nl])
+            start = nl + 1
+            nl = chunk.find(b"\n", start)
+        if start < len(chunk):
+            self.partial.append(chunk[start:])
+
+    def receive_blocking(self):
+        while not self.lines:
+            try:
+                chunk = self.sock.recv(_READ_SIZE)
+            except InterruptedError:
+                continue
+            except OSError:
+                chunk = b""
+            if not chunk:
+                _fatal_exit(0)  # the parent is gone: nothing left to do
+            self.feed(chunk)
+        return self.json.loads(self.lines.pop(0))
+
+    def to_bytes(self, obj):
+        """Serialises a message. Raises TypeError/ValueError for values that are not JSON."""
+        text = self.encode(obj)
+        try:
+            return text.encode("utf-8")
+        except UnicodeEncodeError:
+            # Lone surrogates: \\ud800 escapes are valid JSON and survive the trip.
+            return self.encode_ascii(obj).encode("ascii")
+
+    def send_bytes(self, data):
+        try:
+            self.sock.sendall(data + b"\n")
+        except OSError:
+            _fatal_exit(1)
+
+    def send(self, obj):
+        self.send_bytes(self.to_bytes(obj))
+
+
+def _describe_exception(exc):
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _set_limits(limits):
+    import resource
+
+    def hard_set(which, value):
+        if value is None:
+            return
+        value = int(value)
+        soft, hard = resource.getrlimit(which)
+        if hard != resource.RLIM_INFINITY and value > hard:
+            value = hard
+        resource.setrlimit(which, (value, value))
+
+    hard_set(resource.RLIMIT_CORE, 0)
+    hard_set(resource.RLIMIT_CPU, limits.get("cpu_seconds"))
+    hard_set(resource.RLIMIT_FSIZE, limits.get("file_size_bytes"))
+    hard_set(resource.RLIMIT_NOFILE, limits.get("open_files"))
+    # Address space last: the limits above must not fail for lack of memory.
+    if hasattr(resource, "RLIMIT_AS"):
+        hard_set(resource.RLIMIT_AS, limits.get("address_space_bytes"))
+
+
+def _apply_confine(spec):
+    import importlib.util
+
+    path = spec.get("module")
+    if not isinstance(path, str) or not os.path.isabs(path):
+        raise ValueError('confine spec needs an absolute "module" path')
+    module_spec = importlib.util.spec_from_file_location("_ptc_confine", path)
+    if module_spec is None or module_spec.loader is None:
+        raise ImportError(f"cannot load confine module {path}")
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module.apply(spec)
+
+
+def main():
+    # (a) Take the channel before anything else, then read the start message.
+    try:
+        os.dup2(_CHANNEL_FD, _PRIVATE_FD, inheritable=False)
+        os.close(_CHANNEL_FD)
+        import json
+        import socket
+
+        sock = socket.socket(fileno=_PRIVATE_FD)
+        sock.setblocking(True)
+    except Exception as exc:  # no channel: nobody to tell
+        sys.stderr.write(f"ptc-mcp runner: no channel on fd {_CHANNEL_FD}: {exc}\n")
+        _fatal_exit(70)
+    channel = _Channel(sock, json)
+
+    def startup_failed(stage, exc):
+        channel.send({"type": "startup_failed", "stage": stage, "error": _describe_exception(exc)})
+        _fatal_exit(71)
+
+    try:
+        start = channel.receive_blocking()
+        if not isinstance(start, dict) or start.get("type") != "start":
+            raise ValueError("expected a start message")
+        # Opened before confinement: where fd 1 and 2 point after `done`.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+    except Exception as exc:
+        startup_failed("start", exc)
+
+    # (b) Limits first (a seccomp filter may forbid setrlimit afterwards), then confinement.
+    try:
+        _set_limits(start.get("limits") or {})
+    except Exception as exc:
+        startup_failed("limits", exc)
+    confine_report = None
+    confine = start.get("confine")
+    if confine is not None:
+        try:
+            confine_report = _apply_confine(confine)
+            channel.to_bytes(confine_report)
+        except BaseException as exc:
+            startup_failed("confine", exc)
+
+    # (c) The rest of the runtime, already confined.
+    try:
+        program = _load_runtime(channel, devnull)
+    except BaseException as exc:
+        startup_failed("load", exc)
+
+    # (d) Ready; (e) wait for the program inside the already running event loop, so that handing
+    # it over costs one wake-up; (f) run it; (g) report and exit (`program` never returns).
+    channel.send({"type": "ready", "confine": confine_report})
+    program()
+
+
+def _load_runtime(channel, devnull):
+    """Imports what programs need, warms the code paths a program takes, and returns the function
+    that waits for the program, runs it and exits."""
+    import ast
+    import io
+    import linecache
+    import types
+
+    # asyncio imports ssl for TLS transports only; programs have no network, and OpenSSL is the
+    # slowest part of a child's start. Block it while asyncio loads, then let programs import it.
+    saved_ssl = sys.modules.get("ssl", False)
+    sys.modules["ssl"] = None
+    try:
+        import asyncio
+    finally:
+        if saved_ssl is False:
+            del sys.modules["ssl"]
+        else:
+            sys.modules["ssl"] = saved_ssl
+    import traceback  # noqa: F401  (loaded now so that formatting an error costs nothing later)
+
+    top_level_await = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+
+    out = io.TextIOWrapper(
+        io.FileIO(1, "w", closefd=False),
+        encoding="utf-8",
+        errors="backslashreplace",
+        line_buffering=True,
+    )
+
+    class ToolError(Exception):
+        """A tool call failed; the message says what happened and what to do next."""
+
+    ToolError.__module__ = "__main__"
+    ToolError.__qualname__ = "ToolError"
+
+    pending = {}
+    state = {"next_id": 0, "emitted": None, "max_call_bytes": 0, "max_emit_bytes": 0}
+    sock = channel.sock
+    json_loads = channel.json.loads
+    to_bytes = channel.to_bytes
+    send_bytes = channel.send_bytes
+    lines = channel.lines
+    dontwait = getattr(__import__("socket"), "MSG_DONTWAIT", 0)
+
+    run_waiter = loop.create_future()
+
+    def dispatch(message):
+        kind = message.get("type")
+        if kind == "run":
+            if not run_waiter.done():
+                run_waiter.set_result(message)
+            return
+        if kind != "result":
+            return
+        future = pending.pop(message.get("id"), None)
+        if future is None or future.done():
+            return
+        if message.get("ok"):
+            future.set_result(message.get("value"))
+        else:
+            future.set_exception(ToolError(str(message.get("error"))))
+
+    def on_readable():
+        while True:
+            try:
+                chunk = sock.recv(_READ_SIZE, dontwait)
+            except (BlockingIOError, InterruptedError):
+                break
+            except OSError:
+                chunk = b""
+            if not chunk:
+                _fatal_exit(1)  # parent gone
+            channel.feed(chunk)
+            if len(chunk) < _READ_SIZE:
+                break
+        while lines:
+            dispatch(json_loads(lines.pop(0)))
+
+    async def request(message, what):
+        state["next_id"] += 1
+        call_id = state["next_id"]
+        message["id"] = call_id
+        try:
+            data = to_bytes(message)
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise TypeError(f"{what}: arguments must be JSON-serialisable ({exc})") from None
+        if len(data) > state["max_call_bytes"]:
+            raise ToolError(
+                f"{what}: arguments are {len(data)} bytes, over the {state['max_call_bytes']}-byte limit;"
+                " pass less data per call"
+            )
+        future = loop.create_future()
+        pending[call_id] = future
+        send_bytes(data)
+        try:
+            return await future
+        except asyncio.CancelledError:
+            if pending.pop(call_id, None) is not None:
+                send_bytes(to_bytes({"type": "cancel", "id": call_id}))
+            raise
+
+    def make_tool(name):
+        async def tool(*args, **kwargs):
+            if args:
+                raise TypeError(
+                    f"{name}() takes keyword arguments only (got {len(args)} positional);"
+                    f" write: await {name}(name=value, ...)"
+                )
+            return await request({"type": "call", "tool": name, "args": kwargs}, f"{name}()")
+
+        tool.__name__ = tool.__qualname__ = name
+        return tool
+
+    async def list_callable_tools():
+        """The namespaced names of the tools this program can call (not counted)."""
+        return await request(
+            {"type": "helper", "name": "list_callable_tools", "args": {}}, "list_callable_tools()"
+        )
+
+    async def inspect_tool(tool_name):
+        """Description, input and output schema and Python signature of one tool (not counted)."""
+        return await request(
+            {"type": "helper", "name": "inspect_tool", "args": {"tool_name": tool_name}},
+            "inspect_tool()",
+        )
+
+    async def server_status():
+        """Connection state of every downstream server (not counted)."""
+        return await request(
+            {"type": "helper", "name": "server_status", "args": {}}, "server_status()"
+        )
+
+    def emit(value):
+        """Return `value` (JSON-serialisable) as the program's structured result; the last call wins."""
+        try:
+            data = to_bytes(value)
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise TypeError(f"emit() needs a JSON-serialisable value ({exc})") from None
+        if len(data) > state["max_emit_bytes"]:
+            raise ValueError(
+                f"emit() value is {len(data)} bytes of JSON, over the {state['max_emit_bytes']}-byte"
+                " limit (max_output_bytes); emit a summary instead"
+            )
+        state["emitted"] = data
+
+    def user_frames(tb):
+        """The program's frames: the runner's own (and what they call) are left out."""
+        kept = []
+        entered = False
+        while tb is not None:
+            is_runner = tb.tb_frame.f_code.co_filename == _RUNNER_FILE
+            if not entered:
+                if not is_runner:
+                    entered = True
+            elif is_runner:
+                break
+            if entered:
+                kept.append(tb)
+            tb = tb.tb_next
+        rebuilt = None
+        for item in reversed(kept):
+            rebuilt = types.TracebackType(rebuilt, item.tb_frame, item.tb_lasti, item.tb_lineno)
+        return rebuilt
+
+    def strip_runner_frames(exc, seen):
+        if exc is None or id(exc) in seen:
+            return
+        seen.add(id(exc))
+        exc.__traceback__ = user_frames(exc.__traceback__)
+        strip_runner_frames(exc.__cause__, seen)
+        strip_runner_frames(exc.__context__, seen)
+        for inner in getattr(exc, "exceptions", None) or ():
+            if isinstance(inner, BaseException):
+                strip_runner_frames(inner, seen)
+
+    def clip(text):
+        if len(text) <= _MAX_ERROR_CHARS:
+            return text
+        half = _MAX_ERROR_CHARS // 2
+        return f"{text[:half]}\n... ({len(text) - 2 * half} characters omitted) ...\n{text[-half:]}"
+
+    def format_error(exc, compile_time=False):
+        try:
+            if compile_time:
+                text = "".join(traceback.format_exception_only(type(exc), exc))
+            else:
+                strip_runner_frames(exc, set())
+                text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        except BaseException as failure:  # a hostile __str__ must not take the runner down
+            text = f"{type(exc).__name__} (unprintable: {type(failure).__name__})"
+        return clip(text.rstrip("\n"))
+
+    async def execute(code_obj, program_globals):
+        try:
+            value = eval(code_obj, program_globals)
+            if code_obj.co_flags & _CO_COROUTINE:
+                await value
+        except BaseException as exc:  # SystemExit and CancelledError included: both are failures
+            return format_error(exc)
+        return None
+
+    def flush_everything():
+        for stream in (out, sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+            try:
+                if stream is not None:
+                    stream.flush()
+            except BaseException:
+                pass
+
+    def finish(error):
+        flush_everything()
+        # Whatever still runs (threads, tasks) now writes into /dev/null, and the parent sees EOF
+        # on both pipes before it reads `done`.
+        try:
+            os.dup2(devnull, 1)
+            os.dup2(devnull, 2)
+        except OSError:
+            pass
+        head = b'{"type":"done","ok":%s,"error":%s,"has_result":%s,"result":' % (
+            b"false" if error is not None else b"true",
+            b"null" if error is None else to_bytes(error),
+            b"true" if state["emitted"] is not None else b"false",
+        )
+        send_bytes(head + (state["emitted"] or b"null") + b"}")
+        _fatal_exit(0)
+
+    async def run_program():
+        run = await run_waiter
+        source = run.get("code")
+        if not isinstance(source, str):
+            _fatal_exit(72)
+        state["max_call_bytes"] = int(run.get("max_call_bytes") or 0)
+        state["max_emit_bytes"] = int(run.get("max_emit_bytes") or 0)
+        sys.stdout = sys.stderr = out
+        # The source stays in linecache so tracebacks (and traceback.print_exc() inside the
+        # program) show the program's own lines. mtime None: checkcache never drops it.
+        linecache.cache["<program>"] = (len(source), None, source.splitlines(True), "<program>")
+        try:
+            code_obj = compile(source, "<program>", "exec", flags=top_level_await, dont_inherit=True)
+        except BaseException as exc:  # SyntaxError, ValueError (null bytes), MemoryError...
+            finish(format_error(exc, compile_time=isinstance(exc, SyntaxError)))
+        program_globals = {
+            "__name__": "__main__",
+            "__builtins__": __builtins__,
+            "ToolError": ToolError,
+            "emit": emit,
+            "list_callable_tools": list_callable_tools,
+            "inspect_tool": inspect_tool,
+            "server_status": server_status,
+        }
+        for name in run.get("tools") or ():
+            if isinstance(name, str) and name.isidentifier():
+                program_globals[name] = make_tool(name)
+        finish(await execute(code_obj, program_globals))
+
+    def warm_up():
+        """Runs the paths a program takes once, so the first real program does not pay for them."""
+        code_obj = compile(
+            "async def _w():\n    return 1\nawait _w()\n",
+            "<warm-up>",
+            "exec",
+            flags=top_level_await,
+            dont_inherit=True,
+        )
+        loop.run_until_complete(execute(code_obj, {"__builtins__": __builtins__}))
+        try:
+            raise NameError("warm-up")
+        except NameError as exc:
+            format_error(exc)
+        to_bytes({"type": "call", "id": 0, "tool": "", "args": {"a": [1, "b", None]}})
+
+    def serve():
+        loop.add_reader(sock.fileno(), on_readable)
+        if lines:  # anything that arrived with the start message
+            on_readable()
+        try:
+            loop.run_until_complete(run_program())
+        except BaseException as exc:  # e.g. the program stopped the loop
+            finish(format_error(exc))
+        _fatal_exit(0)
+
+    warm_up()
+    return serve
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,197 @@
+import {describeTool, unknownToolMessage} from '../downstream/inspect.js'
+import type {ToolHost} from '../downstream/types.js'
+import type {ChildRequestHandlers} from './child.js'
+import type {ToolCallTrace} from './format.js'
+import type {HelperName, ResultMessage} from './protocol.js'
+
+export interface ToolCallLimits {
+  /** Counted calls per program (execution.max_tool_calls). */
+  maxCalls: number
+  /** Calls in flight at once (execution.max_concurrent_calls); the rest wait in order. */
+  maxConcurrent: number
+  /** Per-call limit passed to the host (execution.tool_call_timeout_seconds). */
+  callTimeoutMs: number
+  /** Largest result passed to the program (execution.max_tool_result_bytes). */
+  maxResultBytes: number
+}
+
+/** Called after every finished tool call with the number finished so far, and that call. */
+export type ToolCallListener = (finished: number, call: ToolCallTrace) => void
+
+interface PendingCall {
+  id: number
+  tool: string
+  args: Record<string, unknown>
+}
+
+interface RunningCall extends PendingCall {
+  controller: AbortController
+  startedAt: number
+}
+
+const ENDED_BEFORE_FINISH = 'the program ended before the call finished'
+const CANCELLED_BY_PROGRAM = 'cancelled: the program stopped waiting for it'
+
+/**
+ * Carries out one program's tool calls: the budget, the concurrency limit and the per-call
+ * timeout are enforced here, in the parent, whatever the child claims (SPEC §6, §7). Helpers are
+ * answered at once and not counted.
+ */
+export class ToolCallBroker implements ChildRequestHandlers {
+  /** Every call that reached the host, in the order they finished. */
+  readonly calls: ToolCallTrace[] = []
+  private counted = 0
+  private readonly running = new Map<number, RunningCall>()
+  private readonly queue: PendingCall[] = []
+  private queueHead = 0
+  private closed = false
+
+  constructor(
+    private readonly host: ToolHost,
+    private readonly reply: (message: ResultMessage) => void,
+    private readonly limits: ToolCallLimits,
+    private readonly onCallDone?: ToolCallListener,
+  ) {}
+
+  onCall(id: number, tool: string, args: Record<string, unknown>): void {
+    if (this.closed) return
+    this.counted++
+    if (this.counted > this.limits.maxCalls) {
+      const max = this.limits.maxCalls
+      this.reply({
+        type: 'result',
+        id,
+        ok: false,
+        error:
+          `tool call budget exhausted: this program already made ${max} calls (execution.max_tool_calls: ${max}); ` +
+          'do more per call (filters, batches) or split the work into several programs',
+      })
+      return
+    }
+    const call = {id, tool, args}
+    if (this.running.size < this.limits.maxConcurrent) this.begin(call)
+    else this.queue.push(call)
+  }
+
+  onCancel(id: number): void {
+    const running = this.running.get(id)
+    if (running) {
+      running.controller.abort(new Error(CANCELLED_BY_PROGRAM))
+      return
+    }
+    // Not started yet: it never reaches the server.
+    const index = this.queue.findIndex((call, position) => position >= this.queueHead && call.id === id)
+    if (index !== -1) this.queue.splice(index, 1)
+  }
+
+  onHelper(id: number, name: HelperName, args: Record<string, unknown>): void {
+    if (this.closed) return
+    try {
+      this.reply({type: 'result', id, ok: true, value: this.helper(name, args)})
+    } catch (error) {
+      this.reply({type: 'result', id, ok: false, error: errorText(error)})
+    }
+  }
+
+  /** Stops everything still running or waiting; the calls in flight are recorded as failed. */
+  close(): void {
+    if (this.closed) return
+    this.closed = true
+    this.queue.length = 0
+    this.queueHead = 0
+    const now = performance.now()
+    for (const call of this.running.values()) {
+      call.controller.abort(new Error(ENDED_BEFORE_FINISH))
+      this.calls.push({
+        tool: call.tool,
+        args: call.args,
+        ok: false,
+        ms: Math.round(now - call.startedAt),
+        error: ENDED_BEFORE_FINISH,
+      })
+    }
+    this.running.clear()
+  }
+
+  private begin(call: PendingCall): void {
+    const running: RunningCall = {...call, controller: new AbortController(), startedAt: performance.now()}
+    this.running.set(call.id, running)
+    this.host
+      .callTool(call.tool, call.args, {
+        signal: running.controller.signal,
+        timeoutMs: this.limits.callTimeoutMs,
+        maxResultBytes: this.limits.maxResultBytes,
+      })
+      .then(
+        (value) => this.settle(running, {type: 'result', id: call.id, ok: true, value}),
+        (error: unknown) => {
+          const text = running.controller.signal.aborted ? CANCELLED_BY_PROGRAM : errorText(error)
+          this.settle(running, {type: 'result', id: call.id, ok: false, error: text})
+        },
+      )
+  }
+
+  private settle(call: RunningCall, message: ResultMessage): void {
+    if (this.closed || this.running.get(call.id) !== call) return
+    this.running.delete(call.id)
+    const trace: ToolCallTrace = {
+      tool: call.tool,
+      args: call.args,
+      ok: message.ok,
+      ms: Math.round(performance.now() - call.startedAt),
+    }
+    if (!message.ok) trace.error = message.error
+    this.calls.push(trace)
+    this.reply(message)
+    this.startQueued()
+    if (this.onCallDone) {
+      try {
+        this.onCallDone(this.calls.length, trace)
+      } catch {
+        // A listener's failure is not the program's.
+      }
+    }
+  }
+
+  private startQueued(): void {
+    while (this.running.size < this.limits.maxConcurrent && this.queueHead < this.queue.length) {
+      const next = this.queue[this.queueHead++]!
+      if (this.queueHead > 1024 && this.queueHead * 2 > this.queue.length) {
+        this.queue.splice(0, this.queueHead)
+        this.queueHead = 0
+      }
+      this.begin(next)
+    }
+  }
+
+  private helper(name: HelperName, args: Record<string, unknown>): unknown {
+    switch (name) {
+      case 'list_callable_tools':
+        return this.host
+          .listTools()
+          .map((tool) => tool.name)
+          .sort()
+      case 'server_status':
+        return this.host.serverStatus()
+      case 'inspect_tool': {
+        const toolName = args.tool_name
+        if (typeof toolName !== 'string')
+          throw new Error('inspect_tool(tool_name=...) needs the tool name as a string')
+        const tool = this.host.getTool(toolName)
+        if (!tool)
+          throw new Error(
+            unknownToolMessage(
+              toolName,
+              this.host.listTools().map((t) => t.name),
+            ),
+          )
+        return describeTool(tool)
+      }
+    }
+  }
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof Error) return error.message
+  return String(error)
+}

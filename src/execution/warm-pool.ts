@@ -1,0 +1,98 @@
+import type {Logger} from '../log.js'
+import type {ProgramChild} from './child.js'
+
+export interface WarmPoolOptions {
+  /** Children kept started ahead (execution.warm_pool); 0 starts each child on demand. */
+  size: number
+  /** Starts one child (spawned, confined, runner loaded once `ready` resolves). */
+  create: () => ProgramChild
+  logger: Logger
+}
+
+/**
+ * Interpreters started ahead, each used for one program and replaced in the background
+ * (SPEC §7 `warm_pool`). A child that fails to start stops the refilling until a child starts
+ * again, so a broken sandbox does not spin; the next run then starts its own child and reports why.
+ */
+export class WarmPool {
+  /** Started for the pool and not handed out yet (starting or ready), oldest first. */
+  private readonly idle: ProgramChild[] = []
+  /** Every child not yet disposed, handed out or not: `close` ends them all. */
+  private readonly live = new Set<ProgramChild>()
+  private refillScheduled = false
+  private failing = false
+  private closed = false
+
+  constructor(private readonly options: WarmPoolOptions) {
+    this.refill()
+  }
+
+  /** A child waiting for a program. Rejects with SandboxError when none can be started. */
+  async acquire(): Promise<ProgramChild> {
+    if (this.closed) throw new Error('the warm pool is closed')
+    let child = this.idle.find((candidate) => candidate.usable)
+    // None ready: the oldest one still starting is closer to ready than a new one.
+    child ??= this.idle.find((candidate) => !candidate.usable && !this.failing)
+    if (child) this.idle.splice(this.idle.indexOf(child), 1)
+    else child = this.track(this.options.create())
+    this.scheduleRefill()
+    await child.ready
+    if (!child.usable) throw new Error('the Python child ended before it received the program')
+    if (this.failing) {
+      // Children start again: refill.
+      this.failing = false
+      this.scheduleRefill()
+    }
+    return child
+  }
+
+  /** Kills every child, handed out or not, and waits until their scratch directories are gone. */
+  async close(): Promise<void> {
+    this.closed = true
+    this.idle.length = 0
+    const children = [...this.live]
+    for (const child of children) child.kill()
+    await Promise.all(children.map((child) => child.disposed))
+  }
+
+  private track(child: ProgramChild): ProgramChild {
+    this.live.add(child)
+    void child.disposed.then(() => {
+      this.live.delete(child)
+      const index = this.idle.indexOf(child)
+      if (index !== -1) {
+        // Died while waiting (killed from outside, out of memory...): replace it.
+        this.idle.splice(index, 1)
+        this.scheduleRefill()
+      }
+    })
+    return child
+  }
+
+  private scheduleRefill(): void {
+    if (this.refillScheduled || this.closed || this.options.size === 0) return
+    this.refillScheduled = true
+    // Spawning blocks the event loop for a fork: let the current run's program go out first.
+    setImmediate(() => {
+      this.refillScheduled = false
+      this.refill()
+    })
+  }
+
+  private refill(): void {
+    while (!this.closed && !this.failing && this.idle.length < this.options.size) {
+      const child = this.track(this.options.create())
+      this.idle.push(child)
+      child.ready.then(
+        () => {
+          this.failing = false
+        },
+        (error: Error) => {
+          if (this.closed) return
+          this.failing = true
+          this.options.logger.warn(`a warm Python child failed to start: ${error.message}`)
+        },
+      )
+    }
+  }
+}

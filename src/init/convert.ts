@@ -1,0 +1,156 @@
+import {launchesSelf} from '../config/load.js'
+import type {ServerConfig} from '../config/schema.js'
+import {normaliseName} from '../downstream/naming.js'
+import {isRecord, type RawServer} from './sources.js'
+
+export type ConvertResult =
+  {ok: true; server: ServerConfig; notes: string[]} | {ok: false; reason: string; self?: boolean}
+
+const HTTP_TYPES = new Set(['http', 'streamable-http', 'streamableHttp', 'streamable_http'])
+
+/**
+ * One Claude server entry as a ptc-mcp server. Field values are kept as written: Claude Code expands
+ * `${VAR}` and `${VAR:-default}` in the same fields with the same syntax ptc-mcp does, so references
+ * keep working. Claude Desktop expands nothing, so a literal `${` from there is escaped as `$${`.
+ * The name is the Claude name; {@link assignNames} makes it a valid, unique ptc-mcp name.
+ */
+export function convertServer({name, entry, origin}: RawServer): ConvertResult {
+  if (!isRecord(entry)) return {ok: false, reason: 'the entry is not an object'}
+  if (entry.disabled === true) return {ok: false, reason: 'marked "disabled" in the source'}
+  const literal = origin.scope === 'claude-desktop' ? escapeReferences : (value: string) => value
+  const notes: string[] = []
+  const type = transportOf(entry, notes)
+  if (type === undefined) return {ok: false, reason: 'neither a "command" (stdio) nor a "url" (http, sse)'}
+
+  if (type === 'stdio') {
+    if (typeof entry.command !== 'string' || entry.command.trim() === '') {
+      return {ok: false, reason: 'stdio entry without a "command"'}
+    }
+    const args = stringArray(entry.args)
+    if (args === undefined) return {ok: false, reason: '"args" is not a list of strings'}
+    const env = stringRecord(entry.env)
+    if (env === undefined) return {ok: false, reason: '"env" is not an object of strings'}
+    const server: ServerConfig = {
+      name,
+      transport: 'stdio',
+      command: literal(entry.command),
+      args: args.map(literal),
+      env: mapValues(env, literal),
+    }
+    const cwd = typeof entry.cwd === 'string' && entry.cwd !== '' ? entry.cwd : origin.projectDir
+    // Claude Code starts project servers in the project directory: relative paths in them mean that.
+    if (cwd !== undefined) server.cwd = literal(cwd)
+    if (runsPtcMcp(server)) {
+      return {ok: false, self: true, reason: 'it runs ptc-mcp itself (ptc-mcp proxying itself would recurse)'}
+    }
+    return {ok: true, server, notes}
+  }
+
+  if (type !== 'http' && type !== 'sse') {
+    return {ok: false, reason: `transport "${type}" is not supported by ptc-mcp (stdio, http, sse)`}
+  }
+  if (entry.headersHelper !== undefined) {
+    return {ok: false, reason: 'its headers come from a "headersHelper" command, which ptc-mcp cannot run'}
+  }
+  if (entry.oauth !== undefined) {
+    return {ok: false, reason: 'it signs in with OAuth ("oauth" settings), which ptc-mcp does not do'}
+  }
+  if (typeof entry.url !== 'string' || entry.url.trim() === '')
+    return {ok: false, reason: `${type} entry without a "url"`}
+  const {url} = entry
+  // A URL built from ${VAR} can only be checked once expanded, when ptc-mcp loads the config.
+  if (!url.includes('${') && !isHttpUrl(url)) return {ok: false, reason: `"url" is not an http(s) URL`}
+  const headers = stringRecord(entry.headers)
+  if (headers === undefined) return {ok: false, reason: '"headers" is not an object of strings'}
+  if (Object.keys(headers).length === 0) {
+    notes.push(
+      'no headers: if Claude signs in to it with OAuth, ptc-mcp cannot; give it an Authorization header',
+    )
+  }
+  return {
+    ok: true,
+    server: {name, transport: type, url: literal(url), headers: mapValues(headers, literal)},
+    notes,
+  }
+}
+
+/**
+ * ptc-mcp's transport for an entry: Claude's `type`, or, when absent, stdio for a command and
+ * streamable HTTP for a URL (sse when the path ends in /sse, the convention of SSE servers).
+ */
+function transportOf(entry: Record<string, unknown>, notes: string[]): string | undefined {
+  const {type} = entry
+  if (typeof type === 'string' && type !== '') return HTTP_TYPES.has(type) ? 'http' : type
+  if (entry.command !== undefined) return 'stdio'
+  if (typeof entry.url !== 'string') return undefined
+  const sse = /\/sse\/?$/.test(entry.url.split(/[?#]/, 1)[0] ?? '')
+  notes.push(`no "type" given for ${entry.url}; assumed ${sse ? 'sse' : 'http (streamable HTTP)'}`)
+  return sse ? 'sse' : 'http'
+}
+
+/**
+ * Whether a stdio server runs ptc-mcp: what the loader refuses (`ptc-mcp serve`, this package's
+ * bin), and any command or argument naming ptc-mcp (or the Python original's `ptc_mcp`).
+ */
+export function runsPtcMcp(server: ServerConfig): boolean {
+  if (server.transport !== 'stdio') return false
+  return launchesSelf(server) || [server.command, ...server.args].some((word) => /ptc[-_]mcp/i.test(word))
+}
+
+/**
+ * Valid, unique ptc-mcp names (SPEC §3): characters outside `[A-Za-z0-9_-]` become `_`, and a name
+ * that would clash with an earlier one once tools are namespaced (`my-srv` vs `my_srv`) gets `_2`,
+ * `_3`... Returns the new names in order.
+ */
+export function assignNames(names: readonly string[]): string[] {
+  const taken = new Set<string>()
+  return names.map((original) => {
+    const base = original.replace(/[^A-Za-z0-9_-]+/gu, '_').replace(/^_+|_+$/g, '') || 'server'
+    let name = base
+    for (let n = 2; taken.has(normaliseName(name)); n++) name = `${base}_${n}`
+    taken.add(normaliseName(name))
+    return name
+  })
+}
+
+function isHttpUrl(value: string): boolean {
+  if (!URL.canParse(value)) return false
+  const {protocol} = new URL(value)
+  return protocol === 'http:' || protocol === 'https:'
+}
+
+/** `${` is ptc-mcp's reference syntax; `$${` is its escape for a literal one. */
+function escapeReferences(value: string): string {
+  // A function, because in a replacement string `$$` itself means one `$`.
+  return value.replaceAll('${', () => '$${')
+}
+
+/** Strings as they are, numbers and booleans as JSON writes them (Claude accepts those too). */
+function scalarString(value: unknown): string | undefined {
+  if (typeof value === 'string') return value
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
+  return undefined
+}
+
+function stringArray(value: unknown): string[] | undefined {
+  if (value === undefined || value === null) return []
+  if (!Array.isArray(value)) return undefined
+  const strings = value.map(scalarString)
+  return strings.every((s) => s !== undefined) ? (strings as string[]) : undefined
+}
+
+function stringRecord(value: unknown): Record<string, string> | undefined {
+  if (value === undefined || value === null) return {}
+  if (!isRecord(value)) return undefined
+  const out: Record<string, string> = {}
+  for (const [key, raw] of Object.entries(value)) {
+    const text = scalarString(raw)
+    if (text === undefined) return undefined
+    out[key] = text
+  }
+  return out
+}
+
+function mapValues(record: Record<string, string>, map: (value: string) => string): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value)]))
+}

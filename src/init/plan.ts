@@ -1,0 +1,197 @@
+/**
+ * `ptc-mcp init` (SPEC §9): a config.yaml from the MCP servers Claude Code or Claude Desktop already
+ * has. Reading and converting happen here, without touching the output; the command decides whether
+ * to write ({@link writeConfigFile}) or print.
+ */
+import type {ServerConfig} from '../config/schema.js'
+import {assignNames, convertServer} from './convert.js'
+import {
+  defaultConfigPath,
+  type InitEnvironment,
+  resolveEnvironment,
+  resolveUserPath,
+  tildify,
+} from './paths.js'
+import {
+  claudeAddCommand,
+  type ClaudeScope,
+  type ConfigEntry,
+  mcpJsonEntry,
+  renderConfigYaml,
+  shellQuote,
+} from './render.js'
+import {protectSecrets, referencedVariables, type SecretFinding, type VariableUse} from './secrets.js'
+import {
+  describeOrigin,
+  discoverServers,
+  type InitSource,
+  type RawServer,
+  type SearchedFile,
+  type ServerOrigin,
+  type SourceScope,
+} from './sources.js'
+
+export {assertWritable, writeConfigFile} from './write.js'
+export {CLAUDE_SCOPES, type ClaudeScope} from './render.js'
+export type {InitSource} from './sources.js'
+
+export interface InitOptions {
+  /** `claude` (Claude Code: `.mcp.json` and `~/.claude.json`), `claude-desktop`, or a JSON file. Default: claude. */
+  from?: InitSource
+  /** Where the config goes; `~/` and relative paths are resolved. Default: `defaultConfigPath()`. */
+  output?: string
+  /** Write `${VAR}` references instead of literal secrets. Default: false (copy them, and say so). */
+  envRefs?: boolean
+  /** Scope in the printed `claude mcp add` line. Default: user. */
+  scope?: ClaudeScope
+  /** Home, cwd, platform and environment variables. Default: the process's own. */
+  environment?: Partial<InitEnvironment>
+}
+
+export interface InitServer {
+  /** The name in config.yaml. */
+  name: string
+  transport: ServerConfig['transport']
+  /** Where it came from, for people: `/repo/.mcp.json (project scope)`. */
+  from: string
+  scope: SourceScope
+  /** The name in Claude, when it had to change. */
+  claudeName?: string
+}
+
+export interface InitSkipped {
+  /** The name in Claude. */
+  name: string
+  reason: string
+  from: string
+}
+
+export interface InitPlan {
+  /** Absolute path the config is for. */
+  output: string
+  /** Every Claude config file looked at. */
+  sources: SearchedFile[]
+  servers: InitServer[]
+  skipped: InitSkipped[]
+  secrets: SecretFinding[]
+  /** Variables ptc-mcp will need in its environment (`${VAR}` without a default). */
+  envVars: VariableUse[]
+  /** Things worth knowing that are not errors: renamed servers, assumed transports, OAuth. */
+  notes: string[]
+  yaml: string
+  claudeAddCommand: string
+  /** The same registration as a `.mcp.json` entry. */
+  mcpJson: ReturnType<typeof mcpJsonEntry>
+  /** Commands that remove the converted servers from Claude Code (for the user to run, if they want). */
+  removeCommands: RemoveCommand[]
+}
+
+export interface RemoveCommand {
+  command: string
+  /** The directory to run it in (local and project scopes), or null. */
+  cwd: string | null
+}
+
+interface Converted {
+  raw: RawServer
+  server: ServerConfig
+  notes: string[]
+}
+
+/** Reads the source, converts every server it can and renders the config. Writes nothing. */
+export async function planInit(options: InitOptions = {}): Promise<InitPlan> {
+  const environment = resolveEnvironment(options.environment)
+  const {home} = environment
+  const output =
+    options.output === undefined
+      ? defaultConfigPath(environment)
+      : resolveUserPath(options.output, environment)
+  const discovered = await discoverServers(options.from ?? 'claude', environment)
+  const from = (origin: ServerOrigin) => describeOrigin(origin, home)
+
+  const skipped: InitSkipped[] = [
+    ...discovered.disabled.map((s) => ({
+      name: s.name,
+      from: from(s.origin),
+      reason: 'disabled in Claude Code for this project',
+    })),
+    ...discovered.overridden.map(({server, by}) => ({
+      name: server.name,
+      from: from(server.origin),
+      reason: `Claude Code uses the one in ${from(by)} instead`,
+    })),
+  ]
+  const converted: Converted[] = []
+  for (const raw of discovered.servers) {
+    const result = convertServer(raw)
+    if (result.ok) converted.push({raw, server: result.server, notes: result.notes})
+    else skipped.push({name: raw.name, from: from(raw.origin), reason: result.reason})
+  }
+
+  const names = assignNames(converted.map((c) => c.raw.name))
+  const notes: string[] = []
+  const renamed = converted.map((c, index) => {
+    const name = names[index] ?? c.raw.name
+    if (name !== c.raw.name)
+      notes.push(`"${c.raw.name}" is named "${name}" in the config (names are [A-Za-z0-9_-]+ and unique)`)
+    notes.push(...c.notes.map((note) => `${name}: ${note}`))
+    return {...c.server, name}
+  })
+  const {servers, secrets} = protectSecrets(renamed, {envRefs: options.envRefs ?? false})
+  const envVars = referencedVariables(servers)
+
+  const entries: ConfigEntry[] = servers.map((server, index) => {
+    const source = converted[index]
+    const comments = [`from ${source ? from(source.raw.origin) : 'unknown'}`]
+    if (source && source.raw.name !== server.name) comments.push(`named "${source.raw.name}" in Claude`)
+    for (const secret of secrets.filter((s) => s.server === server.name && !s.replaced)) {
+      comments.push(
+        `${secret.field} is a literal secret: consider \${${secret.variable}} (ptc-mcp init --env-refs)`,
+      )
+    }
+    return {server, comments}
+  })
+  const found = discovered.sources.filter((s) => s.found).map((s) => tildify(s.path, home))
+  const header = [
+    `ptc-mcp config written by "ptc-mcp init" from ${found.join(' and ') || 'nothing'}.`,
+    'Every key is described in config.example.yaml. ${VAR} and ${VAR:-default} are expanded from',
+    "ptc-mcp's own environment; stdio servers get their env below on top of a minimal one (PATH, HOME, ...),",
+    'not the whole environment Claude gave them.',
+    ...(envVars.length > 0
+      ? [`Variables to export before starting ptc-mcp: ${envVars.map((v) => v.name).join(', ')}.`]
+      : []),
+  ]
+  const scope = options.scope ?? 'user'
+  return {
+    output,
+    sources: discovered.sources,
+    servers: servers.map((server, index) => {
+      const source = converted[index]
+      return {
+        name: server.name,
+        transport: server.transport,
+        from: source ? from(source.raw.origin) : 'unknown',
+        scope: source?.raw.origin.scope ?? 'file',
+        ...(source && source.raw.name !== server.name && {claudeName: source.raw.name}),
+      }
+    }),
+    skipped,
+    secrets,
+    envVars,
+    notes,
+    yaml: renderConfigYaml(entries, header),
+    claudeAddCommand: claudeAddCommand(output, scope, environment.platform),
+    mcpJson: mcpJsonEntry(output),
+    removeCommands: converted.flatMap(({raw}) => removeCommand(raw, environment.platform)),
+  }
+}
+
+/** How to take a server out of Claude Code once ptc-mcp proxies it. Claude Desktop has no CLI for it. */
+function removeCommand({name, origin}: RawServer, platform: NodeJS.Platform): RemoveCommand[] {
+  if (origin.scope !== 'user' && origin.scope !== 'local' && origin.scope !== 'project') return []
+  const command = ['claude', 'mcp', 'remove', '--scope', origin.scope, name]
+    .map((w) => shellQuote(w, platform))
+    .join(' ')
+  // Local and project scopes belong to a directory: the command must run there.
+  return [{command, cwd: origin.scope === 'user' ? null : (origin.projectDir ?? null)}]
+}

@@ -1,0 +1,90 @@
+import {Document, isMap, isSeq} from 'yaml'
+
+import type {ServerConfig} from '../config/schema.js'
+
+/** Claude Code's scopes for `claude mcp add --scope`. */
+export const CLAUDE_SCOPES = ['user', 'project', 'local'] as const
+export type ClaudeScope = (typeof CLAUDE_SCOPES)[number]
+
+/** How Claude starts ptc-mcp: the published package through npx, so nothing needs installing first. */
+const LAUNCH = ['npx', '-y', 'ptc-mcp', 'serve'] as const
+
+export interface ConfigEntry {
+  server: ServerConfig
+  /** Comment lines written above the entry. */
+  comments: string[]
+}
+
+/**
+ * config.yaml text: the header comment, then one entry per server with its comments. Empty `args`,
+ * `env` and `headers` are left out (they default to empty); `args` are written in flow style, as a
+ * command line reads.
+ */
+export function renderConfigYaml(entries: readonly ConfigEntry[], header: readonly string[]): string {
+  const servers = entries.map(({server}) => compact(server))
+  const doc = new Document({servers})
+  doc.commentBefore = header.map((line) => (line ? ` ${line}` : '')).join('\n')
+  const list = doc.get('servers', true)
+  if (isSeq(list)) {
+    list.items.forEach((item, index) => {
+      if (!isMap(item)) return
+      const comments = entries[index]?.comments ?? []
+      if (comments.length > 0) item.commentBefore = comments.map((line) => ` ${line}`).join('\n')
+      if (index > 0) item.spaceBefore = true
+      const args = item.get('args', true)
+      if (isSeq(args)) args.flow = true
+    })
+  }
+  return doc.toString({lineWidth: 0, flowCollectionPadding: false})
+}
+
+/** The fields worth writing, in the order people read them. */
+function compact(server: ServerConfig): Record<string, unknown> {
+  if (server.transport === 'stdio') {
+    return {
+      name: server.name,
+      transport: server.transport,
+      command: server.command,
+      ...(server.args.length > 0 && {args: server.args}),
+      ...(Object.keys(server.env).length > 0 && {env: server.env}),
+      ...(server.cwd !== undefined && {cwd: server.cwd}),
+    }
+  }
+  return {
+    name: server.name,
+    transport: server.transport,
+    url: server.url,
+    ...(Object.keys(server.headers).length > 0 && {headers: server.headers}),
+  }
+}
+
+/** The argv that starts ptc-mcp with this config. */
+export function ptcMcpLaunch(configPath: string): string[] {
+  return [...LAUNCH, '--config', configPath]
+}
+
+/**
+ * `claude mcp add --scope user ptc-mcp -- npx -y ptc-mcp serve --config /abs/config.yaml`. Claude
+ * Code wants every option before the name, and `--` before the server's own command line.
+ */
+export function claudeAddCommand(configPath: string, scope: ClaudeScope, platform: NodeJS.Platform): string {
+  const quote = (word: string) => shellQuote(word, platform)
+  return ['claude', 'mcp', 'add', '--scope', scope, 'ptc-mcp', '--', ...ptcMcpLaunch(configPath)]
+    .map(quote)
+    .join(' ')
+}
+
+/** The same registration as a `.mcp.json` (or Claude Desktop) entry. */
+export function mcpJsonEntry(configPath: string): {
+  mcpServers: Record<string, {type: 'stdio'; command: string; args: string[]}>
+} {
+  const [command = 'npx', ...args] = ptcMcpLaunch(configPath)
+  return {mcpServers: {'ptc-mcp': {type: 'stdio', command, args}}}
+}
+
+/** A word as a shell reads it back: bare when safe, else single-quoted (double-quoted on Windows). */
+export function shellQuote(word: string, platform: NodeJS.Platform = process.platform): string {
+  if (/^[\w@%+=:,./-]+$/.test(word)) return word
+  if (platform === 'win32') return `"${word.replaceAll('"', '\\"')}"`
+  return `'${word.replaceAll("'", `'\\''`)}'`
+}

@@ -1,0 +1,266 @@
+import {spawn} from 'node:child_process'
+import {chmod, mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {dirname, join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+import {SandboxError} from '../../errors.js'
+import {type Logger, silentLogger} from '../../log.js'
+import type {Launch, LaunchRequest, PythonInfo, SandboxBackend} from '../backend.js'
+import {bwrapArgs, findBwrap, SANDBOX_ID} from './bwrap.js'
+import {interpreterFiles} from './interpreter-files.js'
+
+/** confine.py: imported by the child's bootstrap, which calls `apply(spec)` before reading the program. */
+export const CONFINE_MODULE = fileURLToPath(new URL('confine.py', import.meta.url))
+const PROBE_SCRIPT = fileURLToPath(new URL('probe.py', import.meta.url))
+const RUNTIME_DIR = dirname(CONFINE_MODULE)
+
+/** The object handed to confine.py's `apply()`, as the runner's start message carries it. */
+export interface LinuxConfineSpec {
+  [key: string]: unknown
+  /** Absolute path of confine.py. */
+  module: string
+  tier: string
+  /** Whether the child runs inside bwrap's namespaces. */
+  namespace: boolean
+  /** When the child starts as root: the uid/gid to become if it can still read the interpreter;
+   * otherwise it stays uid 0 without any capability. */
+  dropRoot: {uid: number; gid: number}
+  landlock: {required: boolean; readOnly: string[]; readWrite: string[]; devices: string[]}
+  seccomp: {required: true}
+}
+
+export interface LinuxBackendOptions {
+  /** Use bwrap's namespaces when bwrap is installed and works. Default: true, unless the
+   * environment variable PTC_MCP_BWRAP is "0". */
+  bwrap?: boolean
+  logger?: Logger
+}
+
+/** What the once-per-process probe found for one interpreter. */
+interface Verified {
+  tier: string
+  bwrap: string | undefined
+  landlockAbi: number
+}
+
+interface ProbeOutput {
+  confined: boolean
+  error?: string
+  report?: {landlockAbi?: number; identity?: string}
+  refused?: Record<string, boolean>
+  hidden?: boolean
+  works?: Record<string, boolean>
+  uid?: number
+}
+
+const FIX =
+  'use a Linux kernel with Landlock (5.13+, "landlock" in the lsm= boot list) and seccomp, or install bubblewrap; ' +
+  'execution.sandbox: none runs programs without isolation'
+
+export function createLinuxBackend(options: LinuxBackendOptions = {}): SandboxBackend {
+  const logger = options.logger ?? silentLogger
+  const verified = new Map<string, Promise<Verified>>()
+
+  function verify(python: PythonInfo): Promise<Verified> {
+    if (process.platform !== 'linux') {
+      return Promise.reject(
+        new SandboxError(`the linux sandbox runs on Linux only (this is ${process.platform})`, {
+          suggestion: 'set execution.sandbox: auto to pick the backend of this platform',
+        }),
+      )
+    }
+    const useBwrap = options.bwrap ?? process.env.PTC_MCP_BWRAP !== '0'
+    const key = `${python.executable}\0${useBwrap}`
+    let result = verified.get(key)
+    if (!result) {
+      result = verifyTiers(python, useBwrap, logger)
+      verified.set(key, result)
+      // A failed probe is not remembered: the fix (installing something) may come while we run.
+      result.catch(() => verified.delete(key))
+    }
+    return result
+  }
+
+  return {
+    name: 'linux',
+    async check(python) {
+      const {tier} = await verify(python)
+      return {tier}
+    },
+    async launch(request) {
+      const state = await verify(request.python)
+      return linuxLaunch(request, state)
+    },
+  }
+}
+
+/** The default instance: bwrap when usable (PTC_MCP_BWRAP=0 turns it off). */
+export const linuxBackend: SandboxBackend = createLinuxBackend()
+
+function tierName(bwrap: boolean, landlockAbi: number): string {
+  return `linux:${[bwrap ? 'bwrap' : '', landlockAbi > 0 ? 'landlock' : '', 'seccomp'].filter(Boolean).join('+')}`
+}
+
+async function linuxLaunch(request: LaunchRequest, state: Verified): Promise<Launch> {
+  const files = await interpreterFiles(request.python)
+  const readOnly = [...new Set([...files.readOnly, ...request.runtimePaths, RUNTIME_DIR])]
+  const confine: LinuxConfineSpec = {
+    module: CONFINE_MODULE,
+    tier: state.tier,
+    namespace: state.bwrap !== undefined,
+    dropRoot: {uid: SANDBOX_ID, gid: SANDBOX_ID},
+    // Inside bwrap only these paths exist anyway; Landlock is then a second wall, not the only one.
+    landlock: {
+      required: state.bwrap === undefined,
+      readOnly,
+      // Inside bwrap /tmp is the same private tmpfs as the scratch dir.
+      readWrite: state.bwrap === undefined ? [request.scratchDir] : [request.scratchDir, '/tmp'],
+      devices: files.devices,
+    },
+    seccomp: {required: true},
+  }
+  if (state.bwrap === undefined) {
+    return {
+      command: request.python.executable,
+      args: request.pythonArgs,
+      env: request.env,
+      confine,
+      tier: state.tier,
+    }
+  }
+  const args = bwrapArgs({
+    readOnly,
+    devices: files.devices,
+    links: files.links,
+    scratchDir: request.scratchDir,
+    env: request.env,
+    command: request.python.executable,
+    args: request.pythonArgs,
+  })
+  return {command: state.bwrap, args, env: {}, confine, tier: state.tier}
+}
+
+async function verifyTiers(python: PythonInfo, useBwrap: boolean, logger: Logger): Promise<Verified> {
+  const bwrap = useBwrap ? findBwrap() : undefined
+  if (bwrap) {
+    const attempt = await probe(python, {tier: tierName(true, 1), bwrap, landlockAbi: 1})
+    if (attempt.ok) return attempt.verified
+    if (!attempt.bwrapBroken) throw attempt.error
+    logger.info(`bwrap is installed but does not work here (${attempt.reason}); using Landlock and seccomp alone`)
+  } else if (useBwrap) {
+    logger.debug('bwrap is not installed; using Landlock and seccomp alone')
+  }
+  const attempt = await probe(python, {tier: tierName(false, 1), bwrap: undefined, landlockAbi: 1})
+  if (attempt.ok) return attempt.verified
+  throw attempt.error
+}
+
+type ProbeResult =
+  | {ok: true; verified: Verified}
+  | {ok: false; bwrapBroken: true; reason: string}
+  | {ok: false; bwrapBroken: false; error: SandboxError}
+
+/** Runs probe.py exactly as a program child would be run, and checks what it reports. */
+async function probe(python: PythonInfo, candidate: Verified): Promise<ProbeResult> {
+  const base = await mkdtemp(join(tmpdir(), 'ptc-mcp-probe-'))
+  try {
+    // Readable by everyone: only the sandbox may stop the probe from reading the sentinel.
+    await chmod(base, 0o755)
+    const scratchDir = join(base, 'scratch')
+    await mkdir(scratchDir, {mode: 0o700})
+    const sentinel = join(base, 'outside.txt')
+    await writeFile(sentinel, 'not for the sandbox\n', {mode: 0o644})
+    const request: LaunchRequest = {
+      python,
+      pythonArgs: [],
+      scratchDir,
+      runtimePaths: [RUNTIME_DIR],
+      env: {HOME: scratchDir, TMPDIR: scratchDir, PATH: '/usr/bin:/bin', LANG: 'C.UTF-8'},
+    }
+    const draft = await linuxLaunch(request, candidate)
+    request.pythonArgs = ['-I', '-S', '-B', PROBE_SCRIPT, JSON.stringify(draft.confine), sentinel]
+    const launch = await linuxLaunch(request, candidate)
+    const run = await runProbe(launch, scratchDir)
+    const output = parseProbeOutput(run.stdout)
+    if (!output) {
+      const reason = (run.stderr.trim() || `exit code ${run.code}`).split('\n').slice(-3).join(' ')
+      if (candidate.bwrap && /^bwrap: /m.test(run.stderr)) return {ok: false, bwrapBroken: true, reason}
+      return refusal(`the sandbox probe did not report (${reason})`)
+    }
+    if (!output.confined) return refusal(`the sandbox cannot be applied: ${output.error ?? 'unknown error'}`)
+    const allowed = Object.entries(output.refused ?? {})
+      .filter(([, wasRefused]) => !wasRefused)
+      .map(([name]) => name)
+    if (!output.refused || allowed.length > 0) {
+      return refusal(`the sandbox did not take effect: the probe could ${allowed.join(', ') || 'not run its checks'}`)
+    }
+    if (candidate.bwrap && output.hidden !== true) {
+      return refusal('bwrap ran but the host file system was still visible inside it')
+    }
+    const broken = Object.entries(output.works ?? {})
+      .filter(([, worked]) => !worked)
+      .map(([name]) => name)
+    if (!output.works || broken.length > 0) {
+      return refusal(`the sandbox breaks what programs need: ${broken.join(', ') || 'no report'}`)
+    }
+    const landlockAbi = output.report?.landlockAbi ?? 0
+    return {
+      ok: true,
+      verified: {tier: tierName(candidate.bwrap !== undefined, landlockAbi), bwrap: candidate.bwrap, landlockAbi},
+    }
+  } finally {
+    await rm(base, {recursive: true, force: true})
+  }
+}
+
+function refusal(message: string): ProbeResult {
+  return {ok: false, bwrapBroken: false, error: new SandboxError(`linux sandbox unavailable: ${message}`, {suggestion: FIX})}
+}
+
+function parseProbeOutput(stdout: string): ProbeOutput | undefined {
+  const line = stdout.trim().split('\n').pop()
+  if (!line) return undefined
+  try {
+    const parsed = JSON.parse(line) as unknown
+    return typeof parsed === 'object' && parsed !== null && 'confined' in parsed ? (parsed as ProbeOutput) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const PROBE_TIMEOUT_MS = 20_000
+
+function runProbe(launch: Launch, cwd: string): Promise<{code: number | null; stdout: string; stderr: string}> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(launch.command, launch.args, {
+      cwd,
+      env: launch.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      if (stdout.length < 1_000_000) stdout += chunk
+    })
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      if (stderr.length < 1_000_000) stderr += chunk
+    })
+    const timer = setTimeout(() => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL')
+      } catch {
+        // already gone
+      }
+    }, PROBE_TIMEOUT_MS)
+    child.on('error', (error) => {
+      clearTimeout(timer)
+      reject(new SandboxError(`cannot start the sandbox probe: ${error.message}`, {suggestion: FIX, cause: error}))
+    })
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({code, stdout, stderr})
+    })
+  })
+}

@@ -1,0 +1,190 @@
+import {readFile, stat, writeFile} from 'node:fs/promises'
+import {join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+import {afterEach, beforeEach, describe, expect, it, vi} from 'vitest'
+
+import Init, {type InitResult} from '../../src/commands/init.js'
+import {loadConfig} from '../../src/config/load.js'
+import {type ClaudeSandbox, createClaudeSandbox} from '../fixtures/claude/setup.js'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const FIXTURE_ENV = {
+  GITHUB_TOKEN: 'g',
+  PGPASSWORD: 'p',
+  SEARCH_TOKEN: 's',
+  EVENTS_API_KEY: 'e',
+  NOTION_TOKEN: 'n',
+}
+
+let sandbox: ClaudeSandbox
+let saved: {cwd: string; env: Record<string, string | undefined>}
+
+/** Variables the command reads. Set and restored one by one: os.homedir() reads the real environment. */
+const ENV_KEYS = ['HOME', 'XDG_CONFIG_HOME', 'CLAUDE_CONFIG_DIR', 'PTC_MCP_CONFIG'] as const
+
+function setEnv(key: string, value: string | undefined): void {
+  if (value === undefined) delete process.env[key]
+  else process.env[key] = value
+}
+
+beforeEach(async () => {
+  sandbox = await createClaudeSandbox()
+  saved = {cwd: process.cwd(), env: Object.fromEntries(ENV_KEYS.map((key) => [key, process.env[key]]))}
+  // The command reads the real process's home and directory: point both at the fixtures.
+  for (const key of ENV_KEYS) setEnv(key, undefined)
+  setEnv('HOME', sandbox.home)
+  process.chdir(sandbox.project)
+})
+
+afterEach(async () => {
+  process.chdir(saved.cwd)
+  for (const key of ENV_KEYS) setEnv(key, saved.env[key])
+  process.exitCode = undefined
+  await sandbox.cleanup()
+})
+
+interface Run {
+  result?: InitResult
+  error?: Error & {oclif?: {exit?: number}; code?: string}
+  stdout: string
+  stderr: string
+  exitCode: number | string | undefined
+}
+
+/** Runs `ptc-mcp init` in-process with stdout and stderr captured. */
+async function runInit(argv: string[]): Promise<Run> {
+  const out: string[] = []
+  const err: string[] = []
+  const capture = (sink: string[]) => (chunk: string | Uint8Array) => {
+    sink.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'))
+    return true
+  }
+  const stdout = vi
+    .spyOn(process.stdout, 'write')
+    .mockImplementation(capture(out) as typeof process.stdout.write)
+  const stderr = vi
+    .spyOn(process.stderr, 'write')
+    .mockImplementation(capture(err) as typeof process.stderr.write)
+  const run: Run = {stdout: '', stderr: '', exitCode: undefined}
+  try {
+    run.result = await Init.run(argv, ROOT)
+  } catch (error) {
+    run.error = error as Run['error']
+  } finally {
+    stdout.mockRestore()
+    stderr.mockRestore()
+  }
+  run.stdout = out.join('')
+  run.stderr = err.join('')
+  run.exitCode = process.exitCode
+  process.exitCode = undefined
+  return run
+}
+
+const defaultPath = () => join(sandbox.home, '.config', 'ptc-mcp', 'config.yaml')
+
+describe('ptc-mcp init', () => {
+  it('writes a config that loads, without ptc-mcp itself, and prints how to register it', async () => {
+    const run = await runInit([])
+    expect(run.error).toBeUndefined()
+    const path = defaultPath()
+    expect(run.result?.written).toBe(path)
+    const loaded = await loadConfig({flag: path, env: FIXTURE_ENV, cwd: sandbox.project})
+    expect(loaded.warnings).toEqual([])
+    expect(loaded.config.servers.map((s) => s.name)).toEqual([
+      'postgres',
+      'time',
+      'filesystem',
+      'search',
+      'events',
+      'github',
+      'notion',
+    ])
+    expect(run.stdout).toContain(
+      `claude mcp add --scope user ptc-mcp -- npx -y ptc-mcp serve --config ${path}\n`,
+    )
+    expect(run.stdout).toMatch(/ptc-mcp: it runs ptc-mcp itself/)
+    expect(run.stdout).toContain('claude mcp remove --scope user notion')
+    // Each copied literal secret is a warning on stderr.
+    expect(run.stderr).toMatch(/notion: headers\.Authorization is a literal secret/)
+    expect(run.stderr.match(/literal secret/g)).toHaveLength(4)
+    expect((await stat(path)).mode & 0o777).toBe(0o600)
+  })
+
+  it('refuses to overwrite an existing config without --force (exit code 2)', async () => {
+    const path = join(sandbox.project, 'existing.yaml')
+    await writeFile(path, '# mine\n')
+    const run = await runInit(['--output', path])
+    expect(run.error?.oclif?.exit).toBe(2)
+    expect(run.error?.code).toBe('FILE_EXISTS')
+    expect(run.error?.message).toContain(path)
+    expect(await readFile(path, 'utf8')).toBe('# mine\n')
+
+    const forced = await runInit(['--output', path, '--force'])
+    expect(forced.error).toBeUndefined()
+    expect(forced.result?.backup).toBe(`${path}.bak`)
+    expect(await readFile(`${path}.bak`, 'utf8')).toBe('# mine\n')
+    expect(await readFile(path, 'utf8')).toMatch(/^# ptc-mcp config written by/)
+  })
+
+  it('writes to --config when no --output is given', async () => {
+    const run = await runInit(['--config', 'here.yaml'])
+    expect(run.result?.written).toBe(join(sandbox.project, 'here.yaml'))
+    expect(run.stdout).toContain(`--config ${join(sandbox.project, 'here.yaml')}`)
+  })
+
+  it('--json returns the report and prints only that JSON', async () => {
+    const run = await runInit(['--json', '--env-refs', '--scope', 'local'])
+    const json = JSON.parse(run.stdout) as InitResult
+    expect(json).toEqual(run.result)
+    expect(json.written).toBe(defaultPath())
+    expect(json.servers).toContainEqual({
+      name: 'notion',
+      transport: 'http',
+      from: '~/.claude.json, user scope',
+      scope: 'user',
+    })
+    expect(json.skipped).toContainEqual(
+      expect.objectContaining({name: 'ptc-mcp', reason: expect.stringMatching(/ptc-mcp itself/)}),
+    )
+    expect(json.secrets).toContainEqual({
+      server: 'notion',
+      field: 'headers.Authorization',
+      variable: 'NOTION_TOKEN',
+      replaced: true,
+    })
+    expect(json.envVars.map((v) => v.name)).toContain('NOTION_TOKEN')
+    expect(json.claudeAddCommand).toBe(
+      `claude mcp add --scope local ptc-mcp -- npx -y ptc-mcp serve --config ${defaultPath()}`,
+    )
+    expect(json.yaml).toBe(await readFile(defaultPath(), 'utf8'))
+    expect(json.yaml).not.toContain('ntn_example_not_real')
+    expect(run.stderr).toBe('')
+  })
+
+  it('--json reports an existing file as a JSON error with exit code 2', async () => {
+    await runInit([])
+    const run = await runInit(['--json'])
+    expect(run.exitCode).toBe(2)
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      error: {code: 'FILE_EXISTS', suggestion: expect.stringMatching(/--force/)},
+    })
+  })
+
+  it('--dry-run prints the config on stdout, the report on stderr, and writes nothing', async () => {
+    const run = await runInit(['--dry-run', '--from', 'claude-desktop'])
+    expect(run.result?.written).toBeNull()
+    expect(run.stdout).toMatch(/^# ptc-mcp config written by/)
+    expect(run.stdout).not.toContain('claude mcp add')
+    expect(run.stderr).toContain('claude mcp add --scope user ptc-mcp -- npx -y ptc-mcp serve --config')
+    expect(run.stderr).toContain('Dry run: nothing written')
+    await expect(stat(defaultPath())).rejects.toThrow()
+  })
+
+  it('fails with exit code 2 when the source does not exist', async () => {
+    const run = await runInit(['--from', 'missing.json'])
+    expect(run.error?.oclif?.exit).toBe(2)
+    expect(run.error?.code).toBe('SOURCE_NOT_FOUND')
+  })
+})

@@ -1,0 +1,41 @@
+import {executionSchema, type ExecutionConfig} from '../../src/config/schema.js'
+import type {ToolHost} from '../../src/downstream/types.js'
+import {ProgramEngine, type RunOutcome} from '../../src/execution/engine.js'
+import {resolvePython} from '../../src/execution/python.js'
+import type {SandboxBackend} from '../../src/sandbox/backend.js'
+
+/** A host with no downstream tools: the escape suite only needs the child. */
+export const noTools: ToolHost = {
+  listTools: () => [],
+  getTool: () => undefined,
+  unavailableServers: () => [],
+  serverStatus: () => [],
+  async callTool() {
+    throw new Error('no tools here')
+  },
+  async waitForInitialConnections() {},
+}
+
+/** The interpreter tests run programs with: PTC_MCP_TEST_PYTHON, else python3 on PATH. */
+export function testPython(): string {
+  return process.env.PTC_MCP_TEST_PYTHON ?? 'python3'
+}
+
+export interface EngineHandle {
+  run(code: string): Promise<RunOutcome>
+  close(): Promise<void>
+}
+
+export async function startEngine(
+  backend: SandboxBackend,
+  execution: Partial<ExecutionConfig> = {},
+): Promise<EngineHandle> {
+  const python = await resolvePython(testPython())
+  const engine = new ProgramEngine({
+    execution: executionSchema.parse({timeout_seconds: 20, warm_pool: 0, ...execution}),
+    host: noTools,
+    backend,
+    python,
+  })
+  return {run: (code) => engine.run(code), close: () => engine.close()}
+}
