@@ -15,14 +15,28 @@ describe('createToolFilter', () => {
   })
 
   it('keeps only tools matching an allow name or glob', () => {
-    expect(kept({allow: ['mcp__fin__*']})).toEqual(['mcp__fin__query', 'mcp__fin__quote', 'mcp__fin__delete_all'])
-    expect(kept({allow: ['mcp__web__search', 'mcp__fin__qu?r*']})).toEqual(['mcp__fin__query', 'mcp__web__search'])
+    expect(kept({allow: ['mcp__fin__*']})).toEqual([
+      'mcp__fin__query',
+      'mcp__fin__quote',
+      'mcp__fin__delete_all',
+    ])
+    expect(kept({allow: ['mcp__web__search', 'mcp__fin__qu?r*']})).toEqual([
+      'mcp__fin__query',
+      'mcp__web__search',
+    ])
     expect(kept({allow: []})).toEqual([])
   })
 
   it('hides tools matching a block name or glob', () => {
-    expect(kept({block: ['mcp__fin__delete_*']})).toEqual(['mcp__fin__query', 'mcp__fin__quote', 'mcp__web__search'])
-    expect(kept({block: ['mcp__*__search', 'mcp__fin__quote']})).toEqual(['mcp__fin__query', 'mcp__fin__delete_all'])
+    expect(kept({block: ['mcp__fin__delete_*']})).toEqual([
+      'mcp__fin__query',
+      'mcp__fin__quote',
+      'mcp__web__search',
+    ])
+    expect(kept({block: ['mcp__*__search', 'mcp__fin__quote']})).toEqual([
+      'mcp__fin__query',
+      'mcp__fin__delete_all',
+    ])
   })
 
   it('supports brace and class globs', () => {

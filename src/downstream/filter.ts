@@ -13,7 +13,8 @@ export type ToolFilter = (name: string) => boolean
 export function createToolFilter(tools: ToolsConfig = {}): ToolFilter {
   const allow = tools.allow?.map(compile)
   const block = tools.block?.map(compile) ?? []
-  return (name) => (allow === undefined || allow.some((matches) => matches(name))) && !block.some((matches) => matches(name))
+  return (name) =>
+    (allow === undefined || allow.some((matches) => matches(name))) && !block.some((matches) => matches(name))
 }
 
 function compile(pattern: string): (name: string) => boolean {

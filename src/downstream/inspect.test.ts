@@ -22,7 +22,14 @@ describe('describeTool', () => {
       note: NO_OUTPUT_SCHEMA_NOTE,
       signature: expect.stringMatching(/^await mcp__fin__query\(\*, ticker: str\)/),
     })
-    expect(Object.keys(described)).toEqual(['name', 'description', 'inputSchema', 'outputSchema', 'note', 'signature'])
+    expect(Object.keys(described)).toEqual([
+      'name',
+      'description',
+      'inputSchema',
+      'outputSchema',
+      'note',
+      'signature',
+    ])
   })
 
   it('includes a declared outputSchema and no note', () => {
@@ -37,11 +44,15 @@ describe('unknownToolMessage', () => {
   const names = ['mcp__fin__query', 'mcp__fin__quote', 'mcp__web__search']
 
   it('suggests close names', () => {
-    expect(unknownToolMessage('mcp__fin__qeury', names)).toMatch(/^Unknown tool 'mcp__fin__qeury'\. Did you mean mcp__fin__query/)
+    expect(unknownToolMessage('mcp__fin__qeury', names)).toMatch(
+      /^Unknown tool 'mcp__fin__qeury'\. Did you mean mcp__fin__query/,
+    )
   })
 
   it('says so when nothing is close, or nothing is available', () => {
     expect(unknownToolMessage('mcp__x__completely_different', names)).toMatch(/no tool has a similar name/)
-    expect(unknownToolMessage('mcp__x__y', [])).toBe("Unknown tool 'mcp__x__y': no tools are available right now.")
+    expect(unknownToolMessage('mcp__x__y', [])).toBe(
+      "Unknown tool 'mcp__x__y': no tools are available right now.",
+    )
   })
 })

@@ -69,7 +69,8 @@ export class ToolRegistry implements ToolHost {
     this.log = options.logger ?? createLogger()
     this.filter = createToolFilter(config.tools)
     const resultLimit = config.execution?.max_tool_result_bytes ?? 16 * 1024 * 1024
-    const maxMessageBytes = options.maxMessageBytes ?? Math.max(SDK_STDIO_BUFFER, 2 * resultLimit + 1024 * 1024)
+    const maxMessageBytes =
+      options.maxMessageBytes ?? Math.max(SDK_STDIO_BUFFER, 2 * resultLimit + 1024 * 1024)
     this.supervisors = config.servers.map(
       (server) =>
         new ServerSupervisor(server, {
@@ -140,7 +141,10 @@ export class ToolRegistry implements ToolHost {
     const problems = this.validator.checkArguments(tool.inputSchema, args)
     if (problems.length > 0) throw new ToolError(`invalid arguments for ${name}: ${problems.join('; ')}`)
 
-    const result = await supervisor.callTool(tool.tool, args, {signal: options.signal, timeoutMs: options.timeoutMs})
+    const result = await supervisor.callTool(tool.tool, args, {
+      signal: options.signal,
+      timeoutMs: options.timeoutMs,
+    })
     return this.checkResult(tool, result, options.maxResultBytes)
   }
 
@@ -183,7 +187,10 @@ export class ToolRegistry implements ToolHost {
       .filter((s) => name.startsWith(`mcp__${normaliseName(s.name)}__`))
       .sort((a, b) => b.name.length - a.name.length)[0]
     if (owner && !owner.connected) return `server '${owner.name}' is not connected (${owner.reason})`
-    return unknownToolMessage(name, this.sorted.map((t) => t.name))
+    return unknownToolMessage(
+      name,
+      this.sorted.map((t) => t.name),
+    )
   }
 
   private rebuild(): void {
@@ -194,14 +201,18 @@ export class ToolRegistry implements ToolHost {
         const existing = index.get(tool.name)
         if (existing) {
           // Possible only across servers (`a` + `x__y` vs `a__x` + `y`): the first configured wins.
-          this.log.warn(`${tool.name} is offered by '${existing.supervisor.name}' and '${supervisor.name}'; using '${existing.supervisor.name}'`)
+          this.log.warn(
+            `${tool.name} is offered by '${existing.supervisor.name}' and '${supervisor.name}'; using '${existing.supervisor.name}'`,
+          )
           continue
         }
         index.set(tool.name, {tool, supervisor})
       }
     }
     this.index = index
-    this.sorted = [...index.values()].map((e) => e.tool).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    this.sorted = [...index.values()]
+      .map((e) => e.tool)
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     for (const listener of this.listeners) {
       try {
         listener()

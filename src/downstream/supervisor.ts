@@ -173,7 +173,10 @@ export class ServerSupervisor {
     if (options.signal?.aborted) throw new ToolError('tool call cancelled', {cause: options.signal.reason})
     const generation = this.generation
     try {
-      return await client.callTool({name: tool, arguments: args}, {signal: options.signal, timeout: options.timeoutMs})
+      return await client.callTool(
+        {name: tool, arguments: args},
+        {signal: options.signal, timeout: options.timeoutMs},
+      )
     } catch (error) {
       throw this.callError(error, generation, options)
     }
@@ -226,7 +229,10 @@ export class ServerSupervisor {
       this.connectTimeoutMs,
     )
     try {
-      await untilAborted(client.connect(transport, {signal: deadline.signal, timeout: this.connectTimeoutMs}), deadline.signal)
+      await untilAborted(
+        client.connect(transport, {signal: deadline.signal, timeout: this.connectTimeoutMs}),
+        deadline.signal,
+      )
       const tools = await untilAborted(this.fetchTools(client, deadline.signal), deadline.signal)
       if (generation !== this.generation) return
       this.applyTools(tools)
@@ -254,14 +260,16 @@ export class ServerSupervisor {
     }
     client.setNotificationHandler('notifications/tools/list_changed', () => this.refreshTools(generation))
     client.onclose = () => {
-      if (generation === this.generation && this.state === 'connected') this.lose(generation, this.closedReason())
+      if (generation === this.generation && this.state === 'connected')
+        this.lose(generation, this.closedReason())
     }
     client.onerror = (error) => {
       if (generation !== this.generation) return
       this.log.debug(`transport error: ${describeError(error)}`)
       // A remote transport reports a dead server only as errors (a dropped stream, a failed POST):
       // check with a ping before calling the connection lost.
-      if (this.state === 'connected' && this.config.transport !== 'stdio') this.verifyConnection(generation, error)
+      if (this.state === 'connected' && this.config.transport !== 'stdio')
+        this.verifyConnection(generation, error)
     }
   }
 
@@ -271,7 +279,11 @@ export class ServerSupervisor {
     if (!client.getServerCapabilities()?.tools) return []
     // Without a cursor the SDK walks every page (following nextCursor). 'bypass' keeps the SDK's
     // response cache empty, so callTool() does not validate outputSchema a second time: we do.
-    const {tools} = await client.listTools(undefined, {cacheMode: 'bypass', signal, timeout: this.connectTimeoutMs})
+    const {tools} = await client.listTools(undefined, {
+      cacheMode: 'bypass',
+      signal,
+      timeout: this.connectTimeoutMs,
+    })
     return tools
   }
 
@@ -403,19 +415,26 @@ export class ServerSupervisor {
   private callError(error: unknown, generation: number, options: CallOptions): ToolError {
     if (error instanceof ToolError) return error
     if (options.signal?.aborted) return new ToolError('tool call cancelled', {cause: error})
-    if (isTimeout(error)) return new ToolError(`tool call timed out after ${formatSeconds(options.timeoutMs)}`, {cause: error})
+    if (isTimeout(error))
+      return new ToolError(`tool call timed out after ${formatSeconds(options.timeoutMs)}`, {cause: error})
     if (error instanceof ProtocolError) {
       return new ToolError(`server '${this.name}' answered with an error: ${error.message}`, {cause: error})
     }
     if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) {
       return new ToolError(`server '${this.name}' sent an invalid result: ${error.message}`, {cause: error})
     }
-    if (error instanceof SdkError && (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected)) {
+    if (
+      error instanceof SdkError &&
+      (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected)
+    ) {
       const reason = generation !== this.generation && this.lastError ? ` (${this.lastError})` : ''
-      return new ToolError(`lost the connection to server '${this.name}' during the call${reason}`, {cause: error})
+      return new ToolError(`lost the connection to server '${this.name}' during the call${reason}`, {
+        cause: error,
+      })
     }
     // Anything else (a failed HTTP request, a network error) may or may not mean the server is gone.
-    if (this.config.transport !== 'stdio' && generation === this.generation) this.verifyConnection(generation, error)
+    if (this.config.transport !== 'stdio' && generation === this.generation)
+      this.verifyConnection(generation, error)
     return new ToolError(`call to server '${this.name}' failed: ${describeError(error)}`, {cause: error})
   }
 
@@ -432,9 +451,15 @@ export class ServerSupervisor {
   private describeFailure(error: unknown, deadline: AbortSignal): string {
     if (deadline.aborted) return withStderr(describeError(deadline.reason), this.stderrTail)
     const code = errorCode(error)
-    if (this.config.transport === 'stdio' && code === 'ENOENT') return `command not found: ${this.config.command}`
-    if (this.config.transport === 'stdio' && code === 'EACCES') return `command not executable: ${this.config.command}`
-    if (this.config.transport === 'stdio' && error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
+    if (this.config.transport === 'stdio' && code === 'ENOENT')
+      return `command not found: ${this.config.command}`
+    if (this.config.transport === 'stdio' && code === 'EACCES')
+      return `command not executable: ${this.config.command}`
+    if (
+      this.config.transport === 'stdio' &&
+      error instanceof SdkError &&
+      error.code === SdkErrorCode.ConnectionClosed
+    ) {
       return withStderr('server process exited during startup', this.stderrTail)
     }
     return withStderr(describeError(error), this.stderrTail)
@@ -484,7 +509,8 @@ export function describeError(error: unknown): string {
   const parts: string[] = []
   let current: unknown = error
   for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
-    const message = current instanceof Error ? current.message : typeof current === 'string' ? current : safeString(current)
+    const message =
+      current instanceof Error ? current.message : typeof current === 'string' ? current : safeString(current)
     const trimmed = message.trim()
     if (trimmed && !parts.some((p) => p.includes(trimmed))) parts.push(trimmed)
     current = current instanceof Error ? current.cause : undefined

@@ -98,10 +98,11 @@ function createStdioTransport(server: StdioServerConfig, options: TransportOptio
   useLinearFraming(transport, options.maxMessageBytes ?? STDIO_DEFAULT_MAX_BUFFER_SIZE)
   // The PassThrough exists before start(), so early output (a crash at startup) is not lost.
   const stderr = transport.stderr
-  if (stderr) forwardLines(stderr, (line) => {
-    options.logger.info(line)
-    options.onStderrLine?.(line)
-  })
+  if (stderr)
+    forwardLines(stderr, (line) => {
+      options.logger.info(line)
+      options.onStderrLine?.(line)
+    })
   return transport
 }
 
@@ -112,7 +113,12 @@ function createRemoteTransport(server: RemoteServerConfig): Transport {
   return new StreamableHTTPClientTransport(url, {
     requestInit,
     // The supervisor owns reconnecting; the transport only retries its standalone stream briefly.
-    reconnectionOptions: {initialReconnectionDelay: 500, maxReconnectionDelay: 2000, reconnectionDelayGrowFactor: 2, maxRetries: 2},
+    reconnectionOptions: {
+      initialReconnectionDelay: 500,
+      maxReconnectionDelay: 2000,
+      reconnectionDelayGrowFactor: 2,
+      maxRetries: 2,
+    },
   })
 }
 
@@ -138,7 +144,10 @@ export class LineBuffer {
     let newline = chunk.indexOf(0x0a)
     while (newline !== -1) {
       const tail = chunk.subarray(start, newline)
-      const line = this.chunks.length === 0 ? tail : Buffer.concat([...this.chunks, tail], this.pendingBytes + tail.length)
+      const line =
+        this.chunks.length === 0
+          ? tail
+          : Buffer.concat([...this.chunks, tail], this.pendingBytes + tail.length)
       this.chunks = []
       this.pendingBytes = 0
       this.lines.push(line.toString('utf8'))

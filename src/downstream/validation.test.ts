@@ -24,12 +24,18 @@ describe('SchemaValidator.checkArguments', () => {
   const validator = new SchemaValidator()
 
   it('accepts valid arguments', () => {
-    expect(validator.checkArguments(QUERY, {ticker: 'AAPL', limit: 4, period: 'annual', fields: ['profit']})).toEqual([])
+    expect(
+      validator.checkArguments(QUERY, {ticker: 'AAPL', limit: 4, period: 'annual', fields: ['profit']}),
+    ).toEqual([])
   })
 
   it('names the property and the problem', () => {
-    expect(validator.checkArguments(QUERY, {ticker: 'AAPL', limit: 'four'})).toEqual(["argument 'limit': must be integer"])
-    expect(validator.checkArguments(QUERY, {ticker: 'AAPL', limit: 0})).toEqual(["argument 'limit': must be >= 1"])
+    expect(validator.checkArguments(QUERY, {ticker: 'AAPL', limit: 'four'})).toEqual([
+      "argument 'limit': must be integer",
+    ])
+    expect(validator.checkArguments(QUERY, {ticker: 'AAPL', limit: 0})).toEqual([
+      "argument 'limit': must be >= 1",
+    ])
     expect(validator.checkArguments(QUERY, {})).toEqual(["missing required argument 'ticker'"])
   })
 
@@ -65,7 +71,11 @@ describe('SchemaValidator.checkArguments', () => {
   })
 
   it('honours a declared draft-07 dialect', () => {
-    const draft7 = {$schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: {n: {type: 'number'}}}
+    const draft7 = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: {n: {type: 'number'}},
+    }
     expect(validator.checkArguments(draft7, {n: 'x'})).toEqual(["argument 'n': must be number"])
   })
 
@@ -93,7 +103,12 @@ describe('SchemaValidator.checkResult', () => {
   const validator = new SchemaValidator()
   const output = {
     type: 'object',
-    properties: {rows: {type: 'array', items: {type: 'object', properties: {price: {type: 'number'}}, required: ['price']}}},
+    properties: {
+      rows: {
+        type: 'array',
+        items: {type: 'object', properties: {price: {type: 'number'}}, required: ['price']},
+      },
+    },
     required: ['rows'],
   }
 

@@ -17,9 +17,7 @@ type JsonObject = {[key: string]: unknown}
 /** At most this many problems are reported for one value; the rest are counted. */
 const MAX_PROBLEMS = 5
 
-export type CompiledSchema =
-  | {ok: true; validate: JsonSchemaValidator<unknown>}
-  | {ok: false; error: string}
+export type CompiledSchema = {ok: true; validate: JsonSchemaValidator<unknown>} | {ok: false; error: string}
 
 export class SchemaValidator {
   private readonly provider: AjvJsonSchemaValidator
@@ -81,22 +79,25 @@ interface AjvProblem {
 
 /** Splits Ajv's `errorsText` output (`data/a/0 must be number, data must have ...`) back into problems. */
 export function parseAjvErrorsText(text: string): AjvProblem[] {
-  return text
-    .split(/, (?=data[/ ])/)
-    .map((part) => {
-      const match = /^data((?:\/[^ ]*)?) (.*)$/s.exec(part)
-      if (!match) return {path: [], message: part}
-      const pointer = match[1] ?? ''
-      const path = pointer === '' ? [] : pointer.slice(1).split('/').map(decodePointerSegment)
-      return {path, message: match[2] ?? ''}
-    })
+  return text.split(/, (?=data[/ ])/).map((part) => {
+    const match = /^data((?:\/[^ ]*)?) (.*)$/s.exec(part)
+    if (!match) return {path: [], message: part}
+    const pointer = match[1] ?? ''
+    const path = pointer === '' ? [] : pointer.slice(1).split('/').map(decodePointerSegment)
+    return {path, message: match[2] ?? ''}
+  })
 }
 
 function decodePointerSegment(segment: string): string {
   return segment.replaceAll('~1', '/').replaceAll('~0', '~')
 }
 
-function describeProblems(errorsText: string, schema: Record<string, unknown>, value: unknown, noun: Noun): string[] {
+function describeProblems(
+  errorsText: string,
+  schema: Record<string, unknown>,
+  value: unknown,
+  noun: Noun,
+): string[] {
   const messages: string[] = []
   for (const problem of parseAjvErrorsText(errorsText)) {
     for (const message of describeProblem(problem, schema, value, noun)) {
@@ -107,7 +108,12 @@ function describeProblems(errorsText: string, schema: Record<string, unknown>, v
   return [...messages.slice(0, MAX_PROBLEMS), `... and ${messages.length - MAX_PROBLEMS} more`]
 }
 
-function describeProblem(problem: AjvProblem, rootSchema: Record<string, unknown>, rootValue: unknown, noun: Noun): string[] {
+function describeProblem(
+  problem: AjvProblem,
+  rootSchema: Record<string, unknown>,
+  rootValue: unknown,
+  noun: Noun,
+): string[] {
   const {path, message} = problem
   const subject = path.length === 0 ? undefined : `${noun} '${formatPath(path)}'`
   const schema = schemaAt(rootSchema, path)
@@ -119,7 +125,10 @@ function describeProblem(problem: AjvProblem, rootSchema: Record<string, unknown
     return [`missing required ${noun} '${name}'`]
   }
 
-  if (message === 'must NOT have additional properties' || message === 'must NOT have unevaluated properties') {
+  if (
+    message === 'must NOT have additional properties' ||
+    message === 'must NOT have unevaluated properties'
+  ) {
     const extras = unexpectedKeys(schema, value)
     if (extras.length === 0) return [subject ? `${subject}: ${message}` : message]
     const accepted = isObject(schema?.['properties']) ? Object.keys(schema['properties']) : []
@@ -128,7 +137,9 @@ function describeProblem(problem: AjvProblem, rootSchema: Record<string, unknown
   }
 
   if (message === 'must be equal to one of the allowed values' && Array.isArray(schema?.['enum'])) {
-    return [`${subject ?? 'value'}: must be one of ${schema['enum'].map((v) => JSON.stringify(v)).join(', ')}`]
+    return [
+      `${subject ?? 'value'}: must be one of ${schema['enum'].map((v) => JSON.stringify(v)).join(', ')}`,
+    ]
   }
   if (message === 'must be equal to constant' && schema && 'const' in schema) {
     return [`${subject ?? 'value'}: must be ${JSON.stringify(schema['const'])}`]
@@ -170,14 +181,21 @@ function safeRegExp(pattern: string): RegExp | undefined {
  * `additionalProperties` and local `$ref`s; `undefined` when the path leads through anything else
  * (combinators), in which case the message stays as Ajv wrote it.
  */
-function schemaAt(root: Record<string, unknown>, path: readonly string[]): Record<string, unknown> | undefined {
+function schemaAt(
+  root: Record<string, unknown>,
+  path: readonly string[],
+): Record<string, unknown> | undefined {
   let schema: Record<string, unknown> | undefined = resolveRef(root, root)
   for (const segment of path) {
     if (!schema) return undefined
     const properties = schema['properties']
     let next: unknown
     if (isObject(properties) && Object.hasOwn(properties, segment)) next = properties[segment]
-    else if (/^\d+$/.test(segment) && Array.isArray(schema['prefixItems']) && Number(segment) < schema['prefixItems'].length)
+    else if (
+      /^\d+$/.test(segment) &&
+      Array.isArray(schema['prefixItems']) &&
+      Number(segment) < schema['prefixItems'].length
+    )
       next = schema['prefixItems'][Number(segment)]
     else if (/^\d+$/.test(segment) && isObject(schema['items'])) next = schema['items']
     else if (isObject(schema['additionalProperties'])) next = schema['additionalProperties']
@@ -186,7 +204,11 @@ function schemaAt(root: Record<string, unknown>, path: readonly string[]): Recor
   return schema
 }
 
-function resolveRef(root: Record<string, unknown>, schema: Record<string, unknown>, depth = 0): Record<string, unknown> {
+function resolveRef(
+  root: Record<string, unknown>,
+  schema: Record<string, unknown>,
+  depth = 0,
+): Record<string, unknown> {
   const ref = schema['$ref']
   if (typeof ref !== 'string' || !ref.startsWith('#') || depth > 16) return schema
   let target: unknown = root

@@ -136,6 +136,7 @@ export class ProgramEngine {
       {timeoutMs: execution.timeout_seconds * 1000, signal, handlers: broker},
     )
     broker.close()
+    this.pool.refillSoon()
     return this.outcome(run.end, run.output, broker.calls, run.elapsedMs, child.tier)
   }
 

@@ -1,6 +1,9 @@
 import type {Logger} from '../log.js'
 import type {ProgramChild} from './child.js'
 
+/** How long a refill waits after a child was taken, unless the run ends sooner. */
+const REFILL_DELAY_MS = 25
+
 export interface WarmPoolOptions {
   /** Children kept started ahead (execution.warm_pool); 0 starts each child on demand. */
   size: number
@@ -19,7 +22,8 @@ export class WarmPool {
   private readonly idle: ProgramChild[] = []
   /** Every child not yet disposed, handed out or not: `close` ends them all. */
   private readonly live = new Set<ProgramChild>()
-  private refillScheduled = false
+  private refillTimer: NodeJS.Timeout | undefined
+  private refillImmediate: NodeJS.Immediate | undefined
   private failing = false
   private closed = false
 
@@ -35,20 +39,35 @@ export class WarmPool {
     child ??= this.idle.find((candidate) => !candidate.usable && !this.failing)
     if (child) this.idle.splice(this.idle.indexOf(child), 1)
     else child = this.track(this.options.create())
-    this.scheduleRefill()
+    // Spawning blocks the event loop until the new process has exec'd (a fork of this process,
+    // and a wait for the scheduler): let a short program finish first; `refillSoon` comes sooner.
+    this.scheduleRefill(REFILL_DELAY_MS)
     await child.ready
     if (!child.usable) throw new Error('the Python child ended before it received the program')
     if (this.failing) {
       // Children start again: refill.
       this.failing = false
-      this.scheduleRefill()
+      this.refillSoon()
     }
     return child
+  }
+
+  /** Starts the missing children once the current callbacks are done (call when a run ends). */
+  refillSoon(): void {
+    if (this.refillImmediate || this.closed || this.idle.length >= this.options.size) return
+    clearTimeout(this.refillTimer)
+    this.refillTimer = undefined
+    this.refillImmediate = setImmediate(() => {
+      this.refillImmediate = undefined
+      this.refill()
+    })
   }
 
   /** Kills every child, handed out or not, and waits until their scratch directories are gone. */
   async close(): Promise<void> {
     this.closed = true
+    clearTimeout(this.refillTimer)
+    if (this.refillImmediate) clearImmediate(this.refillImmediate)
     this.idle.length = 0
     const children = [...this.live]
     for (const child of children) child.kill()
@@ -63,20 +82,18 @@ export class WarmPool {
       if (index !== -1) {
         // Died while waiting (killed from outside, out of memory...): replace it.
         this.idle.splice(index, 1)
-        this.scheduleRefill()
+        this.refillSoon()
       }
     })
     return child
   }
 
-  private scheduleRefill(): void {
-    if (this.refillScheduled || this.closed || this.options.size === 0) return
-    this.refillScheduled = true
-    // Spawning blocks the event loop for a fork: let the current run's program go out first.
-    setImmediate(() => {
-      this.refillScheduled = false
+  private scheduleRefill(delayMs: number): void {
+    if (this.refillTimer || this.refillImmediate || this.closed || this.options.size === 0) return
+    this.refillTimer = setTimeout(() => {
+      this.refillTimer = undefined
       this.refill()
-    })
+    }, delayMs)
   }
 
   private refill(): void {

@@ -41,12 +41,19 @@ function openRegistry(
 }
 
 /** Resolves once `check()` holds, re-checking on every registry change; fails after `timeoutMs`. */
-function waitFor(registry: ToolRegistry, check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+function waitFor(
+  registry: ToolRegistry,
+  check: () => boolean,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     if (check()) return resolve()
     const timer = setTimeout(() => {
       unsubscribe()
-      reject(new Error(`not ${what} after ${timeoutMs} ms; status: ${JSON.stringify(registry.serverStatus())}`))
+      reject(
+        new Error(`not ${what} after ${timeoutMs} ms; status: ${JSON.stringify(registry.serverStatus())}`),
+      )
     }, timeoutMs)
     const unsubscribe = registry.onChange(() => {
       if (!check()) return
@@ -98,7 +105,13 @@ function isAlive(pid: number): boolean {
 function stdioServerWithPid(name: string, pidFile: string, flags: string[] = []): ServerConfig {
   const {command, args} = fixtureCommand(flags)
   const quoted = [command, ...args].map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(' ')
-  return {name, transport: 'stdio', command: 'sh', args: ['-c', `echo $$ > '${pidFile}'; exec ${quoted}`], env: {}}
+  return {
+    name,
+    transport: 'stdio',
+    command: 'sh',
+    args: ['-c', `echo $$ > '${pidFile}'; exec ${quoted}`],
+    env: {},
+  }
 }
 
 /** Waits (bounded) for a file the server writes as it starts. */
@@ -129,7 +142,10 @@ describe('one registry over stdio, HTTP and SSE', () => {
   let counterFile: string
 
   beforeAll(async () => {
-    ;[http, sse] = await Promise.all([startHttpFixture({transport: 'http'}), startHttpFixture({transport: 'sse'})])
+    ;[http, sse] = await Promise.all([
+      startHttpFixture({transport: 'http'}),
+      startHttpFixture({transport: 'sse'}),
+    ])
     counterFile = join(scratch, 'shared-calls.txt')
     writeFileSync(counterFile, '')
     // Set before the servers start: a stdio server must not inherit it.
@@ -137,7 +153,9 @@ describe('one registry over stdio, HTTP and SSE', () => {
     registry = new ToolRegistry(
       {
         servers: [
-          stdioServer('local-stdio', ['--counter-file', counterFile], {env: {FROM_CONFIG: 'yes'}} as Partial<ServerConfig>),
+          stdioServer('local-stdio', ['--counter-file', counterFile], {
+            env: {FROM_CONFIG: 'yes'},
+          } as Partial<ServerConfig>),
           remoteServer('web', 'http', http.url),
           remoteServer('legacy', 'sse', sse.url),
         ],
@@ -168,13 +186,16 @@ describe('one registry over stdio, HTTP and SSE', () => {
       ['web', 'http', true, 0],
       ['legacy', 'sse', true, 0],
     ])
-    for (const s of registry.serverStatus()) expect(s.tools).toBe(listed.filter((n) => n.startsWith(`mcp__${s.name.replace('-', '_')}__`)).length)
+    for (const s of registry.serverStatus())
+      expect(s.tools).toBe(listed.filter((n) => n.startsWith(`mcp__${s.name.replace('-', '_')}__`)).length)
   })
 
   it('calls tools on every transport and parses the results', async () => {
     for (const server of ['local_stdio', 'web', 'legacy']) {
       await expect(registry.callTool(`mcp__${server}__add`, {a: 1, b: 2}, CALL)).resolves.toEqual({sum: 3})
-      await expect(registry.callTool(`mcp__${server}__echo`, {text: 'hi', upper: true}, CALL)).resolves.toBe('HI')
+      await expect(registry.callTool(`mcp__${server}__echo`, {text: 'hi', upper: true}, CALL)).resolves.toBe(
+        'HI',
+      )
     }
   })
 
@@ -195,24 +216,33 @@ describe('one registry over stdio, HTTP and SSE', () => {
     expect(process.env[SECRET_NAME]).toBe('hunter2')
     await expect(registry.callTool('mcp__local_stdio__env', {name: SECRET_NAME}, CALL)).resolves.toBeNull()
     await expect(registry.callTool('mcp__local_stdio__env', {name: 'FROM_CONFIG'}, CALL)).resolves.toBe('yes')
-    await expect(registry.callTool('mcp__local_stdio__env', {name: 'PATH'}, CALL)).resolves.toEqual(expect.any(String))
+    await expect(registry.callTool('mcp__local_stdio__env', {name: 'PATH'}, CALL)).resolves.toEqual(
+      expect.any(String),
+    )
   })
 
   it('turns isError results and exceptions inside the server into ToolError without reconnecting', async () => {
     for (const server of ['local_stdio', 'web', 'legacy']) {
       const before = status(registry, server === 'local_stdio' ? 'local-stdio' : server)
-      const {calls: first} = (await registry.callTool(`mcp__${server}__call_count`, {}, CALL)) as {calls: number}
+      const {calls: first} = (await registry.callTool(`mcp__${server}__call_count`, {}, CALL)) as {
+        calls: number
+      }
 
-      expect((await toolError(registry.callTool(`mcp__${server}__is_error`, {message: 'no such ticker'}, CALL))).message).toBe(
-        'no such ticker',
+      expect(
+        (await toolError(registry.callTool(`mcp__${server}__is_error`, {message: 'no such ticker'}, CALL)))
+          .message,
+      ).toBe('no such ticker')
+      expect((await toolError(registry.callTool(`mcp__${server}__throws`, {}, CALL))).message).toContain(
+        'boom from fixture',
       )
-      expect((await toolError(registry.callTool(`mcp__${server}__throws`, {}, CALL))).message).toContain('boom from fixture')
-      expect((await toolError(registry.callTool(`mcp__${server}__bad_structured`, {}, CALL))).message).toMatch(
-        /does not match its outputSchema: .*'count': must be integer/,
-      )
+      expect(
+        (await toolError(registry.callTool(`mcp__${server}__bad_structured`, {}, CALL))).message,
+      ).toMatch(/does not match its outputSchema: .*'count': must be integer/)
 
       // Same process, same connection: the server's own call counter kept counting.
-      await expect(registry.callTool(`mcp__${server}__call_count`, {}, CALL)).resolves.toEqual({calls: first + 4})
+      await expect(registry.callTool(`mcp__${server}__call_count`, {}, CALL)).resolves.toEqual({
+        calls: first + 4,
+      })
       const after = status(registry, before.name)
       expect(after).toMatchObject({connected: true, attempts: 0, since: before.since})
     }
@@ -221,14 +251,20 @@ describe('one registry over stdio, HTTP and SSE', () => {
   it('validates arguments before sending: nothing reaches the server', async () => {
     const before = readFileSync(counterFile, 'utf8')
     const wrongType = await toolError(registry.callTool('mcp__local_stdio__add', {a: 'one', b: 2}, CALL))
-    expect(wrongType.message).toBe("invalid arguments for mcp__local_stdio__add: argument 'a': must be number")
+    expect(wrongType.message).toBe(
+      "invalid arguments for mcp__local_stdio__add: argument 'a': must be number",
+    )
     const missing = await toolError(registry.callTool('mcp__local_stdio__add', {a: 1}, CALL))
     expect(missing.message).toContain("missing required argument 'b'")
     const nested = await toolError(
-      registry.callTool('mcp__local_stdio__structured', {ticker: 'X', limit: 2.5, fields: ['revenue', 'loss']}, CALL),
+      registry.callTool(
+        'mcp__local_stdio__structured',
+        {ticker: 'X', limit: 2.5, fields: ['revenue', 'loss']},
+        CALL,
+      ),
     )
     expect(nested.message).toContain("argument 'limit': must be integer")
-    expect(nested.message).toContain("argument 'fields[1]': must be one of \"revenue\", \"profit\"")
+    expect(nested.message).toContain('argument \'fields[1]\': must be one of "revenue", "profit"')
     expect(readFileSync(counterFile, 'utf8')).toBe(before)
 
     await registry.callTool('mcp__local_stdio__echo', {text: 'sent'}, CALL)
@@ -237,16 +273,24 @@ describe('one registry over stdio, HTTP and SSE', () => {
 
   it('rejects a result over max_tool_result_bytes, saying how to ask for less', async () => {
     for (const server of ['local_stdio', 'web', 'legacy']) {
-      const error = await toolError(registry.callTool(`mcp__${server}__big`, {bytes: 5000}, {...CALL, maxResultBytes: 4096}))
+      const error = await toolError(
+        registry.callTool(`mcp__${server}__big`, {bytes: 5000}, {...CALL, maxResultBytes: 4096}),
+      )
       expect(error.message).toMatch(/over the 4 KiB limit/)
       expect(error.message).toContain('request less data: narrower dates, a limit, or a filter')
-      await expect(registry.callTool(`mcp__${server}__big`, {bytes: 4000}, {...CALL, maxResultBytes: 4096})).resolves.toHaveLength(4000)
+      await expect(
+        registry.callTool(`mcp__${server}__big`, {bytes: 4000}, {...CALL, maxResultBytes: 4096}),
+      ).resolves.toHaveLength(4000)
     }
   })
 
   it('carries a 12 MB result from a stdio server (above the SDK default buffer of 10 MB)', async () => {
     const bytes = 12 * 1024 * 1024
-    const value = await registry.callTool('mcp__local_stdio__big', {bytes}, {...CALL, maxResultBytes: 16 * 1024 * 1024})
+    const value = await registry.callTool(
+      'mcp__local_stdio__big',
+      {bytes},
+      {...CALL, maxResultBytes: 16 * 1024 * 1024},
+    )
     expect(value).toHaveLength(bytes)
     expect(status(registry, 'local-stdio')).toMatchObject({connected: true, attempts: 0})
   })
@@ -278,7 +322,11 @@ describe('allow and block', () => {
   })
 
   it('lists and calls only allowed tools', async () => {
-    const registry = openRegistry([remoteServer('web', 'http', http.url)], {}, {allow: ['mcp__web__add', 'mcp__web__e*']})
+    const registry = openRegistry(
+      [remoteServer('web', 'http', http.url)],
+      {},
+      {allow: ['mcp__web__add', 'mcp__web__e*']},
+    )
     await registry.waitForInitialConnections(15_000)
     expect(names(registry)).toEqual(['mcp__web__add', 'mcp__web__echo', 'mcp__web__empty', 'mcp__web__env'])
     expect(registry.getTool('mcp__web__big')).toBeUndefined()
@@ -288,7 +336,11 @@ describe('allow and block', () => {
   })
 
   it('hides and refuses blocked tools', async () => {
-    const registry = openRegistry([remoteServer('web', 'http', http.url)], {}, {block: ['mcp__web__crash', 'mcp__web__*_structured']})
+    const registry = openRegistry(
+      [remoteServer('web', 'http', http.url)],
+      {},
+      {block: ['mcp__web__crash', 'mcp__web__*_structured']},
+    )
     await registry.waitForInitialConnections(15_000)
     const listed = names(registry)
     expect(listed).toContain('mcp__web__add')
@@ -306,7 +358,9 @@ describe('losing and regaining a server', () => {
     expect(names(registry)).toContain('mcp__fx__add')
 
     const seen: {listed: number; unavailable: {name: string; reason: string}[]}[] = []
-    registry.onChange(() => seen.push({listed: registry.listTools().length, unavailable: registry.unavailableServers()}))
+    registry.onChange(() =>
+      seen.push({listed: registry.listTools().length, unavailable: registry.unavailableServers()}),
+    )
 
     const crash = await toolError(registry.callTool('mcp__fx__crash', {}, CALL))
     expect(crash.message).toMatch(/^lost the connection to server 'fx' during the call/)
@@ -321,7 +375,11 @@ describe('losing and regaining a server', () => {
 
     await waitFor(registry, () => status(registry, 'fx').connected, 'reconnected')
     expect(names(registry)).toContain('mcp__fx__add')
-    expect(status(registry, 'fx')).toMatchObject({connected: true, attempts: 0, lastError: 'server process exited'})
+    expect(status(registry, 'fx')).toMatchObject({
+      connected: true,
+      attempts: 0,
+      lastError: 'server process exited',
+    })
     await expect(registry.callTool('mcp__fx__add', {a: 1, b: 1}, CALL)).resolves.toEqual({sum: 2})
   })
 
@@ -386,7 +444,9 @@ describe('servers that cannot be reached', () => {
     expect(reasons['refused']).toMatch(/ECONNREFUSED|fetch failed/)
     expect(reasons['refused-sse']).toMatch(/ECONNREFUSED|fetch failed/)
     const error = await toolError(registry.callTool('mcp__missing__anything', {}, CALL))
-    expect(error.message).toBe("server 'missing' is not connected (command not found: ptc-mcp-no-such-command)")
+    expect(error.message).toBe(
+      "server 'missing' is not connected (command not found: ptc-mcp-no-such-command)",
+    )
 
     // They keep retrying on their own while the good server serves calls.
     await waitFor(registry, () => status(registry, 'refused').attempts >= 3, 'retried')
@@ -416,7 +476,9 @@ describe('servers that cannot be reached', () => {
       backoff: {initialMs: 60_000, maxMs: 60_000},
     })
     await registry.waitForInitialConnections(10_000)
-    expect(registry.unavailableServers()).toEqual([{name: 'hung', reason: 'no answer within 1s (connect timeout)'}])
+    expect(registry.unavailableServers()).toEqual([
+      {name: 'hung', reason: 'no answer within 1s (connect timeout)'},
+    ])
     const pid = Number(readFileSync(pidFile, 'utf8'))
     await registry.close()
     expect(isAlive(pid)).toBe(false)
@@ -425,7 +487,9 @@ describe('servers that cannot be reached', () => {
   it('reports a server that exits at startup with its last stderr line', async () => {
     const registry = openRegistry([stdioServer('quits', ['--exit-at-start'])])
     await registry.waitForInitialConnections(15_000)
-    expect(registry.unavailableServers()[0]?.reason).toMatch(/^server process exited during startup; stderr: .*exiting at start/)
+    expect(registry.unavailableServers()[0]?.reason).toMatch(
+      /^server process exited during startup; stderr: .*exiting at start/,
+    )
   })
 
   it('reports an HTTP error status', async () => {
@@ -467,15 +531,31 @@ describe('tool lists', () => {
   it('follows nextCursor through every page of tools/list', async () => {
     const script = join(scratch, 'paginating-server.mjs')
     writeFileSync(script, PAGINATING_SERVER)
-    const registry = openRegistry([{name: 'paged', transport: 'stdio', command: process.execPath, args: [script], env: {}}])
+    const registry = openRegistry([
+      {name: 'paged', transport: 'stdio', command: process.execPath, args: [script], env: {}},
+    ])
     await registry.waitForInitialConnections(15_000)
-    expect(names(registry)).toEqual(['mcp__paged__t0', 'mcp__paged__t1', 'mcp__paged__t2', 'mcp__paged__t3', 'mcp__paged__t4'])
+    expect(names(registry)).toEqual([
+      'mcp__paged__t0',
+      'mcp__paged__t1',
+      'mcp__paged__t2',
+      'mcp__paged__t3',
+      'mcp__paged__t4',
+    ])
   })
 
   it('keeps the first of two tools whose names normalise alike and reports the clash', async () => {
     const script = join(scratch, 'clashing-server.mjs')
-    writeFileSync(script, PAGINATING_SERVER.replace("const NAMES = ['t0', 't1', 't2', 't3', 't4']", "const NAMES = ['get-data', 'get_data', 'other']"))
-    const registry = openRegistry([{name: 'clash', transport: 'stdio', command: process.execPath, args: [script], env: {}}])
+    writeFileSync(
+      script,
+      PAGINATING_SERVER.replace(
+        "const NAMES = ['t0', 't1', 't2', 't3', 't4']",
+        "const NAMES = ['get-data', 'get_data', 'other']",
+      ),
+    )
+    const registry = openRegistry([
+      {name: 'clash', transport: 'stdio', command: process.execPath, args: [script], env: {}},
+    ])
     await registry.waitForInitialConnections(15_000)
     expect(names(registry)).toEqual(['mcp__clash__get_data', 'mcp__clash__other'])
     expect(registry.getTool('mcp__clash__get_data')?.tool).toBe('get-data')

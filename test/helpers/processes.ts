@@ -1,0 +1,63 @@
+// Process-tree helpers for tests that must prove nothing is left running.
+import {readdirSync, readFileSync} from 'node:fs'
+
+/** Parent pid of every live process, read from /proc (Linux). */
+function parentMap(): Map<number, number> {
+  const parents = new Map<number, number>()
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      // The command name may contain spaces and parentheses: fields start after the last ')'.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      parents.set(Number(entry), Number(fields[1]))
+    } catch {
+      // The process exited while we looked.
+    }
+  }
+  return parents
+}
+
+/** Every descendant of pid (children, grandchildren...). */
+export function descendants(pid: number): number[] {
+  const parents = parentMap()
+  const found: number[] = []
+  const queue = [pid]
+  while (queue.length > 0) {
+    const current = queue.shift()
+    for (const [child, parent] of parents) {
+      if (parent === current) {
+        found.push(child)
+        queue.push(child)
+      }
+    }
+  }
+  return found
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
+  } catch {
+    return false
+  }
+}
+
+export function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim()
+  } catch {
+    return ''
+  }
+}
+
+/** Polls a condition until it holds or the bound passes; returns whether it held. */
+export async function waitUntil(condition: () => boolean, timeoutMs: number, intervalMs = 25): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (condition()) return true
+    await new Promise((resolve) => setTimeout(resolve, intervalMs))
+  }
+  return condition()
+}
