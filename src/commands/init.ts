@@ -1,5 +1,5 @@
 import {homedir} from 'node:os'
-import {createInterface} from 'node:readline/promises'
+import {createInterface} from 'node:readline'
 
 import {Flags} from '@oclif/core'
 
@@ -91,16 +91,13 @@ Writes --output (default: --config, else $XDG_CONFIG_HOME/ptc-mcp/config.yaml), 
   }
 
   private async askEnvRefs(plan: InitPlan): Promise<boolean> {
+    const fields = plan.secrets.map((s) => `${s.server} ${s.field}`).join(', ')
+    const question = `Found ${plan.secrets.length} literal secret(s) (${fields}).\nWrite \${VAR} references instead, for you to export? [Y/n] `
     const prompt = createInterface({input: process.stdin, output: process.stderr})
-    try {
-      const fields = plan.secrets.map((s) => `${s.server} ${s.field}`).join(', ')
-      const answer = await prompt.question(
-        `Found ${plan.secrets.length} literal secret(s) (${fields}).\nWrite \${VAR} references instead, for you to export? [Y/n] `,
-      )
-      return !/^n/i.test(answer.trim())
-    } finally {
-      prompt.close()
-    }
+    const answer = await new Promise<string>((resolve) => {
+      prompt.question(question, resolve)
+    }).finally(() => prompt.close())
+    return !/^n/i.test(answer.trim())
   }
 
   private display(result: InitResult): void {

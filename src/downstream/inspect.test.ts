@@ -1,7 +1,8 @@
 import {describe, expect, it} from 'vitest'
 
-import {describeTool, NO_OUTPUT_SCHEMA_NOTE, unknownToolMessage} from './inspect.js'
 import type {ToolInfo} from './types.js'
+
+import {describeTool, NO_OUTPUT_SCHEMA_NOTE, unknownToolMessage} from './inspect.js'
 
 const QUERY: ToolInfo = {
   name: 'mcp__fin__query',

@@ -1,6 +1,7 @@
+import type {ToolInfo} from './types.js'
+
 import {suggestNames} from './naming.js'
 import {pythonSignature} from './signature.js'
-import type {ToolInfo} from './types.js'
 
 /**
  * What `inspect_tool` returns (SPEC §5), shared by the `inspect` command, the `inspect_tool` MCP

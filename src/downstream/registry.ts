@@ -1,6 +1,7 @@
 import type {CallToolResult} from '@modelcontextprotocol/client'
 
 import type {Config} from '../config/schema.js'
+
 import {createLogger, type Logger} from '../log.js'
 import {createToolFilter, type ToolFilter} from './filter.js'
 import {unknownToolMessage} from './inspect.js'
@@ -37,7 +38,7 @@ export interface DownstreamServerStatus extends ServerStatus {
   warnings?: string[]
 }
 
-type RegistryConfig = Pick<Config, 'servers'> & Partial<Pick<Config, 'tools' | 'execution'>>
+type RegistryConfig = Partial<Pick<Config, 'tools' | 'execution'>> & Pick<Config, 'servers'>
 
 interface Entry {
   tool: ToolInfo
@@ -108,8 +109,18 @@ export class ToolRegistry implements ToolHost {
     const counts = new Map<string, number>()
     for (const {tool} of this.index.values()) counts.set(tool.server, (counts.get(tool.server) ?? 0) + 1)
     return this.supervisors.map((supervisor) => {
-      const {connecting: _connecting, warnings, ...status} = supervisor.status()
-      return {...status, tools: counts.get(supervisor.name) ?? 0, ...(warnings.length > 0 ? {warnings} : {})}
+      const {name, transport, connected, lastError, attempts, since, warnings} = supervisor.status()
+      const tools = counts.get(name) ?? 0
+      return {
+        name,
+        transport,
+        connected,
+        tools,
+        lastError,
+        attempts,
+        since,
+        ...(warnings.length > 0 ? {warnings} : {}),
+      }
     })
   }
 
@@ -210,9 +221,7 @@ export class ToolRegistry implements ToolHost {
       }
     }
     this.index = index
-    this.sorted = [...index.values()]
-      .map((e) => e.tool)
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    this.sorted = [...index.values()].map((e) => e.tool).sort(byName)
     for (const listener of this.listeners) {
       try {
         listener()
@@ -221,6 +230,12 @@ export class ToolRegistry implements ToolHost {
       }
     }
   }
+}
+
+/** Code-point order, as Python's sorted() gives, whatever the locale. */
+function byName(a: ToolInfo, b: ToolInfo): number {
+  if (a.name === b.name) return 0
+  return a.name < b.name ? -1 : 1
 }
 
 /**

@@ -12,7 +12,8 @@ import {createRequire} from 'node:module'
 
 import type {ServerConfig} from '../config/schema.js'
 import type {Logger} from '../log.js'
-import {type NameClash, dedupeTools} from './naming.js'
+
+import {dedupeTools, type NameClash} from './naming.js'
 import {createTransport, transportPid} from './transports.js'
 import {ToolError, type ToolInfo, type TransportKind} from './types.js'
 
@@ -121,7 +122,7 @@ export class ServerSupervisor {
   /** Starts connecting in the background. */
   start(): void {
     if (this.state !== 'idle') return
-    void this.connect()
+    this.attempt()
   }
 
   get connected(): boolean {
@@ -148,7 +149,7 @@ export class ServerSupervisor {
       lastError: this.lastError,
       attempts: this.attempts,
       since: this.since.toISOString(),
-      warnings: this.clashes.map(describeClash),
+      warnings: this.clashes.map((clash) => describeClash(clash)),
     }
   }
 
@@ -168,10 +169,10 @@ export class ServerSupervisor {
    * a protocol error, bad data or a lost connection; returns `isError` results as they are.
    */
   async callTool(tool: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
-    const client = this.client
+    const {client} = this
     if (this.state !== 'connected' || !client) throw new ToolError(this.notConnectedMessage())
     if (options.signal?.aborted) throw new ToolError('tool call cancelled', {cause: options.signal.reason})
-    const generation = this.generation
+    const {generation} = this
     try {
       return await client.callTool(
         {name: tool, arguments: args},
@@ -185,7 +186,7 @@ export class ServerSupervisor {
   /** Stops retrying and closes the connection; a stdio server is shut down in steps (stdin, SIGTERM, SIGKILL). */
   async close(): Promise<void> {
     if (this.state === 'closed') {
-      await Promise.allSettled([...this.closing])
+      await Promise.allSettled(this.closing)
       return
     }
     const wasConnected = this.state === 'connected'
@@ -198,7 +199,14 @@ export class ServerSupervisor {
     this.disconnect()
     if (wasConnected) this.emit()
     this.listeners.clear()
-    await Promise.allSettled([...this.closing])
+    await Promise.allSettled(this.closing)
+  }
+
+  /** Runs one connection attempt in the background; connect() reports its own failures. */
+  private attempt(): void {
+    this.connect().catch((error: unknown) => {
+      this.log.error(`connection attempt failed unexpectedly: ${describeError(error)}`)
+    })
   }
 
   private async connect(): Promise<void> {
@@ -209,14 +217,13 @@ export class ServerSupervisor {
     this.stderrTail.length = 0
     this.log.debug(`connecting (attempt ${this.attempts})`)
 
-    const transport = createTransport(this.config, {
-      logger: this.log,
-      maxMessageBytes: this.maxMessageBytes,
-      onStderrLine: (line) => {
-        this.stderrTail.push({line, at: Date.now()})
-        if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift()
-      },
-    })
+    let transport: Transport
+    try {
+      transport = this.createTransport()
+    } catch (error) {
+      this.fail(describeError(error))
+      return
+    }
     const client = new Client(CLIENT_INFO, {capabilities: {}, listMaxPages: MAX_TOOL_PAGES})
     this.client = client
     this.transport = transport
@@ -250,6 +257,17 @@ export class ServerSupervisor {
     } finally {
       clearTimeout(timer)
     }
+  }
+
+  private createTransport(): Transport {
+    return createTransport(this.config, {
+      logger: this.log,
+      maxMessageBytes: this.maxMessageBytes,
+      onStderrLine: (line) => {
+        this.stderrTail.push({line, at: Date.now()})
+        if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift()
+      },
+    })
   }
 
   private installHandlers(client: Client, generation: number): void {
@@ -308,7 +326,7 @@ export class ServerSupervisor {
       this.refreshAgain = true
       return
     }
-    const client = this.client
+    const {client} = this
     if (this.state !== 'connected' || !client) return
     this.refreshing = (async () => {
       do {
@@ -330,13 +348,13 @@ export class ServerSupervisor {
   }
 
   private verifyConnection(generation: number, cause: unknown): void {
-    const client = this.client
+    const {client} = this
     if (this.verifying || !client) return
     this.verifying = true
     client
       .ping({timeout: Math.min(VERIFY_TIMEOUT_MS, this.connectTimeoutMs)})
       .then(
-        () => undefined,
+        () => {},
         (error: unknown) => {
           // An error answer means the server is there; a slow answer is not a lost connection either.
           if (error instanceof ProtocolError || isTimeout(error)) return
@@ -388,7 +406,7 @@ export class ServerSupervisor {
     clearTimeout(this.retryTimer)
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined
-      if (this.state === 'waiting') void this.connect()
+      if (this.state === 'waiting') this.attempt()
     }, delay)
     // Retrying must not keep a finished CLI command alive; `serve` is kept alive by its own stdin.
     this.retryTimer.unref()
@@ -397,19 +415,19 @@ export class ServerSupervisor {
 
   /** Closes the current client and transport without waiting; close() waits for all of them. */
   private disconnect(): void {
-    const client = this.client
-    const transport = this.transport
+    const {client} = this
+    const {transport} = this
     this.client = undefined
     this.transport = undefined
     if (!client && !transport) return
     const closing = (async () => {
       // Client.close() closes the transport it is attached to; closing the transport as well covers an
       // attempt that failed before the client attached it. Both are idempotent.
-      await client?.close().catch(() => undefined)
-      await transport?.close().catch(() => undefined)
+      await client?.close().catch(() => {})
+      await transport?.close().catch(() => {})
     })()
     this.closing.add(closing)
-    void closing.finally(() => this.closing.delete(closing))
+    closing.finally(() => this.closing.delete(closing)).catch(() => undefined)
   }
 
   private callError(error: unknown, generation: number, options: CallOptions): ToolError {
@@ -484,14 +502,18 @@ export class ServerSupervisor {
 
 function refusalMessage(method: string): string {
   switch (method) {
-    case 'sampling/createMessage':
-      return 'ptc-mcp does not support sampling (sampling/createMessage): tools called from programs cannot ask a model'
-    case 'elicitation/create':
+    case 'elicitation/create': {
       return 'ptc-mcp does not support elicitation (elicitation/create): programs run unattended, there is no user to ask'
-    case 'roots/list':
+    }
+    case 'roots/list': {
       return 'ptc-mcp does not support roots (roots/list)'
-    default:
+    }
+    case 'sampling/createMessage': {
+      return 'ptc-mcp does not support sampling (sampling/createMessage): tools called from programs cannot ask a model'
+    }
+    default: {
       return `ptc-mcp does not support ${method}`
+    }
   }
 }
 

@@ -1,3 +1,5 @@
+import type {Stream} from 'node:stream'
+
 import {
   deserializeMessage,
   type JSONRPCMessage,
@@ -8,7 +10,6 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client'
 import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
-import type {Stream} from 'node:stream'
 import {StringDecoder} from 'node:string_decoder'
 
 import type {RemoteServerConfig, ServerConfig, StdioServerConfig} from '../config/schema.js'
@@ -97,7 +98,7 @@ function createStdioTransport(server: StdioServerConfig, options: TransportOptio
   })
   useLinearFraming(transport, options.maxMessageBytes ?? STDIO_DEFAULT_MAX_BUFFER_SIZE)
   // The PassThrough exists before start(), so early output (a crash at startup) is not lost.
-  const stderr = transport.stderr
+  const {stderr} = transport
   if (stderr)
     forwardLines(stderr, (line) => {
       options.logger.info(line)
@@ -108,7 +109,7 @@ function createStdioTransport(server: StdioServerConfig, options: TransportOptio
 
 function createRemoteTransport(server: RemoteServerConfig): Transport {
   const url = new URL(server.url)
-  const requestInit: RequestInit = {headers: {...server.headers}}
+  const requestInit = {headers: {...server.headers}}
   if (server.transport === 'sse') return new SSEClientTransport(url, {requestInit})
   return new StreamableHTTPClientTransport(url, {
     requestInit,

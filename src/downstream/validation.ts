@@ -1,4 +1,5 @@
 import type {JsonSchemaType, JsonSchemaValidator} from '@modelcontextprotocol/client'
+
 import {AjvJsonSchemaValidator} from '@modelcontextprotocol/client/validators/ajv'
 
 /**
@@ -37,7 +38,8 @@ export class SchemaValidator {
     try {
       // `$id` is dropped: the SDK looks schemas up by `$id` in one shared engine, so two servers
       // that both use `$id: "input"` would otherwise get each other's schema (or a compile error).
-      const {$id: _ignored, ...withoutId} = schema
+      const withoutId = {...schema}
+      delete withoutId['$id']
       compiled = {ok: true, validate: this.provider.getValidator<unknown>(withoutId as JsonSchemaType)}
     } catch (error) {
       compiled = {ok: false, error: error instanceof Error ? error.message : String(error)}
@@ -83,7 +85,13 @@ export function parseAjvErrorsText(text: string): AjvProblem[] {
     const match = /^data((?:\/[^ ]*)?) (.*)$/s.exec(part)
     if (!match) return {path: [], message: part}
     const pointer = match[1] ?? ''
-    const path = pointer === '' ? [] : pointer.slice(1).split('/').map(decodePointerSegment)
+    const path =
+      pointer === ''
+        ? []
+        : pointer
+            .slice(1)
+            .split('/')
+            .map((segment) => decodePointerSegment(segment))
     return {path, message: match[2] ?? ''}
   })
 }
@@ -131,18 +139,16 @@ function describeProblem(
   ) {
     const extras = unexpectedKeys(schema, value)
     if (extras.length === 0) return [subject ? `${subject}: ${message}` : message]
-    const accepted = isObject(schema?.['properties']) ? Object.keys(schema['properties']) : []
+    const accepted = isObject(schema?.properties) ? Object.keys(schema.properties) : []
     const hint = path.length === 0 && accepted.length > 0 ? ` (accepted: ${accepted.join(', ')})` : ''
     return extras.map((key) => `unexpected ${noun} '${formatPath([...path, key])}'${hint}`)
   }
 
-  if (message === 'must be equal to one of the allowed values' && Array.isArray(schema?.['enum'])) {
-    return [
-      `${subject ?? 'value'}: must be one of ${schema['enum'].map((v) => JSON.stringify(v)).join(', ')}`,
-    ]
+  if (message === 'must be equal to one of the allowed values' && Array.isArray(schema?.enum)) {
+    return [`${subject ?? 'value'}: must be one of ${schema.enum.map((v) => JSON.stringify(v)).join(', ')}`]
   }
   if (message === 'must be equal to constant' && schema && 'const' in schema) {
-    return [`${subject ?? 'value'}: must be ${JSON.stringify(schema['const'])}`]
+    return [`${subject ?? 'value'}: must be ${JSON.stringify(schema.const)}`]
   }
   // Ajv phrases a root type error "must be object"; say what was given instead.
   if (path.length === 0 && noun === 'field') return [`result: ${message}`]
@@ -161,8 +167,8 @@ function formatPath(path: readonly string[]): string {
 
 function unexpectedKeys(schema: Record<string, unknown> | undefined, value: unknown): string[] {
   if (!schema || !isObject(value)) return []
-  const properties = isObject(schema['properties']) ? schema['properties'] : {}
-  const patterns = isObject(schema['patternProperties']) ? Object.keys(schema['patternProperties']) : []
+  const properties = isObject(schema.properties) ? schema.properties : {}
+  const patterns = isObject(schema.patternProperties) ? Object.keys(schema.patternProperties) : []
   return Object.keys(value).filter(
     (key) => !Object.hasOwn(properties, key) && !patterns.some((pattern) => safeRegExp(pattern)?.test(key)),
   )
@@ -188,17 +194,17 @@ function schemaAt(
   let schema: Record<string, unknown> | undefined = resolveRef(root, root)
   for (const segment of path) {
     if (!schema) return undefined
-    const properties = schema['properties']
+    const {properties} = schema
     let next: unknown
     if (isObject(properties) && Object.hasOwn(properties, segment)) next = properties[segment]
     else if (
       /^\d+$/.test(segment) &&
-      Array.isArray(schema['prefixItems']) &&
-      Number(segment) < schema['prefixItems'].length
+      Array.isArray(schema.prefixItems) &&
+      Number(segment) < schema.prefixItems.length
     )
-      next = schema['prefixItems'][Number(segment)]
-    else if (/^\d+$/.test(segment) && isObject(schema['items'])) next = schema['items']
-    else if (isObject(schema['additionalProperties'])) next = schema['additionalProperties']
+      next = schema.prefixItems[Number(segment)]
+    else if (/^\d+$/.test(segment) && isObject(schema.items)) next = schema.items
+    else if (isObject(schema.additionalProperties)) next = schema.additionalProperties
     schema = isObject(next) ? resolveRef(root, next) : undefined
   }
   return schema
@@ -209,10 +215,14 @@ function resolveRef(
   schema: Record<string, unknown>,
   depth = 0,
 ): Record<string, unknown> {
-  const ref = schema['$ref']
+  const ref = schema.$ref
   if (typeof ref !== 'string' || !ref.startsWith('#') || depth > 16) return schema
   let target: unknown = root
-  for (const segment of ref.slice(1).split('/').filter(Boolean).map(decodePointerSegment)) {
+  for (const segment of ref
+    .slice(1)
+    .split('/')
+    .filter(Boolean)
+    .map((segment) => decodePointerSegment(segment))) {
     target = isObject(target) ? target[segment] : undefined
   }
   return isObject(target) ? resolveRef(root, target, depth + 1) : schema

@@ -25,8 +25,9 @@ interface PendingCall {
 }
 
 interface RunningCall extends PendingCall {
-  controller: AbortController
   startedAt: number
+  /** The program stopped waiting (e.g. asyncio.wait_for): the result is dropped. */
+  cancelled: boolean
 }
 
 const ENDED_BEFORE_FINISH = 'the program ended before the call finished'
@@ -45,6 +46,8 @@ export class ToolCallBroker implements ChildRequestHandlers {
   private readonly queue: PendingCall[] = []
   private queueHead = 0
   private closed = false
+  /** One signal for all calls of the run (an AbortController per call costs more than the rest). */
+  private readonly runController = new AbortController()
 
   constructor(
     private readonly host: ToolHost,
@@ -76,7 +79,8 @@ export class ToolCallBroker implements ChildRequestHandlers {
   onCancel(id: number): void {
     const running = this.running.get(id)
     if (running) {
-      running.controller.abort(new Error(CANCELLED_BY_PROGRAM))
+      // It keeps its concurrency slot until the server answers or the per-call timeout ends it.
+      running.cancelled = true
       return
     }
     // Not started yet: it never reaches the server.
@@ -99,9 +103,9 @@ export class ToolCallBroker implements ChildRequestHandlers {
     this.closed = true
     this.queue.length = 0
     this.queueHead = 0
+    this.runController.abort(new Error(ENDED_BEFORE_FINISH))
     const now = performance.now()
     for (const call of this.running.values()) {
-      call.controller.abort(new Error(ENDED_BEFORE_FINISH))
       this.calls.push({
         tool: call.tool,
         args: call.args,
@@ -114,20 +118,18 @@ export class ToolCallBroker implements ChildRequestHandlers {
   }
 
   private begin(call: PendingCall): void {
-    const running: RunningCall = {...call, controller: new AbortController(), startedAt: performance.now()}
+    const running: RunningCall = {...call, startedAt: performance.now(), cancelled: false}
     this.running.set(call.id, running)
     this.host
       .callTool(call.tool, call.args, {
-        signal: running.controller.signal,
+        signal: this.runController.signal,
         timeoutMs: this.limits.callTimeoutMs,
         maxResultBytes: this.limits.maxResultBytes,
       })
       .then(
         (value) => this.settle(running, {type: 'result', id: call.id, ok: true, value}),
-        (error: unknown) => {
-          const text = running.controller.signal.aborted ? CANCELLED_BY_PROGRAM : errorText(error)
-          this.settle(running, {type: 'result', id: call.id, ok: false, error: text})
-        },
+        (error: unknown) =>
+          this.settle(running, {type: 'result', id: call.id, ok: false, error: errorText(error)}),
       )
   }
 
@@ -137,10 +139,11 @@ export class ToolCallBroker implements ChildRequestHandlers {
     const trace: ToolCallTrace = {
       tool: call.tool,
       args: call.args,
-      ok: message.ok,
+      ok: message.ok && !call.cancelled,
       ms: Math.round(performance.now() - call.startedAt),
     }
-    if (!message.ok) trace.error = message.error
+    if (call.cancelled) trace.error = CANCELLED_BY_PROGRAM
+    else if (!message.ok) trace.error = message.error
     this.calls.push(trace)
     this.reply(message)
     this.startQueued()

@@ -66,7 +66,7 @@ describe('convertServer', () => {
   it('guesses the transport of a URL without a type, and says so', () => {
     const http = converted({url: 'https://a.example/mcp'})
     expect(http.server.transport).toBe('http')
-    expect(http.notes.join()).toMatch(/assumed http/)
+    expect(http.notes.join(',')).toMatch(/assumed http/)
     expect(converted({url: 'https://a.example/sse?x=1'}).server.transport).toBe('sse')
   })
 

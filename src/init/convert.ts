@@ -105,7 +105,7 @@ export function runsPtcMcp(server: ServerConfig): boolean {
 export function assignNames(names: readonly string[]): string[] {
   const taken = new Set<string>()
   return names.map((original) => {
-    const base = original.replace(/[^A-Za-z0-9_-]+/gu, '_').replace(/^_+|_+$/g, '') || 'server'
+    const base = original.replaceAll(/[^A-Za-z0-9_-]+/gu, '_').replaceAll(/^_+|_+$/g, '') || 'server'
     let name = base
     for (let n = 2; taken.has(normaliseName(name)); n++) name = `${base}_${n}`
     taken.add(normaliseName(name))

@@ -162,7 +162,7 @@ describe('planInit from Claude Code', () => {
       command: 'claude mcp remove --scope local postgres',
       cwd: sandbox.project,
     })
-    expect(result.removeCommands.map((c) => c.command).join()).not.toMatch(/ptc-mcp|socket/)
+    expect(result.removeCommands.map((c) => c.command).join(',')).not.toMatch(/ptc-mcp|socket/)
   })
 
   it('reads ~/.claude.json from $CLAUDE_CONFIG_DIR when set', async () => {
@@ -177,7 +177,7 @@ describe('planInit from Claude Code', () => {
 
   it('fails with a suggestion when Claude Code has no config at all', async () => {
     const error = await plan({environment: {home: join(sandbox.home, 'empty'), cwd: sandbox.home}}).catch(
-      (e: unknown) => e,
+      (error_: unknown) => error_,
     )
     expectPtcError(error, 'SOURCE_NOT_FOUND')
     expect((error as PtcError).suggestion).toMatch(/--from/)
@@ -185,7 +185,7 @@ describe('planInit from Claude Code', () => {
 
   it('reports a Claude config that is not JSON, naming the file', async () => {
     await writeFile(join(sandbox.project, '.mcp.json'), '{"mcpServers": ')
-    const error = await plan().catch((e: unknown) => e)
+    const error = await plan().catch((error_: unknown) => error_)
     expectPtcError(error, 'SOURCE_INVALID')
     expect((error as Error).message).toContain(join(sandbox.project, '.mcp.json'))
   })
@@ -222,7 +222,7 @@ describe('planInit from Claude Desktop or a file', () => {
 
   it('fails when Claude Desktop has no config', async () => {
     const error = await plan({from: 'claude-desktop', environment: {platform: 'darwin'}}).catch(
-      (e: unknown) => e,
+      (error_: unknown) => error_,
     )
     expectPtcError(error, 'SOURCE_NOT_FOUND')
   })
@@ -246,10 +246,10 @@ describe('planInit from Claude Desktop or a file', () => {
   })
 
   it('rejects a missing file and a JSON file without servers', async () => {
-    expectPtcError(await plan({from: 'nope.json'}).catch((e: unknown) => e), 'SOURCE_NOT_FOUND')
+    expectPtcError(await plan({from: 'nope.json'}).catch((error_: unknown) => error_), 'SOURCE_NOT_FOUND')
     const other = join(sandbox.home, 'package.json')
     await writeFile(other, '{"name": "x"}')
-    expectPtcError(await plan({from: other}).catch((e: unknown) => e), 'SOURCE_INVALID')
+    expectPtcError(await plan({from: other}).catch((error_: unknown) => error_), 'SOURCE_INVALID')
   })
 
   it('writes a valid empty config when the source has no servers', async () => {
@@ -290,7 +290,7 @@ describe('writeConfigFile', () => {
   it('never overwrites without force', async () => {
     const path = join(sandbox.home, 'config.yaml')
     await writeFile(path, 'mine\n')
-    const error = await writeConfigFile(path, 'new\n', false).catch((e: unknown) => e)
+    const error = await writeConfigFile(path, 'new\n', false).catch((error_: unknown) => error_)
     expect(error).toMatchObject({
       code: 'FILE_EXISTS',
       exitCode: 2,
@@ -312,7 +312,7 @@ describe('writeConfigFile', () => {
     await mkdir(blocker)
     await writeFile(join(blocker, 'file'), '')
     const error = await writeConfigFile(join(blocker, 'file', 'config.yaml'), 'x', false).catch(
-      (e: unknown) => e,
+      (error_: unknown) => error_,
     )
     expect(error).toMatchObject({code: 'USAGE', exitCode: 2})
   })

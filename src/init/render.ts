@@ -26,14 +26,14 @@ export function renderConfigYaml(entries: readonly ConfigEntry[], header: readon
   doc.commentBefore = header.map((line) => (line ? ` ${line}` : '')).join('\n')
   const list = doc.get('servers', true)
   if (isSeq(list)) {
-    list.items.forEach((item, index) => {
-      if (!isMap(item)) return
+    for (const [index, item] of list.items.entries()) {
+      if (!isMap(item)) continue
       const comments = entries[index]?.comments ?? []
       if (comments.length > 0) item.commentBefore = comments.map((line) => ` ${line}`).join('\n')
       if (index > 0) item.spaceBefore = true
       const args = item.get('args', true)
       if (isSeq(args)) args.flow = true
-    })
+    }
   }
   return doc.toString({lineWidth: 0, flowCollectionPadding: false})
 }

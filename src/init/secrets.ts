@@ -27,11 +27,12 @@ const SECRET_WORD =
   /^(?:(?:API|ACCESS|SECRET|PRIVATE|MASTER|SIGNING|ENCRYPTION|LICENSE|AUTH)?KEY|\w*TOKEN|\w*SECRET|\w*PASSWORD|PASSWD|PASS|PASSPHRASE|AUTH|AUTHORIZATION|CREDENTIALS?|PAT|COOKIE)$/
 
 /** A last word that says the value is about a secret, not the secret: `AUTH_URL`, `KEY_FILE`. */
-const NOT_SECRET_LAST_WORD = new Set([
-  'DIR', 'DISABLED', 'DOMAIN', 'ENABLED', 'ENDPOINT', 'EXPIRES', 'EXPIRY', 'FILE', 'HEADER', 'HOST', 'ID',
-  'LENGTH', 'METHOD', 'MODE', 'NAME', 'PATH', 'PORT', 'PROVIDER', 'REGION', 'SCOPE', 'SCOPES', 'SERVER',
-  'TIMEOUT', 'TYPE', 'URI', 'URL', 'USER', 'USERNAME',
-]) // prettier-ignore
+const NOT_SECRET_LAST_WORD = new Set(
+  (
+    'DIR DISABLED DOMAIN ENABLED ENDPOINT EXPIRES EXPIRY FILE HEADER HOST ID LENGTH METHOD MODE NAME PATH ' +
+    'PORT PROVIDER REGION SCOPE SCOPES SERVER TIMEOUT TYPE URI URL USER USERNAME'
+  ).split(' '),
+)
 
 /** Values that are credentials whatever their key: auth schemes and well-known token prefixes. */
 const SCHEME = /^(Bearer|Token|Basic)\s+(\S.*)$/i

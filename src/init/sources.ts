@@ -141,7 +141,7 @@ async function projectEntry(
   cwd: string,
 ): Promise<{entry: Record<string, unknown>; servers: RawServer[]} | undefined> {
   if (!isRecord(claudeJson) || !isRecord(claudeJson.projects)) return undefined
-  const projects = claudeJson.projects
+  const {projects} = claudeJson
   const real = await realpath(cwd).catch(() => cwd)
   // Claude Code on Windows writes the keys with forward slashes.
   const candidates = [cwd, real].flatMap((dir) => [dir, dir.replaceAll('\\', '/')])

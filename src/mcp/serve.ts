@@ -1,4 +1,4 @@
-import {StdioServerTransport} from '@modelcontextprotocol/server/stdio'
+import {serveStdio as serveMcpStdio, StdioServerTransport} from '@modelcontextprotocol/server/stdio'
 
 import {MAX_TOOL_RESULT_CEILING} from '../config/schema.js'
 import type {Logger} from '../log.js'
@@ -6,30 +6,27 @@ import type {Runtime} from '../runtime.js'
 import {createMcpServer} from './server.js'
 
 /**
- * Serves the three tools over stdio until stdin closes or SIGINT/SIGTERM arrives; then kills every
- * program child, closes downstream servers and resolves. stdout carries protocol messages only.
+ * Serves the three tools over stdio, to 2025-era (initialize handshake) and 2026-07-28 clients
+ * alike, until stdin closes or SIGINT/SIGTERM arrives; then kills every program child, closes the
+ * downstream servers and resolves. stdout carries protocol messages only.
  */
 export async function serveStdio(runtime: Runtime, logger: Logger, version: string): Promise<void> {
-  const server = createMcpServer(runtime, logger, version)
   // Programs of many megabytes get a clear error from the tool rather than a dropped connection.
   const transport = new StdioServerTransport(process.stdin, process.stdout, {maxBufferSize: MAX_TOOL_RESULT_CEILING})
-  await server.connect(transport)
-
   const stopped = new Promise<string>((resolve) => {
-    // The SDK owns the transport's callbacks after connect: chain ours after its own.
-    const sdkOnClose = transport.onclose
-    transport.onclose = () => {
-      sdkOnClose?.()
-      resolve('transport closed')
-    }
     process.stdin.once('end', () => resolve('stdin closed'))
+    process.stdin.once('close', () => resolve('stdin closed'))
     process.once('SIGINT', () => resolve('SIGINT'))
     process.once('SIGTERM', () => resolve('SIGTERM'))
+  })
+  const handle = serveMcpStdio(() => createMcpServer(runtime, logger, version), {
+    transport,
+    onerror: (error) => logger.warn(`protocol: ${error.message}`),
   })
   logger.info('serving on stdio')
   // Start the program engine (Python, sandbox probe, warm pool) while the client is still starting.
   runtime.engine().catch((error: unknown) => logger.warn(`programs cannot run yet: ${String(error)}`))
 
   logger.info(`shutting down (${await stopped})`)
-  await Promise.allSettled([runtime.close(), server.close()])
+  await Promise.allSettled([runtime.close(), handle.close()])
 }

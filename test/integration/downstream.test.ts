@@ -4,10 +4,10 @@ import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node
 import {createServer} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
 import type {ServerConfig} from '../../src/config/schema.js'
+
 import {ToolRegistry, type ToolRegistryOptions} from '../../src/downstream/registry.js'
 import {ToolError} from '../../src/downstream/types.js'
 import {silentLogger} from '../../src/log.js'
@@ -142,7 +142,7 @@ describe('one registry over stdio, HTTP and SSE', () => {
   let counterFile: string
 
   beforeAll(async () => {
-    ;[http, sse] = await Promise.all([
+    [http, sse] = await Promise.all([
       startHttpFixture({transport: 'http'}),
       startHttpFixture({transport: 'sse'}),
     ])
@@ -440,8 +440,8 @@ describe('servers that cannot be reached', () => {
 
     const reasons = Object.fromEntries(registry.unavailableServers().map((s) => [s.name, s.reason]))
     expect(Object.keys(reasons).sort()).toEqual(['missing', 'refused', 'refused-sse'])
-    expect(reasons['missing']).toBe('command not found: ptc-mcp-no-such-command')
-    expect(reasons['refused']).toMatch(/ECONNREFUSED|fetch failed/)
+    expect(reasons.missing).toBe('command not found: ptc-mcp-no-such-command')
+    expect(reasons.refused).toMatch(/ECONNREFUSED|fetch failed/)
     expect(reasons['refused-sse']).toMatch(/ECONNREFUSED|fetch failed/)
     const error = await toolError(registry.callTool('mcp__missing__anything', {}, CALL))
     expect(error.message).toBe(

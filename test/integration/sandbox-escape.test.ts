@@ -182,19 +182,29 @@ control("list scratch", lambda: os.listdir(".") == ["a"] or 1 / 0)
       })
 
       test('../ traversal out of the scratch dir is refused; a subdirectory works', async () => {
+        const escaped = `ptc-escape-dotdot-${process.pid}-${Date.now()}`
         const outcome = await run(`
 attempt("dotdot read", lambda: open("../" * 12 + "etc/passwd").read())
-attempt("dotdot list", lambda: os.listdir(".."))
-attempt("dotdot write", lambda: open("../escaped.txt", "w").write("x"))
+attempt("dotdot list root", lambda: os.listdir("../" * 12))
+attempt("dotdot write root", lambda: open("../" * 12 + "${escaped}", "w").write("x"))
+# One level up is the host's /tmp without bwrap, and the private scratch tmpfs with it.
+try:
+    open("../${escaped}", "w").write("x")
+    print("dotdot write parent: private")
+except OSError as exc:
+    print(f"dotdot write parent: refused ({exc})")
 os.mkdir("sub")
 control("subdir", lambda: open("sub/../sub/f.txt", "w").write("x"))
 `)
         expectVerdicts(outcome, {
           'dotdot read': 'refused',
-          'dotdot list': 'refused',
-          'dotdot write': 'refused',
+          'dotdot list root': 'refused',
+          'dotdot write root': 'refused',
           subdir: 'ok',
         })
+        expect(outcome.output).toMatch(bwrap ? /^dotdot write parent: private/m : /^dotdot write parent: refused/m)
+        expect(existsSync(join(tmpdir(), escaped))).toBe(false)
+        expect(existsSync(join('/', escaped))).toBe(false)
       })
 
       test('/proc, /sys and /dev/tty are out of reach; /dev/null works', async () => {

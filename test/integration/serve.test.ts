@@ -1,0 +1,307 @@
+// `ptc-mcp serve` end to end: the built binary, real downstream fixture servers, real sandboxed
+// Python children, driven by a real 2025-era client (SDK v1) and a real 2026-07-28 client (SDK v2).
+import {spawn} from 'node:child_process'
+
+import {Client as ClientV2} from '@modelcontextprotocol/client'
+import {StdioClientTransport as StdioV2} from '@modelcontextprotocol/client/stdio'
+import {Client as ClientV1} from '@modelcontextprotocol/sdk/client/index.js'
+import {StdioClientTransport as StdioV1} from '@modelcontextprotocol/sdk/client/stdio.js'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {fixtureCommand} from '../fixtures/start-fixture.js'
+import {commandLine, descendants, isAlive, waitUntil} from '../helpers/processes.js'
+import {prepareServe, type ServeSetup} from '../helpers/serve.js'
+
+const fixture = fixtureCommand()
+const baseConfig = {
+  servers: [{name: 'fx', command: fixture.command, args: fixture.args}],
+  execution: {timeout_seconds: 20},
+}
+
+interface TextResult {
+  content: Array<{type: string; text?: string}>
+  structuredContent?: Record<string, unknown>
+  isError?: boolean
+}
+
+const firstText = (result: unknown) => (result as TextResult).content[0]?.text ?? ''
+
+type AnyClient = {
+  callTool(params: {name: string; arguments?: Record<string, unknown>}, ...rest: unknown[]): Promise<unknown>
+  listTools(): Promise<{tools: Array<{name: string; outputSchema?: unknown}>}>
+  close(): Promise<void>
+}
+
+async function connect(era: 'v1' | 'v2', setup: ServeSetup): Promise<{client: AnyClient; pid: number}> {
+  const params = {command: process.execPath, args: setup.args, env: setup.env, stderr: 'pipe' as const}
+  if (era === 'v1') {
+    const transport = new StdioV1(params)
+    const client = new ClientV1({name: 'e2e-v1', version: '1.0.0'})
+    await client.connect(transport)
+    return {client: client as unknown as AnyClient, pid: transport.pid!}
+  }
+  const transport = new StdioV2(params)
+  const client = new ClientV2({name: 'e2e-v2', version: '1.0.0'}, {versionNegotiation: {mode: 'auto'}})
+  await client.connect(transport)
+  return {client: client as unknown as AnyClient, pid: transport.pid!}
+}
+
+describe.each(['v1', 'v2'] as const)('serve with an SDK %s client', (era) => {
+  let setup: ServeSetup
+  let client: AnyClient
+
+  beforeAll(async () => {
+    setup = prepareServe(baseConfig)
+    ;({client} = await connect(era, setup))
+  }, 60_000)
+  afterAll(async () => {
+    await client?.close()
+    setup?.cleanup()
+  })
+
+  it('lists exactly the three tools, execute_program with an output schema', async () => {
+    const {tools} = await client.listTools()
+    expect(tools.map((t) => t.name).sort()).toEqual(['execute_program', 'inspect_tool', 'list_callable_tools'])
+    expect(tools.find((t) => t.name === 'execute_program')?.outputSchema).toBeTruthy()
+  })
+
+  it('list_callable_tools returns the sorted namespaced names of the fixture', async () => {
+    const names = JSON.parse(firstText(await client.callTool({name: 'list_callable_tools', arguments: {}})))
+    expect(names).toContain('mcp__fx__add')
+    expect(names).toEqual([...names].sort())
+  })
+
+  it('inspect_tool shows the signature, and suggests names for an unknown tool', async () => {
+    const described = JSON.parse(firstText(await client.callTool({name: 'inspect_tool', arguments: {tool_name: 'mcp__fx__add'}})))
+    expect(described.signature).toBe('await mcp__fx__add(*, a: float, b: float) -> dict')
+    const unknown = (await client.callTool({name: 'inspect_tool', arguments: {tool_name: 'mcp__fx__ad'}})) as TextResult
+    expect(unknown.isError).toBe(true)
+    expect(unknown.content[0]?.text).toContain('mcp__fx__add')
+  })
+
+  it('execute_program returns the text of SPEC §8 and the structured content', async () => {
+    const code = 'r = await mcp__fx__add(a=2, b=3)\nprint("sum", r["sum"])\nemit({"sum": r["sum"]})'
+    const result = (await client.callTool({name: 'execute_program', arguments: {code}})) as TextResult
+    expect(result.isError).toBeFalsy()
+    const text = firstText(result)
+    expect(text).toMatch(/^\[Script executed successfully\]\nsum 5\n--- result ---\n\{"sum": ?5\}\n\[tool calls: 1; [\d.]+s\]$/)
+    expect(result.structuredContent).toMatchObject({
+      ok: true,
+      output: 'sum 5\n',
+      result: {sum: 5},
+      error: null,
+      tool_calls: [{tool: 'mcp__fx__add', args: {a: 2, b: 3}, ok: true}],
+    })
+    expect(result.structuredContent?.sandbox).toEqual(expect.any(String))
+  })
+
+  it('a failing program is an isError result with the traceback and the output before it', async () => {
+    const result = (await client.callTool({
+      name: 'execute_program',
+      arguments: {code: 'print("before")\nraise ValueError("nope")'},
+    })) as TextResult
+    expect(result.isError).toBe(true)
+    const text = firstText(result)
+    expect(text).toMatch(/^\[Script execution failed\]\n/)
+    expect(text).toContain('File "<program>", line 2')
+    expect(text).toContain('ValueError: nope')
+    expect(text).toContain('--- output before the error ---\nbefore')
+    expect(result.structuredContent).toMatchObject({ok: false, output: 'before\n'})
+  })
+})
+
+describe('serve under load and at shutdown', () => {
+  it('runs two programs at once, each finishing on its own', async () => {
+    const setup = prepareServe(baseConfig)
+    const {client} = await connect('v2', setup)
+    try {
+      const finished: string[] = []
+      const slow = client
+        .callTool({name: 'execute_program', arguments: {code: 'import time\ntime.sleep(1.5)\nprint("slow")'}})
+        .then((r) => finished.push(firstText(r)))
+      const fast = client
+        .callTool({name: 'execute_program', arguments: {code: 'print("fast")'}})
+        .then((r) => finished.push(firstText(r)))
+      await Promise.all([slow, fast])
+      expect(finished[0]).toContain('fast')
+      expect(finished[1]).toContain('slow')
+    } finally {
+      await client.close()
+      setup.cleanup()
+    }
+  })
+
+  it("a cancelled call's child is gone within a second", async () => {
+    // No warm pool: the only Python child is the running program.
+    const setup = prepareServe({...baseConfig, execution: {timeout_seconds: 60, warm_pool: 0}})
+    const {client, pid} = await connect('v2', setup)
+    try {
+      const pythons = () => descendants(pid).filter((p) => /python/.test(commandLine(p)))
+      const abort = new AbortController()
+      const call = client
+        .callTool({name: 'execute_program', arguments: {code: 'import time\ntime.sleep(60)'}}, undefined, {
+          signal: abort.signal,
+        })
+        .catch((error: unknown) => error)
+      expect(await waitUntil(() => pythons().length > 0, 15_000)).toBe(true)
+      const running = pythons()
+      abort.abort()
+      await call
+      expect(await waitUntil(() => running.every((p) => !isAlive(p)), 1000)).toBe(true)
+    } finally {
+      await client.close()
+      setup.cleanup()
+    }
+  })
+
+  it('a long program called with a progress token receives progress notifications', async () => {
+    const setup = prepareServe(baseConfig)
+    const {client} = await connect('v2', setup)
+    try {
+      const progress: number[] = []
+      const code = 'for i in range(3):\n    await mcp__fx__slow(ms=100)\nprint("done")'
+      const result = await client.callTool({name: 'execute_program', arguments: {code}}, undefined, {
+        onprogress: (p: {progress: number}) => progress.push(p.progress),
+      })
+      expect(firstText(result)).toContain('done')
+      expect(progress.length).toBeGreaterThanOrEqual(3)
+      expect(progress).toEqual([...progress].sort((a, b) => a - b))
+    } finally {
+      await client.close()
+      setup.cleanup()
+    }
+  })
+
+  it('answers tools/list within 1 s even when a downstream server hangs at startup', async () => {
+    const hanging = fixtureCommand(['--hang-start'])
+    const setup = prepareServe({servers: [{name: 'stuck', command: hanging.command, args: hanging.args}]})
+    const {client} = await connect('v1', setup)
+    try {
+      const started = performance.now()
+      const {tools} = await client.listTools()
+      expect(tools).toHaveLength(3)
+      expect(performance.now() - started).toBeLessThan(1000)
+    } finally {
+      await client.close()
+      setup.cleanup()
+    }
+  })
+
+  for (const how of ['SIGTERM', 'stdin EOF'] as const) {
+    it(`${how}: exits 0 within 2 s, leaving no child, downstream process or scratch directory`, async () => {
+      const setup = prepareServe(baseConfig)
+      const child = spawn(process.execPath, setup.args, {env: setup.env, stdio: ['pipe', 'pipe', 'pipe']})
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+      try {
+        const lines = jsonLines(child.stdout)
+        const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`)
+        send(initialize(1))
+        await lines.waitFor((m) => m.id === 1)
+        send({jsonrpc: '2.0', method: 'notifications/initialized'})
+        send(callTool(2, 'execute_program', {code: 'print(await mcp__fx__add(a=1, b=1))'}))
+        await lines.waitFor((m) => m.id === 2)
+        const tree = descendants(child.pid!)
+        expect(tree.length).toBeGreaterThan(0) // the downstream fixture and the warm pool at least
+
+        const started = performance.now()
+        if (how === 'SIGTERM') child.kill('SIGTERM')
+        else child.stdin.end()
+        expect(await exited).toBe(0)
+        expect(performance.now() - started).toBeLessThan(2000)
+        expect(await waitUntil(() => tree.every((p) => !isAlive(p)), 1000)).toBe(true)
+        expect(setup.scratchDirs()).toEqual([])
+      } finally {
+        child.kill('SIGKILL')
+        setup.cleanup()
+      }
+    })
+  }
+
+  it('writes nothing but JSON-RPC on stdout while downstream servers chatter and crash', async () => {
+    const noisy = fixtureCommand(['--log-stderr'])
+    const setup = prepareServe({servers: [{name: 'fx', command: noisy.command, args: noisy.args}]})
+    const child = spawn(process.execPath, setup.args, {env: setup.env, stdio: ['pipe', 'pipe', 'pipe']})
+    try {
+      const lines = jsonLines(child.stdout)
+      const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`)
+      send(initialize(1))
+      await lines.waitFor((m) => m.id === 1)
+      send({jsonrpc: '2.0', method: 'notifications/initialized'})
+      const code = [
+        'import sys, os',
+        'print("{\\"jsonrpc\\": \\"2.0\\", \\"id\\": 99}")',
+        'print("to stderr", file=sys.stderr)',
+        'os.write(1, b"raw fd 1\\n")',
+        'await mcp__fx__echo(text="hi")',
+        'try:\n    await mcp__fx__crash()\nexcept ToolError as e:\n    print("crash:", e)',
+      ].join('\n')
+      send(callTool(2, 'execute_program', {code}))
+      const reply = await lines.waitFor((m) => m.id === 2)
+      expect(JSON.stringify(reply)).toContain('crash:')
+      send(callTool(3, 'list_callable_tools', {}))
+      await lines.waitFor((m) => m.id === 3)
+      expect(lines.invalid).toEqual([])
+      expect(lines.all.length).toBeGreaterThanOrEqual(3)
+    } finally {
+      child.kill('SIGKILL')
+      setup.cleanup()
+    }
+  })
+})
+
+function initialize(id: number) {
+  return {
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 'raw', version: '1'}},
+  }
+}
+
+function callTool(id: number, name: string, args: Record<string, unknown>) {
+  return {jsonrpc: '2.0', id, method: 'tools/call', params: {name, arguments: args}}
+}
+
+type Message = Record<string, unknown>
+
+/** Every stdout line parsed as JSON-RPC; lines that are not are collected in `invalid`. */
+function jsonLines(stream: NodeJS.ReadableStream) {
+  const all: Message[] = []
+  const invalid: string[] = []
+  const waiters: Array<{match: (m: Message) => boolean; resolve: (m: Message) => void}> = []
+  let buffer = ''
+  stream.setEncoding('utf8')
+  stream.on('data', (chunk: string) => {
+    buffer += chunk
+    let newline
+    while ((newline = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, newline)
+      buffer = buffer.slice(newline + 1)
+      let message: Message
+      try {
+        message = JSON.parse(line) as Message
+        if (message.jsonrpc !== '2.0') throw new Error('not JSON-RPC')
+      } catch {
+        invalid.push(line)
+        continue
+      }
+      all.push(message)
+      for (const waiter of waiters.filter((w) => w.match(message))) {
+        waiters.splice(waiters.indexOf(waiter), 1)
+        waiter.resolve(message)
+      }
+    }
+  })
+  return {
+    all,
+    invalid,
+    waitFor(match: (m: Message) => boolean, timeoutMs = 20_000): Promise<Message> {
+      const seen = all.find(match)
+      if (seen) return Promise.resolve(seen)
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no matching message in ${timeoutMs} ms`)), timeoutMs)
+        waiters.push({match, resolve: (m) => (clearTimeout(timer), resolve(m))})
+      })
+    },
+  }
+}
