@@ -6,6 +6,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     disableConsoleIntercept: true,
-    globalSetup: [],
+    globalSetup: ['test/setup/leaks.ts'],
   },
 })

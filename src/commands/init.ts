@@ -5,6 +5,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../cli/base-command.js'
 import {table} from '../cli/display.js'
+import {PtcError} from '../errors.js'
 import {
   assertWritable,
   CLAUDE_SCOPES,
@@ -94,8 +95,13 @@ Writes --output (default: --config, else $XDG_CONFIG_HOME/ptc-mcp/config.yaml), 
     const fields = plan.secrets.map((s) => `${s.server} ${s.field}`).join(', ')
     const question = `Found ${plan.secrets.length} literal secret(s) (${fields}).\nWrite \${VAR} references instead, for you to export? [Y/n] `
     const prompt = createInterface({input: process.stdin, output: process.stderr})
-    const answer = await new Promise<string>((resolve) => {
+    const answer = await new Promise<string>((resolve, reject) => {
       prompt.question(question, resolve)
+      // End of input takes the default; Ctrl-C stops before anything is written.
+      prompt.on('close', () => resolve(''))
+      prompt.on('SIGINT', () =>
+        reject(new PtcError('USAGE', 'Cancelled; nothing was written.', {exitCode: 130})),
+      )
     }).finally(() => prompt.close())
     return !/^n/i.test(answer.trim())
   }

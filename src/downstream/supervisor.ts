@@ -104,11 +104,9 @@ export class ServerSupervisor {
   private readonly closing = new Set<Promise<void>>()
   private readonly listeners = new Set<() => void>()
   private firstAttemptDone = false
-  private resolveFirstAttempt!: () => void
+  private readonly resolveFirstAttempt: () => void
   /** Settles when the first attempt has succeeded or failed (or the supervisor was closed). */
-  readonly firstAttempt: Promise<void> = new Promise((resolve) => {
-    this.resolveFirstAttempt = resolve
-  })
+  readonly firstAttempt: Promise<void>
 
   constructor(config: ServerConfig, options: SupervisorOptions) {
     this.name = config.name
@@ -117,6 +115,9 @@ export class ServerSupervisor {
     this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
     this.backoff = {...DEFAULT_BACKOFF, ...options.backoff}
     this.maxMessageBytes = options.maxMessageBytes
+    const first = deferred()
+    this.firstAttempt = first.promise
+    this.resolveFirstAttempt = first.resolve
   }
 
   /** Starts connecting in the background. */
@@ -427,7 +428,7 @@ export class ServerSupervisor {
       await transport?.close().catch(() => {})
     })()
     this.closing.add(closing)
-    closing.finally(() => this.closing.delete(closing)).catch(() => undefined)
+    closing.finally(() => this.closing.delete(closing)).catch(() => {})
   }
 
   private callError(error: unknown, generation: number, options: CallOptions): ToolError {
@@ -531,16 +532,16 @@ export function describeError(error: unknown): string {
   const parts: string[] = []
   let current: unknown = error
   for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
-    const message =
-      current instanceof Error ? current.message : typeof current === 'string' ? current : safeString(current)
-    const trimmed = message.trim()
+    const trimmed = messageOf(current).trim()
     if (trimmed && !parts.some((p) => p.includes(trimmed))) parts.push(trimmed)
     current = current instanceof Error ? current.cause : undefined
   }
   return parts.join(': ') || 'unknown error'
 }
 
-function safeString(value: unknown): string {
+function messageOf(value: unknown): string {
+  if (value instanceof Error) return value.message
+  if (typeof value === 'string') return value
   try {
     return JSON.stringify(value) ?? String(value)
   } catch {
@@ -561,6 +562,14 @@ function withStderr(reason: string, tail: readonly {line: string}[]): string {
 /** `1500` → `1.5s`, `60000` → `60s`. */
 export function formatSeconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(3))}s`
+}
+
+function deferred(): {promise: Promise<void>; resolve: () => void} {
+  let resolve!: () => void
+  const promise = new Promise<void>((settle) => {
+    resolve = settle
+  })
+  return {promise, resolve}
 }
 
 /** Rejects with the signal's reason as soon as it aborts, whatever the promise does. */

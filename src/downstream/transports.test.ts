@@ -17,9 +17,11 @@ describe('minimalEnvironment', () => {
   })
 })
 
-describe('LineBuffer', () => {
-  const message = (id: number) => JSON.stringify({jsonrpc: '2.0', id, result: {}})
+function message(id: number): string {
+  return JSON.stringify({jsonrpc: '2.0', id, result: {}})
+}
 
+describe('LineBuffer', () => {
   it('reassembles a message split over many chunks', () => {
     const buffer = new LineBuffer()
     const line = Buffer.from(`${message(1)}\n`)

@@ -142,7 +142,7 @@ export class LineBuffer {
 
   append(chunk: Buffer): void {
     let start = 0
-    let newline = chunk.indexOf(0x0a)
+    let newline = chunk.indexOf('\n')
     while (newline !== -1) {
       const tail = chunk.subarray(start, newline)
       const line =
@@ -153,7 +153,7 @@ export class LineBuffer {
       this.pendingBytes = 0
       this.lines.push(line.toString('utf8'))
       start = newline + 1
-      newline = chunk.indexOf(0x0a, start)
+      newline = chunk.indexOf('\n', start)
     }
     const rest = chunk.subarray(start)
     if (rest.length === 0) return

@@ -39,7 +39,7 @@ export class SchemaValidator {
       // `$id` is dropped: the SDK looks schemas up by `$id` in one shared engine, so two servers
       // that both use `$id: "input"` would otherwise get each other's schema (or a compile error).
       const withoutId = {...schema}
-      delete withoutId['$id']
+      delete withoutId.$id
       compiled = {ok: true, validate: this.provider.getValidator<unknown>(withoutId as JsonSchemaType)}
     } catch (error) {
       compiled = {ok: false, error: error instanceof Error ? error.message : String(error)}
@@ -123,36 +123,46 @@ function describeProblem(
   noun: Noun,
 ): string[] {
   const {path, message} = problem
-  const subject = path.length === 0 ? undefined : `${noun} '${formatPath(path)}'`
-  const schema = schemaAt(rootSchema, path)
-  const value = valueAt(rootValue, path)
-
   const required = /^must have required property '(.*)'$/s.exec(message)
-  if (required) {
-    const name = formatPath([...path, required[1] ?? ''])
-    return [`missing required ${noun} '${name}'`]
-  }
+  if (required) return [`missing required ${noun} '${formatPath([...path, required[1] ?? ''])}'`]
 
+  const subject =
+    path.length === 0 ? (noun === 'argument' ? 'arguments' : 'result') : `${noun} '${formatPath(path)}'`
+  const schema = schemaAt(rootSchema, path)
   if (
     message === 'must NOT have additional properties' ||
     message === 'must NOT have unevaluated properties'
   ) {
-    const extras = unexpectedKeys(schema, value)
-    if (extras.length === 0) return [subject ? `${subject}: ${message}` : message]
-    const accepted = isObject(schema?.properties) ? Object.keys(schema.properties) : []
-    const hint = path.length === 0 && accepted.length > 0 ? ` (accepted: ${accepted.join(', ')})` : ''
-    return extras.map((key) => `unexpected ${noun} '${formatPath([...path, key])}'${hint}`)
+    const unexpected = describeUnexpected(path, schema, valueAt(rootValue, path), noun)
+    if (unexpected.length > 0) return unexpected
   }
 
+  return [`${subject}: ${describeAllowed(message, schema) ?? message}`]
+}
+
+/** `unexpected argument 'limt' (accepted: ticker, limit)`: Ajv does not say which key is extra. */
+function describeUnexpected(
+  path: readonly string[],
+  schema: Record<string, unknown> | undefined,
+  value: unknown,
+  noun: Noun,
+): string[] {
+  const accepted = isObject(schema?.properties) ? Object.keys(schema.properties) : []
+  const hint = path.length === 0 && accepted.length > 0 ? ` (accepted: ${accepted.join(', ')})` : ''
+  return unexpectedKeys(schema, value).map(
+    (key) => `unexpected ${noun} '${formatPath([...path, key])}'${hint}`,
+  )
+}
+
+/** `must be one of "annual", "quarterly"`: Ajv does not list the allowed values. */
+function describeAllowed(message: string, schema: Record<string, unknown> | undefined): string | undefined {
   if (message === 'must be equal to one of the allowed values' && Array.isArray(schema?.enum)) {
-    return [`${subject ?? 'value'}: must be one of ${schema.enum.map((v) => JSON.stringify(v)).join(', ')}`]
+    return `must be one of ${schema.enum.map((v) => JSON.stringify(v)).join(', ')}`
   }
   if (message === 'must be equal to constant' && schema && 'const' in schema) {
-    return [`${subject ?? 'value'}: must be ${JSON.stringify(schema.const)}`]
+    return `must be ${JSON.stringify(schema.const)}`
   }
-  // Ajv phrases a root type error "must be object"; say what was given instead.
-  if (path.length === 0 && noun === 'field') return [`result: ${message}`]
-  return [subject ? `${subject}: ${message}` : `${noun === 'argument' ? 'arguments' : 'result'}: ${message}`]
+  return undefined
 }
 
 /** `['items', '0', 'name']` → `items[0].name`. */

@@ -226,6 +226,6 @@ export function referencedVariables(servers: readonly ServerConfig[]): VariableU
     }
   }
   return [...uses]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .sort(([a], [b]) => a.localeCompare(b, 'en'))
     .map(([name, names]) => ({name, servers: [...names]}))
 }

@@ -12,8 +12,8 @@ function fileExists(path: string): PtcError {
 
 /** Fails early, before any question is asked, when the config could not be written. */
 export async function assertWritable(path: string, force: boolean): Promise<void> {
-  const found = await stat(path).catch(() => undefined)
-  if (found === undefined) return
+  const found = await stat(path).catch(() => null)
+  if (found === null) return
   if (found.isDirectory()) {
     throw new PtcError('USAGE', `${path} is a directory.`, {
       suggestion: 'Pass --output with the path of a file, e.g. config.yaml.',

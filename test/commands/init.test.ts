@@ -52,14 +52,17 @@ interface Run {
   exitCode: number | string | undefined
 }
 
+function capture(sink: string[]) {
+  return (chunk: string | Uint8Array) => {
+    sink.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'))
+    return true
+  }
+}
+
 /** Runs `ptc-mcp init` in-process with stdout and stderr captured. */
 async function runInit(argv: string[]): Promise<Run> {
   const out: string[] = []
   const err: string[] = []
-  const capture = (sink: string[]) => (chunk: string | Uint8Array) => {
-    sink.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'))
-    return true
-  }
   const stdout = vi
     .spyOn(process.stdout, 'write')
     .mockImplementation(capture(out) as typeof process.stdout.write)
@@ -109,7 +112,7 @@ describe('ptc-mcp init', () => {
     // Each copied literal secret is a warning on stderr.
     expect(run.stderr).toMatch(/notion: headers\.Authorization is a literal secret/)
     expect(run.stderr.match(/literal secret/g)).toHaveLength(4)
-    expect((await stat(path)).mode & 0o777).toBe(0o600)
+    expect((await stat(path)).mode.toString(8)).toMatch(/600$/)
   })
 
   it('refuses to overwrite an existing config without --force (exit code 2)', async () => {

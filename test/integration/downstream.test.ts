@@ -47,8 +47,8 @@ function waitFor(
   what: string,
   timeoutMs = 20_000,
 ): Promise<void> {
+  if (check()) return Promise.resolve()
   return new Promise((resolve, reject) => {
-    if (check()) return resolve()
     const timer = setTimeout(() => {
       unsubscribe()
       reject(
@@ -86,9 +86,13 @@ async function toolError(promise: Promise<unknown>): Promise<ToolError> {
 /** A port nothing listens on: bound, then released. */
 async function refusedPort(): Promise<number> {
   const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => {
+    server.listen(0, '127.0.0.1', resolve)
+  })
   const {port} = server.address() as {port: number}
-  await new Promise<void>((resolve) => server.close(() => resolve()))
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve())
+  })
   return port
 }
 
@@ -119,7 +123,9 @@ async function waitForFile(path: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (!existsSync(path) || readFileSync(path, 'utf8').trim() === '') {
     if (Date.now() > deadline) throw new Error(`${path} not written within ${timeoutMs} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await new Promise((resolve) => {
+      setTimeout(resolve, 20)
+    })
   }
 }
 
@@ -142,10 +148,12 @@ describe('one registry over stdio, HTTP and SSE', () => {
   let counterFile: string
 
   beforeAll(async () => {
-    [http, sse] = await Promise.all([
+    const started = await Promise.all([
       startHttpFixture({transport: 'http'}),
       startHttpFixture({transport: 'sse'}),
     ])
+    http = started[0]
+    sse = started[1]
     counterFile = join(scratch, 'shared-calls.txt')
     writeFileSync(counterFile, '')
     // Set before the servers start: a stdio server must not inherit it.

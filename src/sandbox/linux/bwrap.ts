@@ -162,18 +162,20 @@ export function bwrapArgs(options: BwrapOptions, fs: FileSystem = hostFileSystem
     '--clearenv',
   ]
   for (const [name, value] of Object.entries(options.env)) args.push('--setenv', name, value)
-  const flag: Record<MountMode, string> = {ro: '--ro-bind', rw: '--bind', dev: '--dev-bind'}
-  for (const bind of plan.binds) args.push(flag[bind.mode], bind.path, bind.path)
-  for (const dir of plan.dirs) args.push('--dir', dir)
-  for (const link of plan.symlinks) args.push('--symlink', link.target, link.path)
   // The program's files live in a private tmpfs of bounded size, never on the host's disk: the
-  // host scratch dir stays empty, and filling the scratch space ends in ENOSPC.
+  // host scratch dir stays empty, and filling the scratch space ends in ENOSPC. Mounted first, so
+  // that read-only paths under /tmp (a checkout there) are bound on top of it, not hidden by it.
   const size = String(options.scratchBytes ?? SCRATCH_BYTES)
   if (options.scratchDir.startsWith('/tmp/')) {
     args.push('--size', size, '--perms', '0700', '--tmpfs', '/tmp', '--perms', '0700', '--dir', options.scratchDir)
   } else {
-    args.push('--size', size, '--perms', '0700', '--tmpfs', options.scratchDir, '--symlink', options.scratchDir, '/tmp')
+    args.push('--size', size, '--perms', '0700', '--tmpfs', options.scratchDir)
+    if (!plan.binds.some((bind) => isUnder(bind.path, '/tmp'))) args.push('--symlink', options.scratchDir, '/tmp')
   }
+  const flag: Record<MountMode, string> = {ro: '--ro-bind', rw: '--bind', dev: '--dev-bind'}
+  for (const bind of plan.binds) args.push(flag[bind.mode], bind.path, bind.path)
+  for (const dir of plan.dirs) args.push('--dir', dir)
+  for (const link of plan.symlinks) args.push('--symlink', link.target, link.path)
   args.push('--remount-ro', '/', '--chdir', options.scratchDir, '--', options.command, ...options.args)
   return args
 }

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Runs the sandbox tests in every Linux tier this machine offers (SPEC §7, §10):
+#   1. as the current user (root in CI) with the configured python3: bwrap+landlock+seccomp and
+#      landlock+seccomp (the suite runs both tiers itself);
+#   2. as root with the system interpreter (/usr/bin/python3), which a dropped uid can read: the
+#      child really becomes uid 65534 instead of staying uid 0 without capabilities;
+#   3. as an unprivileged user (created with useradd when missing), from a copy of the checkout
+#      that user can read: a CI clone may live under /root (mode 0700).
+# Usage (as root): bash .ci/sandbox-tiers.sh      Environment: PTC_SANDBOX_TEST_USER (default ptcsandbox).
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+user="${PTC_SANDBOX_TEST_USER:-ptcsandbox}"
+suite=(test/integration/sandbox-escape.test.ts src/sandbox test/sandbox)
+
+if [ "$(uname -s)" != Linux ]; then
+  echo "sandbox-tiers: Linux only" >&2
+  exit 0
+fi
+
+if ! command -v bwrap >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  echo "sandbox-tiers: installing bubblewrap"
+  apt-get install -y bubblewrap >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y bubblewrap >/dev/null; }
+fi
+
+echo "== sandbox tiers as $(id -un) with $(command -v python3)"
+(cd "$repo" && npx vitest run "${suite[@]}")
+
+if [ "$(id -u)" != 0 ]; then
+  echo "sandbox-tiers: not root, so the root and unprivileged-user runs are skipped" >&2
+  exit 0
+fi
+
+if [ -x /usr/bin/python3 ] && [ "$(readlink -f /usr/bin/python3)" != "$(readlink -f "$(command -v python3)")" ]; then
+  echo "== sandbox tiers as root with /usr/bin/python3 (the child drops to an unprivileged uid)"
+  (cd "$repo" && PTC_MCP_TEST_PYTHON=/usr/bin/python3 npx vitest run test/integration/sandbox-escape.test.ts)
+fi
+
+id -u "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$user"
+home="$(getent passwd "$user" | cut -d: -f6)"
+if ! runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin python3 -c pass 2>/dev/null; then
+  echo "sandbox-tiers: installing python3 for $user (root's python3 is not readable by other users)"
+  apt-get install -y python3 >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y python3 >/dev/null; }
+fi
+
+work="$(mktemp -d /tmp/ptc-sandbox-tiers.XXXXXX)"
+trap 'rm -rf "$work"' EXIT
+tar -C "$repo" --exclude=./.git -cf - . | tar -C "$work" -xf -
+chown -R "$user:" "$work"
+chmod 755 "$work"
+
+echo "== sandbox tiers as $user"
+runuser -u "$user" -- env -i HOME="$home" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 CI="${CI:-}" \
+  bash -c 'cd "$1" && shift && npx vitest run "$@"' _ "$work" "${suite[@]}"

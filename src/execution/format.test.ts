@@ -1,0 +1,88 @@
+import {describe, expect, test} from 'vitest'
+
+import {formatOutcome, type OutcomeSummary, type ToolCallTrace} from './format.js'
+
+const base: OutcomeSummary = {
+  ok: true,
+  output: '',
+  error: null,
+  hasResult: false,
+  result: null,
+  toolCalls: [],
+  elapsedMs: 2300,
+  trace: 'summary',
+}
+
+const call = (tool: string, error?: string): ToolCallTrace =>
+  error === undefined ? {tool, args: {}, ok: true, ms: 3} : {tool, args: {}, ok: false, ms: 3, error}
+
+describe('formatOutcome (SPEC §8)', () => {
+  test('a successful run shows its output without the final newline', () => {
+    expect(formatOutcome({...base, output: 'a\nb\n'})).toBe('[Script executed successfully]\na\nb')
+  })
+
+  test('no output is said so', () => {
+    expect(formatOutcome(base)).toBe('[Script executed successfully]\n(no output)')
+  })
+
+  test('an emitted value follows the output as JSON, even None', () => {
+    expect(formatOutcome({...base, output: 'x\n', hasResult: true, result: {a: [1, 2]}})).toBe(
+      '[Script executed successfully]\nx\n--- result ---\n{\n  "a": [\n    1,\n    2\n  ]\n}',
+    )
+    expect(formatOutcome({...base, hasResult: true, result: null})).toBe(
+      '[Script executed successfully]\n(no output)\n--- result ---\nnull',
+    )
+  })
+
+  test('the trace summary counts calls and failures, with the program time', () => {
+    const text = formatOutcome({...base, toolCalls: [call('mcp__a__b'), call('mcp__x__y', 'not found')]})
+    expect(text).toBe(
+      '[Script executed successfully]\n(no output)\n[tool calls: 2, 1 failed; 2.3s]\n  failed: mcp__x__y: not found',
+    )
+    expect(formatOutcome({...base, toolCalls: [call('mcp__a__b')]})).toContain('[tool calls: 1; 2.3s]')
+  })
+
+  test('at most five failures are listed, the rest counted', () => {
+    const calls = Array.from({length: 8}, (_, i) => call(`mcp__s__t${i}`, `error ${i}`))
+    const lines = formatOutcome({...base, toolCalls: calls}).split('\n')
+    expect(lines.filter((line) => line.startsWith('  failed: '))).toHaveLength(5)
+    expect(lines.at(-1)).toBe('  ... 3 more failures')
+    expect(lines).toContain('[tool calls: 8, 8 failed; 2.3s]')
+  })
+
+  test('a multi-line error is kept to one line in the trace', () => {
+    const text = formatOutcome({...base, toolCalls: [call('mcp__a__b', 'first\n  second')]})
+    expect(text).toContain('  failed: mcp__a__b: first second')
+  })
+
+  test('no trace lines without calls, or with trace: off', () => {
+    expect(formatOutcome({...base, trace: 'off', toolCalls: [call('mcp__a__b')]})).toBe(
+      '[Script executed successfully]\n(no output)',
+    )
+  })
+
+  test('a failure shows the error, then the output before it, then the trace', () => {
+    const text = formatOutcome({
+      ...base,
+      ok: false,
+      output: 'partial\n',
+      error: 'Traceback (most recent call last):\nNameError: x',
+      toolCalls: [call('mcp__a__b')],
+    })
+    expect(text).toBe(
+      '[Script execution failed]\nTraceback (most recent call last):\nNameError: x\n' +
+        '--- output before the error ---\npartial\n[tool calls: 1; 2.3s]',
+    )
+  })
+
+  test('a failure without output has no output section, and never shows a result', () => {
+    const text = formatOutcome({
+      ...base,
+      ok: false,
+      error: 'TimeoutError: Execution exceeded 120s limit',
+      hasResult: true,
+      result: 1,
+    })
+    expect(text).toBe('[Script execution failed]\nTimeoutError: Execution exceeded 120s limit')
+  })
+})

@@ -1,0 +1,39 @@
+import {realpathSync} from 'node:fs'
+
+import {describe, expect, test} from 'vitest'
+
+import {PtcError} from '../errors.js'
+import {resolvePython} from './python.js'
+
+const PYTHON = process.env.PTC_MCP_TEST_PYTHON ?? 'python3'
+
+describe('resolvePython', () => {
+  test('finds the real interpreter, its version and its standard library', async () => {
+    const info = await resolvePython(PYTHON)
+    expect(realpathSync(info.executable)).toBe(info.executable)
+    expect(info.version).toMatch(/^3\.(1\d|[2-9]\d)\.\d+$/)
+    expect(info.prefixes.length).toBeGreaterThan(0)
+    expect(info.stdlibPaths.some((path) => info.prefixes.some((prefix) => path.startsWith(prefix)))).toBe(true)
+  })
+
+  test('asks the interpreter once per command', async () => {
+    expect(resolvePython(PYTHON)).toBe(resolvePython(PYTHON))
+  })
+
+  test('a missing interpreter is a PYTHON_NOT_FOUND error with a fix, and is not cached', async () => {
+    const missing = '/nonexistent/python3-ptc-test'
+    const first = resolvePython(missing)
+    const error = await first.catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(PtcError)
+    expect(error).toMatchObject({code: 'PYTHON_NOT_FOUND', message: expect.stringMatching(/was not found/)})
+    expect((error as PtcError).suggestion).toMatch(/execution\.python/)
+    const second = resolvePython(missing)
+    second.catch(() => {})
+    expect(second).not.toBe(first)
+  })
+
+  test('a program that is not Python is refused', async () => {
+    const error = await resolvePython('/bin/false').catch((e: unknown) => e)
+    expect(error).toMatchObject({code: 'PYTHON_NOT_FOUND'})
+  })
+})

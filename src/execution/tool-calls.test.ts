@@ -1,0 +1,108 @@
+import {describe, expect, test} from 'vitest'
+
+import {LocalHost, standardTools} from '../../test/helpers/local-host.js'
+import type {ResultMessage} from './protocol.js'
+import {ToolCallBroker, type ToolCallLimits} from './tool-calls.js'
+
+const LIMITS: ToolCallLimits = {maxCalls: 100, maxConcurrent: 8, callTimeoutMs: 5000, maxResultBytes: 1 << 20}
+
+function setup(limits: Partial<ToolCallLimits> = {}) {
+  const host = new LocalHost(standardTools())
+  const replies: ResultMessage[] = []
+  const waiters: {count: number; resolve: () => void}[] = []
+  const broker = new ToolCallBroker(
+    host,
+    (message) => {
+      replies.push(message)
+      for (const waiter of waiters) if (replies.length >= waiter.count) waiter.resolve()
+    },
+    {...LIMITS, ...limits},
+  )
+  const repliesReach = (count: number) =>
+    new Promise<void>((resolve) => {
+      if (replies.length >= count) resolve()
+      else waiters.push({count, resolve})
+    })
+  return {host, replies, broker, repliesReach}
+}
+
+describe('ToolCallBroker', () => {
+  test('the budget refuses exactly the call after the last allowed one, without reaching the host', async () => {
+    const {host, replies, broker, repliesReach} = setup({maxCalls: 3})
+    for (let id = 1; id <= 5; id++) broker.onCall(id, 'mcp__local__echo', {i: id})
+    await repliesReach(5)
+    const refused = replies.filter((reply) => !reply.ok).map((reply) => reply.id)
+    expect(refused).toEqual([4, 5])
+    expect(replies.find((reply) => reply.id === 4)).toMatchObject({error: expect.stringMatching(/budget exhausted/)})
+    expect(host.calls).toHaveLength(3)
+    expect(broker.calls).toHaveLength(3)
+  })
+
+  test('helpers are answered at once and not counted', async () => {
+    const {host, replies, broker, repliesReach} = setup({maxCalls: 1})
+    broker.onHelper(1, 'list_callable_tools', {})
+    broker.onHelper(2, 'server_status', {})
+    broker.onHelper(3, 'inspect_tool', {tool_name: 'mcp__local__echo'})
+    broker.onHelper(4, 'inspect_tool', {tool_name: 'mcp__local__ecko'})
+    broker.onCall(5, 'mcp__local__echo', {})
+    await repliesReach(5)
+    expect(replies[0]).toMatchObject({ok: true, value: ['mcp__local__big', 'mcp__local__echo', 'mcp__local__fail', 'mcp__local__sleep']})
+    expect(replies[1]).toMatchObject({ok: true, value: [{name: 'local', connected: true}]})
+    expect(replies[2]).toMatchObject({ok: true, value: {name: 'mcp__local__echo', signature: expect.any(String)}})
+    expect(replies[3]).toMatchObject({ok: false, error: expect.stringMatching(/Did you mean mcp__local__echo/)})
+    expect(replies[4]).toMatchObject({id: 5, ok: true})
+    expect(host.calls).toHaveLength(1)
+  })
+
+  test('no more than maxConcurrent calls are in flight; the rest start in order', async () => {
+    const {host, broker, repliesReach} = setup({maxConcurrent: 3})
+    for (let id = 1; id <= 10; id++) broker.onCall(id, 'mcp__local__sleep', {ms: 20, id})
+    await repliesReach(10)
+    expect(host.peak).toBe(3)
+    expect(host.calls.map((call) => call.args.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+  })
+
+  test('the per-call timeout and result limit are passed to the host', async () => {
+    const {host, broker, replies, repliesReach} = setup({callTimeoutMs: 30, maxResultBytes: 1234})
+    broker.onCall(1, 'mcp__local__sleep', {ms: 10_000})
+    await repliesReach(1)
+    expect(host.calls[0]?.options).toMatchObject({timeoutMs: 30, maxResultBytes: 1234})
+    expect(replies[0]).toMatchObject({ok: false, error: 'timed out after 30 ms'})
+    expect(broker.calls[0]).toMatchObject({tool: 'mcp__local__sleep', ok: false, error: 'timed out after 30 ms'})
+  })
+
+  test('failures are traced with their message', async () => {
+    const {broker, repliesReach} = setup()
+    broker.onCall(1, 'mcp__local__fail', {message: 'no such ticker'})
+    broker.onCall(2, 'mcp__local__nope', {})
+    await repliesReach(2)
+    expect(broker.calls).toEqual([
+      {tool: 'mcp__local__fail', args: {message: 'no such ticker'}, ok: false, ms: expect.any(Number), error: 'no such ticker'},
+      {tool: 'mcp__local__nope', args: {}, ok: false, ms: expect.any(Number), error: expect.stringMatching(/Unknown tool/)},
+    ])
+  })
+
+  test('a queued call the program cancels never reaches the host', async () => {
+    const {host, broker, repliesReach} = setup({maxConcurrent: 1})
+    broker.onCall(1, 'mcp__local__sleep', {ms: 20})
+    broker.onCall(2, 'mcp__local__echo', {which: 'cancelled'})
+    broker.onCall(3, 'mcp__local__echo', {which: 'kept'})
+    broker.onCancel(2)
+    await repliesReach(2)
+    expect(host.calls.map((call) => call.args.which ?? 'sleep')).toEqual(['sleep', 'kept'])
+  })
+
+  test('close aborts the calls in flight and records them as failed', async () => {
+    const {host, broker, replies} = setup()
+    const reached = new Promise<void>((resolve) => host.onCall(() => resolve()))
+    broker.onCall(1, 'mcp__local__sleep', {ms: 10_000})
+    await reached
+    broker.close()
+    expect(host.calls[0]?.options.signal?.aborted).toBe(true)
+    expect(broker.calls).toEqual([
+      expect.objectContaining({ok: false, error: 'the program ended before the call finished'}),
+    ])
+    broker.onCall(2, 'mcp__local__echo', {})
+    expect(replies).toHaveLength(0)
+  })
+})

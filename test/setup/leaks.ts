@@ -1,0 +1,74 @@
+// Global setup: every test run gets its own TMPDIR, so that afterwards we can tell exactly which
+// program children and scratch directories belong to it. Teardown fails the run when a `ptc-run-*`
+// scratch directory or a process started in one (a program child) is left behind.
+import {mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {setTimeout as sleep} from 'node:timers/promises'
+
+const SCRATCH_PREFIX = 'ptc-run-'
+let root: string | undefined
+let previousTmpdir: string | undefined
+
+export function setup(): void {
+  previousTmpdir = process.env.TMPDIR
+  root = mkdtempSync(join(tmpdir(), 'ptc-test-'))
+  // Inherited by the test workers, which start after global setup.
+  process.env.TMPDIR = root
+}
+
+/** Live processes (not zombies) whose cwd or environment points into this run's TMPDIR. */
+function processesUnder(dir: string): string[] {
+  const found: string[] = []
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue
+      let cwd = ''
+      try {
+        cwd = readlinkSync(`/proc/${pid}/cwd`)
+      } catch {
+        // another user's process
+      }
+      let environ = ''
+      try {
+        environ = readFileSync(`/proc/${pid}/environ`, 'utf8')
+      } catch {
+        // another user's process
+      }
+      const inScratch = cwd.startsWith(join(dir, SCRATCH_PREFIX)) || environ.includes(`=${join(dir, SCRATCH_PREFIX)}`)
+      if (inScratch) {
+        const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim()
+        found.push(`pid ${pid}: ${cmdline}`)
+      }
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found
+}
+
+export async function teardown(): Promise<void> {
+  if (!root) return
+  const dir = root
+  if (previousTmpdir === undefined) delete process.env.TMPDIR
+  else process.env.TMPDIR = previousTmpdir
+  try {
+    let processes: string[] = []
+    let scratch: string[] = []
+    // Children killed at the very end may still be exiting: give them a bounded moment.
+    for (let attempt = 0; attempt < 30; attempt++) {
+      processes = process.platform === 'linux' ? processesUnder(dir) : []
+      scratch = readdirSync(dir).filter((name) => name.startsWith(SCRATCH_PREFIX))
+      if (processes.length === 0 && scratch.length === 0) return
+      await sleep(100)
+    }
+    const problems = [
+      ...processes.map((p) => `program child still running: ${p}`),
+      ...scratch.map((name) => `scratch directory left behind: ${join(dir, name)}`),
+    ]
+    throw new Error(`leak check failed after the test run:\n  ${problems.join('\n  ')}`)
+  } finally {
+    rmSync(dir, {recursive: true, force: true})
+  }
+}
