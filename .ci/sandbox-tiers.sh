@@ -45,7 +45,7 @@ fi
 
 work="$(mktemp -d /tmp/ptc-sandbox-tiers.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
-tar -C "$repo" --exclude=./.git -cf - . | tar -C "$work" -xf -
+(cd "$repo" && find . -mindepth 1 -maxdepth 1 ! -name .git -exec cp -a {} "$work"/ \;)
 chown -R "$user:" "$work"
 chmod 755 "$work"
 

@@ -1,5 +1,6 @@
 import chalk from 'chalk'
 
+import type {CheckResult} from '../doctor/checks.js'
 import type {ToolDescription} from '../downstream/inspect.js'
 import type {ServerStatus, ToolInfo} from '../downstream/types.js'
 
@@ -57,4 +58,15 @@ export function formatToolDescription(tool: ToolDescription): string {
     chalk.bold('Output schema'),
     tool.outputSchema === null ? `null — ${tool.note ?? ''}` : json(tool.outputSchema),
   ].join('\n')
+}
+
+const STATUS_MARK = {pass: chalk.green('✔ pass'), warn: chalk.yellow('! warn'), fail: chalk.red('✖ fail')} as const
+
+export function formatCheckDetail(result: CheckResult): string {
+  return result.fix ? `${result.detail} — fix: ${result.fix}` : result.detail
+}
+
+/** One line per check, for terminals without a live view and for logs. */
+export function formatCheck(result: CheckResult): string {
+  return `${STATUS_MARK[result.status]}  ${result.title}: ${formatCheckDetail(result)}`
 }

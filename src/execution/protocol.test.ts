@@ -11,7 +11,11 @@ function split(splitter: LineSplitter, ...chunks: string[]): string[] {
 describe('LineSplitter', () => {
   test('joins lines split across chunks and splits several lines in one chunk', () => {
     const splitter = new LineSplitter(100)
-    expect(split(splitter, '{"a"', ':1}\n{"b":2}\n{"c"', '', ':3}\n')).toEqual(['{"a":1}', '{"b":2}', '{"c":3}'])
+    expect(split(splitter, '{"a"', ':1}\n{"b":2}\n{"c"', '', ':3}\n')).toEqual([
+      '{"a":1}',
+      '{"b":2}',
+      '{"c":3}',
+    ])
   })
 
   test('refuses a line over the bound, even before its newline arrives', () => {
@@ -32,7 +36,9 @@ describe('parseChildMessage', () => {
       tool: 'mcp__a__b',
       args: {x: 1},
     })
-    expect(parse({type: 'helper', id: 2, name: 'server_status', args: {}})).toMatchObject({name: 'server_status'})
+    expect(parse({type: 'helper', id: 2, name: 'server_status', args: {}})).toMatchObject({
+      name: 'server_status',
+    })
     expect(parse({type: 'cancel', id: 3})).toEqual({type: 'cancel', id: 3})
     expect(parse({type: 'done', ok: false, error: 'x', has_result: true, result: [1]})).toEqual({
       type: 'done',

@@ -13,7 +13,9 @@ describe('resolvePython', () => {
     expect(realpathSync(info.executable)).toBe(info.executable)
     expect(info.version).toMatch(/^3\.(1\d|[2-9]\d)\.\d+$/)
     expect(info.prefixes.length).toBeGreaterThan(0)
-    expect(info.stdlibPaths.some((path) => info.prefixes.some((prefix) => path.startsWith(prefix)))).toBe(true)
+    expect(info.stdlibPaths.some((path) => info.prefixes.some((prefix) => path.startsWith(prefix)))).toBe(
+      true,
+    )
   })
 
   test('asks the interpreter once per command', async () => {

@@ -33,7 +33,9 @@ describe('ToolCallBroker', () => {
     await repliesReach(5)
     const refused = replies.filter((reply) => !reply.ok).map((reply) => reply.id)
     expect(refused).toEqual([4, 5])
-    expect(replies.find((reply) => reply.id === 4)).toMatchObject({error: expect.stringMatching(/budget exhausted/)})
+    expect(replies.find((reply) => reply.id === 4)).toMatchObject({
+      error: expect.stringMatching(/budget exhausted/),
+    })
     expect(host.calls).toHaveLength(3)
     expect(broker.calls).toHaveLength(3)
   })
@@ -46,10 +48,19 @@ describe('ToolCallBroker', () => {
     broker.onHelper(4, 'inspect_tool', {tool_name: 'mcp__local__ecko'})
     broker.onCall(5, 'mcp__local__echo', {})
     await repliesReach(5)
-    expect(replies[0]).toMatchObject({ok: true, value: ['mcp__local__big', 'mcp__local__echo', 'mcp__local__fail', 'mcp__local__sleep']})
+    expect(replies[0]).toMatchObject({
+      ok: true,
+      value: ['mcp__local__big', 'mcp__local__echo', 'mcp__local__fail', 'mcp__local__sleep'],
+    })
     expect(replies[1]).toMatchObject({ok: true, value: [{name: 'local', connected: true}]})
-    expect(replies[2]).toMatchObject({ok: true, value: {name: 'mcp__local__echo', signature: expect.any(String)}})
-    expect(replies[3]).toMatchObject({ok: false, error: expect.stringMatching(/Did you mean mcp__local__echo/)})
+    expect(replies[2]).toMatchObject({
+      ok: true,
+      value: {name: 'mcp__local__echo', signature: expect.any(String)},
+    })
+    expect(replies[3]).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/Did you mean mcp__local__echo/),
+    })
     expect(replies[4]).toMatchObject({id: 5, ok: true})
     expect(host.calls).toHaveLength(1)
   })
@@ -68,7 +79,11 @@ describe('ToolCallBroker', () => {
     await repliesReach(1)
     expect(host.calls[0]?.options).toMatchObject({timeoutMs: 30, maxResultBytes: 1234})
     expect(replies[0]).toMatchObject({ok: false, error: 'timed out after 30 ms'})
-    expect(broker.calls[0]).toMatchObject({tool: 'mcp__local__sleep', ok: false, error: 'timed out after 30 ms'})
+    expect(broker.calls[0]).toMatchObject({
+      tool: 'mcp__local__sleep',
+      ok: false,
+      error: 'timed out after 30 ms',
+    })
   })
 
   test('failures are traced with their message', async () => {
@@ -77,8 +92,20 @@ describe('ToolCallBroker', () => {
     broker.onCall(2, 'mcp__local__nope', {})
     await repliesReach(2)
     expect(broker.calls).toEqual([
-      {tool: 'mcp__local__fail', args: {message: 'no such ticker'}, ok: false, ms: expect.any(Number), error: 'no such ticker'},
-      {tool: 'mcp__local__nope', args: {}, ok: false, ms: expect.any(Number), error: expect.stringMatching(/Unknown tool/)},
+      {
+        tool: 'mcp__local__fail',
+        args: {message: 'no such ticker'},
+        ok: false,
+        ms: expect.any(Number),
+        error: 'no such ticker',
+      },
+      {
+        tool: 'mcp__local__nope',
+        args: {},
+        ok: false,
+        ms: expect.any(Number),
+        error: expect.stringMatching(/Unknown tool/),
+      },
     ])
   })
 

@@ -12,7 +12,10 @@ describe('selectBackend', () => {
   test('a backend for another platform refuses with a fix instead of falling back', async () => {
     const error = await selectBackend('seatbelt', 'linux').catch((e: unknown) => e)
     expect(error).toBeInstanceOf(SandboxError)
-    expect(error).toMatchObject({exitCode: 3, message: expect.stringMatching(/seatbelt.*not available on linux/)})
+    expect(error).toMatchObject({
+      exitCode: 3,
+      message: expect.stringMatching(/seatbelt.*not available on linux/),
+    })
     expect((error as SandboxError).suggestion).toMatch(/execution\.sandbox/)
     await expect(selectBackend('linux', 'darwin')).rejects.toThrow(SandboxError)
   })

@@ -21,11 +21,20 @@ export class LocalHost implements ToolHost {
   private readonly tools: Map<string, {info: ToolInfo; run: LocalTool}>
   private readonly listeners = new Set<(tool: string) => void>()
 
-  constructor(tools: Record<string, LocalTool>, readonly server = 'local') {
+  constructor(
+    tools: Record<string, LocalTool>,
+    readonly server = 'local',
+  ) {
     this.tools = new Map(
       Object.entries(tools).map(([tool, run]) => {
         const name = `mcp__${server}__${tool}`
-        const info: ToolInfo = {name, server, tool, description: `${tool} (test tool)`, inputSchema: {type: 'object'}}
+        const info: ToolInfo = {
+          name,
+          server,
+          tool,
+          description: `${tool} (test tool)`,
+          inputSchema: {type: 'object'},
+        }
         return [name, {info, run}]
       }),
     )

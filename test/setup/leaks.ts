@@ -36,7 +36,8 @@ function processesUnder(dir: string): string[] {
       } catch {
         // another user's process
       }
-      const inScratch = cwd.startsWith(join(dir, SCRATCH_PREFIX)) || environ.includes(`=${join(dir, SCRATCH_PREFIX)}`)
+      const inScratch =
+        cwd.startsWith(join(dir, SCRATCH_PREFIX)) || environ.includes(`=${join(dir, SCRATCH_PREFIX)}`)
       if (inScratch) {
         const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim()
         found.push(`pid ${pid}: ${cmdline}`)

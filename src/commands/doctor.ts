@@ -1,0 +1,35 @@
+import {BaseCommand} from '../cli/base-command.js'
+import {formatCheck} from '../cli/display.js'
+import {runChecksWithProgress} from '../cli/doctor-progress.js'
+import {type CheckResult, doctorChecks, runChecks} from '../doctor/checks.js'
+import {createLogger, silentLogger} from '../log.js'
+
+export interface DoctorResult {
+  ok: boolean
+  checks: CheckResult[]
+}
+
+export default class Doctor extends BaseCommand {
+  static override summary = 'Check Node, Python, the sandbox, the config and every downstream server.'
+  static override description =
+    'Checks run concurrently. The sandbox check is a live probe: a program tries to read and write outside, open a socket and fork (each must be refused), and one that must work. Exit 1 when a check fails; warnings keep exit 0.'
+  static override enableJsonFlag = true
+  static override examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor --config config.yaml --json']
+
+  async run(): Promise<DoctorResult> {
+    const {flags} = await this.parse(Doctor)
+    // Server chatter would interleave with the report; problems surface as failed checks instead.
+    const logger = flags['log-level'] ? createLogger(this.logLevel(flags)) : silentLogger
+    const {checks, close} = await doctorChecks({configFlag: flags.config, logger})
+    try {
+      const interactive = !this.jsonEnabled() && process.stdout.isTTY === true
+      const results = interactive ? await runChecksWithProgress(checks) : await runChecks(checks)
+      if (!this.jsonEnabled() && !interactive) for (const result of results) this.log(formatCheck(result))
+      const ok = results.every((r) => r.status !== 'fail')
+      if (!ok) process.exitCode = 1
+      return {ok, checks: results}
+    } finally {
+      await close()
+    }
+  }
+}

@@ -1,0 +1,164 @@
+import type {Config} from '../config/schema.js'
+import {loadConfig} from '../config/load.js'
+import {ToolRegistry} from '../downstream/registry.js'
+import type {ServerStatus} from '../downstream/types.js'
+import {PtcError} from '../errors.js'
+import {resolvePython} from '../execution/python.js'
+import type {Logger} from '../log.js'
+import type {PythonInfo} from '../sandbox/backend.js'
+import {probeSandbox} from './sandbox-probe.js'
+import {fixForServerError} from './server-errors.js'
+
+export type CheckStatus = 'pass' | 'warn' | 'fail'
+
+export interface CheckResult {
+  id: string
+  title: string
+  status: CheckStatus
+  detail: string
+  /** What to do about a warn or fail, in one line. */
+  fix?: string
+  ms: number
+}
+
+export interface DoctorCheck {
+  id: string
+  title: string
+  run(): Promise<Omit<CheckResult, 'id' | 'ms' | 'title'>>
+}
+
+export interface DoctorOptions {
+  configFlag?: string
+  logger: Logger
+  /** Bound on each server's first connection attempt. Default 30 s. */
+  connectTimeoutMs?: number
+}
+
+const MIN_NODE = [20, 19] as const
+
+/** The checks of `ptc-mcp doctor`, ready to run concurrently; `close()` releases what they started. */
+export async function doctorChecks(options: DoctorOptions): Promise<{checks: DoctorCheck[]; close(): Promise<void>}> {
+  const loaded = await loadConfig({flag: options.configFlag}).then(
+    (value) => ({ok: true as const, ...value}),
+    (error: unknown) => ({ok: false as const, error}),
+  )
+  const config = loaded.ok ? loaded.config : undefined
+  const python = resolvePython(config?.execution.python ?? 'python3')
+  python.catch(() => {}) // reported by its own check
+  const registry = config
+    ? new ToolRegistry(config, {
+        logger: options.logger.child('downstream'),
+        connectTimeoutMs: options.connectTimeoutMs,
+      })
+    : undefined
+  registry?.start()
+
+  const checks: DoctorCheck[] = [
+    {id: 'node', title: 'Node.js', run: async () => checkNode()},
+    {id: 'python', title: 'Python', run: () => checkPython(python)},
+    {id: 'sandbox', title: 'Sandbox', run: () => checkSandbox(python, config, options.logger)},
+    {
+      id: 'config',
+      title: 'Config',
+      run: async () =>
+        loaded.ok
+          ? loaded.path
+            ? {status: 'pass', detail: `${loaded.path} (${loaded.config.servers.length} servers)`}
+            : {
+                status: 'warn',
+                detail: `no config file (looked in ${loaded.searched.join(', ')}); no servers`,
+                fix: 'run "ptc-mcp init" or copy config.example.yaml to ~/.config/ptc-mcp/config.yaml',
+              }
+          : failure(loaded.error),
+    },
+    ...(config?.servers ?? []).map(
+      (server): DoctorCheck => ({
+        id: `server:${server.name}`,
+        title: `Server ${server.name}`,
+        run: () => checkServer(registry!, server.name),
+      }),
+    ),
+  ]
+  return {checks, close: async () => registry?.close()}
+}
+
+/** Runs every check concurrently, timing each; a check that throws is a fail, never a crash. */
+export function runChecks(checks: DoctorCheck[]): Promise<CheckResult[]> {
+  return Promise.all(checks.map((check) => runCheck(check)))
+}
+
+export async function runCheck(check: DoctorCheck): Promise<CheckResult> {
+  const started = performance.now()
+  const result = await check.run().catch((error: unknown) => failure(error))
+  return {id: check.id, title: check.title, ...result, ms: Math.round(performance.now() - started)}
+}
+
+function failure(error: unknown): Omit<CheckResult, 'id' | 'ms' | 'title'> {
+  if (error instanceof PtcError) return {status: 'fail', detail: error.message, fix: error.suggestion}
+  return {status: 'fail', detail: error instanceof Error ? error.message : String(error)}
+}
+
+function checkNode(): Omit<CheckResult, 'id' | 'ms' | 'title'> {
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number)
+  const ok = major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1])
+  return ok
+    ? {status: 'pass', detail: `v${process.versions.node}`}
+    : {status: 'fail', detail: `v${process.versions.node} is too old`, fix: 'install Node.js 20.19 or newer'}
+}
+
+async function checkPython(python: Promise<PythonInfo>): Promise<Omit<CheckResult, 'id' | 'ms' | 'title'>> {
+  const info = await python
+  return {status: 'pass', detail: `Python ${info.version} at ${info.executable}`}
+}
+
+async function checkSandbox(
+  python: Promise<PythonInfo>,
+  config: Config | undefined,
+  logger: Logger,
+): Promise<Omit<CheckResult, 'id' | 'ms' | 'title'>> {
+  const setting = config?.execution.sandbox ?? 'auto'
+  const probe = await probeSandbox(await python, setting, logger)
+  const escapes = probe.attempts.filter((a) => !a.refused).map((a) => a.name)
+  if (!probe.controlWorked) {
+    return {status: 'fail', detail: `${probe.tier}: a program that must work failed: ${probe.controlError}`}
+  }
+  if (probe.tier === 'none') {
+    return {
+      status: 'warn',
+      detail: `sandbox: none — programs run without OS isolation (${escapes.join(', ') || 'nothing'} allowed)`,
+      fix: 'set execution.sandbox: auto to isolate programs',
+    }
+  }
+  if (escapes.length > 0) {
+    return {status: 'fail', detail: `${probe.tier}: not refused: ${escapes.join(', ')}`, fix: 'report this: the sandbox did not hold'}
+  }
+  const refused = probe.attempts.map((a) => a.name).join(', ')
+  return {status: 'pass', detail: `${probe.tier}: refused ${refused}; a normal program runs`}
+}
+
+async function checkServer(registry: ToolRegistry, name: string): Promise<Omit<CheckResult, 'id' | 'ms' | 'title'>> {
+  const started = performance.now()
+  const status = await firstAttempt(registry, name)
+  const ms = Math.round(performance.now() - started)
+  if (status?.connected) return {status: 'pass', detail: `${status.transport}, ${status.tools} tools, connected in ${ms} ms`}
+  const error = status?.lastError ?? 'no answer'
+  return {status: 'fail', detail: `${status?.transport ?? ''} ${error}`.trim(), fix: fixForServerError(error)}
+}
+
+/** Resolves with the server's status when its first connection attempt has ended. */
+function firstAttempt(registry: ToolRegistry, name: string): Promise<ServerStatus | undefined> {
+  const status = () => registry.serverStatus().find((s) => s.name === name)
+  const settled = () => {
+    const s = status()
+    return s === undefined || s.connected || s.attempts > 0
+  }
+  return new Promise((resolve) => {
+    const finish = () => {
+      unsubscribe()
+      resolve(status())
+    }
+    const unsubscribe = registry.onChange(() => settled() && finish())
+    if (settled()) finish()
+    else void registry.waitForInitialConnections(Number.MAX_SAFE_INTEGER).then(finish)
+  })
+}
