@@ -68,6 +68,8 @@ export async function teardown(): Promise<void> {
       ...processes.map((p) => `program child still running: ${p}`),
       ...scratch.map((name) => `scratch directory left behind: ${join(dir, name)}`),
     ]
+    // vitest reports a teardown error but keeps exit code 0: set it too.
+    process.exitCode = 1
     throw new Error(`leak check failed after the test run:\n  ${problems.join('\n  ')}`)
   } finally {
     rmSync(dir, {recursive: true, force: true})
