@@ -25,8 +25,12 @@ export abstract class BaseCommand extends Command {
     })(),
   }
 
-  protected logLevel(flags: {'log-level'?: LogLevel}): LogLevel {
-    return flags['log-level'] ?? (process.env.PTC_MCP_LOG_LEVEL as LogLevel | undefined) ?? 'warn'
+  /**
+   * `--log-level`, else PTC_MCP_LOG_LEVEL, else `fallback`: one-shot commands report server
+   * problems in their own output, so they default to errors only; `serve` logs warnings.
+   */
+  protected logLevel(flags: {'log-level'?: LogLevel}, fallback: LogLevel = 'error'): LogLevel {
+    return flags['log-level'] ?? (process.env.PTC_MCP_LOG_LEVEL as LogLevel | undefined) ?? fallback
   }
 
   protected override async catch(err: Error & {exitCode?: number}): Promise<unknown> {

@@ -19,7 +19,7 @@ export default class Doctor extends BaseCommand {
   async run(): Promise<DoctorResult> {
     const {flags} = await this.parse(Doctor)
     // Server chatter would interleave with the report; problems surface as failed checks instead.
-    const logger = flags['log-level'] ? createLogger(this.logLevel(flags)) : silentLogger
+    const logger = flags['log-level'] ? createLogger(flags['log-level']) : silentLogger
     const {checks, close} = await doctorChecks({configFlag: flags.config, logger})
     try {
       const interactive = !this.jsonEnabled() && process.stdout.isTTY === true

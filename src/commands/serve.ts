@@ -13,7 +13,7 @@ export default class Serve extends BaseCommand {
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Serve)
-    const logger = createLogger(this.logLevel(flags))
+    const logger = createLogger(this.logLevel(flags, 'warn'))
     const runtime = await Runtime.open({configFlag: flags.config, logger})
     await serveStdio(runtime, logger, this.config.version)
     // Downstream stdio children and sockets are closed; leave no timers holding the process open.

@@ -71,8 +71,8 @@ describe('planMounts', () => {
     )
     expect(plan.binds).toEqual([
       {path: '/usr/bin/python3.11', mode: 'ro'},
-      {path: '/usr/share/zoneinfo', mode: 'ro'},
       {path: '/usr/lib/x86_64-linux-gnu', mode: 'ro'},
+      {path: '/usr/share/zoneinfo', mode: 'ro'},
     ])
     expect(plan.symlinks).toEqual([
       {path: '/bin', target: 'usr/bin'},

@@ -1,4 +1,5 @@
-"""Lists what this interpreter reads from outside its standard library (linux backend, SPEC §7).
+"""Lists what this interpreter reads from outside its standard library (SPEC §7; used by the linux
+and seatbelt backends).
 
 Run once per interpreter as `python -I -S -B interpreter_files.py`, unconfined. It loads the
 extension modules whose libraries live outside the interpreter's prefix, then reports every file
@@ -41,18 +42,34 @@ def program_interpreter(path):
     return None
 
 
+def mapped_files():
+    """Every file mapped into this process: /proc/self/maps on Linux, dyld's images on macOS."""
+    mapped = set()
+    if sys.platform == "darwin":
+        import ctypes
+
+        libc = ctypes.CDLL(None)
+        libc._dyld_get_image_name.restype = ctypes.c_char_p
+        for index in range(libc._dyld_image_count()):
+            name = libc._dyld_get_image_name(index)
+            if name and name.startswith(b"/"):
+                mapped.add(name.decode("utf-8", "surrogateescape"))
+        return mapped
+    with open("/proc/self/maps") as f:
+        for line in f:
+            fields = line.rstrip("\n").split(None, 5)
+            if len(fields) == 6 and fields[5].startswith("/") and not fields[5].endswith(" (deleted)"):
+                mapped.add(fields[5])
+    return mapped
+
+
 def main():
     for name in MODULES:
         try:
             importlib.import_module(name)
         except BaseException:
             pass
-    mapped = set()
-    with open("/proc/self/maps") as f:
-        for line in f:
-            fields = line.rstrip("\n").split(None, 5)
-            if len(fields) == 6 and fields[5].startswith("/") and not fields[5].endswith(" (deleted)"):
-                mapped.add(fields[5])
+    mapped = mapped_files()
     print(json.dumps({
         "executable": sys.executable,
         "interpreter": program_interpreter(sys.executable),
