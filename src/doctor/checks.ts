@@ -1,7 +1,6 @@
 import type {Config} from '../config/schema.js'
 import {loadConfig} from '../config/load.js'
 import {ToolRegistry} from '../downstream/registry.js'
-import type {ServerStatus} from '../downstream/types.js'
 import {PtcError} from '../errors.js'
 import {resolvePython} from '../execution/python.js'
 import type {Logger} from '../log.js'
@@ -138,27 +137,9 @@ async function checkSandbox(
 
 async function checkServer(registry: ToolRegistry, name: string): Promise<Omit<CheckResult, 'id' | 'ms' | 'title'>> {
   const started = performance.now()
-  const status = await firstAttempt(registry, name)
+  const status = await registry.firstAttempt(name)
   const ms = Math.round(performance.now() - started)
   if (status?.connected) return {status: 'pass', detail: `${status.transport}, ${status.tools} tools, connected in ${ms} ms`}
   const error = status?.lastError ?? 'no answer'
   return {status: 'fail', detail: `${status?.transport ?? ''} ${error}`.trim(), fix: fixForServerError(error)}
-}
-
-/** Resolves with the server's status when its first connection attempt has ended. */
-function firstAttempt(registry: ToolRegistry, name: string): Promise<ServerStatus | undefined> {
-  const status = () => registry.serverStatus().find((s) => s.name === name)
-  const settled = () => {
-    const s = status()
-    return s === undefined || s.connected || s.attempts > 0
-  }
-  return new Promise((resolve) => {
-    const finish = () => {
-      unsubscribe()
-      resolve(status())
-    }
-    const unsubscribe = registry.onChange(() => settled() && finish())
-    if (settled()) finish()
-    else void registry.waitForInitialConnections(Number.MAX_SAFE_INTEGER).then(finish)
-  })
 }

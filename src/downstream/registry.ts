@@ -137,6 +137,12 @@ export class ToolRegistry implements ToolHost {
     }
   }
 
+  /** Resolves with one server's status once its first attempt has ended (undefined for an unknown name). */
+  async firstAttempt(name: string): Promise<DownstreamServerStatus | undefined> {
+    await this.supervisors.find((s) => s.name === name)?.firstAttempt
+    return this.serverStatus().find((s) => s.name === name)
+  }
+
   /** Called whenever the tool list or a server's status changes. Returns the unsubscribe function. */
   onChange(listener: () => void): () => void {
     this.listeners.add(listener)

@@ -1,7 +1,7 @@
 import {type ChildProcess, spawn} from 'node:child_process'
 import {mkdtemp, rm} from 'node:fs/promises'
 import type {Socket} from 'node:net'
-import {tmpdir} from 'node:os'
+import {constants, tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {performance} from 'node:perf_hooks'
 import {fileURLToPath} from 'node:url'
@@ -27,6 +27,9 @@ export const RUNNER_PATH = fileURLToPath(new URL('runner.py', import.meta.url))
 
 /** Prefix of per-run scratch directories under os.tmpdir(). */
 export const SCRATCH_PREFIX = 'ptc-run-'
+
+/** How long a child whose channel closed may take to exit by itself before it is killed. */
+const EXIT_GRACE_MS = 250
 
 /** How long pipes may stay open after the process group was killed (a process that escaped it). */
 const DRAIN_LIMIT_MS = 1000
@@ -350,9 +353,10 @@ export class ProgramChild {
 
   private onChannelClosed(): void {
     this.channelClosed = true
-    // Nothing more can arrive. If the process still runs (the program closed the channel), the
-    // run cannot finish normally: kill it; its exit completes the picture.
-    if (!this.exited) this.killGroup()
+    // Nothing more can arrive. The process is usually exiting (a wrapper such as bwrap a moment
+    // after the interpreter): let it report its own exit status, and kill it if it does not (the
+    // program closed the channel and went on).
+    if (!this.exited) setTimeout(() => this.killGroup(), EXIT_GRACE_MS).unref()
     this.onProcessGone()
   }
 
@@ -462,5 +466,11 @@ function describeExit(
   if (failure && code === null && signal === null) return `could not be started: ${failure.message}`
   if (signal === 'SIGXCPU') return 'hit the CPU time limit'
   if (signal) return `was killed by ${signal}`
-  return `exited with code ${String(code)}`
+  // A wrapper (bwrap) reports its child's death by signal N as exit code 128 + N.
+  const wrapped = code !== null && code > 128 ? signalName(code - 128) : undefined
+  return `exited with code ${String(code)}${wrapped ? ` (killed by ${wrapped}?)` : ''}`
+}
+
+function signalName(number: number): string | undefined {
+  return Object.entries(constants.signals).find(([, value]) => value === number)?.[0]
 }

@@ -162,7 +162,12 @@ with open("mine.txt", "w") as f:
     f.write("mine")
 control("scratch read", lambda: open("mine.txt").read() == "mine" or 1 / 0)
 `)
-        expectVerdicts(outcome, {passwd: 'refused', 'ssh key': 'refused', victim: 'refused', 'scratch read': 'ok'})
+        expectVerdicts(outcome, {
+          passwd: 'refused',
+          'ssh key': 'refused',
+          victim: 'refused',
+          'scratch read': 'ok',
+        })
       })
 
       test('listing / and the home directory is refused; the scratch dir can be listed', async () => {
@@ -202,7 +207,9 @@ control("subdir", lambda: open("sub/../sub/f.txt", "w").write("x"))
           'dotdot write root': 'refused',
           subdir: 'ok',
         })
-        expect(outcome.output).toMatch(bwrap ? /^dotdot write parent: private/m : /^dotdot write parent: refused/m)
+        expect(outcome.output).toMatch(
+          bwrap ? /^dotdot write parent: private/m : /^dotdot write parent: refused/m,
+        )
         expect(existsSync(join(tmpdir(), escaped))).toBe(false)
         expect(existsSync(join('/', escaped))).toBe(false)
       })
@@ -215,7 +222,13 @@ attempt("sys", lambda: os.listdir("/sys/class"))
 attempt("tty", lambda: open("/dev/tty", "w").write("boo"))
 control("devnull", lambda: open(os.devnull, "w").write("x"))
 `)
-        expectVerdicts(outcome, {mounts: 'refused', 'proc 1': 'refused', sys: 'refused', tty: 'refused', devnull: 'ok'})
+        expectVerdicts(outcome, {
+          mounts: 'refused',
+          'proc 1': 'refused',
+          sys: 'refused',
+          tty: 'refused',
+          devnull: 'ok',
+        })
       })
 
       test('writing /tmp of the host, ~/.bashrc and /dev/shm is refused; writing the scratch dir works', async () => {
@@ -232,7 +245,12 @@ attempt("shm", lambda: open("/dev/shm/${marker}", "w").write("x"))
 attempt("outside dir", lambda: open(${py(join(outside.dir, marker))}, "w").write("x"))
 control("scratch write", lambda: open("${marker}", "w").write("x"))
 `)
-        expectVerdicts(outcome, {bashrc: 'refused', shm: 'refused', 'outside dir': 'refused', 'scratch write': 'ok'})
+        expectVerdicts(outcome, {
+          bashrc: 'refused',
+          shm: 'refused',
+          'outside dir': 'refused',
+          'scratch write': 'ok',
+        })
         expect(outcome.output).toMatch(bwrap ? /^tmp: (private|refused)/m : /^tmp: refused/m)
         expect(existsSync(join('/tmp', marker))).toBe(false)
         expect(existsSync(join('/dev/shm', marker))).toBe(false)
@@ -304,7 +322,12 @@ attempt("mknod block", lambda: os.mknod("sda", stat.S_IFBLK | 0o666, os.makedev(
 attempt("mkfifo", lambda: os.mkfifo("fifo"))
 control("mkdir", lambda: os.makedirs("a/b/c"))
 `)
-        expectVerdicts(outcome, {'mknod char': 'refused', 'mknod block': 'refused', mkfifo: 'refused', mkdir: 'ok'})
+        expectVerdicts(outcome, {
+          'mknod char': 'refused',
+          'mknod block': 'refused',
+          mkfifo: 'refused',
+          mkdir: 'ok',
+        })
       })
 
       test('a file over the size limit is cut off; a small file is fine', async () => {
@@ -497,7 +520,17 @@ print("UID", os.getuid(), os.geteuid())
 `)
         expect(outcome.ok, outcome.text).toBe(true)
         const env = JSON.parse(/^ENV (.*)$/m.exec(outcome.output)?.[1] ?? 'null') as Record<string, string>
-        const harmless = ['HOME', 'TMPDIR', 'PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'PYTHONIOENCODING', 'TZ', 'PWD']
+        const harmless = [
+          'HOME',
+          'TMPDIR',
+          'PATH',
+          'LANG',
+          'LC_ALL',
+          'LC_CTYPE',
+          'PYTHONIOENCODING',
+          'TZ',
+          'PWD',
+        ]
         expect(Object.keys(env).filter((name) => !harmless.includes(name))).toEqual([])
         expect(outcome.output).not.toContain(SECRET)
         expect(/^CAPS (.*)$/m.exec(outcome.output)?.[1]).toBe('[0,0,0,0,0,0]')

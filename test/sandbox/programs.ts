@@ -3,9 +3,8 @@
  * `label: refused (...)`, `label: ALLOWED ...` or `label: ok`, and `verdicts()` reads them back.
  */
 
-/** Helpers every escape program starts with: `attempt` (must fail), `control` (must work), and
- * `raw()` for syscalls the standard library does not wrap (numbers for x86_64 and aarch64). */
-export const PRELUDE = String.raw`
+/** Helpers every escape program starts with: `attempt` (must fail) and `control` (must work). */
+export const HELPERS = String.raw`
 import ctypes, errno, os, platform, sys
 
 def attempt(label, action):
@@ -23,7 +22,12 @@ def control(label, action):
         print(f"{label}: FAILED ({type(exc).__name__}: {exc})", flush=True)
     else:
         print(f"{label}: ok", flush=True)
+`
 
+/** HELPERS plus `raw()`, for Linux syscalls the standard library does not wrap (x86_64, aarch64). */
+export const PRELUDE =
+  HELPERS +
+  String.raw`
 _NR = {
     "x86_64": {"clone": 56, "unshare": 272, "mount": 165, "bpf": 321, "io_uring_setup": 425,
                "userfaultfd": 323, "keyctl": 250, "add_key": 248, "ptrace": 101, "setns": 308,

@@ -9,7 +9,9 @@ const EMULATOR = fileURLToPath(new URL('seccomp_emulator.py', import.meta.url))
 
 describe('the seccomp filter confine.py builds', () => {
   test('decides as the policy says on x86_64 and aarch64 (run in a BPF interpreter)', () => {
-    const stdout = execFileSync(testPython(), ['-I', '-S', '-B', EMULATOR, CONFINE_MODULE], {encoding: 'utf8'})
+    const stdout = execFileSync(testPython(), ['-I', '-S', '-B', EMULATOR, CONFINE_MODULE], {
+      encoding: 'utf8',
+    })
     const report = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as {
       arches: string[]
       checked: number

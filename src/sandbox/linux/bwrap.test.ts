@@ -5,7 +5,8 @@ import {bwrapArgs, mirrorPath, planMounts, SCRATCH_BYTES} from './bwrap.js'
 /** A merged-/usr Debian layout: /lib, /lib64 and /bin are symlinks into /usr. */
 function fakeFs(links: Record<string, string>, files: string[]) {
   const known = [...files, ...Object.keys(links)]
-  const exists = (path: string) => path === '/' || known.some((file) => file === path || file.startsWith(path + '/'))
+  const exists = (path: string) =>
+    path === '/' || known.some((file) => file === path || file.startsWith(path + '/'))
   return {
     lstat: (path: string) => (exists(path) ? {isSymbolicLink: () => path in links} : undefined),
     readlink: (path: string) => links[path] as string,
@@ -132,14 +133,29 @@ describe('bwrapArgs', () => {
       '--clearenv',
     ])
     expect(args).toContain('--setenv')
-    expect(args.slice(args.indexOf('HOME') - 1, args.indexOf('HOME') + 2)).toEqual(['--setenv', 'HOME', '/tmp/ptc-run-1'])
+    expect(args.slice(args.indexOf('HOME') - 1, args.indexOf('HOME') + 2)).toEqual([
+      '--setenv',
+      'HOME',
+      '/tmp/ptc-run-1',
+    ])
     expect(args).not.toContain('--proc')
-    expect(args.slice(-8)).toEqual(['--chdir', '/tmp/ptc-run-1', '--', '/usr/bin/python3.11', '-I', '-S', '-B', 'runner.py'])
+    expect(args.slice(-8)).toEqual([
+      '--chdir',
+      '/tmp/ptc-run-1',
+      '--',
+      '/usr/bin/python3.11',
+      '-I',
+      '-S',
+      '-B',
+      'runner.py',
+    ])
   })
 
   test('the scratch dir is a size-limited private tmpfs that is also /tmp, mounted before the binds', () => {
     const args = bwrapArgs({...base, scratchDir: '/tmp/ptc-run-1'}, debian).join(' ')
-    expect(args).toContain(`--size ${SCRATCH_BYTES} --perms 0700 --tmpfs /tmp --perms 0700 --dir /tmp/ptc-run-1`)
+    expect(args).toContain(
+      `--size ${SCRATCH_BYTES} --perms 0700 --tmpfs /tmp --perms 0700 --dir /tmp/ptc-run-1`,
+    )
     expect(args.indexOf('--tmpfs /tmp')).toBeLessThan(args.indexOf('--ro-bind'))
     expect(args).toContain('--remount-ro / --chdir /tmp/ptc-run-1')
     const elsewhere = bwrapArgs({...base, scratchDir: '/var/run/ptc-1'}, debian).join(' ')

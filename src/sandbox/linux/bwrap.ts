@@ -79,7 +79,11 @@ function isUnder(path: string, parent: string): boolean {
 }
 
 /** Turns the paths the sandbox needs into binds, directories and symlinks, in an order bwrap accepts. */
-export function planMounts(requests: MountRequest[], links: string[] = [], fs: FileSystem = hostFileSystem): MountPlan {
+export function planMounts(
+  requests: MountRequest[],
+  links: string[] = [],
+  fs: FileSystem = hostFileSystem,
+): MountPlan {
   const modes = new Map<string, MountMode>()
   const symlinks = new Map<string, string>()
   for (const link of links) if (fs.lstat(link)?.isSymbolicLink()) symlinks.set(link, fs.readlink(link))
@@ -167,10 +171,22 @@ export function bwrapArgs(options: BwrapOptions, fs: FileSystem = hostFileSystem
   // that read-only paths under /tmp (a checkout there) are bound on top of it, not hidden by it.
   const size = String(options.scratchBytes ?? SCRATCH_BYTES)
   if (options.scratchDir.startsWith('/tmp/')) {
-    args.push('--size', size, '--perms', '0700', '--tmpfs', '/tmp', '--perms', '0700', '--dir', options.scratchDir)
+    args.push(
+      '--size',
+      size,
+      '--perms',
+      '0700',
+      '--tmpfs',
+      '/tmp',
+      '--perms',
+      '0700',
+      '--dir',
+      options.scratchDir,
+    )
   } else {
     args.push('--size', size, '--perms', '0700', '--tmpfs', options.scratchDir)
-    if (!plan.binds.some((bind) => isUnder(bind.path, '/tmp'))) args.push('--symlink', options.scratchDir, '/tmp')
+    if (!plan.binds.some((bind) => isUnder(bind.path, '/tmp')))
+      args.push('--symlink', options.scratchDir, '/tmp')
   }
   const flag: Record<MountMode, string> = {ro: '--ro-bind', rw: '--bind', dev: '--dev-bind'}
   for (const bind of plan.binds) args.push(flag[bind.mode], bind.path, bind.path)

@@ -147,7 +147,9 @@ async function verifyTiers(python: PythonInfo, useBwrap: boolean, logger: Logger
     const attempt = await probe(python, {tier: tierName(true, 1), bwrap, landlockAbi: 1})
     if (attempt.ok) return attempt.verified
     if (!attempt.bwrapBroken) throw attempt.error
-    logger.info(`bwrap is installed but does not work here (${attempt.reason}); using Landlock and seccomp alone`)
+    logger.info(
+      `bwrap is installed but does not work here (${attempt.reason}); using Landlock and seccomp alone`,
+    )
   } else if (useBwrap) {
     logger.debug('bwrap is not installed; using Landlock and seccomp alone')
   }
@@ -193,7 +195,9 @@ async function probe(python: PythonInfo, candidate: Verified): Promise<ProbeResu
       .filter(([, wasRefused]) => !wasRefused)
       .map(([name]) => name)
     if (!output.refused || allowed.length > 0) {
-      return refusal(`the sandbox did not take effect: the probe could ${allowed.join(', ') || 'not run its checks'}`)
+      return refusal(
+        `the sandbox did not take effect: the probe could ${allowed.join(', ') || 'not run its checks'}`,
+      )
     }
     if (candidate.bwrap && output.hidden !== true) {
       return refusal('bwrap ran but the host file system was still visible inside it')
@@ -207,7 +211,11 @@ async function probe(python: PythonInfo, candidate: Verified): Promise<ProbeResu
     const landlockAbi = output.report?.landlockAbi ?? 0
     return {
       ok: true,
-      verified: {tier: tierName(candidate.bwrap !== undefined, landlockAbi), bwrap: candidate.bwrap, landlockAbi},
+      verified: {
+        tier: tierName(candidate.bwrap !== undefined, landlockAbi),
+        bwrap: candidate.bwrap,
+        landlockAbi,
+      },
     }
   } finally {
     await rm(base, {recursive: true, force: true})
@@ -215,7 +223,11 @@ async function probe(python: PythonInfo, candidate: Verified): Promise<ProbeResu
 }
 
 function refusal(message: string): ProbeResult {
-  return {ok: false, bwrapBroken: false, error: new SandboxError(`linux sandbox unavailable: ${message}`, {suggestion: FIX})}
+  return {
+    ok: false,
+    bwrapBroken: false,
+    error: new SandboxError(`linux sandbox unavailable: ${message}`, {suggestion: FIX}),
+  }
 }
 
 function parseProbeOutput(stdout: string): ProbeOutput | undefined {
@@ -223,7 +235,9 @@ function parseProbeOutput(stdout: string): ProbeOutput | undefined {
   if (!line) return undefined
   try {
     const parsed = JSON.parse(line) as unknown
-    return typeof parsed === 'object' && parsed !== null && 'confined' in parsed ? (parsed as ProbeOutput) : undefined
+    return typeof parsed === 'object' && parsed !== null && 'confined' in parsed
+      ? (parsed as ProbeOutput)
+      : undefined
   } catch {
     return undefined
   }
@@ -231,7 +245,10 @@ function parseProbeOutput(stdout: string): ProbeOutput | undefined {
 
 const PROBE_TIMEOUT_MS = 20_000
 
-function runProbe(launch: Launch, cwd: string): Promise<{code: number | null; stdout: string; stderr: string}> {
+function runProbe(
+  launch: Launch,
+  cwd: string,
+): Promise<{code: number | null; stdout: string; stderr: string}> {
   return new Promise((resolve, reject) => {
     const child = spawn(launch.command, launch.args, {
       cwd,
@@ -256,7 +273,9 @@ function runProbe(launch: Launch, cwd: string): Promise<{code: number | null; st
     }, PROBE_TIMEOUT_MS)
     child.on('error', (error) => {
       clearTimeout(timer)
-      reject(new SandboxError(`cannot start the sandbox probe: ${error.message}`, {suggestion: FIX, cause: error}))
+      reject(
+        new SandboxError(`cannot start the sandbox probe: ${error.message}`, {suggestion: FIX, cause: error}),
+      )
     })
     child.on('close', (code) => {
       clearTimeout(timer)

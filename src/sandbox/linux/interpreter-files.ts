@@ -1,5 +1,5 @@
 import {execFile} from 'node:child_process'
-import {existsSync, lstatSync, statSync} from 'node:fs'
+import {existsSync, lstatSync, realpathSync, statSync} from 'node:fs'
 import {dirname} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -39,7 +39,8 @@ export function interpreterFiles(python: PythonInfo): Promise<InterpreterFiles> 
   return files
 }
 
-interface Discovery {
+/** What interpreter_files.py reports. */
+export interface Discovery {
   executable: string
   interpreter: string | null
   mapped: string[]
@@ -50,7 +51,7 @@ async function findInterpreterFiles(python: PythonInfo): Promise<InterpreterFile
   const own = stdlib.length > 0 ? stdlib : python.prefixes.filter((path) => isDirectory(path))
   let native: string[]
   try {
-    native = nativePaths(await discover(python.executable), python.executable)
+    native = nativePaths(await discoverInterpreter(python.executable), python.executable)
   } catch {
     native = FALLBACK_LIBRARY_DIRS.filter((path) => isDirectory(path))
   }
@@ -66,17 +67,27 @@ async function findInterpreterFiles(python: PythonInfo): Promise<InterpreterFile
 
 /** The executable, the dynamic loader by the name the executable gives, and the directory of
  * every other mapped file (a library found by soname is a symlink next to the real file). */
-export function nativePaths(found: Discovery, executable: string): string[] {
+export function nativePaths(found: Discovery, executable: string, realpath = realpathOrSelf): string[] {
   const paths = [executable, found.executable]
   if (found.interpreter) paths.push(found.interpreter)
+  const itself = new Set([executable, found.executable].map((path) => realpath(path)))
   for (const file of found.mapped) {
-    if (file === found.executable || file === executable) continue
+    if (itself.has(realpath(file))) continue
     paths.push(dirname(file))
   }
   return unique(paths)
 }
 
-function discover(executable: string): Promise<Discovery> {
+function realpathOrSelf(path: string): string {
+  try {
+    return realpathSync(path)
+  } catch {
+    return path
+  }
+}
+
+/** Runs interpreter_files.py with `executable` (unconfined, empty environment). */
+export function discoverInterpreter(executable: string): Promise<Discovery> {
   return new Promise((resolve, reject) => {
     execFile(
       executable,

@@ -117,6 +117,10 @@ export function seatbeltProfile(paths: SeatbeltPaths): string {
 }
 
 /** The command line that runs the interpreter under the profile. */
-export function seatbeltArgv(profile: string, python: string, pythonArgs: string[]): {command: string; args: string[]} {
+export function seatbeltArgv(
+  profile: string,
+  python: string,
+  pythonArgs: string[],
+): {command: string; args: string[]} {
   return {command: SANDBOX_EXEC, args: ['-p', profile, python, ...pythonArgs]}
 }
