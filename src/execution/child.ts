@@ -428,6 +428,7 @@ export class ProgramChild {
   private maybeResolveRun(): void {
     if (!this.end || this.pipesOpen.size > 0 || !this.resolveRun) return
     const resolve = this.resolveRun
+    if (process.env.PTC_T) process.stderr.write(`done@${(this.endedAt - this.startedAt).toFixed(2)} resolved@${(performance.now() - this.startedAt).toFixed(2)}\n`)
     this.resolveRun = undefined
     this.state = 'ended'
     resolve({end: this.end, output: this.capture.text(), elapsedMs: this.endedAt - this.startedAt})

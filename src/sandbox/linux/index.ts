@@ -35,6 +35,8 @@ export interface LinuxBackendOptions {
    * environment variable PTC_MCP_BWRAP is "0". */
   bwrap?: boolean
   logger?: Logger
+  /** For tests: the platform to act on. Default process.platform. */
+  platform?: NodeJS.Platform
 }
 
 /** What the once-per-process probe found for one interpreter. */
@@ -63,9 +65,10 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): SandboxBa
   const verified = new Map<string, Promise<Verified>>()
 
   function verify(python: PythonInfo): Promise<Verified> {
-    if (process.platform !== 'linux') {
+    const platform = options.platform ?? process.platform
+    if (platform !== 'linux') {
       return Promise.reject(
-        new SandboxError(`the linux sandbox runs on Linux only (this is ${process.platform})`, {
+        new SandboxError(`the linux sandbox runs on Linux only (this is ${platform})`, {
           suggestion: 'set execution.sandbox: auto to pick the backend of this platform',
         }),
       )
@@ -147,7 +150,7 @@ async function verifyTiers(python: PythonInfo, useBwrap: boolean, logger: Logger
     const attempt = await probe(python, {tier: tierName(true, 1), bwrap, landlockAbi: 1})
     if (attempt.ok) return attempt.verified
     if (!attempt.bwrapBroken) throw attempt.error
-    logger.info(
+    logger.warn(
       `bwrap is installed but does not work here (${attempt.reason}); using Landlock and seccomp alone`,
     )
   } else if (useBwrap) {
@@ -155,7 +158,7 @@ async function verifyTiers(python: PythonInfo, useBwrap: boolean, logger: Logger
   }
   const attempt = await probe(python, {tier: tierName(false, 1), bwrap: undefined, landlockAbi: 1})
   if (attempt.ok) return attempt.verified
-  throw attempt.error
+  throw attempt.bwrapBroken ? refusalError(attempt.reason) : attempt.error
 }
 
 type ProbeResult =
@@ -187,7 +190,8 @@ async function probe(python: PythonInfo, candidate: Verified): Promise<ProbeResu
     const output = parseProbeOutput(run.stdout)
     if (!output) {
       const reason = (run.stderr.trim() || `exit code ${run.code}`).split('\n').slice(-3).join(' ')
-      if (candidate.bwrap && /^bwrap: /m.test(run.stderr)) return {ok: false, bwrapBroken: true, reason}
+      // bwrap itself failed (no user namespaces, say) or the interpreter cannot start inside it.
+      if (candidate.bwrap) return {ok: false, bwrapBroken: true, reason}
       return refusal(`the sandbox probe did not report (${reason})`)
     }
     if (!output.confined) return refusal(`the sandbox cannot be applied: ${output.error ?? 'unknown error'}`)
@@ -222,12 +226,12 @@ async function probe(python: PythonInfo, candidate: Verified): Promise<ProbeResu
   }
 }
 
+function refusalError(message: string): SandboxError {
+  return new SandboxError(`linux sandbox unavailable: ${message}`, {suggestion: FIX})
+}
+
 function refusal(message: string): ProbeResult {
-  return {
-    ok: false,
-    bwrapBroken: false,
-    error: new SandboxError(`linux sandbox unavailable: ${message}`, {suggestion: FIX}),
-  }
+  return {ok: false, bwrapBroken: false, error: refusalError(message)}
 }
 
 function parseProbeOutput(stdout: string): ProbeOutput | undefined {
