@@ -1,15 +1,18 @@
-import {type ChildProcess, spawn} from 'node:child_process'
-import {mkdtemp, rm} from 'node:fs/promises'
 import type {Socket} from 'node:net'
+
+import {type ChildProcess, spawn} from 'node:child_process'
+import {randomBytes} from 'node:crypto'
+import {mkdtemp, rm} from 'node:fs/promises'
 import {constants, tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {performance} from 'node:perf_hooks'
 import {fileURLToPath} from 'node:url'
 
-import {SandboxError} from '../errors.js'
 import type {Logger} from '../log.js'
 import type {PythonInfo, SandboxBackend} from '../sandbox/backend.js'
-import {OutputCapture} from './output-capture.js'
+
+import {SandboxError} from '../errors.js'
+import {EndMarkedStream, OutputCapture} from './output-capture.js'
 import {
   type ChildLimits,
   type ChildMessage,
@@ -82,7 +85,7 @@ export function childEnvironment(scratchDir: string): Record<string, string> {
     PATH: '/usr/bin:/bin',
     LANG: 'C.UTF-8',
     LC_ALL: 'C.UTF-8',
-    PYTHONIOENCODING: 'utf-8',
+    PYTHONIOENCODING: 'utf8',
   }
 }
 
@@ -109,6 +112,9 @@ export class ProgramChild {
   private proc: ChildProcess | undefined
   private channel: Socket | undefined
   private readonly capture: OutputCapture
+  /** Written by the runner at the very end of the program's output (after `done` it is complete). */
+  private readonly endMarker = `<ptc-mcp output end ${randomBytes(12).toString('hex')}>`
+  private readonly stdout: EndMarkedStream
   private readonly splitter: LineSplitter
   private readonly pipesOpen = new Set<string>()
   private exitDescription = 'the Python process ended'
@@ -129,8 +135,11 @@ export class ProgramChild {
 
   private constructor(private readonly options: ChildOptions) {
     this.capture = new OutputCapture(options.maxOutputBytes)
+    this.stdout = new EndMarkedStream(Buffer.from(this.endMarker), (chunk) => this.capture.write(chunk))
     this.splitter = new LineSplitter(options.maxMessageBytes)
-    this.disposed = new Promise((resolve) => (this.markDisposed = resolve))
+    this.disposed = new Promise((resolve) => {
+      this.markDisposed = resolve
+    })
     this.ready = this.boot()
     // The pool may never await a child it discards; its failure is reported to whoever uses it.
     this.ready.catch(() => {})
@@ -146,12 +155,14 @@ export class ProgramChild {
   }
 
   /** Hands the program over and resolves when the run has ended and the output is complete. */
-  execute(run: Omit<RunMessage, 'type'>, options: ChildRunOptions): Promise<ChildRunResult> {
+  execute(run: Omit<RunMessage, 'type' | 'end_marker'>, options: ChildRunOptions): Promise<ChildRunResult> {
     if (!this.usable) throw new Error('ProgramChild.execute: the child is not ready')
     this.state = 'running'
     this.handlers = options.handlers
-    const result = new Promise<ChildRunResult>((resolve) => (this.resolveRun = resolve))
-    const message: RunMessage = {type: 'run', ...run}
+    const result = new Promise<ChildRunResult>((resolve) => {
+      this.resolveRun = resolve
+    })
+    const message: RunMessage = {type: 'run', ...run, end_marker: this.endMarker}
     this.write(JSON.stringify(message))
     this.startedAt = performance.now()
     this.timer = setTimeout(() => this.finish({kind: 'timeout'}), options.timeoutMs)
@@ -234,7 +245,7 @@ export class ProgramChild {
     } catch (error) {
       this.state = 'ended'
       this.killGroup()
-      if (!this.proc) void this.dispose()
+      if (!this.proc) this.dispose()
       throw error instanceof SandboxError
         ? error
         : new SandboxError(`the sandboxed Python could not start: ${(error as Error).message}`, {
@@ -266,7 +277,16 @@ export class ProgramChild {
     ] as const) {
       if (!stream) continue
       this.pipesOpen.add(name)
-      stream.on('data', (chunk: Buffer) => this.capture.push(chunk))
+      if (name === 'stdout') {
+        stream.on('data', (chunk: Buffer) => {
+          this.stdout.write(chunk)
+          if (this.end) this.maybeResolveRun()
+        })
+      } else {
+        // During a run the runner points fd 2 at the stdout pipe: this one carries only what
+        // was written before (interpreter or wrapper messages).
+        stream.on('data', (chunk: Buffer) => this.capture.write(chunk))
+      }
       stream.on('error', () => {})
       stream.on('close', () => this.onPipeClosed(name))
     }
@@ -279,7 +299,7 @@ export class ProgramChild {
   }
 
   private write(line: string): void {
-    const channel = this.channel
+    const {channel} = this
     if (channel && !channel.destroyed && channel.writable) channel.write(`${line}\n`)
   }
 
@@ -309,16 +329,15 @@ export class ProgramChild {
     if (this.state === 'running') {
       const handlers = this.handlers!
       switch (message.type) {
-        case 'call':
+        case 'call': {
           handlers.onCall(message.id, message.tool, message.args)
           return
-        case 'helper':
-          handlers.onHelper(message.id, message.name, message.args)
-          return
-        case 'cancel':
+        }
+        case 'cancel': {
           handlers.onCancel(message.id)
           return
-        case 'done':
+        }
+        case 'done': {
           this.finish({
             kind: 'done',
             ok: message.ok,
@@ -327,8 +346,14 @@ export class ProgramChild {
             result: message.result,
           })
           return
-        default:
+        }
+        case 'helper': {
+          handlers.onHelper(message.id, message.name, message.args)
+          return
+        }
+        default: {
           throw new ProtocolError(`unexpected "${message.type}" message while running`)
+        }
       }
     }
     if (this.state === 'starting') {
@@ -368,7 +393,7 @@ export class ProgramChild {
     this.exitDescription = describeExit(code, signal, this.startupFailure)
     this.closePipesSoon()
     this.onProcessGone()
-    void this.dispose()
+    this.dispose()
   }
 
   /**
@@ -378,6 +403,7 @@ export class ProgramChild {
   private onProcessGone(): void {
     if (!this.exited || !this.channelClosed) return
     if (this.state === 'starting') {
+      this.stdout.flush()
       const output = this.capture.text().trim()
       this.settleReady?.(
         new SandboxError(
@@ -426,9 +452,12 @@ export class ProgramChild {
   }
 
   private maybeResolveRun(): void {
-    if (!this.end || this.pipesOpen.size > 0 || !this.resolveRun) return
+    if (!this.end || !this.resolveRun) return
+    // After `done`, the end marker proves the output complete; otherwise wait for EOF.
+    const complete = this.end.kind === 'done' && this.stdout.endsWithMarker
+    if (!complete && this.pipesOpen.size > 0) return
+    this.stdout.flush()
     const resolve = this.resolveRun
-    if (process.env.PTC_T) process.stderr.write(`done@${(this.endedAt - this.startedAt).toFixed(2)} resolved@${(performance.now() - this.startedAt).toFixed(2)}\n`)
     this.resolveRun = undefined
     this.state = 'ended'
     resolve({end: this.end, output: this.capture.text(), elapsedMs: this.endedAt - this.startedAt})
@@ -444,18 +473,19 @@ export class ProgramChild {
     }
   }
 
-  private async dispose(): Promise<void> {
+  /** Removes the scratch directory (once the process is gone), then resolves `disposed`. */
+  private dispose(): void {
     if (this.disposing) return
     this.disposing = true
-    if (this.scratchDir) {
-      try {
-        // rm does not follow symbolic links planted in the directory: it removes the links.
-        await rm(this.scratchDir, {recursive: true, force: true, maxRetries: 2})
-      } catch (error) {
-        this.options.logger.warn(`could not remove ${this.scratchDir}: ${(error as Error).message}`)
-      }
+    const dir = this.scratchDir
+    if (!dir) {
+      this.markDisposed()
+      return
     }
-    this.markDisposed()
+    // rm does not follow symbolic links planted in the directory: it removes the links.
+    rm(dir, {recursive: true, force: true, maxRetries: 2})
+      .catch((error: Error) => this.options.logger.warn(`could not remove ${dir}: ${error.message}`))
+      .finally(() => this.markDisposed())
   }
 }
 

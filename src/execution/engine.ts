@@ -1,11 +1,12 @@
 import type {ExecutionConfig} from '../config/schema.js'
 import type {ToolHost} from '../downstream/types.js'
+import type {PythonInfo, SandboxBackend} from '../sandbox/backend.js'
+import type {ChildLimits} from './protocol.js'
+
 import {PtcError} from '../errors.js'
 import {type Logger, silentLogger} from '../log.js'
-import type {PythonInfo, SandboxBackend} from '../sandbox/backend.js'
 import {type ChildEnd, ProgramChild} from './child.js'
 import {formatOutcome, type ToolCallTrace} from './format.js'
-import type {ChildLimits} from './protocol.js'
 import {ToolCallBroker, type ToolCallListener} from './tool-calls.js'
 import {WarmPool} from './warm-pool.js'
 
@@ -42,6 +43,16 @@ export interface RunOutcome {
   /** The sandbox tier in force for this run, e.g. "none" or "linux:bwrap+landlock+seccomp". */
   sandbox: string
   text: string
+}
+
+interface OutcomeParts {
+  end: ChildEnd
+  output: string
+  toolCalls: ToolCallTrace[]
+  elapsedMs: number
+  sandbox: string
+  /** Set when no child could be started: the error text. */
+  startFailure?: string
 }
 
 /** Bound on starting a child (spawn, confinement, runner load); not part of the program's time. */
@@ -103,15 +114,14 @@ export class ProgramEngine {
     try {
       child = await this.acquire(signal)
     } catch (error) {
-      if (signal?.aborted) return this.outcome({kind: 'cancelled'}, '', [], 0, this.backend.name)
-      return this.outcome(
-        {kind: 'crashed', reason: ''},
-        '',
-        [],
-        0,
-        this.backend.name,
-        startFailureText(error),
-      )
+      if (this.closed) throw new Error('ProgramEngine.run: the engine was closed', {cause: error})
+      const nothingRan = {output: '', toolCalls: [], elapsedMs: 0, sandbox: this.backend.name}
+      if (signal?.aborted) return this.outcome({...nothingRan, end: {kind: 'cancelled'}})
+      return this.outcome({
+        ...nothingRan,
+        end: {kind: 'crashed', reason: ''},
+        startFailure: startFailureText(error),
+      })
     }
 
     const {execution} = this
@@ -137,7 +147,13 @@ export class ProgramEngine {
     )
     broker.close()
     this.pool.refillSoon()
-    return this.outcome(run.end, run.output, broker.calls, run.elapsedMs, child.tier)
+    return this.outcome({
+      end: run.end,
+      output: run.output,
+      toolCalls: broker.calls,
+      elapsedMs: run.elapsedMs,
+      sandbox: child.tier,
+    })
   }
 
   /** Kills every child (running programs end as failed) and removes their scratch directories. */
@@ -169,14 +185,7 @@ export class ProgramEngine {
     }
   }
 
-  private outcome(
-    end: ChildEnd,
-    output: string,
-    toolCalls: ToolCallTrace[],
-    elapsedMs: number,
-    sandbox: string,
-    startFailure?: string,
-  ): RunOutcome {
+  private outcome({end, output, toolCalls, elapsedMs, sandbox, startFailure}: OutcomeParts): RunOutcome {
     const done = end.kind === 'done' ? end : undefined
     const ok = done?.ok === true
     const error = ok ? null : (startFailure ?? errorText(end, this.execution))
@@ -198,14 +207,18 @@ export class ProgramEngine {
 
 function errorText(end: ChildEnd, execution: ExecutionConfig): string {
   switch (end.kind) {
-    case 'done':
-      return end.error ?? 'the program failed'
-    case 'timeout':
-      return `TimeoutError: Execution exceeded ${execution.timeout_seconds}s limit`
-    case 'cancelled':
+    case 'cancelled': {
       return 'CancelledError: the program was cancelled by the client'
-    case 'crashed':
+    }
+    case 'crashed': {
       return `RuntimeError: ${end.reason}`
+    }
+    case 'done': {
+      return end.error ?? 'the program failed'
+    }
+    case 'timeout': {
+      return `TimeoutError: Execution exceeded ${execution.timeout_seconds}s limit`
+    }
   }
 }
 

@@ -66,6 +66,6 @@ function withoutFinalNewline(text: string): string {
 }
 
 function oneLine(text: string): string {
-  const flat = text.replace(/\s*\n\s*/g, ' ').trim()
+  const flat = text.replaceAll(/\s*\n\s*/g, ' ').trim()
   return flat.length <= MAX_FAILURE_CHARS ? flat : `${flat.slice(0, MAX_FAILURE_CHARS - 3)}...`
 }

@@ -32,6 +32,8 @@ export interface RunMessage {
   max_emit_bytes: number
   /** Largest call message; bigger arguments raise ToolError in the program before sending. */
   max_call_bytes: number
+  /** Written by the runner to fd 1 after its final flush: the parent then knows the output is complete. */
+  end_marker: string
 }
 
 export type ResultMessage =
@@ -57,7 +59,7 @@ export class ProtocolError extends Error {
   }
 }
 
-const NEWLINE = 0x0a
+const NEWLINE = 10
 
 /** Splits a byte stream into lines, refusing any line longer than `maxLineBytes`. */
 export class LineSplitter {
@@ -128,13 +130,9 @@ export function parseChildMessage(line: Buffer): ChildMessage {
       if (typeof message.tool !== 'string') throw new ProtocolError('"call" message without a tool name')
       return {type: 'call', id: requestId(message), tool: message.tool, args: argsOf(message)}
     }
-    case 'helper': {
-      const name = HELPER_NAMES.find((helper) => helper === message.name)
-      if (!name) throw new ProtocolError(`unknown helper ${JSON.stringify(message.name)}`)
-      return {type: 'helper', id: requestId(message), name, args: argsOf(message)}
-    }
-    case 'cancel':
+    case 'cancel': {
       return {type: 'cancel', id: requestId(message)}
+    }
     case 'done': {
       const {ok, error} = message
       if (typeof ok !== 'boolean' || !(error === null || typeof error === 'string')) {
@@ -142,15 +140,23 @@ export function parseChildMessage(line: Buffer): ChildMessage {
       }
       return {type: 'done', ok, error, hasResult: message.has_result === true, result: message.result}
     }
-    case 'ready':
+    case 'helper': {
+      const name = HELPER_NAMES.find((helper) => helper === message.name)
+      if (!name) throw new ProtocolError(`unknown helper ${JSON.stringify(message.name)}`)
+      return {type: 'helper', id: requestId(message), name, args: argsOf(message)}
+    }
+    case 'ready': {
       return {type: 'ready', confine: message.confine}
-    case 'startup_failed':
+    }
+    case 'startup_failed': {
       return {
         type: 'startup_failed',
         stage: String(message.stage),
         error: typeof message.error === 'string' ? message.error : 'unknown error',
       }
-    default:
+    }
+    default: {
       throw new ProtocolError(`unknown message type ${JSON.stringify(message.type)}`)
+    }
   }
 }

@@ -1,5 +1,4 @@
 import {realpathSync} from 'node:fs'
-
 import {describe, expect, test} from 'vitest'
 
 import {PtcError} from '../errors.js'
@@ -25,7 +24,7 @@ describe('resolvePython', () => {
   test('a missing interpreter is a PYTHON_NOT_FOUND error with a fix, and is not cached', async () => {
     const missing = '/nonexistent/python3-ptc-test'
     const first = resolvePython(missing)
-    const error = await first.catch((e: unknown) => e)
+    const error = await first.catch((error_: unknown) => error_)
     expect(error).toBeInstanceOf(PtcError)
     expect(error).toMatchObject({code: 'PYTHON_NOT_FOUND', message: expect.stringMatching(/was not found/)})
     expect((error as PtcError).suggestion).toMatch(/execution\.python/)
@@ -35,7 +34,7 @@ describe('resolvePython', () => {
   })
 
   test('a program that is not Python is refused', async () => {
-    const error = await resolvePython('/bin/false').catch((e: unknown) => e)
+    const error = await resolvePython('/bin/false').catch((error_: unknown) => error_)
     expect(error).toMatchObject({code: 'PYTHON_NOT_FOUND'})
   })
 })

@@ -1,7 +1,8 @@
 import {execFile} from 'node:child_process'
 
-import {PtcError} from '../errors.js'
 import type {PythonInfo} from '../sandbox/backend.js'
+
+import {PtcError} from '../errors.js'
 
 /** Oldest Python that can run programs (top-level await flags, TracebackType, match...). */
 export const MIN_PYTHON: readonly [number, number] = [3, 10]
@@ -48,7 +49,7 @@ function probe(command: string): Promise<PythonInfo> {
       {timeout: 20_000, maxBuffer: 1024 * 1024, encoding: 'utf8'},
       (error, stdout, stderr) => {
         if (error) {
-          const code = (error as NodeJS.ErrnoException).code
+          const {code} = error as NodeJS.ErrnoException
           const detail = code === 'ENOENT' ? 'was not found' : `failed: ${stderr.trim() || error.message}`
           reject(notFound(`Python interpreter "${command}" ${detail}`, error))
           return

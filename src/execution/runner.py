@@ -10,14 +10,18 @@ Channel: newline-delimited JSON, one object per line, both ways.
   parent -> child  {"type":"start","confine":{...}|null,"limits":{...}}   first line, before confinement
   child  -> parent {"type":"ready","confine":<what apply() returned>}     confined, runner loaded
   child  -> parent {"type":"startup_failed","stage":"start|limits|confine|load","error":"..."}
-  parent -> child  {"type":"run","code":"...","tools":[...],"max_emit_bytes":N,"max_call_bytes":N}
+  parent -> child  {"type":"run","code":"...","tools":[...],"max_emit_bytes":N,"max_call_bytes":N,
+                    "end_marker":"..."}
   child  -> parent {"type":"call","id":N,"tool":"mcp__x__y","args":{...}}                 counted
   child  -> parent {"type":"helper","id":N,"name":"list_callable_tools|inspect_tool|server_status","args":{...}}
   child  -> parent {"type":"cancel","id":N}            the program stopped waiting for call N
   parent -> child  {"type":"result","id":N,"ok":true,"value":...} | {...,"ok":false,"error":"..."}
   child  -> parent {"type":"done","ok":bool,"error":str|null,"has_result":bool,"result":...}
 
-After `done` the child exits at once (os._exit), so leftover tasks and threads cannot print later.
+While the program runs, fd 2 is the stdout pipe too (one ordered stream). At the end the runner
+flushes, writes `end_marker` to fd 1 (so the parent knows it has all the output even while a
+wrapper still holds the pipe), points fd 1 and 2 at /dev/null, sends `done` and exits at once
+(os._exit), so leftover tasks and threads cannot print later.
 
 Confinement hook: when `start.confine` is an object, its "module" key is the absolute path of a
 Python file. The runner imports it by path and calls `apply(confine)` with the whole object, after
@@ -242,7 +246,7 @@ def _load_runtime(channel, devnull):
     ToolError.__qualname__ = "ToolError"
 
     pending = {}
-    state = {"next_id": 0, "emitted": None, "max_call_bytes": 0, "max_emit_bytes": 0}
+    state = {"next_id": 0, "emitted": None, "max_call_bytes": 0, "max_emit_bytes": 0, "end_marker": b""}
     sock = channel.sock
     json_loads = channel.json.loads
     to_bytes = channel.to_bytes
@@ -417,6 +421,12 @@ def _load_runtime(channel, devnull):
 
     def finish(error):
         flush_everything()
+        marker = state["end_marker"]
+        try:
+            while marker:
+                marker = marker[os.write(1, marker) :]
+        except OSError:
+            pass
         # Whatever still runs (threads, tasks) now writes into /dev/null, and the parent sees EOF
         # on both pipes before it reads `done`.
         try:
@@ -439,6 +449,12 @@ def _load_runtime(channel, devnull):
             _fatal_exit(72)
         state["max_call_bytes"] = int(run.get("max_call_bytes") or 0)
         state["max_emit_bytes"] = int(run.get("max_emit_bytes") or 0)
+        state["end_marker"] = str(run.get("end_marker") or "").encode("utf-8")
+        # One ordered stream: what the program (or C code) writes to fd 2 goes where fd 1 goes.
+        try:
+            os.dup2(1, 2)
+        except OSError:
+            pass
         sys.stdout = sys.stderr = out
         # The source stays in linecache so tracebacks (and traceback.print_exc() inside the
         # program) show the program's own lines. mtime None: checkcache never drops it.

@@ -1,12 +1,18 @@
 import {describe, expect, test} from 'vitest'
 
-import {LocalHost, standardTools} from '../../test/helpers/local-host.js'
 import type {ResultMessage} from './protocol.js'
+
+import {LocalHost, standardTools} from '../../test/helpers/local-host.js'
 import {ToolCallBroker, type ToolCallLimits} from './tool-calls.js'
 
-const LIMITS: ToolCallLimits = {maxCalls: 100, maxConcurrent: 8, callTimeoutMs: 5000, maxResultBytes: 1 << 20}
+const LIMITS: ToolCallLimits = {
+  maxCalls: 100,
+  maxConcurrent: 8,
+  callTimeoutMs: 5000,
+  maxResultBytes: 1_048_576,
+}
 
-function setup(limits: Partial<ToolCallLimits> = {}) {
+function createBroker(limits: Partial<ToolCallLimits> = {}) {
   const host = new LocalHost(standardTools())
   const replies: ResultMessage[] = []
   const waiters: {count: number; resolve: () => void}[] = []
@@ -28,7 +34,7 @@ function setup(limits: Partial<ToolCallLimits> = {}) {
 
 describe('ToolCallBroker', () => {
   test('the budget refuses exactly the call after the last allowed one, without reaching the host', async () => {
-    const {host, replies, broker, repliesReach} = setup({maxCalls: 3})
+    const {host, replies, broker, repliesReach} = createBroker({maxCalls: 3})
     for (let id = 1; id <= 5; id++) broker.onCall(id, 'mcp__local__echo', {i: id})
     await repliesReach(5)
     const refused = replies.filter((reply) => !reply.ok).map((reply) => reply.id)
@@ -41,7 +47,7 @@ describe('ToolCallBroker', () => {
   })
 
   test('helpers are answered at once and not counted', async () => {
-    const {host, replies, broker, repliesReach} = setup({maxCalls: 1})
+    const {host, replies, broker, repliesReach} = createBroker({maxCalls: 1})
     broker.onHelper(1, 'list_callable_tools', {})
     broker.onHelper(2, 'server_status', {})
     broker.onHelper(3, 'inspect_tool', {tool_name: 'mcp__local__echo'})
@@ -66,7 +72,7 @@ describe('ToolCallBroker', () => {
   })
 
   test('no more than maxConcurrent calls are in flight; the rest start in order', async () => {
-    const {host, broker, repliesReach} = setup({maxConcurrent: 3})
+    const {host, broker, repliesReach} = createBroker({maxConcurrent: 3})
     for (let id = 1; id <= 10; id++) broker.onCall(id, 'mcp__local__sleep', {ms: 20, id})
     await repliesReach(10)
     expect(host.peak).toBe(3)
@@ -74,7 +80,7 @@ describe('ToolCallBroker', () => {
   })
 
   test('the per-call timeout and result limit are passed to the host', async () => {
-    const {host, broker, replies, repliesReach} = setup({callTimeoutMs: 30, maxResultBytes: 1234})
+    const {host, broker, replies, repliesReach} = createBroker({callTimeoutMs: 30, maxResultBytes: 1234})
     broker.onCall(1, 'mcp__local__sleep', {ms: 10_000})
     await repliesReach(1)
     expect(host.calls[0]?.options).toMatchObject({timeoutMs: 30, maxResultBytes: 1234})
@@ -87,7 +93,7 @@ describe('ToolCallBroker', () => {
   })
 
   test('failures are traced with their message', async () => {
-    const {broker, repliesReach} = setup()
+    const {broker, repliesReach} = createBroker()
     broker.onCall(1, 'mcp__local__fail', {message: 'no such ticker'})
     broker.onCall(2, 'mcp__local__nope', {})
     await repliesReach(2)
@@ -110,7 +116,7 @@ describe('ToolCallBroker', () => {
   })
 
   test('a queued call the program cancels never reaches the host', async () => {
-    const {host, broker, repliesReach} = setup({maxConcurrent: 1})
+    const {host, broker, repliesReach} = createBroker({maxConcurrent: 1})
     broker.onCall(1, 'mcp__local__sleep', {ms: 20})
     broker.onCall(2, 'mcp__local__echo', {which: 'cancelled'})
     broker.onCall(3, 'mcp__local__echo', {which: 'kept'})
@@ -120,8 +126,10 @@ describe('ToolCallBroker', () => {
   })
 
   test('close aborts the calls in flight and records them as failed', async () => {
-    const {host, broker, replies} = setup()
-    const reached = new Promise<void>((resolve) => host.onCall(() => resolve()))
+    const {host, broker, replies} = createBroker()
+    const reached = new Promise<void>((resolve) => {
+      host.onCall(() => resolve())
+    })
     broker.onCall(1, 'mcp__local__sleep', {ms: 10_000})
     await reached
     broker.close()

@@ -1,8 +1,9 @@
-import {describeTool, unknownToolMessage} from '../downstream/inspect.js'
 import type {ToolHost} from '../downstream/types.js'
 import type {ChildRequestHandlers} from './child.js'
 import type {ToolCallTrace} from './format.js'
 import type {HelperName, ResultMessage} from './protocol.js'
+
+import {describeTool, unknownToolMessage} from '../downstream/inspect.js'
 
 export interface ToolCallLimits {
   /** Counted calls per program (execution.max_tool_calls). */
@@ -118,7 +119,13 @@ export class ToolCallBroker implements ChildRequestHandlers {
   }
 
   private begin(call: PendingCall): void {
-    const running: RunningCall = {...call, startedAt: performance.now(), cancelled: false}
+    const running: RunningCall = {
+      id: call.id,
+      tool: call.tool,
+      args: call.args,
+      startedAt: performance.now(),
+      cancelled: false,
+    }
     this.running.set(call.id, running)
     this.host
       .callTool(call.tool, call.args, {
@@ -169,13 +176,6 @@ export class ToolCallBroker implements ChildRequestHandlers {
 
   private helper(name: HelperName, args: Record<string, unknown>): unknown {
     switch (name) {
-      case 'list_callable_tools':
-        return this.host
-          .listTools()
-          .map((tool) => tool.name)
-          .sort()
-      case 'server_status':
-        return this.host.serverStatus()
       case 'inspect_tool': {
         const toolName = args.tool_name
         if (typeof toolName !== 'string')
@@ -189,6 +189,15 @@ export class ToolCallBroker implements ChildRequestHandlers {
             ),
           )
         return describeTool(tool)
+      }
+      case 'list_callable_tools': {
+        return this.host
+          .listTools()
+          .map((tool) => tool.name)
+          .sort()
+      }
+      case 'server_status': {
+        return this.host.serverStatus()
       }
     }
   }

@@ -76,7 +76,7 @@ export class WarmPool {
 
   private track(child: ProgramChild): ProgramChild {
     this.live.add(child)
-    void child.disposed.then(() => {
+    child.disposed.then(() => {
       this.live.delete(child)
       const index = this.idle.indexOf(child)
       if (index !== -1) {

@@ -10,7 +10,7 @@ describe('selectBackend', () => {
   })
 
   test('a backend for another platform refuses with a fix instead of falling back', async () => {
-    const error = await selectBackend('seatbelt', 'linux').catch((e: unknown) => e)
+    const error = await selectBackend('seatbelt', 'linux').catch((error_: unknown) => error_)
     expect(error).toBeInstanceOf(SandboxError)
     expect(error).toMatchObject({
       exitCode: 3,

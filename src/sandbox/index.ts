@@ -1,5 +1,6 @@
-import {SandboxError} from '../errors.js'
 import type {SandboxBackend, SandboxName} from './backend.js'
+
+import {SandboxError} from '../errors.js'
 import {noneBackend} from './none.js'
 
 export type {Launch, LaunchRequest, PythonInfo, SandboxBackend, SandboxName} from './backend.js'

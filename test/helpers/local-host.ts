@@ -114,7 +114,7 @@ export function sleepTool(ms: number, options: CallToolOptions): Promise<string>
 export function standardTools(): Record<string, LocalTool> {
   return {
     echo: (args) => args,
-    fail: (args) => {
+    fail(args) {
       throw new ToolError(typeof args.message === 'string' ? args.message : 'nope')
     },
     sleep: (args, options) => sleepTool(Number(args.ms ?? 0), options),

@@ -9,14 +9,15 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 
-import {executionSchema, type ExecutionConfig} from '../../src/config/schema.js'
-import {ToolRegistry} from '../../src/downstream/registry.js'
 import type {ToolHost} from '../../src/downstream/types.js'
-import {ProgramEngine, type RunOutcome, type RunOptions} from '../../src/execution/engine.js'
+import type {PythonInfo, SandboxBackend} from '../../src/sandbox/backend.js'
+
+import {type ExecutionConfig, executionSchema} from '../../src/config/schema.js'
+import {ToolRegistry} from '../../src/downstream/registry.js'
+import {ProgramEngine, type RunOptions, type RunOutcome} from '../../src/execution/engine.js'
 import {resolvePython} from '../../src/execution/python.js'
 import {silentLogger} from '../../src/log.js'
-import type {PythonInfo, SandboxBackend} from '../../src/sandbox/backend.js'
-import {selectBackend, type SandboxSetting} from '../../src/sandbox/index.js'
+import {type SandboxSetting, selectBackend} from '../../src/sandbox/index.js'
 import {noneBackend} from '../../src/sandbox/none.js'
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {LocalHost, standardTools} from '../helpers/local-host.js'
@@ -606,7 +607,7 @@ describe('tool calls', () => {
       'r = await mcp__local__echo(s="a\\ud800b")\nprint(r["s"] == "a\\ud800b")',
     )
     expect(outcome.output).toBe('True\n')
-    expect(host.calls[0]?.args.s).toBe('a\ud800b')
+    expect(host.calls[0]?.args.s).toBe('a\uD800b')
   })
 
   test('progress: onToolCallDone reports every finished call', async () => {
@@ -699,7 +700,9 @@ describe('lifecycle', () => {
   test('close() ends running programs and every child', async () => {
     const host = new LocalHost(standardTools())
     const engine = createEngine({warm_pool: 2}, host)
-    const reached = new Promise<void>((resolve) => host.onCall(() => resolve()))
+    const reached = new Promise<void>((resolve) => {
+      host.onCall(() => resolve())
+    })
     const running = engine.run('await mcp__local__sleep(ms=60000)')
     await reached
     await engine.close()
@@ -719,24 +722,25 @@ describe('lifecycle', () => {
   })
 })
 
-describe('the confine hook', () => {
-  async function confineBackend(source: string): Promise<SandboxBackend> {
-    const dir = await tempDir()
-    const module = join(dir, 'test_confine.py')
-    await writeFile(module, source)
-    return {
-      name: 'none',
-      check: noneBackend.check,
-      async launch(request) {
-        return {
-          ...(await noneBackend.launch(request)),
-          confine: {module, marker: 'from-the-backend'},
-          tier: 'test',
-        }
-      },
-    }
+/** A `none` backend whose children get a confine step: the Python module at `source`. */
+async function confineBackend(source: string): Promise<SandboxBackend> {
+  const dir = await tempDir()
+  const module = join(dir, 'test_confine.py')
+  await writeFile(module, source)
+  return {
+    name: 'none',
+    check: noneBackend.check,
+    async launch(request) {
+      return {
+        ...(await noneBackend.launch(request)),
+        confine: {module, marker: 'from-the-backend'},
+        tier: 'test',
+      }
+    },
   }
+}
 
+describe('the confine hook', () => {
   test('the module is imported by path and apply(spec) runs before the program', async () => {
     const sandbox = await confineBackend(
       'import builtins\ndef apply(spec):\n    builtins.confined_with = spec["marker"]\n    return {"tier": "test:applied"}\n',

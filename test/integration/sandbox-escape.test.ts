@@ -1,3 +1,5 @@
+import {createSocket, type Socket as UdpSocket} from 'node:dgram'
+/* eslint-disable mocha/no-sibling-hooks -- each describe.each block has its own hooks */
 /**
  * Escape attempts against the real linux backend, through the real engine (SPEC §7, §10), in every
  * tier this machine has: with bwrap when it is installed, and with Landlock + seccomp alone. Each
@@ -7,12 +9,12 @@
 import {existsSync, readFileSync, statSync} from 'node:fs'
 import {chmod, mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {createServer as createNetServer, type Server} from 'node:net'
-import {createSocket, type Socket as UdpSocket} from 'node:dgram'
 import {homedir, tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 
 import type {RunOutcome} from '../../src/execution/engine.js'
+
 import {findBwrap} from '../../src/sandbox/linux/bwrap.js'
 import {createLinuxBackend} from '../../src/sandbox/linux/index.js'
 import {type EngineHandle, startEngine} from '../sandbox/harness.js'
@@ -43,16 +45,22 @@ interface Outside {
 let outside: Outside
 const servers: Server[] = []
 let udp: UdpSocket
+let createdSshDir: string | undefined
 
 async function listen(server: Server, ...args: unknown[]): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
-    ;(server.listen as (...a: unknown[]) => void)(...args, () => resolve())
+    const listenOn = server.listen.bind(server) as (...a: unknown[]) => void
+    listenOn(...args, () => resolve())
   })
 }
 
 beforeAll(async () => {
   process.env.PTC_ESCAPE_SECRET = SECRET
+  // In production scratch dirs live in /tmp, which any uid can traverse, so root can drop to
+  // nobody. The test run's private TMPDIR is 0700: when the tier script asks to check the drop,
+  // let other uids traverse it (not list it) as /tmp would.
+  if (process.env.PTC_MCP_EXPECT_CHILD_UID !== undefined) await chmod(tmpdir(), 0o711)
   const dir = await mkdtemp(join(tmpdir(), 'ptc-escape-outside-'))
   await chmod(dir, 0o777)
   const victim = join(dir, 'victim.txt')
@@ -63,7 +71,8 @@ beforeAll(async () => {
   let sshKey = join(dir, 'id_ed25519')
   try {
     const ssh = join(homedir(), '.ssh')
-    await mkdir(ssh, {recursive: true, mode: 0o700})
+    // mkdir returns the first directory it made: that one is removed again afterwards.
+    createdSshDir = await mkdir(ssh, {recursive: true, mode: 0o700})
     sshKey = join(ssh, `ptc-escape-test-${process.pid}`)
   } catch {
     // no writable home
@@ -94,7 +103,9 @@ beforeAll(async () => {
   servers.push(abstract)
   udp = createSocket('udp4')
   udp.on('message', () => connections.push('udp'))
-  await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => {
+    udp.bind(0, '127.0.0.1', resolve)
+  })
   outside = {
     dir,
     victim,
@@ -114,6 +125,7 @@ afterAll(async () => {
   udp?.close()
   if (outside) {
     await rm(outside.sshKey, {force: true})
+    if (createdSshDir) await rm(createdSshDir, {recursive: true, force: true})
     await rm(outside.dir, {recursive: true, force: true})
   }
 })
@@ -290,7 +302,7 @@ control("unlink inside", lambda: os.unlink("again.txt"))
           'unlink inside': 'ok',
         })
         expect(readFileSync(outside.victim, 'utf8')).toBe(outside.victimText)
-        expect(statSync(outside.victim).mode & 0o777).toBe(0o666)
+        expect(statSync(outside.victim).mode % 0o1000).toBe(0o666)
       })
 
       test('a symlink out of the scratch dir cannot be read or written through; one inside can', async () => {
@@ -454,7 +466,9 @@ control("socketpair", pair)
           socketpair: 'ok',
         })
         // Give a datagram that slipped through time to arrive before checking none did.
-        await new Promise((resolve) => setTimeout(resolve, 100))
+        await new Promise((resolve) => {
+          setTimeout(resolve, 100)
+        })
         expect(outside.connections.slice(before)).toEqual([])
       })
     })
@@ -505,7 +519,7 @@ control("prlimit self", lambda: resource.prlimit(0, resource.RLIMIT_NOFILE))
         })
       })
 
-      test('the environment holds no secrets and no capabilities are held', async () => {
+      test('the environment holds no secrets, no capabilities are held, root is given up', async () => {
         const outcome = await run(`
 import json
 print("ENV " + json.dumps(dict(os.environ)))
@@ -520,24 +534,29 @@ print("UID", os.getuid(), os.geteuid())
 `)
         expect(outcome.ok, outcome.text).toBe(true)
         const env = JSON.parse(/^ENV (.*)$/m.exec(outcome.output)?.[1] ?? 'null') as Record<string, string>
-        const harmless = [
+        const harmless = new Set([
           'HOME',
-          'TMPDIR',
-          'PATH',
           'LANG',
           'LC_ALL',
           'LC_CTYPE',
-          'PYTHONIOENCODING',
-          'TZ',
+          'PATH',
           'PWD',
-        ]
-        expect(Object.keys(env).filter((name) => !harmless.includes(name))).toEqual([])
+          'PYTHONIOENCODING',
+          'TMPDIR',
+          'TZ',
+        ])
+        expect(Object.keys(env).filter((name) => !harmless.has(name))).toEqual([])
         expect(outcome.output).not.toContain(SECRET)
         expect(/^CAPS (.*)$/m.exec(outcome.output)?.[1]).toBe('[0,0,0,0,0,0]')
         expect(outcome.output).toMatch(/^NNP 1 SECCOMP 2$/m)
         const uid = Number(/^UID (\d+)/m.exec(outcome.output)?.[1])
         // Root either became an unprivileged uid or kept uid 0 with an empty bounding set.
         if (uid === 0) expect(/^BOUNDING (.*)$/m.exec(outcome.output)?.[1]).toBe('[]')
+        // Inside bwrap the program is nobody; .ci/sandbox-tiers.sh also says which uid to expect
+        // when root runs an interpreter that nobody can read (so the child must drop to it).
+        if (bwrap) expect(uid).toBe(65534)
+        const expected = process.env.PTC_MCP_EXPECT_CHILD_UID
+        if (expected !== undefined) expect(uid).toBe(Number(expected))
       })
     })
 

@@ -1,13 +1,16 @@
-import {executionSchema, type ExecutionConfig} from '../../src/config/schema.js'
-import type {ToolHost} from '../../src/downstream/types.js'
-import {ProgramEngine, type RunOutcome} from '../../src/execution/engine.js'
-import {resolvePython} from '../../src/execution/python.js'
+import type {ToolHost, ToolInfo} from '../../src/downstream/types.js'
 import type {SandboxBackend} from '../../src/sandbox/backend.js'
 
+import {type ExecutionConfig, executionSchema} from '../../src/config/schema.js'
+import {ProgramEngine, type RunOutcome} from '../../src/execution/engine.js'
+import {resolvePython} from '../../src/execution/python.js'
+
 /** A host with no downstream tools: the escape suite only needs the child. */
+const none: ToolInfo[] = []
+
 export const noTools: ToolHost = {
-  listTools: () => [],
-  getTool: () => undefined,
+  listTools: () => none,
+  getTool: (name) => none.find((tool) => tool.name === name),
   unavailableServers: () => [],
   serverStatus: () => [],
   async callTool() {

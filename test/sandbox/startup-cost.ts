@@ -1,3 +1,7 @@
+import type {SandboxBackend} from '../../src/sandbox/backend.js'
+
+import {findBwrap} from '../../src/sandbox/linux/bwrap.js'
+import {createLinuxBackend} from '../../src/sandbox/linux/index.js'
 /**
  * Measures what each sandbox tier adds to starting one program child (SPEC §7), through the real
  * engine with the warm pool off, so every run pays a full start: spawn, confinement, runner load.
@@ -6,9 +10,6 @@
  *   npx tsx test/sandbox/startup-cost.ts [rounds]      (PTC_MCP_TEST_PYTHON picks the interpreter)
  */
 import {noneBackend} from '../../src/sandbox/none.js'
-import {createLinuxBackend} from '../../src/sandbox/linux/index.js'
-import {findBwrap} from '../../src/sandbox/linux/bwrap.js'
-import type {SandboxBackend} from '../../src/sandbox/backend.js'
 import {startEngine} from './harness.js'
 
 const rounds = Number(process.argv[2] ?? 20)
@@ -33,7 +34,7 @@ await Promise.all(engines.map((engine) => engine.close()))
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)] ?? NaN
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
 }
 const base = median(samples.get('none')!)
 for (const [name, values] of samples) {

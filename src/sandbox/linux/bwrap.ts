@@ -2,7 +2,7 @@ import {accessSync, constants, lstatSync, readlinkSync} from 'node:fs'
 import {delimiter, join, posix} from 'node:path'
 
 /** The uid and gid the program has inside the namespace (nobody). */
-export const SANDBOX_ID = 65534
+export const SANDBOX_ID = 65_534
 
 export type MountMode = 'ro' | 'rw' | 'dev'
 
@@ -29,9 +29,7 @@ const hostFileSystem: FileSystem = {
   lstat(path) {
     try {
       return lstatSync(path)
-    } catch {
-      return undefined
-    }
+    } catch {}
   },
   readlink: (path) => readlinkSync(path),
 }
@@ -115,7 +113,9 @@ export function planMounts(
 
 function comparePaths(a: string, b: string): number {
   const depth = a.split('/').length - b.split('/').length
-  return depth !== 0 ? depth : a < b ? -1 : a > b ? 1 : 0
+  if (depth !== 0) return depth
+  if (a === b) return 0
+  return a < b ? -1 : 1
 }
 
 export interface BwrapOptions {

@@ -4,9 +4,10 @@ import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
+import type {Launch, LaunchRequest, PythonInfo, SandboxBackend} from '../backend.js'
+
 import {SandboxError} from '../../errors.js'
 import {type Logger, silentLogger} from '../../log.js'
-import type {Launch, LaunchRequest, PythonInfo, SandboxBackend} from '../backend.js'
 import {bwrapArgs, findBwrap, SANDBOX_ID} from './bwrap.js'
 import {interpreterFiles} from './interpreter-files.js'
 
@@ -23,16 +24,20 @@ export interface LinuxConfineSpec {
   tier: string
   /** Whether the child runs inside bwrap's namespaces. */
   namespace: boolean
-  /** When the child starts as root: the uid/gid to become if it can still read the interpreter;
-   * otherwise it stays uid 0 without any capability. */
+  /**
+   * When the child starts as root: the uid/gid to become if it can still read the interpreter;
+   * otherwise it stays uid 0 without any capability.
+   */
   dropRoot: {uid: number; gid: number}
   landlock: {required: boolean; readOnly: string[]; readWrite: string[]; devices: string[]}
   seccomp: {required: true}
 }
 
 export interface LinuxBackendOptions {
-  /** Use bwrap's namespaces when bwrap is installed and works. Default: true, unless the
-   * environment variable PTC_MCP_BWRAP is "0". */
+  /**
+   * Use bwrap's namespaces when bwrap is installed and works. Default: true, unless the
+   * environment variable PTC_MCP_BWRAP is "0".
+   */
   bwrap?: boolean
   logger?: Logger
   /** For tests: the platform to act on. Default process.platform. */
@@ -107,7 +112,7 @@ function tierName(bwrap: boolean, landlockAbi: number): string {
 
 async function linuxLaunch(request: LaunchRequest, state: Verified): Promise<Launch> {
   const files = await interpreterFiles(request.python)
-  const readOnly = [...new Set([...files.readOnly, ...request.runtimePaths, RUNTIME_DIR])]
+  const readOnly = [...new Set([RUNTIME_DIR, ...files.readOnly, ...request.runtimePaths])]
   const confine: LinuxConfineSpec = {
     module: CONFINE_MODULE,
     tier: state.tier,

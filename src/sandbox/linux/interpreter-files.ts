@@ -7,20 +7,26 @@ import type {PythonInfo} from '../backend.js'
 
 /** What the interpreter may read inside the linux sandbox, found once per interpreter. */
 export interface InterpreterFiles {
-  /** Files and directories readable, never writable: the interpreter, its standard library, the
-   * directories of the shared libraries it loads, the dynamic loader, time zone and locale data. */
+  /**
+   * Files and directories readable, never writable: the interpreter, its standard library, the
+   * directories of the shared libraries it loads, the dynamic loader, time zone and locale data.
+   */
   readOnly: string[]
   /** Character devices readable and writable (no ioctl): /dev/null and the random devices. */
   devices: string[]
-  /** Host symlinks recreated inside a namespace so that the loader's paths resolve as on the host
-   * (/lib -> usr/lib on merged-/usr systems). Only those that are symlinks here. */
+  /**
+   * Host symlinks recreated inside a namespace so that the loader's paths resolve as on the host
+   * (/lib -> usr/lib on merged-/usr systems). Only those that are symlinks here.
+   */
   links: string[]
 }
 
 const DISCOVERY_SCRIPT = fileURLToPath(new URL('interpreter_files.py', import.meta.url))
 
-/** System files an interpreter reads besides its own: the loader's cache, the local time zone,
- * zoneinfo for `zoneinfo`. */
+/**
+ * System files an interpreter reads besides its own: the loader's cache, the local time zone,
+ * zoneinfo for `zoneinfo`.
+ */
 const SYSTEM_FILES = ['/etc/ld.so.cache', '/etc/localtime', '/usr/share/zoneinfo']
 const DEVICES = ['/dev/null', '/dev/zero', '/dev/random', '/dev/urandom']
 const ALIASES = ['/lib', '/lib64', '/lib32', '/libx32', '/bin', '/sbin']
@@ -65,8 +71,10 @@ async function findInterpreterFiles(python: PythonInfo): Promise<InterpreterFile
   }
 }
 
-/** The executable, the dynamic loader by the name the executable gives, and the directory of
- * every other mapped file (a library found by soname is a symlink next to the real file). */
+/**
+ * The executable, the dynamic loader by the name the executable gives, and the directory of
+ * every other mapped file (a library found by soname is a symlink next to the real file).
+ */
 export function nativePaths(found: Discovery, executable: string, realpath = realpathOrSelf): string[] {
   const paths = [executable, found.executable]
   if (found.interpreter) paths.push(found.interpreter)

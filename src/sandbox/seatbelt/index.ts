@@ -5,10 +5,11 @@ import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-import {SandboxError} from '../../errors.js'
 import type {Launch, LaunchRequest, PythonInfo, SandboxBackend} from '../backend.js'
+
+import {SandboxError} from '../../errors.js'
 import {discoverInterpreter} from '../linux/interpreter-files.js'
-import {SANDBOX_EXEC, type SeatbeltPaths, SYSTEM_READ_ONLY, seatbeltArgv, seatbeltProfile} from './profile.js'
+import {SANDBOX_EXEC, seatbeltArgv, type SeatbeltPaths, seatbeltProfile, SYSTEM_READ_ONLY} from './profile.js'
 
 export {SANDBOX_EXEC, seatbeltArgv, seatbeltProfile} from './profile.js'
 
@@ -71,6 +72,21 @@ function interpreterLibraries(python: PythonInfo): Promise<string[]> {
   return dirs
 }
 
+function isSystemPath(path: string): boolean {
+  return SYSTEM_READ_ONLY.some((root) => path === root || path.startsWith(root + '/'))
+}
+
+function assertAvailable(): void {
+  if (process.platform !== 'darwin') {
+    throw new SandboxError(`the seatbelt sandbox runs on macOS only (this is ${process.platform})`, {
+      suggestion: 'set execution.sandbox: auto to pick the backend of this platform',
+    })
+  }
+  if (!existsSync(SANDBOX_EXEC)) {
+    throw new SandboxError(`${SANDBOX_EXEC} is missing`, {suggestion: FIX})
+  }
+}
+
 /** The paths of the profile for one launch. Exported for tests. */
 export function seatbeltPaths(
   python: PythonInfo,
@@ -78,17 +94,16 @@ export function seatbeltPaths(
   runtimePaths: string[],
   libraries: string[],
 ): SeatbeltPaths {
-  const executables = new Set([real(python.executable), python.executable])
+  const executables = new Set([python.executable, real(python.executable)])
   // A framework build's bin/python3.x re-executes Resources/Python.app/Contents/MacOS/Python.
   for (const prefix of python.prefixes) {
     const stub = join(prefix, 'Resources', 'Python.app', 'Contents', 'MacOS', 'Python')
     if (existsSync(stub)) executables.add(real(stub))
   }
-  const isSystem = (path: string) =>
-    SYSTEM_READ_ONLY.some((root) => path === root || path.startsWith(root + '/'))
-  const readOnly = [...python.prefixes, ...python.stdlibPaths, ...runtimePaths, RUNTIME_DIR]
-    .map(real)
-    .concat(libraries.filter((dir) => !isSystem(dir)))
+  const readOnly = [
+    ...[...python.prefixes, ...python.stdlibPaths, ...runtimePaths, RUNTIME_DIR].map((path) => real(path)),
+    ...libraries.filter((dir) => !isSystemPath(dir)),
+  ]
   return {
     executables: [...executables],
     readOnly: [...new Set(readOnly)],
@@ -98,17 +113,6 @@ export function seatbeltPaths(
 
 export function createSeatbeltBackend(): SandboxBackend {
   const verified = new Map<string, Promise<void>>()
-
-  function available(): void {
-    if (process.platform !== 'darwin') {
-      throw new SandboxError(`the seatbelt sandbox runs on macOS only (this is ${process.platform})`, {
-        suggestion: 'set execution.sandbox: auto to pick the backend of this platform',
-      })
-    }
-    if (!existsSync(SANDBOX_EXEC)) {
-      throw new SandboxError(`${SANDBOX_EXEC} is missing`, {suggestion: FIX})
-    }
-  }
 
   async function launchFor(request: LaunchRequest): Promise<Launch> {
     const paths = seatbeltPaths(
@@ -138,12 +142,12 @@ export function createSeatbeltBackend(): SandboxBackend {
   return {
     name: 'seatbelt',
     async check(python) {
-      available()
+      assertAvailable()
       await verify(python)
       return {tier: TIER}
     },
     async launch(request) {
-      available()
+      assertAvailable()
       await verify(request.python)
       return launchFor(request)
     },

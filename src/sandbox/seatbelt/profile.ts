@@ -58,7 +58,7 @@ const SYSCTL_PREFIXES = ['hw.optional.', 'hw.perflevel']
 /** An SBPL string literal. */
 export function sbplString(value: string): string {
   if (value.includes('\0')) throw new Error('a sandbox profile path cannot contain NUL')
-  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`
+  return `"${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`
 }
 
 /** Every proper ancestor of each path ("/", "/opt", "/opt/homebrew" for "/opt/homebrew/bin"). */
@@ -75,6 +75,14 @@ export function ancestors(paths: string[]): string[] {
   return [...found].sort()
 }
 
+function subpaths(list: string[]): string {
+  return list.map((path) => `  (subpath ${sbplString(path)})`).join('\n')
+}
+
+function literals(list: string[]): string {
+  return list.map((path) => `  (literal ${sbplString(path)})`).join('\n')
+}
+
 /**
  * A deny-by-default SBPL profile (SPEC §7 seatbelt): exec of the interpreter only; reads of its
  * files and the system libraries; read/write of the scratch dir only; no network, no fork, no
@@ -83,8 +91,6 @@ export function ancestors(paths: string[]): string[] {
  * /private/var), as the kernel checks resolved paths.
  */
 export function seatbeltProfile(paths: SeatbeltPaths): string {
-  const subpaths = (list: string[]) => list.map((path) => `  (subpath ${sbplString(path)})`).join('\n')
-  const literals = (list: string[]) => list.map((path) => `  (literal ${sbplString(path)})`).join('\n')
   const readOnly = [...new Set([...paths.readOnly, ...SYSTEM_READ_ONLY])]
   const everything = [...readOnly, ...paths.readWrite, ...paths.executables]
   return [
