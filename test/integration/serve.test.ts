@@ -137,7 +137,8 @@ describe('serve under load and at shutdown', () => {
     const setup = prepareServe({...baseConfig, execution: {timeout_seconds: 60, warm_pool: 0}})
     const {client, pid} = await connect('v2', setup)
     try {
-      const pythons = () => descendants(pid).filter((p) => /python/.test(commandLine(p)))
+      // The program's interpreter runs runner.py (directly, or inside bwrap).
+      const pythons = () => descendants(pid).filter((p) => /runner\.py/.test(commandLine(p)))
       const abort = new AbortController()
       const call = client
         .callTool({name: 'execute_program', arguments: {code: 'import time\ntime.sleep(60)'}}, {signal: abort.signal})
