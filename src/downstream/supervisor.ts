@@ -528,11 +528,18 @@ function isTimeout(error: unknown): boolean {
 }
 
 /** The message of an error and of its causes (`fetch failed: connect ECONNREFUSED 127.0.0.1:9`), without repeats. */
+/** HTTP errors from the SDK carry the status apart from the message (which may be the body). */
+function withHttpStatus(error: unknown, message: string): string {
+  const status = (error as {status?: unknown} | null)?.status
+  if (typeof status !== 'number' || message.includes(String(status))) return message
+  return `HTTP ${status}${message ? ` (${message})` : ''}`
+}
+
 export function describeError(error: unknown): string {
   const parts: string[] = []
   let current: unknown = error
   for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
-    const trimmed = messageOf(current).trim()
+    const trimmed = withHttpStatus(current, messageOf(current).trim())
     if (trimmed && !parts.some((p) => p.includes(trimmed))) parts.push(trimmed)
     current = current instanceof Error ? current.cause : undefined
   }

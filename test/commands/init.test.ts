@@ -1,14 +1,13 @@
 import {readFile, stat, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
-import {fileURLToPath} from 'node:url'
 
-import {afterEach, beforeEach, describe, expect, it, vi} from 'vitest'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import Init, {type InitResult} from '../../src/commands/init.js'
 import {loadConfig} from '../../src/config/load.js'
 import {type ClaudeSandbox, createClaudeSandbox} from '../fixtures/claude/setup.js'
+import {runCommand} from '../helpers/run-command.js'
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const FIXTURE_ENV = {
   GITHUB_TOKEN: 'g',
   PGPASSWORD: 'p',
@@ -44,46 +43,7 @@ afterEach(async () => {
   await sandbox.cleanup()
 })
 
-interface Run {
-  result?: InitResult
-  error?: Error & {oclif?: {exit?: number}; code?: string}
-  stdout: string
-  stderr: string
-  exitCode: number | string | undefined
-}
-
-function capture(sink: string[]) {
-  return (chunk: string | Uint8Array) => {
-    sink.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'))
-    return true
-  }
-}
-
-/** Runs `ptc-mcp init` in-process with stdout and stderr captured. */
-async function runInit(argv: string[]): Promise<Run> {
-  const out: string[] = []
-  const err: string[] = []
-  const stdout = vi
-    .spyOn(process.stdout, 'write')
-    .mockImplementation(capture(out) as typeof process.stdout.write)
-  const stderr = vi
-    .spyOn(process.stderr, 'write')
-    .mockImplementation(capture(err) as typeof process.stderr.write)
-  const run: Run = {stdout: '', stderr: '', exitCode: undefined}
-  try {
-    run.result = await Init.run(argv, ROOT)
-  } catch (error) {
-    run.error = error as Run['error']
-  } finally {
-    stdout.mockRestore()
-    stderr.mockRestore()
-  }
-  run.stdout = out.join('')
-  run.stderr = err.join('')
-  run.exitCode = process.exitCode
-  process.exitCode = undefined
-  return run
-}
+const runInit = (argv: string[]) => runCommand<InitResult>(Init, argv)
 
 const defaultPath = () => join(sandbox.home, '.config', 'ptc-mcp', 'config.yaml')
 

@@ -9,6 +9,7 @@ import {StdioClientTransport as StdioV1} from '@modelcontextprotocol/sdk/client/
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {fixtureCommand} from '../fixtures/start-fixture.js'
+import {callTool, initialize, jsonLines} from '../helpers/json-rpc.js'
 import {commandLine, descendants, isAlive, waitUntil} from '../helpers/processes.js'
 import {prepareServe, type ServeSetup} from '../helpers/serve.js'
 
@@ -248,60 +249,3 @@ describe('serve under load and at shutdown', () => {
     }
   })
 })
-
-function initialize(id: number) {
-  return {
-    jsonrpc: '2.0',
-    id,
-    method: 'initialize',
-    params: {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 'raw', version: '1'}},
-  }
-}
-
-function callTool(id: number, name: string, args: Record<string, unknown>) {
-  return {jsonrpc: '2.0', id, method: 'tools/call', params: {name, arguments: args}}
-}
-
-type Message = Record<string, unknown>
-
-/** Every stdout line parsed as JSON-RPC; lines that are not are collected in `invalid`. */
-function jsonLines(stream: NodeJS.ReadableStream) {
-  const all: Message[] = []
-  const invalid: string[] = []
-  const waiters: Array<{match: (m: Message) => boolean; resolve: (m: Message) => void}> = []
-  let buffer = ''
-  stream.setEncoding('utf8')
-  stream.on('data', (chunk: string) => {
-    buffer += chunk
-    let newline
-    while ((newline = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, newline)
-      buffer = buffer.slice(newline + 1)
-      let message: Message
-      try {
-        message = JSON.parse(line) as Message
-        if (message.jsonrpc !== '2.0') throw new Error('not JSON-RPC')
-      } catch {
-        invalid.push(line)
-        continue
-      }
-      all.push(message)
-      for (const waiter of waiters.filter((w) => w.match(message))) {
-        waiters.splice(waiters.indexOf(waiter), 1)
-        waiter.resolve(message)
-      }
-    }
-  })
-  return {
-    all,
-    invalid,
-    waitFor(match: (m: Message) => boolean, timeoutMs = 20_000): Promise<Message> {
-      const seen = all.find(match)
-      if (seen) return Promise.resolve(seen)
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no matching message in ${timeoutMs} ms`)), timeoutMs)
-        waiters.push({match, resolve: (m) => (clearTimeout(timer), resolve(m))})
-      })
-    },
-  }
-}

@@ -1,0 +1,84 @@
+// `ptc-mcp doctor` in-process: the real checks (Node, Python, a live sandbox probe, the config, each
+// server) against the bundled example server and against servers that cannot be reached.
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {createServer, type Server} from 'node:http'
+import {type AddressInfo, createServer as createTcpServer} from 'node:net'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {stringify} from 'yaml'
+
+import Doctor, {type DoctorResult} from '../../src/commands/doctor.js'
+import {runCommand} from '../helpers/run-command.js'
+
+const runDoctor = (argv: string[]) => runCommand<DoctorResult>(Doctor, argv)
+
+let dir: string
+let unauthorized: Server
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ptc-doctor-test-'))
+  unauthorized = createServer((_req, res) => res.writeHead(401, {'content-type': 'text/plain'}).end('no token'))
+  await new Promise<void>((resolve) => unauthorized.listen(0, '127.0.0.1', resolve))
+})
+
+afterAll(() => {
+  unauthorized.close()
+  rmSync(dir, {force: true, recursive: true})
+})
+
+/** A port nothing listens on: bound, read, closed. */
+async function refusedPort(): Promise<number> {
+  const server = createTcpServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const {port} = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+describe('ptc-mcp doctor', () => {
+  it('passes with the example config: Node, Python, the sandbox probe, the config and the server', async () => {
+    const run = await runDoctor(['--config', 'examples/config.yaml'])
+    expect(run.error).toBeUndefined()
+    expect(run.exitCode).toBeUndefined()
+    const byId = Object.fromEntries(run.result!.checks.map((c) => [c.id, c]))
+    expect(Object.keys(byId)).toEqual(['node', 'python', 'sandbox', 'config', 'server:finance'])
+    for (const check of run.result!.checks) expect(check.status, `${check.id}: ${check.detail}`).toBe('pass')
+    expect(byId.sandbox?.detail).toMatch(/^linux:.*refused read outside, write outside, socket, fork/)
+    expect(byId['server:finance']?.detail).toMatch(/^stdio, 3 tools, connected in \d+ ms$/)
+    expect(run.stdout).toContain('✔ pass  Server finance')
+  })
+
+  it('fails with the reason and a fix for a missing command, a refused URL and a 401, exit 1; --json is the same data', async () => {
+    const configPath = join(dir, 'broken.yaml')
+    const {port} = unauthorized.address() as AddressInfo
+    writeFileSync(
+      configPath,
+      stringify({
+        servers: [
+          {name: 'missing', command: '/nonexistent/mcp-server'},
+          {name: 'refused', transport: 'http', url: `http://127.0.0.1:${await refusedPort()}/mcp`},
+          {name: 'locked', transport: 'http', url: `http://127.0.0.1:${port}/mcp`},
+        ],
+        execution: {sandbox: 'none'},
+      }),
+    )
+    const text = await runDoctor(['--config', configPath])
+    expect(text.exitCode).toBe(1)
+    const json = await runDoctor(['--config', configPath, '--json'])
+    expect(json.exitCode).toBe(1)
+    expect(JSON.parse(json.stdout)).toEqual(JSON.parse(JSON.stringify(json.result)))
+
+    for (const run of [text, json]) {
+      const byId = Object.fromEntries(run.result!.checks.map((c) => [c.id, c]))
+      expect(run.result!.ok).toBe(false)
+      expect(byId['server:missing']).toMatchObject({status: 'fail', fix: expect.stringMatching(/command was not found/)})
+      expect(byId['server:missing']?.detail).toContain('/nonexistent/mcp-server')
+      expect(byId['server:refused']).toMatchObject({status: 'fail', fix: expect.stringMatching(/nothing is listening/)})
+      expect(byId['server:locked']).toMatchObject({status: 'fail', fix: expect.stringMatching(/Authorization header/)})
+      expect(byId.sandbox).toMatchObject({status: 'warn', fix: expect.stringMatching(/sandbox: auto/)})
+    }
+    expect(text.stdout).toMatch(/✖ fail {2}Server refused: .*ECONNREFUSED.* — fix: nothing is listening/)
+  })
+})
