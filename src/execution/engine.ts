@@ -5,7 +5,7 @@ import type {ChildLimits} from './protocol.js'
 
 import {PtcError} from '../errors.js'
 import {type Logger, silentLogger} from '../log.js'
-import {type ChildEnd, ProgramChild} from './child.js'
+import {type ChildEnd, type ChildRunResult, ProgramChild} from './child.js'
 import {formatOutcome, type ToolCallTrace} from './format.js'
 import {ToolCallBroker, type ToolCallListener} from './tool-calls.js'
 import {WarmPool} from './warm-pool.js'
@@ -136,15 +136,22 @@ export class ProgramEngine {
       },
       options.onToolCallDone,
     )
-    const run = await child.execute(
-      {
-        code,
-        tools: this.host.listTools().map((tool) => tool.name),
-        max_emit_bytes: execution.max_output_bytes,
-        max_call_bytes: execution.max_tool_result_bytes,
-      },
-      {timeoutMs: execution.timeout_seconds * 1000, signal, handlers: broker},
-    )
+    let run: ChildRunResult
+    try {
+      run = await child.execute(
+        {
+          code,
+          tools: this.host.listTools().map((tool) => tool.name),
+          max_emit_bytes: execution.max_output_bytes,
+          max_call_bytes: execution.max_tool_result_bytes,
+        },
+        {timeoutMs: execution.timeout_seconds * 1000, signal, handlers: broker},
+      )
+    } catch (error) {
+      // The child ended between being handed out and receiving the program.
+      child.kill()
+      run = {end: {kind: 'crashed', reason: (error as Error).message}, output: '', elapsedMs: 0}
+    }
     broker.close()
     this.pool.refillSoon()
     return this.outcome({

@@ -156,12 +156,15 @@ def _apply_confine(spec):
 def main():
     # (a) Take the channel before anything else, then read the start message.
     try:
-        os.dup2(_CHANNEL_FD, _PRIVATE_FD, inheritable=False)
+        try:
+            channel_fd = os.dup2(_CHANNEL_FD, _PRIVATE_FD, inheritable=False)
+        except OSError:  # an open-files limit below 256: any free descriptor will do
+            channel_fd = os.dup(_CHANNEL_FD)
         os.close(_CHANNEL_FD)
         import json
         import socket
 
-        sock = socket.socket(fileno=_PRIVATE_FD)
+        sock = socket.socket(fileno=channel_fd)
         sock.setblocking(True)
     except Exception as exc:  # no channel: nobody to tell
         sys.stderr.write(f"ptc-mcp runner: no channel on fd {_CHANNEL_FD}: {exc}\n")
