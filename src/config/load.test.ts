@@ -1,4 +1,4 @@
-import {chmod, mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
+import {chmod, mkdir, mkdtemp, rm, symlink, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -112,6 +112,15 @@ describe('findConfig', () => {
       `Config file not found: ${missing} (from PTC_MCP_CONFIG)`,
     )
     expect(() => findConfig({flag: join(dir, 'config.yaml', 'x.yaml'), cwd: dir, env})).toThrow(ConfigError)
+  })
+
+  it('names a symbolic link that leads nowhere as such', async () => {
+    const link = join(dir, 'linked.yaml')
+    await symlink(join(dir, 'gone', 'config.yaml'), link)
+    await expectConfigError(
+      loadConfig({flag: link, cwd: dir, env}),
+      `Config file ${link} (from --config) is a symbolic link to ${join(dir, 'gone', 'config.yaml')}, which does not exist`,
+    )
   })
 })
 

@@ -3,7 +3,7 @@
  * in one ConfigError: `${VAR}` expansion runs first, so values are validated as they will be used,
  * and its errors are merged with the schema's.
  */
-import {statSync} from 'node:fs'
+import {lstatSync, readlinkSync, statSync} from 'node:fs'
 import {readFile, stat} from 'node:fs/promises'
 import {homedir} from 'node:os'
 import {basename, dirname, isAbsolute, join, resolve} from 'node:path'
@@ -63,7 +63,12 @@ export function findConfig(options: ConfigLookup = {}): FoundConfig {
     if (!given) continue
     const path = resolve(cwd, expandHome(given, home))
     if (!exists(path)) {
-      throw new ConfigError(`Config file not found: ${path} (from ${origin})`, {
+      const target = danglingLinkTarget(path)
+      const what =
+        target === undefined
+          ? `Config file not found: ${path} (from ${origin})`
+          : `Config file ${path} (from ${origin}) is a symbolic link to ${target}, which does not exist`
+      throw new ConfigError(what, {
         suggestion: `Check the path given in ${origin}, or create the file (ptc-mcp init).`,
       })
     }
@@ -455,6 +460,15 @@ function exists(path: string): boolean {
   } catch (error) {
     // Anything but "not there" (e.g. a parent we may not search) is reported when reading, not skipped.
     return (error as NodeJS.ErrnoException).code !== 'ENOTDIR'
+  }
+}
+
+/** Where a symbolic link that leads nowhere points; undefined for anything else. */
+function danglingLinkTarget(path: string): string | undefined {
+  try {
+    return lstatSync(path).isSymbolicLink() ? readlinkSync(path) : undefined
+  } catch {
+    return undefined
   }
 }
 

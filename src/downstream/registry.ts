@@ -6,10 +6,11 @@ import {createLogger, type Logger} from '../log.js'
 import {createToolFilter, type ToolFilter} from './filter.js'
 import {unknownToolMessage} from './inspect.js'
 import {normaliseName} from './naming.js'
-import {parseToolResult, toolErrorText} from './result-parser.js'
+import {loneText, parseToolResult, toolErrorText} from './result-parser.js'
 import {type BackoffOptions, ServerSupervisor} from './supervisor.js'
 import {
   type CallToolOptions,
+  JsonText,
   type ServerStatus,
   ToolError,
   type ToolHost,
@@ -65,6 +66,8 @@ export class ToolRegistry implements ToolHost {
   private sorted: ToolInfo[] = []
   private started = false
   private closed = false
+  /** Every server has finished its first attempt: waiting for them costs nothing from then on. */
+  private firstAttemptsDone = false
 
   constructor(config: RegistryConfig, options: ToolRegistryOptions = {}) {
     this.log = options.logger ?? createLogger()
@@ -89,6 +92,9 @@ export class ToolRegistry implements ToolHost {
     if (this.started || this.closed) return
     this.started = true
     for (const supervisor of this.supervisors) supervisor.start()
+    void Promise.all(this.supervisors.map((s) => s.firstAttempt)).then(() => {
+      this.firstAttemptsDone = true
+    })
   }
 
   /** Permitted tools of connected servers, sorted by name. */
@@ -126,6 +132,8 @@ export class ToolRegistry implements ToolHost {
 
   /** Resolves when every server has finished its first attempt (connected or failed), or after `timeoutMs`. */
   async waitForInitialConnections(timeoutMs: number): Promise<void> {
+    // Every execute_program asks: no timer once there is nothing left to wait for.
+    if (this.firstAttemptsDone) return
     let timer: NodeJS.Timeout | undefined
     const timeout = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, Math.max(0, timeoutMs))
@@ -162,7 +170,7 @@ export class ToolRegistry implements ToolHost {
       signal: options.signal,
       timeoutMs: options.timeoutMs,
     })
-    return this.checkResult(tool, result, options.maxResultBytes)
+    return this.checkResult(tool, result, options)
   }
 
   /** Closes every connection and stops retrying; stdio servers are shut down and waited for. */
@@ -175,8 +183,9 @@ export class ToolRegistry implements ToolHost {
     this.listeners.clear()
   }
 
-  private checkResult(tool: ToolInfo, result: CallToolResult, maxResultBytes: number): unknown {
+  private checkResult(tool: ToolInfo, result: CallToolResult, options: CallToolOptions): unknown {
     if (result.isError) throw new ToolError(toolErrorText(result))
+    const {maxResultBytes} = options
 
     const size = resultSize(result, maxResultBytes)
     if (size > maxResultBytes) {
@@ -194,6 +203,10 @@ export class ToolRegistry implements ToolHost {
       if (problems.length > 0) {
         throw new ToolError(`result of ${tool.name} does not match its outputSchema: ${problems.join('; ')}`)
       }
+    }
+    if (options.deferTextParsing) {
+      const text = loneText(result)
+      if (text !== undefined) return new JsonText(text)
     }
     return parseToolResult(result)
   }

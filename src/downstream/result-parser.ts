@@ -49,6 +49,18 @@ export function parseToolResult(result: ToolCallResultLike): unknown {
   return withNotes(parsed.value, [...parsed.notes, ...omitted])
 }
 
+/**
+ * The text of a result that is exactly one text item and nothing else (no other content, no
+ * structured content object), whose value is that text's JSON when it parses, else the text: the
+ * caller may leave that parsing to whoever receives the value. Undefined for any other result.
+ */
+export function loneText(result: ToolCallResultLike): string | undefined {
+  const content = result.content ?? []
+  const [item] = content
+  if (content.length !== 1 || item?.type !== 'text' || typeof item.text !== 'string') return undefined
+  return isPlainObject(result.structuredContent) ? undefined : item.text
+}
+
 /** The text to put in a `ToolError` for an `isError` result: the server's own words. */
 export function toolErrorText(result: ToolCallResultLike): string {
   const parts = (result.content ?? []).map((item) =>

@@ -5,6 +5,7 @@ import {
   ProtocolErrorCode,
   SdkError,
   SdkErrorCode,
+  SdkHttpError,
   type Tool,
   type Transport,
 } from '@modelcontextprotocol/client'
@@ -547,6 +548,7 @@ export function describeError(error: unknown): string {
 }
 
 function messageOf(value: unknown): string {
+  if (value instanceof SdkHttpError && typeof value.status === 'number') return httpErrorMessage(value)
   if (value instanceof Error) return value.message
   if (typeof value === 'string') return value
   try {
@@ -554,6 +556,25 @@ function messageOf(value: unknown): string {
   } catch {
     return String(value)
   }
+}
+
+/** Bound on the part of an HTTP error body quoted in a reason: an HTML error page can be huge. */
+const HTTP_BODY_CHARS = 200
+
+/**
+ * `HTTP 500 Internal Server Error: <start of the body>`. The SDK's message is the whole body
+ * without the status ("Error POSTing to endpoint: <!DOCTYPE html>..."), and this text ends up in
+ * list_callable_tools, in every ToolError and in the log.
+ */
+function httpErrorMessage(error: SdkHttpError): string {
+  const {status, statusText} = error
+  const data = error.data as {text?: unknown} | undefined
+  const raw = typeof data?.text === 'string' ? data.text.slice(0, 64 * HTTP_BODY_CHARS) : ''
+  const body = (/^\s*</.test(raw) ? raw.replaceAll(/<[^>]*>/g, ' ') : raw).replaceAll(/\s+/g, ' ').trim()
+  const quoted = body.length > HTTP_BODY_CHARS ? `${body.slice(0, HTTP_BODY_CHARS)}...` : body
+  const hint =
+    status === 401 || status === 403 ? ' (check the headers, such as Authorization, in the config)' : ''
+  return `HTTP ${status}${statusText ? ` ${statusText}` : ''}${hint}${quoted ? `: ${quoted}` : ''}`
 }
 
 function errorCode(error: unknown): string | undefined {

@@ -131,37 +131,42 @@ function createRemoteTransport(server: RemoteServerConfig): Transport {
  * Why: the SDK's `ReadBuffer` (2.4.0) concatenates the whole pending buffer on every chunk and
  * searches it again from the start, so one large message costs O(size²): a 12 MB tool result took
  * 3 s where the pipe delivers it in 0.5 s, and SPEC §11 wants 16 MiB through in under 1.5 s. This
- * keeps the chunks of the current line and joins them once, when its newline arrives.
+ * keeps the current line as text decoded chunk by chunk, and joins it once, when its newline arrives.
+ * Each chunk is dropped as soon as it is decoded, so a large message is not held as chunks, then as
+ * their concatenation, then as its text, all at once: SPEC §11 bounds the server's memory during a
+ * 16 MiB result at 4× its size.
  */
 export class LineBuffer {
-  private chunks: Buffer[] = []
+  /** The current line so far, decoded; appended as a rope, flattened once by JSON.parse. */
+  private pending = ''
   private pendingBytes = 0
+  /** Keeps a character split between two chunks whole. */
+  private readonly decoder = new StringDecoder('utf8')
   private readonly lines: string[] = []
 
   constructor(private readonly maxBufferSize: number = STDIO_DEFAULT_MAX_BUFFER_SIZE) {}
 
   append(chunk: Buffer): void {
     let start = 0
-    let newline = chunk.indexOf('\n')
+    let newline = chunk.indexOf(NEWLINE)
     while (newline !== -1) {
       const tail = chunk.subarray(start, newline)
-      const line =
-        this.chunks.length === 0
-          ? tail
-          : Buffer.concat([...this.chunks, tail], this.pendingBytes + tail.length)
-      this.chunks = []
-      this.pendingBytes = 0
-      this.lines.push(line.toString('utf8'))
+      if (this.pendingBytes === 0) this.lines.push(tail.toString('utf8'))
+      else {
+        this.lines.push(this.pending + this.decoder.end(tail))
+        this.pending = ''
+        this.pendingBytes = 0
+      }
       start = newline + 1
-      newline = chunk.indexOf('\n', start)
+      newline = chunk.indexOf(NEWLINE, start)
     }
+    if (start === chunk.length) return
     const rest = chunk.subarray(start)
-    if (rest.length === 0) return
     if (this.pendingBytes + rest.length > this.maxBufferSize) {
       this.clear()
       throw new Error(`ReadBuffer exceeded maximum size of ${this.maxBufferSize} bytes`)
     }
-    this.chunks.push(rest)
+    this.pending += this.decoder.write(rest)
     this.pendingBytes += rest.length
   }
 
@@ -179,11 +184,14 @@ export class LineBuffer {
   }
 
   clear(): void {
-    this.chunks = []
+    this.pending = ''
     this.pendingBytes = 0
+    this.decoder.end()
     this.lines.length = 0
   }
 }
+
+const NEWLINE = 0x0a
 
 /** Swaps the transport's read buffer for `LineBuffer`, if the SDK still has the field we expect. */
 function useLinearFraming(transport: StdioClientTransport, maxBufferSize: number): void {

@@ -49,6 +49,21 @@ export interface CallToolOptions {
   timeoutMs: number
   /** Largest accepted result (execution.max_tool_result_bytes). */
   maxResultBytes: number
+  /**
+   * Return a result that is exactly one text item as `JsonText`, unparsed, for the program's child
+   * to parse. Default false (the value is parsed here).
+   */
+  deferTextParsing?: boolean
+}
+
+/**
+ * A tool result that is one text item, passed on unparsed: its value is the text's JSON when it
+ * parses, else the text itself (SPEC §6). The program's child parses it, so a result of many
+ * megabytes is neither parsed nor serialised again in the server, and crosses the channel once,
+ * unescaped.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
 }
 
 /** What the execution engine needs from the downstream side. `ToolRegistry` implements it. */

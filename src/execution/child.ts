@@ -11,6 +11,7 @@ import {fileURLToPath} from 'node:url'
 import type {Logger} from '../log.js'
 import type {PythonInfo, SandboxBackend} from '../sandbox/backend.js'
 
+import {JsonText} from '../downstream/types.js'
 import {SandboxError} from '../errors.js'
 import {EndMarkedStream, OutputCapture} from './output-capture.js'
 import {
@@ -30,6 +31,19 @@ export const RUNNER_PATH = fileURLToPath(new URL('runner.py', import.meta.url))
 
 /** Prefix of per-run scratch directories under os.tmpdir(). */
 export const SCRATCH_PREFIX = 'ptc-run-'
+
+/** A text result longer than this goes to the child in slices of this many characters. */
+const TEXT_SLICE_CHARS = 256 * 1024
+
+/** A large text result on its way to the child, and how far it got. */
+interface TextInFlight {
+  text: string
+  offset: number
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff
+}
 
 /** How long a child whose channel closed may take to exit by itself before it is killed. */
 const EXIT_GRACE_MS = 250
@@ -117,6 +131,8 @@ export class ProgramChild {
   private readonly stdout: EndMarkedStream
   private readonly splitter: LineSplitter
   private readonly pipesOpen = new Set<string>()
+  /** Writes waiting behind a large text that is going out a slice at a time. */
+  private readonly writeQueue: (string | TextInFlight)[] = []
   private exitDescription = 'the Python process ended'
   private startupFailure: Error | undefined
   private settleReady: ((error?: Error) => void) | undefined
@@ -181,6 +197,10 @@ export class ProgramChild {
   /** Answers a call or helper request; ignored once the run has ended. */
   reply(message: ResultMessage): void {
     if (this.state !== 'running' || this.end) return
+    if (message.ok && message.value instanceof JsonText) {
+      this.writeText(message.id, message.value.text)
+      return
+    }
     let line: string
     try {
       line = JSON.stringify(message)
@@ -299,8 +319,64 @@ export class ProgramChild {
   }
 
   private write(line: string): void {
+    this.enqueue(`${line}\n`)
+  }
+
+  /** A result that is a lone text item, as a header line and the raw text (runner.py `_TEXT_HEADER`). */
+  private writeText(id: number, text: string): void {
+    const header = `{"text_bytes":${Buffer.byteLength(text)},"type":"result","id":${id},"ok":true}\n`
+    if (text.length <= TEXT_SLICE_CHARS) this.enqueue(`${header}${text}\n`)
+    else {
+      this.enqueue(header)
+      this.enqueue({text, offset: 0})
+      this.enqueue('\n')
+    }
+  }
+
+  /**
+   * Writes in order. A large text goes out a slice at a time, each when the child has taken the one
+   * before, so the server never holds more than a slice of it as bytes; what comes after waits.
+   */
+  private enqueue(item: string | TextInFlight): void {
+    if (this.writeQueue.length > 0) {
+      this.writeQueue.push(item)
+      return
+    }
     const {channel} = this
-    if (channel && !channel.destroyed && channel.writable) channel.write(`${line}\n`)
+    if (!channel || channel.destroyed || !channel.writable) return
+    if (typeof item === 'string') channel.write(item)
+    else {
+      this.writeQueue.push(item)
+      this.flushWrites()
+    }
+  }
+
+  private flushWrites(): void {
+    const {channel} = this
+    const queue = this.writeQueue
+    while (queue.length > 0) {
+      if (!channel || channel.destroyed || !channel.writable) {
+        queue.length = 0
+        return
+      }
+      const item = queue[0]!
+      if (typeof item === 'string') {
+        queue.shift()
+        channel.write(item)
+        continue
+      }
+      const {text} = item
+      let end = Math.min(text.length, item.offset + TEXT_SLICE_CHARS)
+      // A surrogate pair stays in one slice: each slice is encoded to UTF-8 on its own.
+      if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end--
+      const more = channel.write(text.slice(item.offset, end))
+      item.offset = end
+      if (end === text.length) queue.shift()
+      if (!more) {
+        channel.once('drain', () => this.flushWrites())
+        return
+      }
+    }
   }
 
   private onChannelData(chunk: Buffer): void {

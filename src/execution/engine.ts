@@ -230,7 +230,35 @@ function errorText(end: ChildEnd, execution: ExecutionConfig): string {
 }
 
 function startFailureText(error: unknown): string {
-  if (error instanceof PtcError)
-    return `SandboxError: ${error.message}${error.suggestion ? ` (${error.suggestion})` : ''}`
+  if (error instanceof PtcError) {
+    const label = error.code === 'PYTHON_NOT_FOUND' ? 'PythonNotFoundError' : 'SandboxError'
+    return `${label}: ${error.message}${error.suggestion ? ` (${error.suggestion})` : ''}`
+  }
   return `SandboxError: ${error instanceof Error ? error.message : String(error)}`
+}
+
+/**
+ * The outcome of a program that could not even be handed to an engine (no usable Python, the
+ * sandbox unavailable): the same failure shape as any run, with the error and its fix.
+ */
+export function startFailureOutcome(error: unknown, execution: ExecutionConfig, sandbox: string): RunOutcome {
+  const text = startFailureText(error)
+  return {
+    ok: false,
+    output: '',
+    result: null,
+    error: text,
+    tool_calls: [],
+    sandbox,
+    text: formatOutcome({
+      ok: false,
+      output: '',
+      error: text,
+      hasResult: false,
+      result: null,
+      toolCalls: [],
+      elapsedMs: 0,
+      trace: execution.trace,
+    }),
+  }
 }

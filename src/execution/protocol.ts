@@ -36,6 +36,11 @@ export interface RunMessage {
   end_marker: string
 }
 
+/**
+ * Answers a call or helper. A `value` that is a `JsonText` (a tool's lone text item) travels as the
+ * line `{"text_bytes":L,"type":"result","id":N,"ok":true}`, then the L bytes of the text and a
+ * newline: the child parses it (JSON if it parses, else the string).
+ */
 export type ResultMessage =
   | {type: 'result'; id: number; ok: true; value: unknown}
   | {type: 'result'; id: number; ok: false; error: string}

@@ -1,4 +1,6 @@
-import {realpathSync} from 'node:fs'
+import {mkdtempSync, realpathSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {describe, expect, test} from 'vitest'
 
 import {PtcError} from '../errors.js'
@@ -31,6 +33,25 @@ describe('resolvePython', () => {
     const second = resolvePython(missing)
     second.catch(() => {})
     expect(second).not.toBe(first)
+  })
+
+  test('a Python too old for the probe (Python 2 rejects -I) is reported as too old, from --version', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ptc-python2-'))
+    try {
+      const python2 = join(dir, 'python2')
+      writeFileSync(
+        python2,
+        '#!/bin/sh\ncase "$1" in\n  --version) echo "Python 2.7.18" >&2 ;;\n  *) echo "Unknown option: $1" >&2; exit 2 ;;\nesac\n',
+        {mode: 0o755},
+      )
+      const error = await resolvePython(python2).catch((error_: unknown) => error_)
+      expect(error).toMatchObject({
+        code: 'PYTHON_NOT_FOUND',
+        message: `Python 2.7.18 at "${python2}" is too old: programs need Python >= 3.10`,
+      })
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
   })
 
   test('a program that is not Python is refused', async () => {

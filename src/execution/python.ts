@@ -50,18 +50,50 @@ function probe(command: string): Promise<PythonInfo> {
       (error, stdout, stderr) => {
         if (error) {
           const {code} = error as NodeJS.ErrnoException
-          const detail = code === 'ENOENT' ? 'was not found' : `failed: ${stderr.trim() || error.message}`
-          reject(notFound(`Python interpreter "${command}" ${detail}`, error))
+          if (code === 'ENOENT') {
+            reject(notFound(`Python interpreter "${command}" was not found`, error))
+            return
+          }
+          const failure = notFound(
+            `Python interpreter "${command}" failed: ${stderr.trim() || error.message}`,
+            error,
+          )
+          tooOldOr(command, failure).then(reject, reject)
           return
         }
         try {
           resolve(parseProbe(command, stdout))
         } catch (parseError) {
-          reject(parseError)
+          tooOldOr(command, parseError).then(reject, reject)
         }
       },
     )
   })
+}
+
+/**
+ * When the probe fails, `--version` may still tell why: Python 2 rejects `-I`, and a Python too
+ * old should be reported as such rather than as a broken interpreter. Resolves with the error to report.
+ */
+function tooOldOr(command: string, failure: unknown): Promise<unknown> {
+  return new Promise((resolve) => {
+    execFile(command, ['--version'], {timeout: 5000, encoding: 'utf8'}, (_error, stdout, stderr) => {
+      const match = /Python (\d+)\.(\d+)(?:\.\d+)?/.exec(`${stdout}\n${stderr}`)
+      if (match && isTooOld(Number(match[1]), Number(match[2])))
+        resolve(tooOld(command, match[0].slice('Python '.length)))
+      else resolve(failure)
+    })
+  })
+}
+
+function isTooOld(major: number, minor: number): boolean {
+  return major < MIN_PYTHON[0] || (major === MIN_PYTHON[0] && minor < MIN_PYTHON[1])
+}
+
+function tooOld(command: string, version: string): PtcError {
+  return notFound(
+    `Python ${version} at "${command}" is too old: programs need Python >= ${MIN_PYTHON.join('.')}`,
+  )
 }
 
 function unique(values: unknown[]): string[] {
@@ -85,9 +117,7 @@ function parseProbe(command: string, stdout: string): PythonInfo {
   if (typeof major !== 'number' || typeof minor !== 'number' || typeof data.executable !== 'string') {
     throw notFound(`"${command}" did not answer like a CPython interpreter`)
   }
-  if (major < MIN_PYTHON[0] || (major === MIN_PYTHON[0] && minor < MIN_PYTHON[1])) {
-    throw notFound(`Python ${String(data.version)} at "${command}" is too old: programs need Python >= 3.10`)
-  }
+  if (isTooOld(major, minor)) throw tooOld(command, String(data.version))
   return {
     executable: data.executable,
     version: String(data.version),

@@ -16,6 +16,8 @@ Channel: newline-delimited JSON, one object per line, both ways.
   child  -> parent {"type":"helper","id":N,"name":"list_callable_tools|inspect_tool|server_status","args":{...}}
   child  -> parent {"type":"cancel","id":N}            the program stopped waiting for call N
   parent -> child  {"type":"result","id":N,"ok":true,"value":...} | {...,"ok":false,"error":"..."}
+  parent -> child  {"text_bytes":L,"type":"result","id":N,"ok":true} + L bytes of text + newline:
+                   a tool's lone text item, unparsed; its value is its JSON if it parses, else the text
   child  -> parent {"type":"done","ok":bool,"error":str|null,"has_result":bool,"result":...}
 
 While the program runs, fd 2 is the stdout pipe too (one ordered stream). At the end the runner
@@ -41,6 +43,11 @@ _CO_COROUTINE = 0x80
 _RUNNER_FILE = __file__ if "__file__" in globals() else ""
 _MAX_ERROR_CHARS = 20000
 _READ_SIZE = 65536
+# A result whose value is a tool's lone text item arrives as this header line (the parent always
+# writes `text_bytes` first), then exactly `text_bytes` bytes of UTF-8 and a newline; the runner
+# decodes it as JSON when it parses, else keeps the string (SPEC §6). Large results thus cross
+# the channel once, unescaped, and are parsed once, here.
+_TEXT_HEADER = b'{"text_bytes":'
 
 
 def _fatal_exit(code):
@@ -54,7 +61,10 @@ class _Channel:
     def __init__(self, sock, json_module):
         self.sock = sock
         self.partial = []
+        # Complete messages, in order: a JSON line, or (JSON header line, text payload).
         self.lines = []
+        # [header line, bytearray for the payload and its newline, bytes filled] while a text arrives.
+        self.text = None
         self.json = json_module
         self.encode = json_module.JSONEncoder(
             ensure_ascii=False, allow_nan=False, separators=(",", ":")
@@ -65,34 +75,72 @@ class _Channel:
 
     def feed(self, chunk):
         start = 0
-        nl = chunk.find(b"\n")
-        if nl < 0:
-            self.partial.append(chunk)
-            return
+        end = len(chunk)
         lines = self.lines
-        while nl >= 0:
+        while start < end:
+            if self.text is not None:
+                start = self._fill_text(chunk, start)
+                continue
+            nl = chunk.find(b"\n", start)
+            if nl < 0:
+                self.partial.append(chunk[start:])
+                return
             if self.partial:
                 self.partial.append(chunk[start:nl])
-                lines.append(b"".join(self.partial))
+                line = b"".join(self.partial)
                 self.partial = []
             else:
-                lines.append(chunk[start:nl])
+                line = chunk[start:nl]
             start = nl + 1
-            nl = chunk.find(b"\n", start)
-        if start < len(chunk):
-            self.partial.append(chunk[start:])
+            if line.startswith(_TEXT_HEADER):
+                size = int(line[len(_TEXT_HEADER) : line.index(b",")])
+                # Room for the payload and the newline after it.
+                self.text = [line, bytearray(size + 1), 0]
+            else:
+                lines.append(line)
+
+    def _fill_text(self, chunk, start):
+        text = self.text
+        buffer, filled = text[1], text[2]
+        count = min(len(buffer) - filled, len(chunk) - start)
+        buffer[filled : filled + count] = memoryview(chunk)[start : start + count]
+        text[2] = filled + count
+        if text[2] == len(buffer):
+            self._text_done()
+        return start + count
+
+    def _text_done(self):
+        header, buffer, _ = self.text
+        self.text = None
+        del buffer[-1]  # the newline after the payload
+        self.lines.append((header, buffer))
+
+    def receive(self, flags=0):
+        """One read from the socket: a chunk of lines, or straight into the text payload being
+        received. Returns the number of bytes read (0: the parent is gone); with MSG_DONTWAIT,
+        raises BlockingIOError when there is nothing to read."""
+        text = self.text
+        if text is None:
+            chunk = self.sock.recv(_READ_SIZE, flags)
+            if chunk:
+                self.feed(chunk)
+            return len(chunk)
+        count = self.sock.recv_into(memoryview(text[1])[text[2] :], 0, flags)
+        text[2] += count
+        if text[2] == len(text[1]):
+            self._text_done()
+        return count
 
     def receive_blocking(self):
         while not self.lines:
             try:
-                chunk = self.sock.recv(_READ_SIZE)
+                count = self.receive()
             except InterruptedError:
                 continue
             except OSError:
-                chunk = b""
-            if not chunk:
+                count = 0
+            if not count:
                 _fatal_exit(0)  # the parent is gone: nothing left to do
-            self.feed(chunk)
         return self.json.loads(self.lines.pop(0))
 
     def to_bytes(self, obj):
@@ -116,6 +164,22 @@ class _Channel:
 
 def _describe_exception(exc):
     return f"{type(exc).__name__}: {exc}"
+
+
+def _tool_like_names(code_obj):
+    """The names of the form mcp__<server>__<tool> that the program's code refers to."""
+    found = set()
+    code_type = type(code_obj)
+    stack = [code_obj]
+    while stack:
+        code = stack.pop()
+        for name in code.co_names:
+            if name.startswith("mcp__"):
+                end = name.find("__", 5)
+                if 5 < end < len(name) - 2:
+                    found.add(name)
+        stack.extend(const for const in code.co_consts if type(const) is code_type)
+    return found
 
 
 def _set_limits(limits):
@@ -255,7 +319,22 @@ def _load_runtime(channel, devnull):
     to_bytes = channel.to_bytes
     send_bytes = channel.send_bytes
     lines = channel.lines
+    receive = channel.receive
     dontwait = getattr(__import__("socket"), "MSG_DONTWAIT", 0)
+
+    def reject_constant(name):
+        raise ValueError(f"{name} is not JSON")
+
+    # NaN and Infinity are Python's extensions, not JSON: such a text stays a string.
+    decode_json = channel.json.JSONDecoder(parse_constant=reject_constant).decode
+
+    def json_or_text(payload):
+        """A lone text item's value: its JSON when it parses, else the string (SPEC §6)."""
+        text = payload.decode("utf-8", "replace")
+        try:
+            return decode_json(text)
+        except (ValueError, RecursionError):
+            return text
 
     run_waiter = loop.create_future()
 
@@ -271,25 +350,32 @@ def _load_runtime(channel, devnull):
         if future is None or future.done():
             return
         if message.get("ok"):
-            future.set_result(message.get("value"))
+            text = message.get("text")
+            future.set_result(message.get("value") if text is None else json_or_text(text))
         else:
             future.set_exception(ToolError(str(message.get("error"))))
 
     def on_readable():
         while True:
             try:
-                chunk = sock.recv(_READ_SIZE, dontwait)
+                count = receive(dontwait)
             except (BlockingIOError, InterruptedError):
                 break
             except OSError:
-                chunk = b""
-            if not chunk:
+                count = 0
+            if not count:
                 _fatal_exit(1)  # parent gone
-            channel.feed(chunk)
-            if len(chunk) < _READ_SIZE:
+            # A short read of lines means the socket is drained: save the syscall that says so.
+            if count < _READ_SIZE and channel.text is None:
                 break
         while lines:
-            dispatch(json_loads(lines.pop(0)))
+            line = lines.pop(0)
+            if type(line) is tuple:
+                message = json_loads(line[0])
+                message["text"] = line[1]
+            else:
+                message = json_loads(line)
+            dispatch(message)
 
     async def request(message, what):
         state["next_id"] += 1
@@ -464,6 +550,13 @@ def _load_runtime(channel, devnull):
         linecache.cache["<program>"] = (len(source), None, source.splitlines(True), "<program>")
         try:
             code_obj = compile(source, "<program>", "exec", flags=top_level_await, dont_inherit=True)
+        except UnicodeEncodeError as exc:  # a lone surrogate: the text sent is not valid Unicode
+            line = source.count("\n", 0, exc.start) + 1
+            column = exc.start - source.rfind("\n", 0, exc.start)
+            finish(
+                f"SyntaxError: the program is not valid Unicode text: lone surrogate"
+                f" {source[exc.start]!r} at line {line}, column {column}"
+            )
         except BaseException as exc:  # SyntaxError, ValueError (null bytes), MemoryError...
             finish(format_error(exc, compile_time=isinstance(exc, SyntaxError)))
         program_globals = {
@@ -477,6 +570,12 @@ def _load_runtime(channel, devnull):
         }
         for name in run.get("tools") or ():
             if isinstance(name, str) and name.isidentifier():
+                program_globals[name] = make_tool(name)
+        # A tool name the program uses that is not listed (its server is down, or a typo) is
+        # callable too: the call raises a ToolError saying why, which the program can catch,
+        # where a NameError would say nothing.
+        for name in _tool_like_names(code_obj):
+            if name not in program_globals:
                 program_globals[name] = make_tool(name)
         finish(await execute(code_obj, program_globals))
 
@@ -495,6 +594,8 @@ def _load_runtime(channel, devnull):
         except NameError as exc:
             format_error(exc)
         to_bytes({"type": "call", "id": 0, "tool": "", "args": {"a": [1, "b", None]}})
+        json_or_text(bytearray(b'{"a": [1, "b", null]}'))
+        json_or_text(bytearray(b"not JSON"))
 
     def serve():
         loop.add_reader(sock.fileno(), on_readable)

@@ -104,7 +104,8 @@ export class ToolCallBroker implements ChildRequestHandlers {
     this.closed = true
     this.queue.length = 0
     this.queueHead = 0
-    this.runController.abort(new Error(ENDED_BEFORE_FINISH))
+    // Only calls in flight listen (an Error and its stack trace cost a little on every run).
+    if (this.running.size > 0) this.runController.abort(new Error(ENDED_BEFORE_FINISH))
     const now = performance.now()
     for (const call of this.running.values()) {
       this.calls.push({
@@ -132,6 +133,8 @@ export class ToolCallBroker implements ChildRequestHandlers {
         signal: this.runController.signal,
         timeoutMs: this.limits.callTimeoutMs,
         maxResultBytes: this.limits.maxResultBytes,
+        // The child parses a lone text item itself: large results are not parsed twice.
+        deferTextParsing: true,
       })
       .then(
         (value) => this.settle(running, {type: 'result', id: call.id, ok: true, value}),

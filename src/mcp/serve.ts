@@ -1,9 +1,10 @@
-import {serveStdio as serveMcpStdio, StdioServerTransport} from '@modelcontextprotocol/server/stdio'
+import {serveStdio as serveMcpStdio} from '@modelcontextprotocol/server/stdio'
 
 import {MAX_TOOL_RESULT_CEILING} from '../config/schema.js'
 import type {Logger} from '../log.js'
 import type {Runtime} from '../runtime.js'
 import {createMcpServer} from './server.js'
+import {JsonLinesServerTransport} from './stdio-transport.js'
 
 /**
  * Serves the three tools over stdio, to 2025-era (initialize handshake) and 2026-07-28 clients
@@ -11,8 +12,11 @@ import {createMcpServer} from './server.js'
  * downstream servers and resolves. stdout carries protocol messages only.
  */
 export async function serveStdio(runtime: Runtime, logger: Logger, version: string): Promise<void> {
-  // Programs of many megabytes get a clear error from the tool rather than a dropped connection.
-  const transport = new StdioServerTransport(process.stdin, process.stdout, {maxBufferSize: MAX_TOOL_RESULT_CEILING})
+  // Programs of many megabytes arrive; a message over the limit gets a clear error, not a dropped connection.
+  const transport = new JsonLinesServerTransport(process.stdin, process.stdout, {
+    maxMessageBytes: MAX_TOOL_RESULT_CEILING,
+    logger,
+  })
   const stopped = new Promise<string>((resolve) => {
     process.stdin.once('end', () => resolve('stdin closed'))
     process.stdin.once('close', () => resolve('stdin closed'))

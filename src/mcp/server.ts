@@ -2,11 +2,15 @@ import {McpServer} from '@modelcontextprotocol/server'
 import {z} from 'zod'
 
 import {describeTool, unknownToolMessage} from '../downstream/inspect.js'
-import type {RunOutcome} from '../execution/engine.js'
+import {type ProgramEngine, type RunOutcome, startFailureOutcome} from '../execution/engine.js'
 import {structuredOutcome} from '../execution/outcome.js'
 import type {Logger} from '../log.js'
 import type {Runtime} from '../runtime.js'
-import {executeProgramDescription, INSPECT_TOOL_DESCRIPTION, LIST_CALLABLE_TOOLS_DESCRIPTION} from './descriptions.js'
+import {
+  executeProgramDescription,
+  INSPECT_TOOL_DESCRIPTION,
+  LIST_CALLABLE_TOOLS_DESCRIPTION,
+} from './descriptions.js'
 import {startProgress} from './progress.js'
 
 /** How long list_callable_tools and execute_program wait for servers still on their first attempt. */
@@ -24,7 +28,10 @@ const executeOutputSchema = z.object({
   ok: z.boolean().describe('True when the program ran to the end without an uncaught exception.'),
   output: z.string().describe('What the program printed (capped).'),
   result: z.unknown().describe('The last emit() value, or null.'),
-  error: z.string().nullable().describe('The error when the run failed (trimmed traceback, timeout, sandbox).'),
+  error: z
+    .string()
+    .nullable()
+    .describe('The error when the run failed (trimmed traceback, timeout, sandbox).'),
   tool_calls: z.array(toolCallSchema).describe('Every tool call the program made, in order of completion.'),
   sandbox: z.string().describe('The sandbox layer in force for this run.'),
 })
@@ -55,7 +62,9 @@ export function createMcpServer(runtime: Runtime, logger: Logger, version: strin
     'inspect_tool',
     {
       description: INSPECT_TOOL_DESCRIPTION,
-      inputSchema: z.object({tool_name: z.string().describe('A name from list_callable_tools, e.g. mcp__fin__query.')}),
+      inputSchema: z.object({
+        tool_name: z.string().describe('A name from list_callable_tools, e.g. mcp__fin__query.'),
+      }),
     },
     async ({tool_name: name}) => {
       await registry.waitForInitialConnections(INITIAL_CONNECT_WAIT_MS)
@@ -79,7 +88,14 @@ export function createMcpServer(runtime: Runtime, logger: Logger, version: strin
       const progress = startProgress(ctx, logger)
       try {
         await registry.waitForInitialConnections(INITIAL_CONNECT_WAIT_MS)
-        const engine = await runtime.engine()
+        let engine: ProgramEngine
+        try {
+          engine = await runtime.engine()
+        } catch (error) {
+          return toCallResult(
+            startFailureOutcome(error, runtime.config.execution, runtime.config.execution.sandbox),
+          )
+        }
         const outcome = await engine.run(code, {
           signal: ctx.mcpReq.signal,
           onToolCallDone: (completed) => progress.toolCallsCompleted(completed),

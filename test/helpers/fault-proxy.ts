@@ -32,7 +32,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     }
     if (mode.kind === 'status') {
       const body = JSON.stringify({error: `proxy answers with HTTP ${mode.status}`})
-      res.writeHead(mode.status, {'content-type': 'application/json', 'content-length': Buffer.byteLength(body)})
+      res.writeHead(mode.status, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      })
       res.end(body)
       return
     }

@@ -28,8 +28,12 @@ function capture(sink: string[]) {
 export async function runCommand<T>(command: RunnableCommand, argv: string[]): Promise<CommandRun<T>> {
   const out: string[] = []
   const err: string[] = []
-  const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(capture(out) as typeof process.stdout.write)
-  const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(capture(err) as typeof process.stderr.write)
+  const stdout = vi
+    .spyOn(process.stdout, 'write')
+    .mockImplementation(capture(out) as typeof process.stdout.write)
+  const stderr = vi
+    .spyOn(process.stderr, 'write')
+    .mockImplementation(capture(err) as typeof process.stderr.write)
   const run: CommandRun<T> = {stdout: '', stderr: '', exitCode: undefined}
   try {
     run.result = (await command.run(argv, ROOT)) as T

@@ -453,6 +453,23 @@ describe('tool calls', () => {
     ])
   })
 
+  test('a tool name the program writes that is not listed raises ToolError, not NameError', async () => {
+    const outcome = await run(
+      py(`
+      try:
+          await mcp__local__ehco(text="x")
+      except ToolError as e:
+          print(e)
+      def later():
+          return mcp__gone__tool
+      print(later().__name__)
+    `),
+    )
+    expect(outcome.output).toBe(
+      "Unknown tool 'mcp__local__ehco'. Did you mean mcp__local__echo?\nmcp__gone__tool\n",
+    )
+  })
+
   test('positional or non-JSON arguments raise TypeError in the program and reach nobody', async () => {
     const host = new LocalHost(standardTools())
     const engine = createEngine({}, host)

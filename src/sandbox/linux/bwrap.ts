@@ -142,14 +142,7 @@ export const SCRATCH_BYTES = 256 * 1024 * 1024
  * size-limited tmpfs, which is also /tmp; no /proc, no /dev but the devices.
  */
 export function bwrapArgs(options: BwrapOptions, fs: FileSystem = hostFileSystem): string[] {
-  const plan = planMounts(
-    [
-      ...options.readOnly.map((path) => ({path, mode: 'ro' as const})),
-      ...options.devices.map((path) => ({path, mode: 'dev' as const})),
-    ],
-    options.links,
-    fs,
-  )
+  const plan = cachedPlan(options, fs)
   const args = [
     '--unshare-all',
     '--unshare-user',
@@ -194,6 +187,33 @@ export function bwrapArgs(options: BwrapOptions, fs: FileSystem = hostFileSystem
   for (const link of plan.symlinks) args.push('--symlink', link.target, link.path)
   args.push('--remount-ro', '/', '--chdir', options.scratchDir, '--', options.command, ...options.args)
   return args
+}
+
+/**
+ * The host's mount plan, computed once per set of paths: every child of a server binds the same
+ * interpreter files, and the plan takes a few hundred synchronous lstat calls, which would block
+ * the event loop (running programs' tool calls included) each time the warm pool starts a child.
+ */
+const hostPlans = new Map<string, MountPlan>()
+
+function cachedPlan(options: BwrapOptions, fs: FileSystem): MountPlan {
+  const compute = (): MountPlan =>
+    planMounts(
+      [
+        ...options.readOnly.map((path) => ({path, mode: 'ro' as const})),
+        ...options.devices.map((path) => ({path, mode: 'dev' as const})),
+      ],
+      options.links,
+      fs,
+    )
+  if (fs !== hostFileSystem) return compute()
+  const key = JSON.stringify([options.readOnly, options.devices, options.links])
+  let plan = hostPlans.get(key)
+  if (!plan) {
+    plan = compute()
+    hostPlans.set(key, plan)
+  }
+  return plan
 }
 
 /** The bwrap executable on PATH (or in /usr/bin), if any. */

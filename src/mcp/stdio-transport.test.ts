@@ -1,0 +1,93 @@
+import {PassThrough} from 'node:stream'
+
+import type {JSONRPCMessage} from '@modelcontextprotocol/server'
+import {describe, expect, it} from 'vitest'
+
+import {silentLogger} from '../log.js'
+import {JsonLinesServerTransport, LineFramer} from './stdio-transport.js'
+
+describe('LineFramer', () => {
+  it('joins lines split across chunks and keeps the rest for later', () => {
+    const framer = new LineFramer(100)
+    expect(framer.push(Buffer.from('{"a"'))).toEqual([])
+    expect(framer.push(Buffer.from(':1}\n{"b":2}\r\n{"c"'))).toEqual([
+      {kind: 'line', text: '{"a":1}'},
+      {kind: 'line', text: '{"b":2}'},
+    ])
+    expect(framer.push(Buffer.from(':3}\n'))).toEqual([{kind: 'line', text: '{"c":3}'}])
+  })
+
+  it('counts and drops a line over the limit, keeping its two ends, then goes on', () => {
+    const framer = new LineFramer(10)
+    expect(framer.push(Buffer.from('{"id":"s",'))).toEqual([])
+    expect(framer.push(Buffer.from('x'.repeat(50)))).toEqual([])
+    const [oversized, next] = framer.push(Buffer.from('"end":1}\n{"ok":1}\n'))
+    expect(oversized).toEqual({
+      kind: 'oversized',
+      bytes: 68,
+      // The head is what was held when the line went over the limit (up to 4 KiB).
+      head: `{"id":"s",${'x'.repeat(50)}`,
+      tail: `{"id":"s",${'x'.repeat(50)}"end":1}`,
+    })
+    expect(next).toEqual({kind: 'line', text: '{"ok":1}'})
+  })
+})
+
+describe('JsonLinesServerTransport', () => {
+  async function open(limit = 1000) {
+    const stdin = new PassThrough()
+    const stdout = new PassThrough()
+    const transport = new JsonLinesServerTransport(stdin, stdout, {
+      maxMessageBytes: limit,
+      logger: silentLogger,
+    })
+    const received: JSONRPCMessage[] = []
+    transport.onmessage = (message) => received.push(message)
+    await transport.start()
+    const replies: Record<string, unknown>[] = []
+    let pending = ''
+    stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      pending += chunk
+      const lines = pending.split('\n')
+      pending = lines.pop()!
+      for (const line of lines) replies.push(JSON.parse(line) as Record<string, unknown>)
+    })
+    const settle = () => new Promise((resolve) => setImmediate(resolve))
+    return {stdin, transport, received, replies, settle}
+  }
+
+  it('passes valid messages on and answers everything else', async () => {
+    const {stdin, transport, received, replies, settle} = await open()
+    stdin.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
+    stdin.write('not json\n')
+    stdin.write('{"jsonrpc":"2.0","id":"b","method":"ping","params":7}\n')
+    stdin.write('{"jsonrpc":"2.0","id":3,"result":"not an object"}\n') // a bad response: logged only
+    await settle()
+    expect(received).toEqual([{jsonrpc: '2.0', id: 1, method: 'ping'}])
+    expect(replies).toEqual([
+      {jsonrpc: '2.0', error: {code: -32_700, message: expect.stringMatching(/^Parse error: /)}},
+      {jsonrpc: '2.0', id: 'b', error: {code: -32_600, message: expect.stringMatching(/^Invalid Request: /)}},
+    ])
+    await transport.close()
+  })
+
+  it('answers an oversized request by the id found at either end', async () => {
+    const {stdin, transport, received, replies, settle} = await open(100)
+    const params = {code: 'x'.repeat(500)}
+    stdin.write(`${JSON.stringify({method: 'tools/call', params, jsonrpc: '2.0', id: 41})}\n`)
+    stdin.write(`${JSON.stringify({jsonrpc: '2.0', id: 'py', method: 'tools/call', params})}\n`)
+    stdin.write(`${JSON.stringify({jsonrpc: '2.0', method: 'notifications/x', params})}\n`)
+    stdin.write('{"jsonrpc":"2.0","id":2,"method":"ping"}\n')
+    await settle()
+    expect(replies.map((r) => [r.id, (r.error as {code: number}).code])).toEqual([
+      [41, -32_600],
+      ['py', -32_600],
+      [undefined, -32_600],
+    ])
+    expect((replies[0]!.error as {message: string}).message).toMatch(
+      /^message of 5\d\d bytes is over the 100-byte limit/,
+    )
+    expect(received).toEqual([{jsonrpc: '2.0', id: 2, method: 'ping'}])
+    await transport.close()
+  })
+})

@@ -1,0 +1,198 @@
+import type {Readable, Writable} from 'node:stream'
+
+import {
+  deserializeMessage,
+  type JSONRPCMessage,
+  ProtocolErrorCode,
+  type RequestId,
+} from '@modelcontextprotocol/server'
+import {StdioServerTransport} from '@modelcontextprotocol/server/stdio'
+
+import type {Logger} from '../log.js'
+
+/** How much of an oversized line is kept (its start and its end) to find the request's id. */
+const KEPT_EDGE_BYTES = 4096
+
+type Line = {kind: 'line'; text: string} | {kind: 'oversized'; bytes: number; head: string; tail: string}
+
+/**
+ * Splits stdin into lines in linear time. A line over `maxLineBytes` is not buffered: its bytes are
+ * counted and dropped, and only its first and last few KiB are kept, so the request can still be
+ * answered by id.
+ */
+export class LineFramer {
+  private chunks: Buffer[] = []
+  private pendingBytes = 0
+  /** Set while skipping the rest of an oversized line. */
+  private oversized: {bytes: number; head: Buffer; tail: Buffer} | undefined
+
+  constructor(private readonly maxLineBytes: number) {}
+
+  /** Feeds a chunk; returns the lines it completed, in order. */
+  push(chunk: Buffer): Line[] {
+    const lines: Line[] = []
+    let start = 0
+    let newline = chunk.indexOf(0x0a)
+    while (newline !== -1) {
+      lines.push(this.take(chunk.subarray(start, newline)))
+      start = newline + 1
+      newline = chunk.indexOf(0x0a, start)
+    }
+    if (start < chunk.length) this.keep(chunk.subarray(start))
+    return lines
+  }
+
+  private keep(part: Buffer): void {
+    if (this.oversized) {
+      const {tail} = this.oversized
+      this.oversized.bytes += part.length
+      this.oversized.tail = Buffer.from(
+        part.length >= KEPT_EDGE_BYTES
+          ? lastBytes(part, KEPT_EDGE_BYTES)
+          : lastBytes(Buffer.concat([tail, part]), KEPT_EDGE_BYTES),
+      )
+      return
+    }
+    if (this.pendingBytes + part.length <= this.maxLineBytes) {
+      // Copied: the stream may reuse the chunk's memory.
+      this.chunks.push(Buffer.from(part))
+      this.pendingBytes += part.length
+      return
+    }
+    const line = Buffer.concat([...this.chunks, part])
+    this.chunks = []
+    this.pendingBytes = 0
+    this.oversized = {
+      bytes: line.length,
+      head: Buffer.from(line.subarray(0, KEPT_EDGE_BYTES)),
+      tail: Buffer.from(lastBytes(line, KEPT_EDGE_BYTES)),
+    }
+  }
+
+  private take(end: Buffer): Line {
+    if (this.oversized || this.pendingBytes + end.length > this.maxLineBytes) {
+      this.keep(end)
+      const {bytes, head, tail} = this.oversized!
+      this.oversized = undefined
+      return {kind: 'oversized', bytes, head: head.toString('utf8'), tail: tail.toString('utf8')}
+    }
+    const line = this.chunks.length === 0 ? end : Buffer.concat([...this.chunks, end])
+    this.chunks = []
+    this.pendingBytes = 0
+    return {kind: 'line', text: line.toString('utf8').replace(/\r$/, '')}
+  }
+}
+
+function lastBytes(buffer: Buffer, count: number): Buffer {
+  return buffer.length <= count ? buffer : buffer.subarray(buffer.length - count)
+}
+
+/**
+ * The SDK's stdio server transport with the input side made robust (the output side, including
+ * its handling of a client that hangs up, is the SDK's):
+ * - framing in linear time (the SDK's buffer copies everything pending on every chunk: a program
+ *   of 20 MB took 25 s to arrive, one of 64 MB never did);
+ * - a line over the limit is answered with an error, by id when one can be found, and skipped;
+ *   the SDK's buffer closed the transport, leaving the server deaf;
+ * - a line that is not JSON is answered with a parse error, and a message that is not JSON-RPC
+ *   with an invalid-request error carrying its id, instead of being dropped without an answer
+ *   (the client would wait forever for that request).
+ */
+export class JsonLinesServerTransport extends StdioServerTransport {
+  private readonly framer: LineFramer
+
+  constructor(
+    stdin: Readable,
+    stdout: Writable,
+    private readonly options: {maxMessageBytes: number; logger: Logger},
+  ) {
+    super(stdin, stdout)
+    this.framer = new LineFramer(options.maxMessageBytes)
+    this._ondata = (chunk: Buffer) => {
+      for (const line of this.framer.push(chunk)) this.handleLine(line)
+    }
+  }
+
+  private handleLine(line: Line): void {
+    if (line.kind === 'oversized') {
+      const id = idOfTruncated(line.head, line.tail)
+      this.reject(
+        id,
+        ProtocolErrorCode.InvalidRequest,
+        `message of ${line.bytes} bytes is over the ${this.options.maxMessageBytes}-byte limit; send a shorter program`,
+      )
+      return
+    }
+    if (line.text.trim() === '') return
+    let message: JSONRPCMessage
+    try {
+      message = deserializeMessage(line.text)
+    } catch (error) {
+      if (error instanceof SyntaxError) {
+        this.reject(
+          undefined,
+          ProtocolErrorCode.ParseError,
+          `Parse error: the line is not JSON (${error.message})`,
+        )
+        return
+      }
+      const value = parseOrUndefined(line.text)
+      const what = `Invalid Request: not a JSON-RPC 2.0 message (${brief(line.text)})`
+      // A malformed response from the client is only logged: answering a response makes no sense.
+      if (isObject(value) && !('method' in value) && ('result' in value || 'error' in value))
+        this.options.logger.warn(`protocol: ${what}`)
+      else this.reject(idOf(value), ProtocolErrorCode.InvalidRequest, what)
+      return
+    }
+    try {
+      this.onmessage?.(message)
+    } catch (error) {
+      this.onerror?.(error as Error)
+    }
+  }
+
+  /** Answers a message that cannot be handled; without an id the error carries none (MCP allows that). */
+  private reject(id: RequestId | undefined, code: number, message: string): void {
+    this.options.logger.warn(
+      `protocol: ${message}${id === undefined ? '' : ` (request id ${JSON.stringify(id)})`}`,
+    )
+    const response = {jsonrpc: '2.0', ...(id === undefined ? {} : {id}), error: {code, message}}
+    this.send(response as JSONRPCMessage).catch(() => {})
+  }
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function idOf(value: unknown): RequestId | undefined {
+  if (!isObject(value)) return undefined
+  const {id} = value
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : undefined
+}
+
+const ID_VALUE = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`
+/** `{"jsonrpc":"2.0","id":7,...` (Python SDK order) */
+const ID_AT_START = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID_VALUE}`)
+/** `...,"jsonrpc":"2.0","id":7}` (TypeScript SDK order) */
+const ID_AT_END = new RegExp(String.raw`"id"\s*:\s*${ID_VALUE}\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$`)
+
+/** The id of a request too large to parse, from where SDKs put it: first or last. */
+function idOfTruncated(head: string, tail: string): RequestId | undefined {
+  const match = ID_AT_START.exec(head) ?? ID_AT_END.exec(tail)
+  if (!match?.[1]) return undefined
+  return idOf(parseOrUndefined(`{"id":${match[1]}}`))
+}
+
+function brief(text: string): string {
+  const flat = text.replaceAll(/\s+/g, ' ')
+  return flat.length > 80 ? `${flat.slice(0, 80)}...` : flat
+}

@@ -1,0 +1,78 @@
+// The three tools of a running `serve`, as a test calls them over raw JSON-RPC.
+import {type RawServe, resultText, toolResult} from './json-rpc.js'
+
+export interface Execution {
+  text: string
+  isError: boolean
+  structured: {
+    ok: boolean
+    output: string
+    result: unknown
+    error: string | null
+    tool_calls: Array<{tool: string; ok: boolean; error?: string}>
+    sandbox: string
+  }
+}
+
+export interface Listing {
+  names: string[]
+  /** Unavailable servers and their reasons, from the second text item. */
+  unavailable: Record<string, string>
+}
+
+const UNAVAILABLE_PREFIX = 'UNAVAILABLE SERVERS (their tools are not listed; reconnecting): '
+
+/** Runs a program through execute_program. */
+export async function execute(serve: RawServe, code: string, timeoutMs = 60_000): Promise<Execution> {
+  const result = toolResult(await serve.callTool('execute_program', {code}, timeoutMs))
+  return {
+    text: result.content?.[0]?.text ?? '',
+    isError: result.isError === true,
+    structured: result.structuredContent as Execution['structured'],
+  }
+}
+
+/**
+ * list_callable_tools, parsed. Reasons may contain "; " themselves, so the unavailable line is
+ * split at the names of the configured servers.
+ */
+export async function listCallable(serve: RawServe, servers: readonly string[]): Promise<Listing> {
+  const response = await serve.callTool('list_callable_tools', {})
+  const names = JSON.parse(resultText(response)) as string[]
+  const second = toolResult(response).content?.[1]?.text ?? ''
+  const unavailable: Record<string, string> = {}
+  if (second.startsWith(UNAVAILABLE_PREFIX)) {
+    const rest = second.slice(UNAVAILABLE_PREFIX.length)
+    const alternatives = servers.map((name) => name.replaceAll(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')
+    const entry = new RegExp(`(?:^|; )(${alternatives}): (.*?)(?=; (?:${alternatives}): |$)`, 'gs')
+    for (const match of rest.matchAll(entry)) unavailable[match[1]!] = match[2]!
+  }
+  return {names, unavailable}
+}
+
+/**
+ * Polls list_callable_tools until `check` holds (serve offers no other way to observe a server's
+ * state); fails after `timeoutMs` with the last listing.
+ */
+export async function waitForListing(
+  serve: RawServe,
+  servers: readonly string[],
+  check: (listing: Listing) => boolean,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<Listing> {
+  const deadline = Date.now() + timeoutMs
+  let last: Listing | undefined
+  for (;;) {
+    last = await listCallable(serve, servers)
+    if (check(last)) return last
+    if (Date.now() > deadline)
+      throw new Error(`not ${what} within ${timeoutMs} ms; last listing: ${JSON.stringify(last.unavailable)}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/** Whether every tool of `server` in the fixture's base set is listed (its `add` is enough). */
+export function serves(listing: Listing, server: string): boolean {
+  return listing.names.includes(`mcp__${server.replaceAll(/\W/g, '_')}__add`)
+}

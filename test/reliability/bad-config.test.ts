@@ -1,0 +1,170 @@
+// A config or an environment that cannot work: one clear message each, from the real CLI, with the
+// documented exit code (2: usage or config; the Python problems too, being the user's to fix).
+import {spawn} from 'node:child_process'
+import {chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {startRawServe} from '../helpers/json-rpc.js'
+import {BIN, prepareServe} from '../helpers/serve.js'
+import {execute} from '../helpers/serve-session.js'
+
+/** Root reads files whatever their mode: the unreadable-file case then runs as this user. */
+const NOBODY = {uid: 65_534, gid: 65_534}
+const isRoot = process.getuid?.() === 0
+
+interface CliRun {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+function cli(
+  args: string[],
+  options: {env?: Record<string, string>; asNobody?: boolean} = {},
+): Promise<CliRun> {
+  const env: Record<string, string> = {...(process.env as Record<string, string>), ...options.env}
+  delete env.PTC_MCP_CONFIG
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(options.asNobody ? NOBODY : {}),
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
+    child.once('error', reject)
+    child.once('close', (code) => {
+      clearTimeout(timer)
+      resolve({code, stdout, stderr})
+    })
+  })
+}
+
+/** oclif wraps long messages at the terminal width and prefixes ` ›   `: undo both to match text. */
+const flat = (stderr: string) =>
+  stderr
+    .split('\n')
+    .map((line) => line.replace(/^ ›\s+/, ''))
+    .join(' ')
+    .replaceAll(/\s+/g, ' ')
+
+describe('bad config and environment, through the CLI', () => {
+  let dir: string
+  let program: string
+
+  beforeAll(() => {
+    // Not under the test run's TMPDIR (mode 0700): `nobody` must be able to reach the files.
+    dir = mkdtempSync(join(isRoot ? '/tmp' : tmpdir(), 'ptc-bad-config-'))
+    chmodSync(dir, 0o755)
+    program = join(dir, 'program.py')
+    writeFileSync(program, 'print("ran")\n', {mode: 0o644})
+  })
+
+  afterAll(() => rmSync(dir, {recursive: true, force: true}))
+
+  const write = (name: string, text: string, mode = 0o644) => {
+    const path = join(dir, name)
+    writeFileSync(path, text, {mode})
+    chmodSync(path, mode)
+    return path
+  }
+
+  it('a directory, a dangling link, invalid YAML, an unreadable file: exit 2 and one message naming the problem', async () => {
+    const directory = join(dir, 'config-dir')
+    mkdirSync(directory)
+    const dangling = join(dir, 'dangling.yaml')
+    symlinkSync(join(dir, 'nowhere', 'config.yaml'), dangling)
+    const invalid = write('invalid.yaml', 'servers: [\n  - name: a\n')
+    const unreadable = write('unreadable.yaml', 'servers: []\n', 0o000)
+
+    const cases: Array<{config: string; message: string | RegExp; asNobody?: boolean}> = [
+      {config: directory, message: `Config path ${directory} is a directory, not a file`},
+      {
+        config: dangling,
+        message: `Config file ${dangling} (from --config) is a symbolic link to ${join(dir, 'nowhere', 'config.yaml')}, which does not exist`,
+      },
+      {config: invalid, message: new RegExp(`Invalid YAML in ${invalid}: line 2, column 3: `)},
+      {config: unreadable, message: `Cannot read config ${unreadable}: permission denied`, asNobody: isRoot},
+    ]
+    const runs = await Promise.all(
+      cases.map(({config, asNobody}) =>
+        cli(['run', '--config', config, program], {asNobody, env: asNobody ? {HOME: dir} : {}}),
+      ),
+    )
+    for (const [index, run] of runs.entries()) {
+      const {message} = cases[index]!
+      expect(run.code, run.stderr).toBe(2)
+      expect(run.stdout).toBe('')
+      if (typeof message === 'string') expect(flat(run.stderr)).toContain(message)
+      else expect(flat(run.stderr)).toMatch(message)
+      // One error with one fix, not a stack.
+      expect(run.stderr.match(/Error:/g)).toHaveLength(1)
+      expect(run.stderr).toMatch(/Try this: /)
+      expect(run.stderr).not.toMatch(/\n\s+at /)
+    }
+  })
+
+  it('serve refuses a bad config the same way, before speaking any protocol', async () => {
+    const run = await cli(['serve', '--config', join(dir, 'config-dir')])
+    expect(run.code).toBe(2)
+    expect(run.stdout).toBe('')
+    expect(flat(run.stderr)).toContain('is a directory, not a file')
+  })
+
+  it('a missing Python and a Python too old: exit 2 and the reason, with the fix', async () => {
+    // Python 2 rejects -I and tells its version only to --version, on stderr.
+    const python2 = write(
+      'python2',
+      '#!/bin/sh\ncase "$1" in\n  --version|-V) echo "Python 2.7.18" >&2 ;;\n  *) echo "Unknown option: $1" >&2; exit 2 ;;\nesac\n',
+      0o755,
+    )
+    // Something that answers every question with its version.
+    const python38 = write('python38', '#!/bin/sh\necho "Python 3.8.10"\n', 0o755)
+    const cases = [
+      {
+        python: join(dir, 'no-such-python3'),
+        message: `Python interpreter "${join(dir, 'no-such-python3')}" was not found`,
+      },
+      {python: python2, message: `Python 2.7.18 at "${python2}" is too old: programs need Python >= 3.10`},
+      {python: python38, message: `Python 3.8.10 at "${python38}" is too old: programs need Python >= 3.10`},
+    ]
+    const runs = await Promise.all(
+      cases.map(({python}, index) =>
+        cli(['run', '--config', write(`python-${index}.yaml`, `execution:\n  python: ${python}\n`), program]),
+      ),
+    )
+    for (const [index, run] of runs.entries()) {
+      expect(run.code, run.stderr).toBe(2)
+      expect(flat(run.stderr)).toContain(cases[index]!.message)
+      expect(flat(run.stderr)).toContain(
+        'install Python 3.10 or newer, or set execution.python in config.yaml',
+      )
+      expect(run.stderr.match(/Error:/g)).toHaveLength(1)
+    }
+  })
+
+  it('through serve, a Python too old fails each program with the reason and the fix; the server goes on', async () => {
+    const python = write('python38-serve', '#!/bin/sh\necho "Python 3.8.10"\n', 0o755)
+    const setup = prepareServe({execution: {python}})
+    const serve = await startRawServe(setup)
+    try {
+      const run = await execute(serve, 'print(1)')
+      expect(run.isError).toBe(true)
+      expect(run.text).toBe(
+        `[Script execution failed]\nPythonNotFoundError: Python 3.8.10 at "${python}" is too old: programs need Python >= 3.10 ` +
+          '(install Python 3.10 or newer, or set execution.python in config.yaml to its full path)',
+      )
+      expect(run.structured).toMatchObject({ok: false, output: '', tool_calls: []})
+      expect((await serve.request('ping')).result).toEqual({})
+    } finally {
+      serve.child.stdin.end()
+      await serve.exited
+      setup.cleanup()
+    }
+  })
+})
