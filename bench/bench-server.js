@@ -20,7 +20,10 @@ server.registerTool(
 
 server.registerTool(
   'sleep',
-  {description: 'Waits `ms` milliseconds, then answers.', inputSchema: z.object({ms: z.number().int().min(0)})},
+  {
+    description: 'Waits `ms` milliseconds, then answers.',
+    inputSchema: z.object({ms: z.number().int().min(0)}),
+  },
   async ({ms}) => {
     await sleep(ms)
     return text(`slept ${ms}`)

@@ -55,7 +55,7 @@ function stats(samples) {
   const sorted = [...samples].sort((a, b) => a - b)
   const at = (q) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]
   const mid = sorted.length / 2
-  const median = sorted.length % 2 === 1 ? sorted[Math.floor(mid)] : (sorted[mid - 1] + sorted[mid]) / 2
+  const median = sorted.length % 2 === 0 ? (sorted[mid - 1] + sorted[mid]) / 2 : sorted[Math.floor(mid)]
   return {n: sorted.length, median, p90: at(0.9), min: sorted[0], max: sorted.at(-1)}
 }
 
@@ -67,7 +67,8 @@ function record(key, label, unit, samples) {
 
 /** A SPEC §11 ratio (or a reported figure) and its target; `beside` names the series it belongs to. */
 function ratio(key, {label, value, target = null, comparison = '<=', unit = '×', beside}) {
-  const pass = target === null ? null : comparison === '<=' ? value <= target : value < target
+  let pass = null
+  if (target !== null) pass = comparison === '<=' ? value <= target : value < target
   results.ratios[key] = {label, value, target, comparison, unit, pass, beside}
   return value
 }
@@ -124,6 +125,9 @@ function readyChildren(servePid) {
   ).length
 }
 
+/** The pause before every timed trivial call. */
+const IDLE_MS = 50
+
 /** Waits (bounded) until the warm pool has `size` children ready, so that a run takes a warm one. */
 async function waitForPool(serve) {
   const size = serve.config.execution.warm_pool
@@ -156,7 +160,13 @@ function resetPeak(pid) {
 
 /** A real MCP client (SDK v2, the default initialize handshake) of a stdio server. */
 async function connectClient(name, command, args, env = {}) {
-  const transport = new StdioClientTransport({command, args, env: {...process.env, ...env}, stderr: 'pipe', cwd: ROOT})
+  const transport = new StdioClientTransport({
+    command,
+    args,
+    env: {...process.env, ...env},
+    stderr: 'pipe',
+    cwd: ROOT,
+  })
   let stderr = ''
   transport.stderr?.on('data', (chunk) => {
     if (stderr.length < 100_000) stderr += chunk
@@ -184,11 +194,22 @@ async function startServe(label, {execution = {}, servers = [benchServer], env =
   const configPath = join(dir, 'config.yaml')
   const config = {
     servers,
-    execution: {timeout_seconds: 60, max_tool_calls: 1000, max_concurrent_calls: 8, warm_pool: 1, ...execution},
+    execution: {
+      timeout_seconds: 60,
+      max_tool_calls: 1000,
+      max_concurrent_calls: 8,
+      warm_pool: 1,
+      ...execution,
+    },
   }
   writeFileSync(configPath, JSON.stringify(config, null, 2)) // JSON is YAML
   const t0 = performance.now()
-  const serve = await connectClient(`bench-${label}`, process.execPath, [RUN_JS, 'serve', '--config', configPath], env)
+  const serve = await connectClient(
+    `bench-${label}`,
+    process.execPath,
+    [RUN_JS, 'serve', '--config', configPath],
+    env,
+  )
   await serve.client.listTools()
   return Object.assign(serve, {label, config, startMs: performance.now() - t0, notReady: 0})
 }
@@ -213,6 +234,7 @@ async function pooledSamples(serve, samples, warmups, run) {
   const times = []
   for (let i = 0; i < warmups + samples; i++) {
     await waitForPool(serve)
+    await sleep(IDLE_MS)
     const ms = await run()
     if (i >= warmups) times.push(ms)
   }
@@ -241,7 +263,13 @@ function printedNumber(structured) {
 }
 
 const timedLoop = (body, n) =>
-  ['import time', 't = time.perf_counter()', `for i in range(${n}):`, `    ${body}`, 'print((time.perf_counter() - t) * 1000)'].join('\n')
+  [
+    'import time',
+    't = time.perf_counter()',
+    `for i in range(${n}):`,
+    `    ${body}`,
+    'print((time.perf_counter() - t) * 1000)',
+  ].join('\n')
 
 const wanted = (name) => !ONLY || ONLY.includes(name)
 const reps = (full, quick) => (QUICK ? quick : full)
@@ -253,220 +281,273 @@ async function main() {
   const python = realPython()
   results.machine.python = python
   log(`python ${python}; load average ${results.machine.loadavgAtStart}`)
-
-  if (wanted('start')) {
-    const starts = []
-    for (let i = 0; i < reps(5, 2); i++) {
-      const serve = await startServe(`start-${i}`)
-      starts.push(serve.startMs)
-      await serve.close()
-    }
-    record('serveStart', 'serve start → first tools/list answer', 'ms', starts)
-    log('serve start-up done')
-  }
+  if (wanted('start')) await serveStartUp()
 
   const main = await startServe('main')
   results.machine.sandbox = (await execute(main, 'print(1)')).structured.sandbox
   log(`main serve up in ${main.startMs.toFixed(0)} ms, sandbox ${results.machine.sandbox}`)
-
-  // (1) A trivial program with the warm pool, against a bare interpreter start; the MCP round trip
-  // to the same server without a program is the floor under it.
-  if (wanted('trivial')) {
-    const bare = record('bareStart', `bare python -I -S -c pass`, 'ms', bareStartSamples(python, reps(30, 10)))
-    const floor = []
-    const warm = []
-    // Interleaved, so that both see the same machine.
-    for (let i = 0; i < reps(40, 10) + 5; i++) {
-      await waitForPool(main)
-      const round = (await callTool(main, 'list_callable_tools')).ms
-      const ms = await trivial(main)()
-      if (i < 5) continue
-      warm.push(ms)
-      floor.push(round)
-    }
-    const w = record('trivialWarm', 'print(1) via execute_program, warm pool', 'ms', warm)
-    const f = record('mcpRoundTrip', 'MCP round trip, no program (list_callable_tools)', 'ms', floor)
-    ratio('trivial', {label: 'trivial / bare start', value: w.median / bare.median, target: 0.15, beside: 'trivialWarm'})
-    ratio('mcpFloor', {label: 'floor / bare start', value: f.median / bare.median, beside: 'mcpRoundTrip'})
-    log('trivial program done')
-  }
-
-  // (2) 300 sequential cheap calls from one program vs the same calls by an SDK client directly to
-  // the same kind of server; 300 helper calls (answered by ptc-mcp itself) show the channel alone.
-  if (wanted('calls')) {
-    const n = 300
-    const callsCode = timedLoop('await mcp__bench__echo(text="x")', n)
-    const helperCode = timedLoop('await server_status()', n)
-    const direct = await connectClient('bench-direct', process.execPath, [BENCH_SERVER])
-    const callDirect = () => direct.client.callTool({name: 'echo', arguments: {text: 'x'}})
-    for (let i = 0; i < 50; i++) await callDirect()
-    await execute(main, callsCode)
-    await execute(main, helperCode)
-    const [directMs, programMs, wholeMs, helperMs] = [[], [], [], []]
-    for (let rep = 0; rep < reps(7, 3); rep++) {
-      const t0 = performance.now()
-      for (let i = 0; i < n; i++) await callDirect()
-      directMs.push(performance.now() - t0)
-      await waitForPool(main)
-      const run = await execute(main, callsCode)
-      wholeMs.push(run.ms)
-      programMs.push(printedNumber(run.structured))
-      await waitForPool(main)
-      helperMs.push(printedNumber((await execute(main, helperCode)).structured))
-    }
-    await direct.close()
-    const p = record('callsProgram', `${n} sequential calls inside one program`, 'ms', programMs)
-    const d = record('callsDirect', `${n} calls, SDK client → server directly`, 'ms', directMs)
-    record('callsProgramWhole', `${n} calls, whole execute_program`, 'ms', wholeMs)
-    const h = record('helperCalls', `${n} helper calls (channel only, no server)`, 'ms', helperMs)
-    ratio('perCall', {label: 'program / direct', value: p.median / d.median, target: 1.3, beside: 'callsProgram'})
-    ratio('channelShare', {
-      label: 'channel alone / direct',
-      value: h.median / d.median,
-      beside: 'helperCalls',
-    })
-    log('sequential calls done')
-  }
-
-  // (3) Fan-out: 64 calls to a 50 ms tool, 8 at once → ideal 400 ms.
-  if (wanted('fanout')) {
-    const code = [
-      'import asyncio, time',
-      't = time.perf_counter()',
-      'await asyncio.gather(*[mcp__bench__sleep(ms=50) for _ in range(64)])',
-      'print((time.perf_counter() - t) * 1000)',
-    ].join('\n')
-    const inProgram = []
-    const whole = []
-    await execute(main, code)
-    for (let rep = 0; rep < reps(7, 3); rep++) {
-      await waitForPool(main)
-      const run = await execute(main, code)
-      whole.push(run.ms)
-      inProgram.push(printedNumber(run.structured))
-    }
-    const f = record('fanout', '64 × 50 ms tool, 8 at once, in program', 'ms', inProgram)
-    record('fanoutWhole', '64 × 50 ms tool, whole execute_program', 'ms', whole)
-    ratio('fanout', {label: 'fan-out / ideal 400 ms', value: f.median / 400, target: 1.25, beside: 'fanout'})
-    log('fan-out done')
-  }
-
-  // Server memory after 10 and after 200 programs (before the 16 MiB runs leave garbage behind).
-  if (wanted('memory')) {
-    const total = reps(200, 40)
-    let count = 0
-    const rss = {}
-    const runUntil = async (upTo) => {
-      while (count < upTo) {
-        // Two at a time: one takes the warm child, the other starts its own.
-        await Promise.all([execute(main, 'print(1)'), execute(main, 'x = [1] * 1000')])
-        count += 2
-      }
-      await waitForPool(main)
-      await sleep(300)
-      rss[upTo] = memory(main.pid).rss / MiB
-    }
-    await runUntil(10)
-    await runUntil(total)
-    results.series.rssAfterPrograms = {label: 'serve RSS after N programs', unit: 'MiB', ...rss}
-    ratio('rssGrowth', {
-      label: `RSS after ${total} / after 10 programs`,
-      value: rss[total] / rss[10],
-      beside: 'rssAfterPrograms',
-    })
-    log('memory done')
-  }
-
-  // (4) A 16 MiB result reaches the program, a summary comes back; the server's peak RSS growth.
-  if (wanted('big')) {
-    const code = [
-      `rows = await mcp__bench__big(bytes=${BIG_BYTES})`,
-      'print(len(rows), round(sum(r["amount"] for r in rows), 2))',
-    ].join('\n')
-    const latency = []
-    const growth = []
-    await execute(main, code) // the bench server builds (and keeps) its 16 MiB answer
-    for (let rep = 0; rep < reps(7, 2); rep++) {
-      await waitForPool(main)
-      const before = memory(main.pid)
-      resetPeak(main.pid)
-      const run = await execute(main, code)
-      latency.push(run.ms)
-      growth.push((memory(main.pid).hwm - before.rss) / MiB)
-    }
-    const l = record('big', '16 MiB result → summary, execute_program', 'ms', latency)
-    const g = record('bigRss', 'serve peak RSS growth during it', 'MiB', growth)
-    ratio('bigLatency', {label: 'seconds', value: l.median / 1000, target: 1.5, comparison: '<', unit: 's', beside: 'big'})
-    ratio('bigMemory', {label: 'max growth / 16 MiB', value: g.max / (BIG_BYTES / MiB), target: 4, comparison: '<', beside: 'bigRss'})
-    log('16 MiB done')
-  }
+  if (wanted('trivial')) await trivialProgram(main, python)
+  if (wanted('calls')) await sequentialCalls(main)
+  if (wanted('fanout')) await fanOut(main)
+  // Before the 16 MiB runs, which leave garbage behind.
+  if (wanted('memory')) await memoryAfterPrograms(main)
+  if (wanted('big')) await bigResult(main)
   results.machine.mainNotReady = main.notReady
   await main.close()
 
-  // Cold start (warm_pool 0) vs warm pool, and what each sandbox tier costs.
-  if (wanted('tiers')) {
-    const tiers = [
-      {key: 'none', label: 'none', execution: {sandbox: 'none'}},
-      {key: 'landlock', label: 'linux, PTC_MCP_BWRAP=0', execution: {sandbox: 'linux'}, env: {PTC_MCP_BWRAP: '0'}},
-      {key: 'bwrap', label: 'linux', execution: {sandbox: 'linux'}},
-    ]
-    results.tiers = {}
-    for (const tier of tiers) {
-      const times = {}
-      for (const [mode, pool, samples] of [
-        ['warm', 1, reps(20, 6)],
-        ['cold', 0, reps(12, 4)],
-      ]) {
-        const serve = await startServe(`${tier.key}-${mode}`, {
-          servers: [],
-          execution: {...tier.execution, warm_pool: pool},
-          env: tier.env,
-        })
-        times.sandbox = (await execute(serve, 'print(1)')).structured.sandbox
-        times[mode] = record(
-          `${tier.key}${mode === 'warm' ? 'Warm' : 'Cold'}`,
-          `print(1) ${mode}, sandbox: ${tier.label}`,
-          'ms',
-          await pooledSamples(serve, samples, 2, trivial(serve)),
-        ).median
-        if (serve.notReady > 0) results.notes.push(`${serve.label}: pool not ready before ${serve.notReady} run(s)`)
-        await serve.close()
-      }
-      results.tiers[tier.key] = {label: tier.label, sandbox: times.sandbox, warmMedian: times.warm, coldMedian: times.cold}
-      log(`tier ${times.sandbox} done`)
-    }
-    const {bwrap} = results.tiers
-    ratio('coldWarm', {label: 'cold / warm', value: bwrap.coldMedian / bwrap.warmMedian, beside: 'bwrapCold'})
-  }
+  if (wanted('tiers')) await sandboxTiers()
+  if (wanted('context')) await contextSaved()
+}
 
-  // (5) Context saved on the bundled example workload: what reaches the model through
-  // execute_program vs the text of every tool result if the model called the tools itself.
-  if (wanted('context')) {
-    const example = await startServe('example', {
-      servers: [{name: 'finance', command: process.execPath, args: [FINANCE_SERVER]}],
-    })
-    const programs = ['revenue-trend.py', 'ledger-summary.py']
-    let viaProgram = 0
-    for (const file of programs) {
-      const run = await execute(example, readFileSync(join(ROOT, 'examples', 'programs', file), 'utf8'))
-      viaProgram += Buffer.byteLength(run.text)
-    }
-    await example.close()
-    const finance = await connectClient('bench-context', process.execPath, [FINANCE_SERVER])
-    const calls = [
-      ...['ACME', 'GLOBEX', 'INITECH'].map((ticker) => ['get_income_statements', {ticker, quarters: 8}]),
-      ...['2025-Q3', '2025-Q4'].map((quarter) => ['get_transactions', {ticker: 'ACME', quarter}]),
-    ]
-    let direct = 0
-    for (const [name, args] of calls) {
-      const result = await finance.client.callTool({name, arguments: args})
-      for (const item of result.content) if (item.type === 'text') direct += Buffer.byteLength(item.text)
-    }
-    await finance.close()
-    results.context = {programs, calls: calls.length, directBytes: direct, programBytes: viaProgram}
-    ratio('contextSaved', {label: 'bytes saved', value: (1 - viaProgram / direct) * 100, unit: '%'})
-    log('context done')
+async function serveStartUp() {
+  const starts = []
+  for (let i = 0; i < reps(5, 2); i++) {
+    const serve = await startServe(`start-${i}`)
+    starts.push(serve.startMs)
+    await serve.close()
   }
+  record('serveStart', 'serve start → first tools/list answer', 'ms', starts)
+  log('serve start-up done')
+}
+
+/**
+ * (1) A trivial program with the warm pool, against a bare interpreter start; the MCP round trip to
+ * the same server without a program is the floor under it.
+ */
+async function trivialProgram(main, python) {
+  const bare = record('bareStart', `bare python -I -S -c pass`, 'ms', bareStartSamples(python, reps(30, 10)))
+  const floor = []
+  const warm = []
+  // Interleaved, so that both see the same machine; each after the same idle pause, as a client's
+  // call comes after the model has thought (a call right after another one finds a warmer process).
+  for (let i = 0; i < reps(40, 10) + 5; i++) {
+    await waitForPool(main)
+    await sleep(IDLE_MS)
+    const round = (await callTool(main, 'list_callable_tools')).ms
+    await sleep(IDLE_MS)
+    const ms = await trivial(main)()
+    if (i < 5) continue
+    warm.push(ms)
+    floor.push(round)
+  }
+  const w = record('trivialWarm', 'print(1) via execute_program, warm pool', 'ms', warm)
+  const f = record('mcpRoundTrip', 'MCP round trip, no program (list_callable_tools)', 'ms', floor)
+  ratio('trivial', {
+    label: 'trivial / bare start',
+    value: w.median / bare.median,
+    target: 0.15,
+    beside: 'trivialWarm',
+  })
+  ratio('mcpFloor', {label: 'floor / bare start', value: f.median / bare.median, beside: 'mcpRoundTrip'})
+  log('trivial program done')
+}
+
+/**
+ * (2) 300 sequential cheap calls from one program vs the same calls by an SDK client directly to the
+ * same kind of server; 300 helper calls (answered by ptc-mcp itself) show the channel alone.
+ */
+async function sequentialCalls(main) {
+  const n = 300
+  const callsCode = timedLoop('await mcp__bench__echo(text="x")', n)
+  const helperCode = timedLoop('await server_status()', n)
+  const direct = await connectClient('bench-direct', process.execPath, [BENCH_SERVER])
+  const callDirect = () => direct.client.callTool({name: 'echo', arguments: {text: 'x'}})
+  for (let i = 0; i < 50; i++) await callDirect()
+  await execute(main, callsCode)
+  await execute(main, helperCode)
+  const [directMs, programMs, wholeMs, helperMs] = [[], [], [], []]
+  for (let rep = 0; rep < reps(7, 3); rep++) {
+    const t0 = performance.now()
+    for (let i = 0; i < n; i++) await callDirect()
+    directMs.push(performance.now() - t0)
+    await waitForPool(main)
+    const run = await execute(main, callsCode)
+    wholeMs.push(run.ms)
+    programMs.push(printedNumber(run.structured))
+    await waitForPool(main)
+    helperMs.push(printedNumber((await execute(main, helperCode)).structured))
+  }
+  await direct.close()
+  const p = record('callsProgram', `${n} sequential calls inside one program`, 'ms', programMs)
+  const d = record('callsDirect', `${n} calls, SDK client → server directly`, 'ms', directMs)
+  record('callsProgramWhole', `${n} calls, whole execute_program`, 'ms', wholeMs)
+  const h = record('helperCalls', `${n} helper calls (channel only, no server)`, 'ms', helperMs)
+  ratio('perCall', {
+    label: 'program / direct',
+    value: p.median / d.median,
+    target: 1.3,
+    beside: 'callsProgram',
+  })
+  ratio('channelShare', {
+    label: 'channel alone / direct',
+    value: h.median / d.median,
+    beside: 'helperCalls',
+  })
+  log('sequential calls done')
+}
+
+/** (3) Fan-out: 64 calls to a 50 ms tool, 8 at once: ideal 400 ms. */
+async function fanOut(main) {
+  const code = [
+    'import asyncio, time',
+    't = time.perf_counter()',
+    'await asyncio.gather(*[mcp__bench__sleep(ms=50) for _ in range(64)])',
+    'print((time.perf_counter() - t) * 1000)',
+  ].join('\n')
+  const inProgram = []
+  const whole = []
+  await execute(main, code)
+  for (let rep = 0; rep < reps(7, 3); rep++) {
+    await waitForPool(main)
+    const run = await execute(main, code)
+    whole.push(run.ms)
+    inProgram.push(printedNumber(run.structured))
+  }
+  const f = record('fanout', '64 × 50 ms tool, 8 at once, in program', 'ms', inProgram)
+  record('fanoutWhole', '64 × 50 ms tool, whole execute_program', 'ms', whole)
+  ratio('fanout', {label: 'fan-out / ideal 400 ms', value: f.median / 400, target: 1.25, beside: 'fanout'})
+  log('fan-out done')
+}
+
+/** The server's memory after 10 and after 200 programs. */
+async function memoryAfterPrograms(main) {
+  const total = reps(200, 40)
+  let count = 0
+  const rss = {}
+  const runUntil = async (upTo) => {
+    while (count < upTo) {
+      // Two at a time: one takes the warm child, the other starts its own.
+      await Promise.all([execute(main, 'print(1)'), execute(main, 'x = [1] * 1000')])
+      count += 2
+    }
+    await waitForPool(main)
+    await sleep(300)
+    rss[upTo] = memory(main.pid).rss / MiB
+  }
+  await runUntil(10)
+  await runUntil(total)
+  results.series.rssAfterPrograms = {label: 'serve RSS after N programs', unit: 'MiB', ...rss}
+  ratio('rssGrowth', {
+    label: `RSS after ${total} / after 10 programs`,
+    value: rss[total] / rss[10],
+    beside: 'rssAfterPrograms',
+  })
+  log('memory done')
+}
+
+/** (4) A 16 MiB result reaches the program, a summary comes back; the server's peak RSS growth. */
+async function bigResult(main) {
+  const code = [
+    `rows = await mcp__bench__big(bytes=${BIG_BYTES})`,
+    'print(len(rows), round(sum(r["amount"] for r in rows), 2))',
+  ].join('\n')
+  const latency = []
+  const growth = []
+  await execute(main, code) // the bench server builds (and keeps) its 16 MiB answer
+  for (let rep = 0; rep < reps(7, 2); rep++) {
+    await waitForPool(main)
+    const before = memory(main.pid)
+    resetPeak(main.pid)
+    const run = await execute(main, code)
+    latency.push(run.ms)
+    growth.push((memory(main.pid).hwm - before.rss) / MiB)
+  }
+  const l = record('big', '16 MiB result → summary, execute_program', 'ms', latency)
+  const g = record('bigRss', 'serve peak RSS growth during it', 'MiB', growth)
+  ratio('bigLatency', {
+    label: 'seconds',
+    value: l.median / 1000,
+    target: 1.5,
+    comparison: '<',
+    unit: 's',
+    beside: 'big',
+  })
+  ratio('bigMemory', {
+    label: 'max growth / 16 MiB',
+    value: g.max / (BIG_BYTES / MiB),
+    target: 4,
+    comparison: '<',
+    beside: 'bigRss',
+  })
+  log('16 MiB done')
+}
+
+/** Cold start (warm_pool 0) vs warm pool, and what each sandbox tier costs. */
+async function sandboxTiers() {
+  const tiers = [
+    {key: 'none', label: 'none', execution: {sandbox: 'none'}},
+    {
+      key: 'landlock',
+      label: 'linux, PTC_MCP_BWRAP=0',
+      execution: {sandbox: 'linux'},
+      env: {PTC_MCP_BWRAP: '0'},
+    },
+    {key: 'bwrap', label: 'linux', execution: {sandbox: 'linux'}},
+  ]
+  results.tiers = {}
+  for (const tier of tiers) {
+    const times = {}
+    for (const [mode, pool, samples] of [
+      ['warm', 1, reps(20, 6)],
+      ['cold', 0, reps(12, 4)],
+    ]) {
+      const serve = await startServe(`${tier.key}-${mode}`, {
+        servers: [],
+        execution: {...tier.execution, warm_pool: pool},
+        env: tier.env,
+      })
+      times.sandbox = (await execute(serve, 'print(1)')).structured.sandbox
+      times[mode] = record(
+        `${tier.key}${mode === 'warm' ? 'Warm' : 'Cold'}`,
+        `print(1) ${mode}, sandbox: ${tier.label}`,
+        'ms',
+        await pooledSamples(serve, samples, 2, trivial(serve)),
+      ).median
+      if (serve.notReady > 0)
+        results.notes.push(`${serve.label}: pool not ready before ${serve.notReady} run(s)`)
+      await serve.close()
+    }
+    results.tiers[tier.key] = {
+      label: tier.label,
+      sandbox: times.sandbox,
+      warmMedian: times.warm,
+      coldMedian: times.cold,
+    }
+    log(`tier ${times.sandbox} done`)
+  }
+  const {bwrap} = results.tiers
+  ratio('coldWarm', {label: 'cold / warm', value: bwrap.coldMedian / bwrap.warmMedian, beside: 'bwrapCold'})
+}
+
+/**
+ * (5) Context saved on the bundled example workload: what reaches the model through execute_program
+ * vs the text of every tool result if the model called the tools itself.
+ */
+async function contextSaved() {
+  const example = await startServe('example', {
+    servers: [{name: 'finance', command: process.execPath, args: [FINANCE_SERVER]}],
+  })
+  const programs = ['revenue-trend.py', 'ledger-summary.py']
+  let viaProgram = 0
+  for (const file of programs) {
+    const run = await execute(example, readFileSync(join(ROOT, 'examples', 'programs', file), 'utf8'))
+    viaProgram += Buffer.byteLength(run.text)
+  }
+  await example.close()
+  const finance = await connectClient('bench-context', process.execPath, [FINANCE_SERVER])
+  const calls = [
+    ...['ACME', 'GLOBEX', 'INITECH'].map((ticker) => ['get_income_statements', {ticker, quarters: 8}]),
+    ...['2025-Q3', '2025-Q4'].map((quarter) => ['get_transactions', {ticker: 'ACME', quarter}]),
+  ]
+  let direct = 0
+  for (const [name, args] of calls) {
+    const result = await finance.client.callTool({name, arguments: args})
+    for (const item of result.content) if (item.type === 'text') direct += Buffer.byteLength(item.text)
+  }
+  await finance.close()
+  results.context = {programs, calls: calls.length, directBytes: direct, programBytes: viaProgram}
+  ratio('contextSaved', {label: 'bytes saved', value: (1 - viaProgram / direct) * 100, unit: '%'})
+  log('context done')
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -474,7 +555,8 @@ async function main() {
 
 function fmt(value, unit) {
   if (value === undefined || Number.isNaN(value)) return ''
-  if (unit === 'ms') return value >= 1000 ? `${(value / 1000).toFixed(2)} s` : `${value.toFixed(value < 10 ? 2 : 1)} ms`
+  if (unit === 'ms')
+    return value >= 1000 ? `${(value / 1000).toFixed(2)} s` : `${value.toFixed(value < 10 ? 2 : 1)} ms`
   if (unit === 'MiB') return `${value.toFixed(1)} MiB`
   return String(value)
 }
@@ -491,6 +573,12 @@ function fmtTarget(r) {
   return r.unit === 's' ? `${op} ${r.target} s` : `${op} ${r.target}×`
 }
 
+function verdict(r) {
+  if (r?.pass === true) return 'PASS'
+  if (r?.pass === false) return 'FAIL'
+  return ''
+}
+
 function render(rows, leftColumns = 1) {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length)))
   const line = (row) =>
@@ -498,11 +586,19 @@ function render(rows, leftColumns = 1) {
       .map((cell = '', i) => (i < leftColumns ? cell.padEnd(widths[i]) : cell.padStart(widths[i])))
       .join('  ')
       .trimEnd()
-  return [line(rows[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n')
+  return [
+    line(rows[0]),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    ...rows.slice(1).map((row) => line(row)),
+  ].join('\n')
 }
 
 function table() {
-  const ratioBeside = new Map(Object.values(results.ratios).filter((r) => r.beside).map((r) => [r.beside, r]))
+  const ratioBeside = new Map(
+    Object.values(results.ratios)
+      .filter((r) => r.beside)
+      .map((r) => [r.beside, r]),
+  )
   const header = ['measurement', 'n', 'median', 'p90', 'min', 'max', 'ratio', 'of', 'target', '']
   const rows = [header]
   for (const [key, entry] of Object.entries(results.series)) {
@@ -515,7 +611,7 @@ function table() {
       r ? fmtRatio(r) : '',
       r ? r.label : '',
       r ? fmtTarget(r) : '',
-      r?.pass === true ? 'PASS' : r?.pass === false ? 'FAIL' : '',
+      verdict(r),
     ])
   }
   const lines = [render(rows)]
@@ -530,7 +626,9 @@ function table() {
     )
   }
   if (results.tiers) {
-    const tierRows = [['sandbox tier (execution.sandbox)', 'reported as', 'warm median', 'cold median', 'cold − warm']]
+    const tierRows = [
+      ['sandbox tier (execution.sandbox)', 'reported as', 'warm median', 'cold median', 'cold − warm'],
+    ]
     for (const tier of Object.values(results.tiers)) {
       tierRows.push([
         tier.label,

@@ -92,7 +92,7 @@ export class ToolRegistry implements ToolHost {
     if (this.started || this.closed) return
     this.started = true
     for (const supervisor of this.supervisors) supervisor.start()
-    void Promise.all(this.supervisors.map((s) => s.firstAttempt)).then(() => {
+    Promise.all(this.supervisors.map((s) => s.firstAttempt)).then(() => {
       this.firstAttemptsDone = true
     })
   }

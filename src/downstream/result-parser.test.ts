@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {describeOmittedContent, jsonEqual, parseToolResult, toolErrorText} from './result-parser.js'
+import {describeOmittedContent, jsonEqual, loneText, parseToolResult, toolErrorText} from './result-parser.js'
 
 const text = (t: string) => ({type: 'text', text: t})
 const image = {type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png'}
@@ -246,5 +246,22 @@ describe('jsonEqual', () => {
     expect(jsonEqual({a: 1}, {a: 1, b: undefined})).toBe(false)
     expect(jsonEqual(null, {})).toBe(false)
     expect(jsonEqual([], {})).toBe(false)
+  })
+})
+
+describe('loneText', () => {
+  it('is the text of a result that is one text item and nothing else', () => {
+    expect(loneText({content: [text('{"a": 1}')]})).toBe('{"a": 1}')
+    expect(loneText({content: [text('')]})).toBe('')
+    // structuredContent that is not an object is ignored, as parseToolResult ignores it.
+    expect(loneText({content: [text('[1]')], structuredContent: [1]})).toBe('[1]')
+  })
+
+  it('is undefined when anything else needs the parsing rules: notes, several items, structure', () => {
+    expect(loneText({content: []})).toBeUndefined()
+    expect(loneText({content: [text('a'), text('b')]})).toBeUndefined()
+    expect(loneText({content: [text('a'), image]})).toBeUndefined()
+    expect(loneText({content: [image]})).toBeUndefined()
+    expect(loneText({content: [text('{"a": 1}')], structuredContent: {a: 1}})).toBeUndefined()
   })
 })

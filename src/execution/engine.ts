@@ -5,7 +5,7 @@ import type {ChildLimits} from './protocol.js'
 
 import {PtcError} from '../errors.js'
 import {type Logger, silentLogger} from '../log.js'
-import {type ChildEnd, type ChildRunResult, ProgramChild} from './child.js'
+import {type ChildEnd, type ChildRunResult, ProgramChild, sweepOrphanedScratchDirs} from './child.js'
 import {formatOutcome, type ToolCallTrace} from './format.js'
 import {ToolCallBroker, type ToolCallListener} from './tool-calls.js'
 import {WarmPool} from './warm-pool.js'
@@ -60,6 +60,9 @@ const START_TIMEOUT_MS = 30_000
 /** Room in one child message for the traceback and framing around the largest payload. */
 const MESSAGE_MARGIN_BYTES = 256 * 1024
 
+/** Scratch directories left by servers that were killed are removed once per process. */
+let sweptScratchDirs = false
+
 /** Rlimits every child sets on itself (SPEC §7), derived from the execution config. */
 export function childLimits(execution: ExecutionConfig): ChildLimits {
   return {
@@ -104,6 +107,10 @@ export class ProgramEngine {
       create: () => ProgramChild.start(childOptions),
       logger: this.logger,
     })
+    if (!sweptScratchDirs) {
+      sweptScratchDirs = true
+      sweepOrphanedScratchDirs(this.logger).catch(() => {})
+    }
   }
 
   /** Runs one program to its end. Never throws for the program's own failures: see `ok` and `error`. */

@@ -1,8 +1,16 @@
 import type {Logger} from '../log.js'
 import type {ProgramChild} from './child.js'
 
-/** How long a refill waits after a child was taken, unless the run ends sooner. */
-const REFILL_DELAY_MS = 25
+/**
+ * How long a replacement waits after its child was taken, unless the program ends sooner (the
+ * engine then calls `refillSoon`). Starting a child blocks this process for the spawn and costs the
+ * machine 0.1–0.2 s of CPU (interpreter, sandbox, runner): on a small machine that competes with the
+ * program that was just handed over (npm run bench: 300 sequential tool calls took ~30% longer on
+ * 2 cores with the replacement starting 25 ms in). A short program ends first; a long one gets its
+ * replacement while it runs; a client's next program, issued after it has read this one's result,
+ * finds the replacement ready either way.
+ */
+const REFILL_DELAY_MS = 1000
 
 export interface WarmPoolOptions {
   /** Children kept started ahead (execution.warm_pool); 0 starts each child on demand. */
@@ -40,7 +48,8 @@ export class WarmPool {
     if (child) this.idle.splice(this.idle.indexOf(child), 1)
     else child = this.track(this.options.create())
     // Spawning blocks the event loop until the new process has exec'd (a fork of this process,
-    // and a wait for the scheduler): let a short program finish first; `refillSoon` comes sooner.
+    // and a wait for the scheduler), and the new child's start takes CPU: let a short program
+    // finish first (`refillSoon` then comes sooner).
     this.scheduleRefill(REFILL_DELAY_MS)
     await child.ready
     if (!child.usable) throw new Error('the Python child ended before it received the program')

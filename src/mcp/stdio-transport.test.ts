@@ -1,6 +1,6 @@
-import {PassThrough} from 'node:stream'
-
 import type {JSONRPCMessage} from '@modelcontextprotocol/server'
+
+import {PassThrough} from 'node:stream'
 import {describe, expect, it} from 'vitest'
 
 import {silentLogger} from '../log.js'
@@ -33,31 +33,38 @@ describe('LineFramer', () => {
   })
 })
 
-describe('JsonLinesServerTransport', () => {
-  async function open(limit = 1000) {
-    const stdin = new PassThrough()
-    const stdout = new PassThrough()
-    const transport = new JsonLinesServerTransport(stdin, stdout, {
-      maxMessageBytes: limit,
-      logger: silentLogger,
-    })
-    const received: JSONRPCMessage[] = []
-    transport.onmessage = (message) => received.push(message)
-    await transport.start()
-    const replies: Record<string, unknown>[] = []
-    let pending = ''
-    stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      pending += chunk
-      const lines = pending.split('\n')
-      pending = lines.pop()!
-      for (const line of lines) replies.push(JSON.parse(line) as Record<string, unknown>)
-    })
-    const settle = () => new Promise((resolve) => setImmediate(resolve))
-    return {stdin, transport, received, replies, settle}
-  }
+/** A transport on in-memory streams; `replies` collects what it writes back. */
+async function open(limit = 1000) {
+  const stdin = new PassThrough()
+  const stdout = new PassThrough()
+  const transport = new JsonLinesServerTransport(stdin, stdout, {
+    maxMessageBytes: limit,
+    logger: silentLogger,
+  })
+  const received: JSONRPCMessage[] = []
+  transport.onmessage = (message) => received.push(message)
+  await transport.start()
+  const replies: Record<string, unknown>[] = []
+  let pending = ''
+  stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    pending += chunk
+    const lines = pending.split('\n')
+    pending = lines.pop()!
+    for (const line of lines) replies.push(JSON.parse(line) as Record<string, unknown>)
+  })
+  return {stdin, transport, received, replies}
+}
 
+/** Lets the streams deliver what was written. */
+function settle(): Promise<void> {
+  return new Promise((resolve) => {
+    setImmediate(resolve)
+  })
+}
+
+describe('JsonLinesServerTransport', () => {
   it('passes valid messages on and answers everything else', async () => {
-    const {stdin, transport, received, replies, settle} = await open()
+    const {stdin, transport, received, replies} = await open()
     stdin.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
     stdin.write('not json\n')
     stdin.write('{"jsonrpc":"2.0","id":"b","method":"ping","params":7}\n')
@@ -72,7 +79,7 @@ describe('JsonLinesServerTransport', () => {
   })
 
   it('answers an oversized request by the id found at either end', async () => {
-    const {stdin, transport, received, replies, settle} = await open(100)
+    const {stdin, transport, received, replies} = await open(100)
     const params = {code: 'x'.repeat(500)}
     stdin.write(`${JSON.stringify({method: 'tools/call', params, jsonrpc: '2.0', id: 41})}\n`)
     stdin.write(`${JSON.stringify({jsonrpc: '2.0', id: 'py', method: 'tools/call', params})}\n`)

@@ -1,9 +1,10 @@
+import type {AddressInfo, Socket} from 'node:net'
+
 // An HTTP proxy in front of a fixture server whose behaviour a test switches at run time: pass
 // requests through, answer every request with an error status, or drop connections (including the
 // long-lived SSE / streamable HTTP streams already open). It makes a remote server fail and come
 // back on the same URL without restarting anything.
 import {createServer, request, type Server} from 'node:http'
-import type {AddressInfo, Socket} from 'node:net'
 
 export type FaultMode = {kind: 'pass'} | {kind: 'status'; status: number} | {kind: 'drop'}
 
@@ -61,7 +62,9 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => {
+    server.listen(0, '127.0.0.1', resolve)
+  })
   const {port} = server.address() as AddressInfo
 
   return {
@@ -73,7 +76,9 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     counts,
     async close() {
       for (const socket of sockets) socket.destroy()
-      await new Promise<void>((resolve) => server.close(() => resolve()))
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve())
+      })
     },
   }
 }

@@ -59,11 +59,17 @@ export function jsonLines(stream: NodeJS.ReadableStream): JsonLines {
     all,
     invalid,
     waitFor(match: (m: Message) => boolean, timeoutMs = 20_000): Promise<Message> {
-      const seen = all.find(match)
+      const seen = all.find((m) => match(m))
       if (seen) return Promise.resolve(seen)
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no matching message in ${timeoutMs} ms`)), timeoutMs)
-        waiters.push({match, resolve: (m) => (clearTimeout(timer), resolve(m))})
+        waiters.push({
+          match,
+          resolve(m) {
+            clearTimeout(timer)
+            resolve(m)
+          },
+        })
       })
     },
   }
@@ -94,7 +100,9 @@ export async function startRawServe(setup: ServeSetup): Promise<RawServe> {
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk
   })
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('exit', (code) => resolve(code))
+  })
   const lines = jsonLines(child.stdout)
   let nextId = 1000
   const sendLine = (line: string) => child.stdin.write(`${line}\n`)
@@ -120,7 +128,11 @@ export async function startRawServe(setup: ServeSetup): Promise<RawServe> {
   }
   try {
     send(initialize(0))
-    await lines.waitFor((m) => m.id === 0, 30_000)
+    const gone = exited.then((code) => {
+      throw new Error(`serve exited with code ${code}`)
+    })
+    gone.catch(() => {})
+    await Promise.race([lines.waitFor((m) => m.id === 0, 30_000), gone])
     send({jsonrpc: '2.0', method: 'notifications/initialized'})
   } catch (error) {
     await raw.kill()

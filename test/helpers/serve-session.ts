@@ -58,8 +58,7 @@ export async function waitForListing(
   serve: RawServe,
   servers: readonly string[],
   check: (listing: Listing) => boolean,
-  what: string,
-  timeoutMs = 20_000,
+  {what, timeoutMs = 20_000}: {what: string; timeoutMs?: number},
 ): Promise<Listing> {
   const deadline = Date.now() + timeoutMs
   let last: Listing | undefined
@@ -68,7 +67,9 @@ export async function waitForListing(
     if (check(last)) return last
     if (Date.now() > deadline)
       throw new Error(`not ${what} within ${timeoutMs} ms; last listing: ${JSON.stringify(last.unavailable)}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await new Promise((resolve) => {
+      setTimeout(resolve, 50)
+    })
   }
 }
 

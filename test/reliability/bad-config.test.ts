@@ -7,8 +7,8 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {startRawServe} from '../helpers/json-rpc.js'
-import {BIN, prepareServe} from '../helpers/serve.js'
 import {execute} from '../helpers/serve-session.js'
+import {BIN, prepareServe} from '../helpers/serve.js'
 
 /** Root reads files whatever their mode: the unreadable-file case then runs as this user. */
 const NOBODY = {uid: 65_534, gid: 65_534}
@@ -34,8 +34,12 @@ function cli(
     })
     let stdout = ''
     let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk
+    })
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk
+    })
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
     child.once('error', reject)
     child.once('close', (code) => {

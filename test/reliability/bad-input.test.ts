@@ -3,8 +3,8 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type Message, type RawServe, resultText, startRawServe, toolResult} from '../helpers/json-rpc.js'
-import {prepareServe, type ServeSetup} from '../helpers/serve.js'
 import {execute} from '../helpers/serve-session.js'
+import {prepareServe, type ServeSetup} from '../helpers/serve.js'
 
 /** The limit of one message on serve's stdin (MAX_TOOL_RESULT_CEILING). */
 const MESSAGE_LIMIT = 64 * 1024 * 1024
@@ -145,11 +145,11 @@ describe('bad input to serve', () => {
   it('NUL bytes, lone surrogates and invalid UTF-8 in the code: a clear error or a faithful run', async () => {
     const nul = await execute(serve, 'x = 1\0\nprint(x)')
     expect(nul.isError).toBe(true)
-    expect(nul.structured.error).toBe('SyntaxError: source code string cannot contain null bytes')
+    expect(nul.structured.error, nul.text).toBe('SyntaxError: source code string cannot contain null bytes')
 
-    const surrogate = await execute(serve, 'x = 1\nprint("\ud800")')
+    const surrogate = await execute(serve, 'x = 1\nprint("\uD800")')
     expect(surrogate.isError).toBe(true)
-    expect(surrogate.structured.error).toBe(
+    expect(surrogate.structured.error, surrogate.text).toBe(
       "SyntaxError: the program is not valid Unicode text: lone surrogate '\\ud800' at line 2, column 8",
     )
 

@@ -6,8 +6,8 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {type RawServe, startRawServe} from '../helpers/json-rpc.js'
 import {commandLine, descendants, isAlive, waitUntil} from '../helpers/processes.js'
-import {prepareServe, type ServeSetup} from '../helpers/serve.js'
 import {execute, serves, waitForListing} from '../helpers/serve-session.js'
+import {prepareServe, type ServeSetup} from '../helpers/serve.js'
 
 const SEQUENTIAL = 200
 const CONCURRENT = 200
@@ -45,7 +45,7 @@ describe('load through serve', () => {
       execution: {timeout_seconds: 60, warm_pool: WARM_POOL},
     })
     serve = await startRawServe(setup)
-    await waitForListing(serve, ['fx'], (l) => serves(l, 'fx'), 'fx connected', 30_000)
+    await waitForListing(serve, ['fx'], (l) => serves(l, 'fx'), {what: 'fx connected', timeoutMs: 30_000})
   }, 60_000)
 
   afterAll(async () => {
