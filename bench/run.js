@@ -7,7 +7,7 @@
 //   node bench/run.js [--quick] [--only=start,trivial,calls,fanout,memory,big,tiers,context]
 import {Client} from '@modelcontextprotocol/client'
 import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
-import {execFileSync, spawnSync} from 'node:child_process'
+import {execFileSync} from 'node:child_process'
 import {mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
@@ -243,16 +243,26 @@ async function pooledSamples(serve, samples, warmups, run) {
 
 const trivial = (serve) => async () => (await execute(serve, 'print(1)')).ms
 
+/**
+ * Starts of a bare `python -I -S -c pass`, timed by a small Python process with posix_spawn and
+ * waitpid: the interpreter's own start, without the cost of forking this (larger) Node process.
+ */
 function bareStartSamples(python, samples) {
-  const times = []
-  for (let i = 0; i < samples + 3; i++) {
-    const t0 = performance.now()
-    const run = spawnSync(python, ['-I', '-S', '-c', 'pass'], {stdio: 'ignore'})
-    const ms = performance.now() - t0
-    if (run.status !== 0) throw new Error(`${python} -I -S -c pass failed`)
-    if (i >= 3) times.push(ms)
-  }
-  return times
+  const harness = [
+    'import json, os, sys, time',
+    'exe, n = sys.argv[1], int(sys.argv[2])',
+    'times = []',
+    'for i in range(n + 3):',
+    '    t = time.perf_counter()',
+    '    pid = os.posix_spawn(exe, [exe, "-I", "-S", "-c", "pass"], {})',
+    '    _, status = os.waitpid(pid, 0)',
+    '    if status != 0: sys.exit("bare start failed")',
+    '    times.append((time.perf_counter() - t) * 1000)',
+    'print(json.dumps(times[3:]))',
+  ].join('\n')
+  return JSON.parse(
+    execFileSync(python, ['-I', '-S', '-c', harness, python, String(samples)], {encoding: 'utf8'}),
+  )
 }
 
 /** The last line a program printed, as a number (programs print their own inner timings). */

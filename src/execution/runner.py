@@ -48,6 +48,8 @@ _READ_SIZE = 65536
 # decodes it as JSON when it parses, else keeps the string (SPEC §6). Large results thus cross
 # the channel once, unescaped, and are parsed once, here.
 _TEXT_HEADER = b'{"text_bytes":'
+# The first character of every JSON text, after whitespace.
+_JSON_STARTS = frozenset('{["-0123456789tfn')
 
 
 def _fatal_exit(code):
@@ -331,6 +333,10 @@ def _load_runtime(channel, devnull):
     def json_or_text(payload):
         """A lone text item's value: its JSON when it parses, else the string (SPEC §6)."""
         text = payload.decode("utf-8", "replace")
+        # Plain prose cannot be JSON: spare it the failed parse (and its exception).
+        head = text[:64].lstrip(" \t\r\n")
+        if head and head[0] not in _JSON_STARTS:
+            return text
         try:
             return decode_json(text)
         except (ValueError, RecursionError):

@@ -1,8 +1,9 @@
 import {serveStdio as serveMcpStdio} from '@modelcontextprotocol/server/stdio'
 
-import {MAX_TOOL_RESULT_CEILING} from '../config/schema.js'
 import type {Logger} from '../log.js'
 import type {Runtime} from '../runtime.js'
+
+import {MAX_TOOL_RESULT_CEILING} from '../config/schema.js'
 import {createMcpServer} from './server.js'
 import {JsonLinesServerTransport} from './stdio-transport.js'
 

@@ -1,11 +1,12 @@
 import {McpServer} from '@modelcontextprotocol/server'
 import {z} from 'zod'
 
+import type {Logger} from '../log.js'
+import type {Runtime} from '../runtime.js'
+
 import {describeTool, unknownToolMessage} from '../downstream/inspect.js'
 import {type ProgramEngine, type RunOutcome, startFailureOutcome} from '../execution/engine.js'
 import {structuredOutcome} from '../execution/outcome.js'
-import type {Logger} from '../log.js'
-import type {Runtime} from '../runtime.js'
 import {
   executeProgramDescription,
   INSPECT_TOOL_DESCRIPTION,

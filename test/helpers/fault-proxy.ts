@@ -13,8 +13,6 @@ export interface FaultProxy {
   url(path: string): string
   /** Switches the behaviour; 'drop' also cuts every connection already open (streams included). */
   setMode(mode: FaultMode): void
-  /** Requests seen since start, by mode they were answered in. */
-  readonly counts: Record<FaultMode['kind'], number>
   close(): Promise<void>
 }
 
@@ -22,11 +20,9 @@ export interface FaultProxy {
 export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const upstream = new URL(target)
   let mode: FaultMode = {kind: 'pass'}
-  const counts: Record<FaultMode['kind'], number> = {pass: 0, status: 0, drop: 0}
   const sockets = new Set<Socket>()
 
   const server: Server = createServer((req, res) => {
-    counts[mode.kind]++
     if (mode.kind === 'drop') {
       req.socket.destroy()
       return
@@ -73,7 +69,6 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       mode = next
       if (next.kind === 'drop') for (const socket of sockets) socket.destroy()
     },
-    counts,
     async close() {
       for (const socket of sockets) socket.destroy()
       await new Promise<void>((resolve) => {
