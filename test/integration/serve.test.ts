@@ -48,13 +48,27 @@ async function connect(era: 'v1' | 'v2', setup: ServeSetup): Promise<{client: An
   return {client: client as unknown as AnyClient, pid: transport.pid!}
 }
 
+/**
+ * Connects and waits until the fixture's tools are listed: on a loaded machine the fixture (started
+ * through tsx) can take longer than the few seconds list_callable_tools waits for a first attempt.
+ */
+async function connectReady(era: 'v1' | 'v2', setup: ServeSetup): Promise<{client: AnyClient; pid: number}> {
+  const connected = await connect(era, setup)
+  const deadline = Date.now() + 45_000
+  for (;;) {
+    const names = firstText(await connected.client.callTool({name: 'list_callable_tools', arguments: {}}))
+    if (names.includes('mcp__fx__add')) return connected
+    if (Date.now() > deadline) throw new Error(`the fixture never connected: ${names}`)
+  }
+}
+
 describe.each(['v1', 'v2'] as const)('serve with an SDK %s client', (era) => {
   let setup: ServeSetup
   let client: AnyClient
 
   beforeAll(async () => {
     setup = prepareServe(baseConfig)
-    ;({client} = await connect(era, setup))
+    ;({client} = await connectReady(era, setup))
   }, 60_000)
   afterAll(async () => {
     await client?.close()
@@ -157,7 +171,7 @@ describe('serve under load and at shutdown', () => {
 
   it('a long program called with a progress token receives progress notifications', async () => {
     const setup = prepareServe(baseConfig)
-    const {client} = await connect('v2', setup)
+    const {client} = await connectReady('v2', setup)
     try {
       const progress: number[] = []
       const code = 'for i in range(3):\n    await mcp__fx__slow(ms=100)\nprint("done")'
