@@ -35,7 +35,10 @@ function statement(ticker, quarter, index) {
 }
 
 const server = new McpServer({name: 'finance-example', version: '1.0.0'})
-const json = (value) => ({content: [{type: 'text', text: JSON.stringify(value, null, 2)}], structuredContent: value})
+const json = (value) => ({
+  content: [{type: 'text', text: JSON.stringify(value, null, 2)}],
+  structuredContent: value,
+})
 const known = z.enum(Object.keys(TICKERS))
 
 server.registerTool(

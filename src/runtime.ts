@@ -1,9 +1,10 @@
 import type {Config} from './config/schema.js'
+import type {Logger} from './log.js'
+
 import {loadConfig} from './config/load.js'
 import {ToolRegistry} from './downstream/registry.js'
 import {ProgramEngine} from './execution/engine.js'
 import {resolvePython} from './execution/python.js'
-import type {Logger} from './log.js'
 import {selectBackend} from './sandbox/index.js'
 
 export interface RuntimeOptions {
@@ -41,12 +42,14 @@ export class Runtime {
   engine(): Promise<ProgramEngine> {
     this.enginePromise ??= this.createEngine()
     // A failed start (no Python, sandbox unavailable) is retried on the next program, not cached.
-    this.enginePromise.catch(() => (this.enginePromise = undefined))
+    this.enginePromise.catch(() => {
+      this.enginePromise = undefined
+    })
     return this.enginePromise
   }
 
   async close(): Promise<void> {
-    const engine = this.enginePromise?.catch(() => undefined)
+    const engine = this.enginePromise?.catch(() => {})
     await Promise.allSettled([engine?.then((e) => e?.close()), this.registry.close()])
   }
 
@@ -55,6 +58,12 @@ export class Runtime {
     const python = await resolvePython(execution.python)
     const backend = await selectBackend(execution.sandbox)
     await backend.check(python)
-    return new ProgramEngine({execution, host: this.registry, backend, python, logger: this.logger.child('exec')})
+    return new ProgramEngine({
+      execution,
+      host: this.registry,
+      backend,
+      python,
+      logger: this.logger.child('exec'),
+    })
   }
 }

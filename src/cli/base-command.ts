@@ -3,7 +3,9 @@ import {Command, Flags, Interfaces} from '@oclif/core'
 import {PtcError} from '../errors.js'
 import {LOG_LEVELS, type LogLevel} from '../log.js'
 
-export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
+export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<
+  (typeof BaseCommand)['baseFlags'] & T['flags']
+>
 
 /**
  * Shared flags (`--config`, `--log-level`) and one place that turns the user's problems (PtcError)
@@ -41,6 +43,10 @@ export abstract class BaseCommand extends Command {
       return
     }
     // oclif prints the message and suggestions on stderr and exits with `exit`.
-    return this.error(err.message, {exit: err.exitCode, code: err.code, suggestions: err.suggestion ? [err.suggestion] : undefined})
+    return this.error(err.message, {
+      exit: err.exitCode,
+      code: err.code,
+      suggestions: err.suggestion ? [err.suggestion] : undefined,
+    })
   }
 }

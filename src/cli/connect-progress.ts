@@ -6,7 +6,11 @@ import type {ToolRegistry} from '../downstream/registry.js'
  * Shows each downstream server connecting, on stderr, until its first attempt ends (or the bound
  * passes). Silent when stderr is not a terminal or output is JSON: then it only waits.
  */
-export async function showConnectProgress(registry: ToolRegistry, waitMs: number, quiet: boolean): Promise<void> {
+export async function showConnectProgress(
+  registry: ToolRegistry,
+  waitMs: number,
+  quiet: boolean,
+): Promise<void> {
   const servers = registry.serverStatus()
   if (quiet || !process.stderr.isTTY || servers.length === 0) {
     await registry.waitForInitialConnections(waitMs)
@@ -15,13 +19,19 @@ export async function showConnectProgress(registry: ToolRegistry, waitMs: number
   const tasks = new Listr(
     servers.map((server) => ({
       title: `Connecting to ${server.name} (${server.transport})`,
-      task: async (_ctx: unknown, task: {title: string; skip(message: string): void}) => {
+      async task(_ctx: unknown, task: {title: string; skip(message: string): void}) {
         const status = await registry.firstAttempt(server.name)
         if (status?.connected) task.title = `${server.name}: ${status.tools} tools`
         else task.skip(`${server.name}: unavailable (${status?.lastError ?? 'still connecting'})`)
       },
     })),
-    {concurrent: true, exitOnError: false, rendererOptions: {logger: new ListrLogger({processOutput: new ProcessOutput(process.stderr, process.stderr)})}},
+    {
+      concurrent: true,
+      exitOnError: false,
+      rendererOptions: {
+        logger: new ListrLogger({processOutput: new ProcessOutput(process.stderr, process.stderr)}),
+      },
+    },
   )
   await tasks.run()
 }

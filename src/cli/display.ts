@@ -42,8 +42,9 @@ export function formatServerStatus(servers: ServerStatus[]): string {
   )
 }
 
+const json = (value: unknown) => JSON.stringify(value, null, 2)
+
 export function formatToolDescription(tool: ToolDescription): string {
-  const json = (value: unknown) => JSON.stringify(value, null, 2)
   return [
     chalk.bold(tool.name),
     '',
@@ -60,7 +61,11 @@ export function formatToolDescription(tool: ToolDescription): string {
   ].join('\n')
 }
 
-const STATUS_MARK = {pass: chalk.green('✔ pass'), warn: chalk.yellow('! warn'), fail: chalk.red('✖ fail')} as const
+const STATUS_MARK = {
+  pass: chalk.green('✔ pass'),
+  warn: chalk.yellow('! warn'),
+  fail: chalk.red('✖ fail'),
+} as const
 
 export function formatCheckDetail(result: CheckResult): string {
   return result.fix ? `${result.detail} — fix: ${result.fix}` : result.detail

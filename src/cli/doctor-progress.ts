@@ -9,7 +9,7 @@ export async function runChecksWithProgress(checks: DoctorCheck[]): Promise<Chec
   const tasks = new Listr(
     checks.map((check, index) => ({
       title: check.title,
-      task: async (_ctx: unknown, task: {title: string; skip(message: string): void}) => {
+      async task(_ctx: unknown, task: {title: string; skip(message: string): void}) {
         const result = await runCheck(check)
         results[index] = result
         task.title = `${check.title}: ${formatCheckDetail(result)}`

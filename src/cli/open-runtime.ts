@@ -5,7 +5,10 @@ import {Runtime} from '../runtime.js'
 export const CLI_CONNECT_WAIT_MS = 35_000
 
 /** Opens the runtime for a one-shot command and waits for every server's first attempt. */
-export async function openConnectedRuntime(configFlag: string | undefined, level: LogLevel): Promise<Runtime> {
+export async function openConnectedRuntime(
+  configFlag: string | undefined,
+  level: LogLevel,
+): Promise<Runtime> {
   const runtime = await Runtime.open({configFlag, logger: createLogger(level)})
   await runtime.registry.waitForInitialConnections(CLI_CONNECT_WAIT_MS)
   return runtime

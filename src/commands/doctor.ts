@@ -14,7 +14,10 @@ export default class Doctor extends BaseCommand {
   static override description =
     'Checks run concurrently. The sandbox check is a live probe: a program tries to read and write outside, open a socket and fork (each must be refused), and one that must work. Exit 1 when a check fails; warnings keep exit 0.'
   static override enableJsonFlag = true
-  static override examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor --config config.yaml --json']
+  static override examples = [
+    '<%= config.bin %> doctor',
+    '<%= config.bin %> doctor --config config.yaml --json',
+  ]
 
   async run(): Promise<DoctorResult> {
     const {flags} = await this.parse(Doctor)

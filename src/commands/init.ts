@@ -1,11 +1,11 @@
+import {Flags} from '@oclif/core'
 import {homedir} from 'node:os'
 import {createInterface} from 'node:readline'
-
-import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../cli/base-command.js'
 import {table} from '../cli/display.js'
 import {PtcError} from '../errors.js'
+import {tildify} from '../init/paths.js'
 import {
   assertWritable,
   CLAUDE_SCOPES,
@@ -14,7 +14,6 @@ import {
   planInit,
   writeConfigFile,
 } from '../init/plan.js'
-import {tildify} from '../init/paths.js'
 
 export interface InitResult extends InitPlan {
   /** The file written, or null with --dry-run. */

@@ -1,9 +1,10 @@
 import {Flags} from '@oclif/core'
 
+import type {ServerStatus, ToolInfo} from '../downstream/types.js'
+
 import {BaseCommand} from '../cli/base-command.js'
 import {formatServerStatus, formatToolTable} from '../cli/display.js'
 import {openConnectedRuntime} from '../cli/open-runtime.js'
-import type {ServerStatus, ToolInfo} from '../downstream/types.js'
 import {PtcError} from '../errors.js'
 
 export interface ListResult {
@@ -16,7 +17,10 @@ export interface ListResult {
 export default class List extends BaseCommand {
   static override summary = 'List the tools programs can call, and the state of each server.'
   static override enableJsonFlag = true
-  static override examples = ['<%= config.bin %> list', '<%= config.bin %> list --server financial-data --json']
+  static override examples = [
+    '<%= config.bin %> list',
+    '<%= config.bin %> list --server financial-data --json',
+  ]
   static override flags = {
     server: Flags.string({summary: 'Only this server (its config name).'}),
   }
@@ -48,7 +52,9 @@ export default class List extends BaseCommand {
 
   private display(result: ListResult): void {
     if (result.config === null) {
-      this.logToStderr(`No config found (looked in: ${result.searched.join(', ')}). Run "ptc-mcp init" to create one.`)
+      this.logToStderr(
+        `No config found (looked in: ${result.searched.join(', ')}). Run "ptc-mcp init" to create one.`,
+      )
     }
     this.log(formatToolTable(result.tools))
     this.log('')

@@ -1,6 +1,5 @@
-import {readFile} from 'node:fs/promises'
-
 import {Args} from '@oclif/core'
+import {readFile} from 'node:fs/promises'
 
 import {BaseCommand} from '../cli/base-command.js'
 import {showConnectProgress} from '../cli/connect-progress.js'

@@ -4,6 +4,6 @@ export function replaceReadmeBlock(document: string, name: string, content: stri
   const end = `<!-- ${name}:end -->`
   const from = document.indexOf(start)
   const to = document.indexOf(end)
-  if (from < 0 || to < from) throw new Error(`README has no ${start} ... ${end} block`)
+  if (from === -1 || to < from) throw new Error(`README has no ${start} ... ${end} block`)
   return `${document.slice(0, from + start.length)}\n${content}\n${document.slice(to)}`
 }

@@ -1,10 +1,9 @@
 import {readFileSync} from 'node:fs'
-
 import {describe, expect, it} from 'vitest'
 
-import {executionSchema} from './schema.js'
 import {replaceReadmeBlock} from './readme-block.js'
 import {configReferenceMarkdown} from './reference.js'
+import {executionSchema} from './schema.js'
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
 

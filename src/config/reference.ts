@@ -13,9 +13,10 @@ interface Row {
  * The README's config reference: one row per key, generated from the JSON Schema (itself generated
  * from the zod schema), so the documentation cannot drift from what the loader accepts.
  */
+const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ')
+
 export function configReferenceMarkdown(): string {
   const rows = collect(configJsonSchema(), '')
-  const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ')
   return [
     '| key | type | default | description |',
     '| --- | --- | --- | --- |',
@@ -27,7 +28,9 @@ function collect(schema: Schema, path: string, note = ''): Row[] {
   const object = objectBranch(schema)
   if (object) {
     const properties = (object.properties ?? {}) as Record<string, Schema>
-    return Object.entries(properties).flatMap(([key, child]) => collect(child, path ? `${path}.${key}` : key, note))
+    return Object.entries(properties).flatMap(([key, child]) =>
+      collect(child, path ? `${path}.${key}` : key, note),
+    )
   }
   const array = arrayBranch(schema)
   const items = array?.items as Schema | undefined
@@ -46,14 +49,15 @@ function collect(schema: Schema, path: string, note = ''): Row[] {
     return [...rows.values()].map(({variants: names, ...row}) => ({
       ...row,
       type: row.key.endsWith('.transport') ? '"stdio" | "http" | "sse"' : row.type,
-      description: names.length === variants.length ? row.description : `(${names.join(', ')}) ${row.description}`,
+      description:
+        names.length === variants.length ? row.description : `(${names.join(', ')}) ${row.description}`,
     }))
   }
   return [
     {
       key: path,
       type: typeName(schema),
-      default: schema.default === undefined ? (isRequired(path) ? 'required' : '—') : `\`${JSON.stringify(schema.default)}\``,
+      default: defaultText(schema, path),
       description: `${note}${String(schema.description ?? '')}`,
     },
   ]
@@ -65,8 +69,14 @@ function branch(schema: Schema, match: (s: Schema) => boolean): Schema | undefin
   return ((schema.anyOf ?? schema.oneOf) as Schema[] | undefined)?.find(match)
 }
 
-const objectBranch = (schema: Schema) => branch(schema, (s) => s.type === 'object' && s.properties !== undefined)
+const objectBranch = (schema: Schema) =>
+  branch(schema, (s) => s.type === 'object' && s.properties !== undefined)
 const arrayBranch = (schema: Schema) => branch(schema, (s) => s.type === 'array')
+
+function defaultText(schema: Schema, path: string): string {
+  if (schema.default !== undefined) return `\`${JSON.stringify(schema.default)}\``
+  return isRequired(path) ? 'required' : '—'
+}
 
 function typeName(schema: Schema): string {
   if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(' | ')
@@ -78,5 +88,5 @@ function typeName(schema: Schema): string {
   return String(schema.type ?? 'any')
 }
 
-const REQUIRED = new Set(['servers[].name', 'servers[].command', 'servers[].url'])
+const REQUIRED = new Set(['servers[].command', 'servers[].name', 'servers[].url'])
 const isRequired = (path: string) => REQUIRED.has(path)

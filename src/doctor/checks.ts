@@ -1,10 +1,11 @@
 import type {Config} from '../config/schema.js'
+import type {Logger} from '../log.js'
+import type {PythonInfo} from '../sandbox/backend.js'
+
 import {loadConfig} from '../config/load.js'
 import {ToolRegistry} from '../downstream/registry.js'
 import {PtcError} from '../errors.js'
 import {resolvePython} from '../execution/python.js'
-import type {Logger} from '../log.js'
-import type {PythonInfo} from '../sandbox/backend.js'
 import {probeSandbox} from './sandbox-probe.js'
 import {fixForServerError} from './server-errors.js'
 
@@ -36,7 +37,9 @@ export interface DoctorOptions {
 const MIN_NODE = [20, 19] as const
 
 /** The checks of `ptc-mcp doctor`, ready to run concurrently; `close()` releases what they started. */
-export async function doctorChecks(options: DoctorOptions): Promise<{checks: DoctorCheck[]; close(): Promise<void>}> {
+export async function doctorChecks(
+  options: DoctorOptions,
+): Promise<{checks: DoctorCheck[]; close(): Promise<void>}> {
   const loaded = await loadConfig({flag: options.configFlag}).then(
     (value) => ({ok: true as const, ...value}),
     (error: unknown) => ({ok: false as const, error}),
@@ -59,24 +62,13 @@ export async function doctorChecks(options: DoctorOptions): Promise<{checks: Doc
     {
       id: 'config',
       title: 'Config',
-      run: async () =>
-        loaded.ok
-          ? loaded.path
-            ? {status: 'pass', detail: `${loaded.path} (${loaded.config.servers.length} servers)`}
-            : {
-                status: 'warn',
-                detail: `no config file (looked in ${loaded.searched.join(', ')}); no servers`,
-                fix: 'run "ptc-mcp init" or copy config.example.yaml to ~/.config/ptc-mcp/config.yaml',
-              }
-          : failure(loaded.error),
+      run: async () => (loaded.ok ? configCheck(loaded) : failure(loaded.error)),
     },
-    ...(config?.servers ?? []).map(
-      (server): DoctorCheck => ({
-        id: `server:${server.name}`,
-        title: `Server ${server.name}`,
-        run: () => checkServer(registry!, server.name),
-      }),
-    ),
+    ...(config?.servers ?? []).map((server): DoctorCheck => ({
+      id: `server:${server.name}`,
+      title: `Server ${server.name}`,
+      run: () => checkServer(registry!, server.name),
+    })),
   ]
   return {checks, close: async () => registry?.close()}
 }
@@ -95,6 +87,19 @@ export async function runCheck(check: DoctorCheck): Promise<CheckResult> {
 function failure(error: unknown): Omit<CheckResult, 'id' | 'ms' | 'title'> {
   if (error instanceof PtcError) return {status: 'fail', detail: error.message, fix: error.suggestion}
   return {status: 'fail', detail: error instanceof Error ? error.message : String(error)}
+}
+
+function configCheck(loaded: {
+  path: string | null
+  searched: string[]
+  config: Config
+}): Omit<CheckResult, 'id' | 'ms' | 'title'> {
+  if (loaded.path) return {status: 'pass', detail: `${loaded.path} (${loaded.config.servers.length} servers)`}
+  return {
+    status: 'warn',
+    detail: `no config file (looked in ${loaded.searched.join(', ')}); no servers`,
+    fix: 'run "ptc-mcp init" or copy config.example.yaml to ~/.config/ptc-mcp/config.yaml',
+  }
 }
 
 function checkNode(): Omit<CheckResult, 'id' | 'ms' | 'title'> {
@@ -129,17 +134,25 @@ async function checkSandbox(
     }
   }
   if (escapes.length > 0) {
-    return {status: 'fail', detail: `${probe.tier}: not refused: ${escapes.join(', ')}`, fix: 'report this: the sandbox did not hold'}
+    return {
+      status: 'fail',
+      detail: `${probe.tier}: not refused: ${escapes.join(', ')}`,
+      fix: 'report this: the sandbox did not hold',
+    }
   }
   const refused = probe.attempts.map((a) => a.name).join(', ')
   return {status: 'pass', detail: `${probe.tier}: refused ${refused}; a normal program runs`}
 }
 
-async function checkServer(registry: ToolRegistry, name: string): Promise<Omit<CheckResult, 'id' | 'ms' | 'title'>> {
+async function checkServer(
+  registry: ToolRegistry,
+  name: string,
+): Promise<Omit<CheckResult, 'id' | 'ms' | 'title'>> {
   const started = performance.now()
   const status = await registry.firstAttempt(name)
   const ms = Math.round(performance.now() - started)
-  if (status?.connected) return {status: 'pass', detail: `${status.transport}, ${status.tools} tools, connected in ${ms} ms`}
+  if (status?.connected)
+    return {status: 'pass', detail: `${status.transport}, ${status.tools} tools, connected in ${ms} ms`}
   const error = status?.lastError ?? 'no answer'
   return {status: 'fail', detail: `${status?.transport ?? ''} ${error}`.trim(), fix: fixForServerError(error)}
 }

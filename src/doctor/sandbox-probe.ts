@@ -5,11 +5,12 @@ import {createServer, type Server} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
+import type {Logger} from '../log.js'
+import type {PythonInfo} from '../sandbox/backend.js'
+
 import {executionSchema, type SANDBOX_BACKENDS} from '../config/schema.js'
 import {ToolRegistry} from '../downstream/registry.js'
 import {ProgramEngine} from '../execution/engine.js'
-import type {Logger} from '../log.js'
-import type {PythonInfo} from '../sandbox/backend.js'
 import {selectBackend} from '../sandbox/index.js'
 
 export interface SandboxProbe {
@@ -52,7 +53,12 @@ export async function probeSandbox(
     ]
     const control = await engine.run(CONTROL_PROGRAM)
     const controlWorked = control.ok && control.output.trim() === 'ok'
-    return {tier: escape.sandbox, attempts, controlWorked, controlError: controlWorked ? undefined : control.error ?? control.output}
+    return {
+      tier: escape.sandbox,
+      attempts,
+      controlWorked,
+      controlError: controlWorked ? undefined : (control.error ?? control.output),
+    }
   } finally {
     await engine.close()
     listener.server.close()
@@ -111,7 +117,9 @@ async function listen(): Promise<{server: Server; port: number; connections(): n
     count++
     socket.destroy()
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => {
+    server.listen(0, '127.0.0.1', resolve)
+  })
   const address = server.address()
   const port = typeof address === 'object' && address ? address.port : 0
   return {server, port, connections: () => count}

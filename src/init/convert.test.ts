@@ -1,10 +1,10 @@
 import {fileURLToPath} from 'node:url'
-
 import {describe, expect, it} from 'vitest'
+
+import type {ServerOrigin} from './sources.js'
 
 import {serverSchema} from '../config/schema.js'
 import {assignNames, convertServer} from './convert.js'
-import type {ServerOrigin} from './sources.js'
 
 const user: ServerOrigin = {scope: 'user', path: '/home/me/.claude.json'}
 const project: ServerOrigin = {scope: 'project', path: '/repo/.mcp.json', projectDir: '/repo'}

@@ -1,12 +1,13 @@
-import {launchesSelf} from '../config/load.js'
 import type {ServerConfig} from '../config/schema.js'
+
+import {launchesSelf} from '../config/load.js'
 import {normaliseName} from '../downstream/naming.js'
 import {isRecord, type RawServer} from './sources.js'
 
 export type ConvertResult =
   {ok: true; server: ServerConfig; notes: string[]} | {ok: false; reason: string; self?: boolean}
 
-const HTTP_TYPES = new Set(['http', 'streamable-http', 'streamableHttp', 'streamable_http'])
+const HTTP_TYPES = new Set(['http', 'streamable-http', 'streamable_http', 'streamableHttp'])
 
 /**
  * One Claude server entry as a ptc-mcp server. Field values are kept as written: Claude Code expands

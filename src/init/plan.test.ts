@@ -1,6 +1,5 @@
 import {mkdir, readFile, rename, stat, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
-
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {type ClaudeSandbox, createClaudeSandbox} from '../../test/fixtures/claude/setup.js'

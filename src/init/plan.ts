@@ -4,6 +4,7 @@
  * to write ({@link writeConfigFile}) or print.
  */
 import type {ServerConfig} from '../config/schema.js'
+
 import {assignNames, convertServer} from './convert.js'
 import {
   defaultConfigPath,
@@ -31,9 +32,9 @@ import {
   type SourceScope,
 } from './sources.js'
 
-export {assertWritable, writeConfigFile} from './write.js'
 export {CLAUDE_SCOPES, type ClaudeScope} from './render.js'
 export type {InitSource} from './sources.js'
+export {assertWritable, writeConfigFile} from './write.js'
 
 export interface InitOptions {
   /** `claude` (Claude Code: `.mcp.json` and `~/.claude.json`), `claude-desktop`, or a JSON file. Default: claude. */

@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import type {ServerConfig} from '../config/schema.js'
+
 import {isSecretKey, protectSecrets, referencedVariables} from './secrets.js'
 
 const stdio = (name: string, env: Record<string, string>, args: string[] = []): ServerConfig => ({

@@ -219,17 +219,16 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 export function describeOrigin(origin: ServerOrigin, home = ''): string {
   const show = (path: string) => (home ? tildify(path, home) : path)
   switch (origin.scope) {
+    case 'claude-desktop': {
+      return `${show(origin.path)}, Claude Desktop`
+    }
+
     case 'local': {
       return `${show(origin.path)}, local scope of ${show(origin.projectDir ?? '?')}`
     }
-
     case 'project':
     case 'user': {
       return `${show(origin.path)}, ${origin.scope} scope`
-    }
-
-    case 'claude-desktop': {
-      return `${show(origin.path)}, Claude Desktop`
     }
 
     default: {

@@ -5,7 +5,6 @@ import {createServer, type Server} from 'node:http'
 import {type AddressInfo, createServer as createTcpServer} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {stringify} from 'yaml'
 
@@ -19,8 +18,12 @@ let unauthorized: Server
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ptc-doctor-test-'))
-  unauthorized = createServer((_req, res) => res.writeHead(401, {'content-type': 'text/plain'}).end('no token'))
-  await new Promise<void>((resolve) => unauthorized.listen(0, '127.0.0.1', resolve))
+  unauthorized = createServer((_req, res) =>
+    res.writeHead(401, {'content-type': 'text/plain'}).end('no token'),
+  )
+  await new Promise<void>((resolve) => {
+    unauthorized.listen(0, '127.0.0.1', resolve)
+  })
 })
 
 afterAll(() => {
@@ -31,9 +34,13 @@ afterAll(() => {
 /** A port nothing listens on: bound, read, closed. */
 async function refusedPort(): Promise<number> {
   const server = createTcpServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => {
+    server.listen(0, '127.0.0.1', resolve)
+  })
   const {port} = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
+  await new Promise((resolve) => {
+    server.close(resolve)
+  })
   return port
 }
 
@@ -68,15 +75,26 @@ describe('ptc-mcp doctor', () => {
     expect(text.exitCode).toBe(1)
     const json = await runDoctor(['--config', configPath, '--json'])
     expect(json.exitCode).toBe(1)
+    // What --json prints is the returned object as JSON (not a deep copy: a JSON round trip).
+    // eslint-disable-next-line unicorn/prefer-structured-clone
     expect(JSON.parse(json.stdout)).toEqual(JSON.parse(JSON.stringify(json.result)))
 
     for (const run of [text, json]) {
       const byId = Object.fromEntries(run.result!.checks.map((c) => [c.id, c]))
       expect(run.result!.ok).toBe(false)
-      expect(byId['server:missing']).toMatchObject({status: 'fail', fix: expect.stringMatching(/command was not found/)})
+      expect(byId['server:missing']).toMatchObject({
+        status: 'fail',
+        fix: expect.stringMatching(/command was not found/),
+      })
       expect(byId['server:missing']?.detail).toContain('/nonexistent/mcp-server')
-      expect(byId['server:refused']).toMatchObject({status: 'fail', fix: expect.stringMatching(/nothing is listening/)})
-      expect(byId['server:locked']).toMatchObject({status: 'fail', fix: expect.stringMatching(/Authorization header/)})
+      expect(byId['server:refused']).toMatchObject({
+        status: 'fail',
+        fix: expect.stringMatching(/nothing is listening/),
+      })
+      expect(byId['server:locked']).toMatchObject({
+        status: 'fail',
+        fix: expect.stringMatching(/Authorization header/),
+      })
       expect(byId.sandbox).toMatchObject({status: 'warn', fix: expect.stringMatching(/sandbox: auto/)})
     }
     expect(text.stdout).toMatch(/✖ fail {2}Server refused: .*ECONNREFUSED.* — fix: nothing is listening/)

@@ -1,6 +1,5 @@
 import {readFile, stat, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
-
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import Init, {type InitResult} from '../../src/commands/init.js'

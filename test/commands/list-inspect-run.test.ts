@@ -2,15 +2,15 @@
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {stringify} from 'yaml'
+
+import type {ToolDescription} from '../../src/downstream/inspect.js'
+import type {StructuredOutcome} from '../../src/execution/outcome.js'
 
 import Inspect from '../../src/commands/inspect.js'
 import List, {type ListResult} from '../../src/commands/list.js'
 import Run from '../../src/commands/run.js'
-import type {ToolDescription} from '../../src/downstream/inspect.js'
-import type {StructuredOutcome} from '../../src/execution/outcome.js'
 import {fixtureCommand, type HttpFixture, startHttpFixture} from '../fixtures/start-fixture.js'
 import {runCommand} from '../helpers/run-command.js'
 
@@ -33,7 +33,10 @@ function writeConfig(name: string, config: Record<string, unknown>): string {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ptc-cli-test-'))
-  ;[http, sse] = await Promise.all([startHttpFixture({transport: 'http'}), startHttpFixture({transport: 'sse'})])
+  ;[http, sse] = await Promise.all([
+    startHttpFixture({transport: 'http'}),
+    startHttpFixture({transport: 'sse'}),
+  ])
 }, 60_000)
 
 afterAll(async () => {
@@ -43,7 +46,11 @@ afterAll(async () => {
 
 describe('ptc-mcp list', () => {
   it('--json lists the sorted namespaced tools of a stdio, an HTTP and an SSE server', async () => {
-    const run = await runCommand<ListResult>(List, ['--config', writeConfig('all.yaml', {servers: servers()}), '--json'])
+    const run = await runCommand<ListResult>(List, [
+      '--config',
+      writeConfig('all.yaml', {servers: servers()}),
+      '--json',
+    ])
     expect(run.error).toBeUndefined()
     const names = (JSON.parse(run.stdout) as ListResult).tools.map((t) => t.name)
     expect(names).toEqual([...names].sort())
@@ -58,10 +65,17 @@ describe('ptc-mcp list', () => {
   it('applies allow and block globs', async () => {
     const allowed = await runCommand<ListResult>(List, [
       '--config',
-      writeConfig('allow.yaml', {servers: servers(), tools: {allow: ['mcp__web_*__add', 'mcp__local__echo']}}),
+      writeConfig('allow.yaml', {
+        servers: servers(),
+        tools: {allow: ['mcp__web_*__add', 'mcp__local__echo']},
+      }),
       '--json',
     ])
-    expect(allowed.result?.tools.map((t) => t.name)).toEqual(['mcp__local__echo', 'mcp__web_http__add', 'mcp__web_sse__add'])
+    expect(allowed.result?.tools.map((t) => t.name)).toEqual([
+      'mcp__local__echo',
+      'mcp__web_http__add',
+      'mcp__web_sse__add',
+    ])
     const blocked = await runCommand<ListResult>(List, [
       '--config',
       writeConfig('block.yaml', {servers: servers().slice(0, 1), tools: {block: ['mcp__local__*e*']}}),
@@ -83,7 +97,9 @@ describe('ptc-mcp list', () => {
       expect(run.error).toBeUndefined()
       expect(run.exitCode).toBeUndefined()
       expect(run.result).toMatchObject({config: null, tools: [], servers: []})
-      expect(run.stderr).toContain(`looked in: ${join(empty, 'config.yaml')}, ${join(empty, 'xdg', 'ptc-mcp', 'config.yaml')}`)
+      expect(run.stderr).toContain(
+        `looked in: ${join(empty, 'config.yaml')}, ${join(empty, 'xdg', 'ptc-mcp', 'config.yaml')}`,
+      )
     } finally {
       process.chdir(saved.cwd)
       if (saved.xdg === undefined) delete process.env.XDG_CONFIG_HOME
@@ -93,7 +109,10 @@ describe('ptc-mcp list', () => {
   })
 
   it('a config mistake is one message naming file, path and problem, exit code 2', async () => {
-    const path = writeConfig('bad.yaml', {servers: [{name: 'x', transport: 'http'}], execution: {max_tool_calls: 0}})
+    const path = writeConfig('bad.yaml', {
+      servers: [{name: 'x', transport: 'http'}],
+      execution: {max_tool_calls: 0},
+    })
     const run = await runCommand<ListResult>(List, ['--config', path])
     expect(run.error?.oclif?.exit).toBe(2)
     expect(run.error?.message).toContain(`Invalid config ${path}:`)
@@ -105,7 +124,12 @@ describe('ptc-mcp list', () => {
 describe('ptc-mcp inspect', () => {
   it('shows the signature and the output schema, or null with a note', async () => {
     const config = writeConfig('local.yaml', {servers: servers().slice(0, 1)})
-    const structured = await runCommand<ToolDescription>(Inspect, ['mcp__local__structured', '--config', config, '--json'])
+    const structured = await runCommand<ToolDescription>(Inspect, [
+      'mcp__local__structured',
+      '--config',
+      config,
+      '--json',
+    ])
     expect(structured.result?.signature).toBe(
       "await mcp__local__structured(*, ticker: str, limit: int = 4, fields: list[Literal['revenue', 'profit']] = None, options: dict = None) -> dict",
     )
@@ -132,11 +156,17 @@ describe('ptc-mcp run', () => {
     writeFileSync(failing, 'print("a")\n1/0')
     const json = await runCommand<StructuredOutcome>(Run, [failing, '--config', config, '--json'])
     expect(json.exitCode).toBe(1)
-    expect(JSON.parse(json.stdout)).toMatchObject({ok: false, output: 'a\n', error: expect.stringContaining('ZeroDivisionError')})
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      ok: false,
+      output: 'a\n',
+      error: expect.stringContaining('ZeroDivisionError'),
+    })
   })
 
   it('refuses with exit code 3 when the configured sandbox is not available here', async () => {
-    const config = writeConfig('seatbelt.yaml', {execution: {sandbox: process.platform === 'darwin' ? 'linux' : 'seatbelt'}})
+    const config = writeConfig('seatbelt.yaml', {
+      execution: {sandbox: process.platform === 'darwin' ? 'linux' : 'seatbelt'},
+    })
     const program = join(dir, 'p.py')
     writeFileSync(program, 'print(1)')
     const run = await runCommand<StructuredOutcome>(Run, [program, '--config', config])

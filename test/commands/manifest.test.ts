@@ -1,8 +1,8 @@
+import type {Command} from '@oclif/core'
+
 // oclif.manifest.json is produced by the build and shipped: a stale one makes the installed CLI
 // show old flags or miss a command. It must describe exactly the commands in src/commands.
 import {readdirSync, readFileSync} from 'node:fs'
-
-import type {Command} from '@oclif/core'
 import {describe, expect, it} from 'vitest'
 
 const root = new URL('../../', import.meta.url)
@@ -10,17 +10,25 @@ const manifest = JSON.parse(readFileSync(new URL('oclif.manifest.json', root), '
   version: string
   commands: Record<string, {flags: Record<string, unknown>; args: Record<string, unknown>}>
 }
-const commandFiles = readdirSync(new URL('src/commands/', root)).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+const commandFiles = readdirSync(new URL('src/commands/', root)).filter(
+  (f) => f.endsWith('.ts') && !f.endsWith('.test.ts'),
+)
 
 describe('oclif.manifest.json', () => {
   it('lists every command of src/commands and nothing else (run `npm run build` to refresh it)', () => {
-    expect(Object.keys(manifest.commands).sort()).toEqual(commandFiles.map((f) => f.replace(/\.ts$/, '')).sort())
+    expect(Object.keys(manifest.commands).sort()).toEqual(
+      commandFiles.map((f) => f.replace(/\.ts$/, '')).sort(),
+    )
   })
 
   it.each(commandFiles)('has the current flags and args of %s', async (file) => {
     const {default: command} = (await import(`../../src/commands/${file}`)) as {default: typeof Command}
     const entry = manifest.commands[file.replace(/\.ts$/, '')]
-    const flags = Object.keys({...command.baseFlags, ...command.flags, ...(command.enableJsonFlag ? {json: true} : {})})
+    const flags = Object.keys({
+      ...command.baseFlags,
+      ...command.flags,
+      ...(command.enableJsonFlag ? {json: true} : {}),
+    })
     expect(Object.keys(entry?.flags ?? {}).sort()).toEqual(flags.sort())
     expect(Object.keys(entry?.args ?? {})).toEqual(Object.keys(command.args ?? {}))
   })

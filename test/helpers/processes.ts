@@ -61,7 +61,9 @@ export async function waitUntil(
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     if (condition()) return true
-    await new Promise((resolve) => setTimeout(resolve, intervalMs))
+    await new Promise((resolve) => {
+      setTimeout(resolve, intervalMs)
+    })
   }
   return condition()
 }

@@ -1,6 +1,5 @@
 // Runs an oclif command in-process with stdout and stderr captured.
 import {fileURLToPath} from 'node:url'
-
 import {vi} from 'vitest'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))

@@ -2,7 +2,6 @@
 import {mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
-
 import {stringify} from 'yaml'
 
 export const BIN = resolve(import.meta.dirname, '../../bin/run.js')

@@ -1,9 +1,3 @@
-// The shared fixture server behaves the same over stdio, streamable HTTP and SSE, as a real v2
-// client sees it. Every other integration test relies on these behaviours.
-import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
-import {tmpdir} from 'node:os'
-import {join} from 'node:path'
-
 import {
   Client,
   SSEClientTransport,
@@ -11,6 +5,11 @@ import {
   type Tool,
 } from '@modelcontextprotocol/client'
 import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
+// The shared fixture server behaves the same over stdio, streamable HTTP and SSE, as a real v2
+// client sees it. Every other integration test relies on these behaviours.
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {fixtureCommand, type HttpFixture, startHttpFixture} from '../fixtures/start-fixture.js'

@@ -1,5 +1,4 @@
 import {createSocket, type Socket as UdpSocket} from 'node:dgram'
-/* eslint-disable mocha/no-sibling-hooks -- each describe.each block has its own hooks */
 /**
  * Escape attempts against the real linux backend, through the real engine (SPEC §7, §10), in every
  * tier this machine has: with bwrap when it is installed, and with Landlock + seccomp alone. Each
@@ -554,7 +553,7 @@ print("UID", os.getuid(), os.geteuid())
         if (uid === 0) expect(/^BOUNDING (.*)$/m.exec(outcome.output)?.[1]).toBe('[]')
         // Inside bwrap the program is nobody; .ci/sandbox-tiers.sh also says which uid to expect
         // when root runs an interpreter that nobody can read (so the child must drop to it).
-        if (bwrap) expect(uid).toBe(65534)
+        if (bwrap) expect(uid).toBe(65_534)
         const expected = process.env.PTC_MCP_EXPECT_CHILD_UID
         if (expected !== undefined) expect(uid).toBe(Number(expected))
       })

@@ -1,11 +1,10 @@
-// `ptc-mcp serve` end to end: the built binary, real downstream fixture servers, real sandboxed
-// Python children, driven by a real 2025-era client (SDK v1) and a real 2026-07-28 client (SDK v2).
-import {spawn} from 'node:child_process'
-
 import {Client as ClientV2} from '@modelcontextprotocol/client'
 import {StdioClientTransport as StdioV2} from '@modelcontextprotocol/client/stdio'
 import {Client as ClientV1} from '@modelcontextprotocol/sdk/client/index.js'
 import {StdioClientTransport as StdioV1} from '@modelcontextprotocol/sdk/client/stdio.js'
+// `ptc-mcp serve` end to end: the built binary, real downstream fixture servers, real sandboxed
+// Python children, driven by a real 2025-era client (SDK v1) and a real 2026-07-28 client (SDK v2).
+import {spawn} from 'node:child_process'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {fixtureCommand} from '../fixtures/start-fixture.js'
@@ -77,7 +76,11 @@ describe.each(['v1', 'v2'] as const)('serve with an SDK %s client', (era) => {
 
   it('lists exactly the three tools, execute_program with an output schema', async () => {
     const {tools} = await client.listTools()
-    expect(tools.map((t) => t.name).sort()).toEqual(['execute_program', 'inspect_tool', 'list_callable_tools'])
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'execute_program',
+      'inspect_tool',
+      'list_callable_tools',
+    ])
     expect(tools.find((t) => t.name === 'execute_program')?.outputSchema).toBeTruthy()
   })
 
@@ -88,9 +91,14 @@ describe.each(['v1', 'v2'] as const)('serve with an SDK %s client', (era) => {
   })
 
   it('inspect_tool shows the signature, and suggests names for an unknown tool', async () => {
-    const described = JSON.parse(firstText(await client.callTool({name: 'inspect_tool', arguments: {tool_name: 'mcp__fx__add'}})))
+    const described = JSON.parse(
+      firstText(await client.callTool({name: 'inspect_tool', arguments: {tool_name: 'mcp__fx__add'}})),
+    )
     expect(described.signature).toBe('await mcp__fx__add(*, a: float, b: float) -> dict')
-    const unknown = (await client.callTool({name: 'inspect_tool', arguments: {tool_name: 'mcp__fx__ad'}})) as TextResult
+    const unknown = (await client.callTool({
+      name: 'inspect_tool',
+      arguments: {tool_name: 'mcp__fx__ad'},
+    })) as TextResult
     expect(unknown.isError).toBe(true)
     expect(unknown.content[0]?.text).toContain('mcp__fx__add')
   })
@@ -100,7 +108,9 @@ describe.each(['v1', 'v2'] as const)('serve with an SDK %s client', (era) => {
     const result = (await client.callTool({name: 'execute_program', arguments: {code}})) as TextResult
     expect(result.isError).toBeFalsy()
     const text = firstText(result)
-    expect(text).toMatch(/^\[Script executed successfully\]\nsum 5\n--- result ---\n\{\n {2}"sum": 5\n\}\n\[tool calls: 1; \d+\.\ds\]$/)
+    expect(text).toMatch(
+      /^\[Script executed successfully\]\nsum 5\n--- result ---\n\{\n {2}"sum": 5\n\}\n\[tool calls: 1; \d+\.\ds\]$/,
+    )
     expect(result.structuredContent).toMatchObject({
       ok: true,
       output: 'sum 5\n',
@@ -156,7 +166,10 @@ describe('serve under load and at shutdown', () => {
       const pythons = () => descendants(pid).filter((p) => /runner\.py/.test(commandLine(p)))
       const abort = new AbortController()
       const call = client
-        .callTool({name: 'execute_program', arguments: {code: 'import time\ntime.sleep(60)'}}, {signal: abort.signal})
+        .callTool(
+          {name: 'execute_program', arguments: {code: 'import time\ntime.sleep(60)'}},
+          {signal: abort.signal},
+        )
         .catch((error: unknown) => error)
       expect(await waitUntil(() => pythons().length > 0, 15_000)).toBe(true)
       const running = pythons()
@@ -175,9 +188,12 @@ describe('serve under load and at shutdown', () => {
     try {
       const progress: number[] = []
       const code = 'for i in range(3):\n    await mcp__fx__slow(ms=100)\nprint("done")'
-      const result = await client.callTool({name: 'execute_program', arguments: {code}}, {
-        onprogress: (p: {progress: number}) => progress.push(p.progress),
-      })
+      const result = await client.callTool(
+        {name: 'execute_program', arguments: {code}},
+        {
+          onprogress: (p: {progress: number}) => progress.push(p.progress),
+        },
+      )
       expect(firstText(result)).toContain('done')
       expect(progress.length).toBeGreaterThanOrEqual(3)
       expect(progress).toEqual([...progress].sort((a, b) => a - b))
@@ -206,7 +222,9 @@ describe('serve under load and at shutdown', () => {
     it(`${how}: exits 0 within 2 s, leaving no child, downstream process or scratch directory`, async () => {
       const setup = prepareServe(baseConfig)
       const child = spawn(process.execPath, setup.args, {env: setup.env, stdio: ['pipe', 'pipe', 'pipe']})
-      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+      const exited = new Promise<number | null>((resolve) => {
+        child.once('exit', (code) => resolve(code))
+      })
       try {
         const lines = jsonLines(child.stdout)
         const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`)
