@@ -46,6 +46,8 @@ export default [
       'unicorn/no-array-callback-reference': 'off',
       // Case order follows meaning, not the alphabet.
       'perfectionist/sort-switch-case': 'off',
+      // Test helpers read best next to the test that uses them.
+      'unicorn/consistent-function-scoping': ['error', {checkArrowFunctions: false}],
       'no-console': 'error',
     },
   },

@@ -9,7 +9,7 @@ const SEPARATOR = '__'
 
 /** `my-cool-server` → `my_cool_server`. */
 export function normaliseName(name: string): string {
-  return name.replace(NOT_NAME_CHAR, '_')
+  return name.replaceAll(NOT_NAME_CHAR, '_')
 }
 
 /** `('my-cool-server', 'get-data-now')` → `mcp__my_cool_server__get_data_now`. */
@@ -86,7 +86,7 @@ export function suggestNames(query: string, names: readonly string[], max = 3): 
     .filter((s) => s.toolScore <= threshold)
     .sort(
       (a, b) =>
-        a.toolScore - b.toolScore || a.whole - b.whole || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+        a.toolScore - b.toolScore || a.whole - b.whole || a.name.localeCompare(b.name, 'en'),
     )
     .slice(0, max)
     .map((s) => s.name)

@@ -15,9 +15,9 @@ const MAX_DEPTH = 8
 
 // Python 3 hard keywords; soft keywords (match, case, type, _) are valid argument names.
 const PYTHON_KEYWORDS = new Set([
-  'False', 'None', 'True', 'and', 'as', 'assert', 'async', 'await', 'break', 'class', 'continue', 'def',
-  'del', 'elif', 'else', 'except', 'finally', 'for', 'from', 'global', 'if', 'import', 'in', 'is',
-  'lambda', 'nonlocal', 'not', 'or', 'pass', 'raise', 'return', 'try', 'while', 'with', 'yield',
+  'and', 'as', 'assert', 'async', 'await', 'break', 'class', 'continue', 'def', 'del', 'elif', 'else',
+  'except', 'False', 'finally', 'for', 'from', 'global', 'if', 'import', 'in', 'is', 'lambda', 'None',
+  'nonlocal', 'not', 'or', 'pass', 'raise', 'return', 'True', 'try', 'while', 'with', 'yield',
 ]) // prettier-ignore
 
 const IDENTIFIER = /^[\p{XID_Start}_]\p{XID_Continue}*$/u
@@ -79,7 +79,7 @@ function returnType(outputSchema: JsonSchema | undefined): string {
 }
 
 function isObjectSchema(schema: JsonSchema): boolean {
-  const type = schema['type']
+  const {type} = schema
   return type === 'object' || (Array.isArray(type) && type.includes('object')) || 'properties' in schema
 }
 
@@ -115,25 +115,32 @@ function typeMembers(schema: unknown, root: JsonSchema, depth: number): string[]
 
 function typeName(type: string, schema: JsonSchema, recurse: (s: unknown) => string[]): string {
   switch (type) {
-    case 'string':
+    case 'string': {
       return 'str'
-    case 'integer':
+    }
+    case 'integer': {
       return 'int'
-    case 'number':
+    }
+    case 'number': {
       return 'float'
-    case 'boolean':
+    }
+    case 'boolean': {
       return 'bool'
-    case 'null':
+    }
+    case 'null': {
       return 'None'
-    case 'object':
+    }
+    case 'object': {
       return 'dict'
+    }
     case 'array': {
-      const items = schema['items']
+      const {items} = schema
       const item = isSchemaObject(items) ? recurse(items) : ['Any']
       return item.includes('Any') ? 'list' : `list[${item.join(' | ')}]`
     }
-    default:
+    default: {
       return 'Any'
+    }
   }
 }
 
@@ -197,14 +204,33 @@ function pythonString(text: string): string {
   let out = quote
   for (const char of text) {
     const code = char.codePointAt(0) ?? 0
-    if (char === '\\') out += '\\\\'
-    else if (char === quote) out += `\\${quote}`
-    else if (char === '\n') out += '\\n'
-    else if (char === '\r') out += '\\r'
-    else if (char === '\t') out += '\\t'
-    else if (code < 0x20 || (code >= 0x7f && code <= 0xa0) || code === 0xad) out += `\\x${hex(code, 2)}`
-    else if (code === 0x2028 || code === 0x2029) out += `\\u${hex(code, 4)}`
-    else out += char
+    switch (char) {
+      case '\\': {
+        out += '\\\\'
+        break
+      }
+      case quote: {
+        out += `\\${quote}`
+        break
+      }
+      case '\n': {
+        out += '\\n'
+        break
+      }
+      case '\r': {
+        out += '\\r'
+        break
+      }
+      case '\t': {
+        out += '\\t'
+        break
+      }
+      default: {
+        if (code < 0x20 || (code >= 0x7f && code <= 0xa0) || code === 0xad) out += `\\x${hex(code, 2)}`
+        else if (code === 0x20_28 || code === 0x20_29) out += `\\u${hex(code, 4)}`
+        else out += char
+      }
+    }
   }
   return out + quote
 }
