@@ -84,10 +84,7 @@ export function suggestNames(query: string, names: readonly string[], max = 3): 
       return {name, toolScore, whole: levenshtein(wanted, candidate)}
     })
     .filter((s) => s.toolScore <= threshold)
-    .sort(
-      (a, b) =>
-        a.toolScore - b.toolScore || a.whole - b.whole || a.name.localeCompare(b.name, 'en'),
-    )
+    .sort((a, b) => a.toolScore - b.toolScore || a.whole - b.whole || a.name.localeCompare(b.name, 'en'))
     .slice(0, max)
     .map((s) => s.name)
 }
