@@ -48,10 +48,10 @@ describe('ptc-mcp doctor', () => {
   it('passes with the example config: Node, Python, the sandbox probe, the config and the server', async () => {
     const run = await runDoctor(['--config', 'examples/config.yaml'])
     expect(run.error).toBeUndefined()
-    expect(run.exitCode).toBeUndefined()
     const byId = Object.fromEntries(run.result!.checks.map((c) => [c.id, c]))
     expect(Object.keys(byId)).toEqual(['node', 'python', 'sandbox', 'config', 'server:finance'])
     for (const check of run.result!.checks) expect(check.status, `${check.id}: ${check.detail}`).toBe('pass')
+    expect(run.exitCode).toBeUndefined()
     expect(byId.sandbox?.detail).toMatch(/^linux:.*refused read outside, write outside, socket, fork/)
     expect(byId['server:finance']?.detail).toMatch(/^stdio, 3 tools, connected in \d+ ms$/)
     expect(run.stdout).toContain('✔ pass  Server finance')
