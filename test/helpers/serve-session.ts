@@ -1,5 +1,10 @@
 // The three tools of a running `serve`, as a test calls them over raw JSON-RPC.
+import {expect} from 'vitest'
+
+import type {ServeSetup} from './serve.js'
+
 import {type RawServe, resultText, toolResult} from './json-rpc.js'
+import {descendants, isAlive, waitUntil} from './processes.js'
 
 export interface Execution {
   text: string
@@ -76,4 +81,16 @@ export async function waitForListing(
 /** Whether every tool of `server` in the fixture's base set is listed (its `add` is enough). */
 export function serves(listing: Listing, server: string): boolean {
   return listing.names.includes(`mcp__${server.replaceAll(/\W/g, '_')}__add`)
+}
+
+/**
+ * Closes serve's stdin and asserts the clean shutdown of SPEC §5: exit 0, every process it started
+ * gone within 5 s, no scratch directory left.
+ */
+export async function expectCleanShutdown(serve: RawServe, setup: ServeSetup): Promise<void> {
+  const tree = descendants(serve.child.pid!)
+  serve.child.stdin.end()
+  expect(await serve.exited).toBe(0)
+  expect(await waitUntil(() => tree.every((pid) => !isAlive(pid)), 5000)).toBe(true)
+  expect(setup.scratchDirs()).toEqual([])
 }

@@ -12,6 +12,7 @@ import {ToolRegistry, type ToolRegistryOptions} from '../../src/downstream/regis
 import {ToolError} from '../../src/downstream/types.js'
 import {silentLogger} from '../../src/log.js'
 import {fixtureCommand, type HttpFixture, startHttpFixture} from '../fixtures/start-fixture.js'
+import {whenRegistry} from '../helpers/registry.js'
 
 const CALL = {timeoutMs: 10_000, maxResultBytes: 1_000_000}
 const FAST_RETRY: ToolRegistryOptions = {logger: silentLogger, backoff: {initialMs: 50, maxMs: 400}}
@@ -38,30 +39,6 @@ function openRegistry(
   registries.push(registry)
   registry.start()
   return registry
-}
-
-/** Resolves once `check()` holds, re-checking on every registry change; fails after `timeoutMs`. */
-function waitFor(
-  registry: ToolRegistry,
-  check: () => boolean,
-  what: string,
-  timeoutMs = 20_000,
-): Promise<void> {
-  if (check()) return Promise.resolve()
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      unsubscribe()
-      reject(
-        new Error(`not ${what} after ${timeoutMs} ms; status: ${JSON.stringify(registry.serverStatus())}`),
-      )
-    }, timeoutMs)
-    const unsubscribe = registry.onChange(() => {
-      if (!check()) return
-      clearTimeout(timer)
-      unsubscribe()
-      resolve()
-    })
-  })
 }
 
 function names(registry: ToolRegistry): string[] {
@@ -381,7 +358,7 @@ describe('losing and regaining a server', () => {
       expect(error.message).toBe("server 'fx' is not connected (server process exited)")
     }
 
-    await waitFor(registry, () => status(registry, 'fx').connected, 'reconnected')
+    await whenRegistry(registry, () => status(registry, 'fx').connected, 'reconnected')
     expect(names(registry)).toContain('mcp__fx__add')
     expect(status(registry, 'fx')).toMatchObject({
       connected: true,
@@ -398,11 +375,11 @@ describe('losing and regaining a server', () => {
     const firstPid = Number(readFileSync(pidFile, 'utf8'))
     expect(isAlive(firstPid)).toBe(true)
 
-    const lost = waitFor(registry, () => !status(registry, 'fx').connected, 'disconnected')
+    const lost = whenRegistry(registry, () => !status(registry, 'fx').connected, 'disconnected')
     process.kill(firstPid, 'SIGKILL')
     await lost
     expect(registry.unavailableServers()).toEqual([{name: 'fx', reason: 'server process exited'}])
-    await waitFor(registry, () => status(registry, 'fx').connected, 'reconnected')
+    await whenRegistry(registry, () => status(registry, 'fx').connected, 'reconnected')
 
     const secondPid = Number(readFileSync(pidFile, 'utf8'))
     expect(secondPid).not.toBe(firstPid)
@@ -419,13 +396,13 @@ describe('losing and regaining a server', () => {
       await registry.waitForInitialConnections(15_000)
       const crash = await toolError(registry.callTool('mcp__web__crash', {}, CALL))
       expect(crash.message).toMatch(/server 'web'/)
-      await waitFor(registry, () => !status(registry, 'web').connected, 'disconnected')
+      await whenRegistry(registry, () => !status(registry, 'web').connected, 'disconnected')
       expect(names(registry)).toEqual([])
       expect(registry.unavailableServers()[0]?.reason).toMatch(/^connection lost: /)
 
       // The same URL answers again: a new process on the same port.
       second = await startHttpFixture({transport: 'http', args: ['--port', String(first.port)]})
-      await waitFor(registry, () => status(registry, 'web').connected, 'reconnected')
+      await whenRegistry(registry, () => status(registry, 'web').connected, 'reconnected')
       await expect(registry.callTool('mcp__web__add', {a: 1, b: 2}, CALL)).resolves.toEqual({sum: 3})
     } finally {
       await Promise.all([first.stop(), second?.stop()])
@@ -442,7 +419,7 @@ describe('servers that cannot be reached', () => {
       remoteServer('refused-sse', 'sse', url.replace('/mcp', '/sse')),
       stdioServer('good'),
     ])
-    await waitFor(registry, () => status(registry, 'good').connected, 'good connected')
+    await whenRegistry(registry, () => status(registry, 'good').connected, 'good connected')
     expect(names(registry).every((n) => n.startsWith('mcp__good__'))).toBe(true)
     await registry.waitForInitialConnections(15_000)
 
@@ -457,7 +434,7 @@ describe('servers that cannot be reached', () => {
     )
 
     // They keep retrying on their own while the good server serves calls.
-    await waitFor(registry, () => status(registry, 'refused').attempts >= 3, 'retried')
+    await whenRegistry(registry, () => status(registry, 'refused').attempts >= 3, 'retried')
     await expect(registry.callTool('mcp__good__add', {a: 2, b: 3}, CALL)).resolves.toEqual({sum: 5})
   })
 
@@ -518,12 +495,16 @@ describe('tool lists', () => {
     await registry.waitForInitialConnections(20_000)
     expect(names(registry)).not.toContain('mcp__fx__dynamic_0')
 
-    const added = waitFor(registry, () => names(registry).includes('mcp__fx__dynamic_0'), 'listing dynamic_0')
+    const added = whenRegistry(
+      registry,
+      () => names(registry).includes('mcp__fx__dynamic_0'),
+      'listing dynamic_0',
+    )
     await registry.callTool('mcp__fx__trigger_list_changed', {}, CALL)
     await added
     await expect(registry.callTool('mcp__fx__dynamic_0', {}, CALL)).resolves.toBe('hello from dynamic_0')
 
-    const removed = waitFor(registry, () => !names(registry).includes('mcp__fx__echo'), 'without echo')
+    const removed = whenRegistry(registry, () => !names(registry).includes('mcp__fx__echo'), 'without echo')
     await registry.callTool('mcp__fx__trigger_list_changed', {add: false, remove: 'echo'}, CALL)
     await removed
     expect(status(registry, 'fx')).toMatchObject({connected: true, attempts: 0})

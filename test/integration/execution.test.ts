@@ -19,8 +19,8 @@ import {resolvePython} from '../../src/execution/python.js'
 import {silentLogger} from '../../src/log.js'
 import {type SandboxSetting, selectBackend} from '../../src/sandbox/index.js'
 import {noneBackend} from '../../src/sandbox/none.js'
-import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {LocalHost, standardTools} from '../helpers/local-host.js'
+import {startFixtureRegistry} from '../helpers/registry.js'
 
 let python: PythonInfo
 let backend: SandboxBackend
@@ -790,12 +790,7 @@ describe('through the real tool registry and fixture server', () => {
   let registry: ToolRegistry
 
   beforeAll(async () => {
-    registry = new ToolRegistry(
-      {servers: [{name: 'fixture', transport: 'stdio', ...fixtureCommand(), env: {}}]},
-      {logger: silentLogger},
-    )
-    registry.start()
-    await registry.waitForInitialConnections(20_000)
+    registry = await startFixtureRegistry()
   })
 
   afterAll(async () => {

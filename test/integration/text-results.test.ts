@@ -14,8 +14,8 @@ import {ProgramEngine} from '../../src/execution/engine.js'
 import {resolvePython} from '../../src/execution/python.js'
 import {silentLogger} from '../../src/log.js'
 import {noneBackend} from '../../src/sandbox/none.js'
-import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {LocalHost, type LocalTool} from '../helpers/local-host.js'
+import {startFixtureRegistry} from '../helpers/registry.js'
 
 let python: PythonInfo
 const engines: ProgramEngine[] = []
@@ -108,12 +108,7 @@ describe('through the real registry', () => {
   let registry: ToolRegistry
 
   beforeAll(async () => {
-    registry = new ToolRegistry(
-      {servers: [{name: 'fixture', transport: 'stdio', ...fixtureCommand(), env: {}}]},
-      {logger: silentLogger},
-    )
-    registry.start()
-    await registry.waitForInitialConnections(20_000)
+    registry = await startFixtureRegistry()
   })
 
   afterAll(async () => {

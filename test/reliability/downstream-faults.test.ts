@@ -17,8 +17,9 @@ import {silentLogger} from '../../src/log.js'
 import {fixtureCommand, type HttpFixture, startHttpFixture} from '../fixtures/start-fixture.js'
 import {type FaultMode, type FaultProxy, startFaultProxy} from '../helpers/fault-proxy.js'
 import {type RawServe, startRawServe} from '../helpers/json-rpc.js'
-import {commandLine, descendants, isAlive, waitUntil} from '../helpers/processes.js'
-import {execute, type Listing, serves, waitForListing} from '../helpers/serve-session.js'
+import {commandLine, descendants, waitUntil} from '../helpers/processes.js'
+import {whenRegistry} from '../helpers/registry.js'
+import {execute, expectCleanShutdown, type Listing, serves, waitForListing} from '../helpers/serve-session.js'
 import {prepareServe, type ServeSetup} from '../helpers/serve.js'
 
 let gates: string
@@ -113,11 +114,7 @@ describe('downstream faults seen through serve', () => {
 
   afterAll(async () => {
     if (serve) {
-      const tree = descendants(serve.child.pid!)
-      serve.child.stdin.end()
-      expect(await serve.exited).toBe(0)
-      expect(await waitUntil(() => tree.every((pid) => !isAlive(pid)), 5000)).toBe(true)
-      expect(setup.scratchDirs()).toEqual([])
+      await expectCleanShutdown(serve, setup)
     }
     await Promise.all([web, stream, locked, dropper].map((proxy) => proxy?.close()))
     setup?.cleanup()
@@ -283,7 +280,7 @@ describe('recovery with a short backoff (registry level)', () => {
     return registry!.serverStatus().find((s) => s.name === name)?.connected === true
   }
 
-  const whenRegistry = (check: () => boolean, what: string) => whenChanged(registry!, check, what)
+  const whenServed = (check: () => boolean, what: string) => whenRegistry(registry!, check, what, 15_000)
 
   const cases: Array<{server: 'web' | 'stream'; fault: FaultMode; reason: RegExp}> = [
     {server: 'web', fault: {kind: 'status', status: 500}, reason: /HTTP 500 Internal Server Error/},
@@ -310,7 +307,7 @@ describe('recovery with a short backoff (registry level)', () => {
       {logger: silentLogger, backoff: {initialMs: 50, maxMs: 200}},
     )
     registry.start()
-    await whenRegistry(() => connectedTo('web') && connectedTo('stream'), 'connected')
+    await whenServed(() => connectedTo('web') && connectedTo('stream'), 'connected')
 
     for (const {server, fault, reason} of cases) {
       proxyOf[server].setMode(fault)
@@ -319,13 +316,13 @@ describe('recovery with a short backoff (registry level)', () => {
         .callTool(`mcp__${server}__add`, {a: 1, b: 1}, CALL)
         .catch((error_: unknown) => error_)
       expect(error, `${server} ${fault.kind}`).toBeInstanceOf(ToolError)
-      await whenRegistry(() => !connectedTo(server), `${server} down (${fault.kind})`)
-      await whenRegistry(
+      await whenServed(() => !connectedTo(server), `${server} down (${fault.kind})`)
+      await whenServed(
         () => reason.test(registry!.unavailableServers().find((s) => s.name === server)?.reason ?? ''),
         `${server} reason ${reason}`,
       )
       proxyOf[server].setMode({kind: 'pass'})
-      await whenRegistry(() => connectedTo(server), `${server} back after ${fault.kind}`)
+      await whenServed(() => connectedTo(server), `${server} back after ${fault.kind}`)
       await expect(registry.callTool(`mcp__${server}__add`, {a: 2, b: 2}, CALL)).resolves.toEqual({sum: 4})
     }
   })
@@ -350,17 +347,27 @@ describe('recovery with a short backoff (registry level)', () => {
     const connected = (name: string) => local.serverStatus().find((s) => s.name === name)?.connected === true
     try {
       local.start()
-      await whenChanged(local, () => servers.every((name) => connected(name)), 'connected', 30_000)
+      await whenRegistry(local, () => servers.every((name) => connected(name)), 'connected', 30_000)
       const before = openFds()
       for (let cycle = 0; cycle < CYCLES; cycle++) {
         await local.callTool('mcp__cycled__crash', {}, CALL).catch(() => {})
         web.setMode({kind: 'drop'})
         stream.setMode({kind: 'drop'})
         await local.callTool('mcp__web__add', {a: 1, b: 1}, CALL).catch(() => {})
-        await whenChanged(local, () => !servers.some((name) => connected(name)), `all down (${cycle})`)
+        await whenRegistry(
+          local,
+          () => !servers.some((name) => connected(name)),
+          `all down (${cycle})`,
+          15_000,
+        )
         web.setMode({kind: 'pass'})
         stream.setMode({kind: 'pass'})
-        await whenChanged(local, () => servers.every((name) => connected(name)), `all back (${cycle})`)
+        await whenRegistry(
+          local,
+          () => servers.every((name) => connected(name)),
+          `all back (${cycle})`,
+          15_000,
+        )
       }
       expect(openFds()).toBeLessThanOrEqual(before + 4)
       expect(await waitUntil(() => fixtureProcesses('cycled').length === 1, 5000)).toBe(true)
@@ -386,7 +393,7 @@ describe('recovery with a short backoff (registry level)', () => {
       const sleeping = () =>
         descendants(process.pid).filter((pid) => commandLine(pid).startsWith('sleep 600'))
       openGate('stuck')
-      await whenChanged(local, () => local.listTools().length > 0, 'stuck back', 20_000)
+      await whenRegistry(local, () => local.listTools().length > 0, 'stuck back', 20_000)
       await expect(local.callTool('mcp__stuck__add', {a: 1, b: 2}, CALL)).resolves.toEqual({sum: 3})
       // Every hung attempt was killed, not left behind.
       expect(await waitUntil(() => sleeping().length === 0, 5000)).toBe(true)
@@ -405,26 +412,4 @@ function fixtureProcesses(name: string): number[] {
   return descendants(process.pid).filter(
     (pid) => commandLine(pid).startsWith(process.execPath) && commandLine(pid).includes(`--name ${name}`),
   )
-}
-
-/** Resolves once `check()` holds, re-checking on every change of the registry; fails after `timeoutMs`. */
-function whenChanged(
-  registry: ToolRegistry,
-  check: () => boolean,
-  what: string,
-  timeoutMs = 15_000,
-): Promise<void> {
-  if (check()) return Promise.resolve()
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      unsubscribe()
-      reject(new Error(`not ${what} within ${timeoutMs} ms: ${JSON.stringify(registry.serverStatus())}`))
-    }, timeoutMs)
-    const unsubscribe = registry.onChange(() => {
-      if (!check()) return
-      clearTimeout(timer)
-      unsubscribe()
-      resolve()
-    })
-  })
 }

@@ -4,8 +4,8 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {type RawServe, startRawServe} from '../helpers/json-rpc.js'
-import {commandLine, descendants, isAlive, waitUntil} from '../helpers/processes.js'
-import {execute, serves, waitForListing} from '../helpers/serve-session.js'
+import {commandLine, descendants, waitUntil} from '../helpers/processes.js'
+import {execute, expectCleanShutdown, serves, waitForListing} from '../helpers/serve-session.js'
 import {prepareServe, type ServeSetup} from '../helpers/serve.js'
 
 const MAX_OUTPUT = 65_536
@@ -44,11 +44,7 @@ describe('hostile or broken programs', () => {
 
   afterAll(async () => {
     if (serve) {
-      const tree = descendants(serve.child.pid!)
-      serve.child.stdin.end()
-      expect(await serve.exited).toBe(0)
-      expect(await waitUntil(() => tree.every((pid) => !isAlive(pid)), 5000)).toBe(true)
-      expect(setup.scratchDirs()).toEqual([])
+      await expectCleanShutdown(serve, setup)
     }
     setup?.cleanup()
   })
