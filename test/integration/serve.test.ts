@@ -4,11 +4,10 @@ import {Client as ClientV1} from '@modelcontextprotocol/sdk/client/index.js'
 import {StdioClientTransport as StdioV1} from '@modelcontextprotocol/sdk/client/stdio.js'
 // `ptc-mcp serve` end to end: the built binary, real downstream fixture servers, real sandboxed
 // Python children, driven by a real 2025-era client (SDK v1) and a real 2026-07-28 client (SDK v2).
-import {spawn} from 'node:child_process'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {fixtureCommand} from '../fixtures/start-fixture.js'
-import {callTool, initialize, jsonLines} from '../helpers/json-rpc.js'
+import {startRawServe} from '../helpers/json-rpc.js'
 import {commandLine, descendants, isAlive, waitUntil} from '../helpers/processes.js'
 import {prepareServe, type ServeSetup} from '../helpers/serve.js'
 
@@ -221,30 +220,22 @@ describe('serve under load and at shutdown', () => {
   for (const how of ['SIGTERM', 'stdin EOF'] as const) {
     it(`${how}: exits 0 within 2 s, leaving no child, downstream process or scratch directory`, async () => {
       const setup = prepareServe(baseConfig)
-      const child = spawn(process.execPath, setup.args, {env: setup.env, stdio: ['pipe', 'pipe', 'pipe']})
-      const exited = new Promise<number | null>((resolve) => {
-        child.once('exit', (code) => resolve(code))
-      })
+      const serve = await startRawServe(setup)
+      const {child} = serve
       try {
-        const lines = jsonLines(child.stdout)
-        const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`)
-        send(initialize(1))
-        await lines.waitFor((m) => m.id === 1)
-        send({jsonrpc: '2.0', method: 'notifications/initialized'})
-        send(callTool(2, 'execute_program', {code: 'print(await mcp__fx__add(a=1, b=1))'}))
-        await lines.waitFor((m) => m.id === 2)
+        await serve.callTool('execute_program', {code: 'print(await mcp__fx__add(a=1, b=1))'}, 45_000)
         const tree = descendants(child.pid!)
         expect(tree.length).toBeGreaterThan(0) // the downstream fixture and the warm pool at least
 
         const started = performance.now()
         if (how === 'SIGTERM') child.kill('SIGTERM')
         else child.stdin.end()
-        expect(await exited).toBe(0)
+        expect(await serve.exited).toBe(0)
         expect(performance.now() - started).toBeLessThan(2000)
         expect(await waitUntil(() => tree.every((p) => !isAlive(p)), 1000)).toBe(true)
         expect(setup.scratchDirs()).toEqual([])
       } finally {
-        child.kill('SIGKILL')
+        await serve.kill()
         setup.cleanup()
       }
     })
@@ -253,13 +244,8 @@ describe('serve under load and at shutdown', () => {
   it('writes nothing but JSON-RPC on stdout while downstream servers chatter and crash', async () => {
     const noisy = fixtureCommand(['--log-stderr'])
     const setup = prepareServe({servers: [{name: 'fx', command: noisy.command, args: noisy.args}]})
-    const child = spawn(process.execPath, setup.args, {env: setup.env, stdio: ['pipe', 'pipe', 'pipe']})
+    const serve = await startRawServe(setup)
     try {
-      const lines = jsonLines(child.stdout)
-      const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`)
-      send(initialize(1))
-      await lines.waitFor((m) => m.id === 1)
-      send({jsonrpc: '2.0', method: 'notifications/initialized'})
       const code = [
         'import sys, os',
         'print("{\\"jsonrpc\\": \\"2.0\\", \\"id\\": 99}")',
@@ -268,15 +254,13 @@ describe('serve under load and at shutdown', () => {
         'await mcp__fx__echo(text="hi")',
         'try:\n    await mcp__fx__crash()\nexcept ToolError as e:\n    print("crash:", e)',
       ].join('\n')
-      send(callTool(2, 'execute_program', {code}))
-      const reply = await lines.waitFor((m) => m.id === 2)
+      const reply = await serve.callTool('execute_program', {code}, 45_000)
       expect(JSON.stringify(reply)).toContain('crash:')
-      send(callTool(3, 'list_callable_tools', {}))
-      await lines.waitFor((m) => m.id === 3)
-      expect(lines.invalid).toEqual([])
-      expect(lines.all.length).toBeGreaterThanOrEqual(3)
+      await serve.callTool('list_callable_tools', {}, 45_000)
+      expect(serve.lines.invalid).toEqual([])
+      expect(serve.lines.all.length).toBeGreaterThanOrEqual(3)
     } finally {
-      child.kill('SIGKILL')
+      await serve.kill()
       setup.cleanup()
     }
   })
