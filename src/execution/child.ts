@@ -78,6 +78,13 @@ interface TextInFlight {
 /** How long a child whose channel closed may take to exit by itself before it is killed. */
 const EXIT_GRACE_MS = 250
 
+/**
+ * How long a child that reported `done` lingers before it is killed. Tearing a process down (and,
+ * with bwrap, its namespaces) costs 1–2 ms of CPU on a small machine: done after the answer has
+ * gone out, it does not delay it (npm run bench: print(1) 8.3 → 4.5 ms).
+ */
+const DONE_KILL_DELAY_MS = 20
+
 /** How long pipes may stay open after the process group was killed (a process that escaped it). */
 const DRAIN_LIMIT_MS = 1000
 
@@ -176,6 +183,7 @@ export class ProgramChild {
   private endedAt = 0
   private timer: NodeJS.Timeout | undefined
   private drainTimer: NodeJS.Timeout | undefined
+  private killTimer: NodeJS.Timeout | undefined
   private detachSignal: (() => void) | undefined
   private resolveRun: ((result: ChildRunResult) => void) | undefined
 
@@ -540,8 +548,8 @@ export class ProgramChild {
     clearTimeout(this.timer)
     this.detachSignal?.()
     this.handlers = undefined
-    // After `done` the child is exiting anyway; in every other case this is the kill.
-    this.killGroup()
+    if (end.kind === 'done') this.killTimer = setTimeout(() => this.killGroup(), DONE_KILL_DELAY_MS)
+    else this.killGroup()
     this.closePipesSoon()
     this.maybeResolveRun()
   }
@@ -570,6 +578,7 @@ export class ProgramChild {
   }
 
   private killGroup(): void {
+    clearTimeout(this.killTimer)
     const pid = this.proc?.pid
     if (pid === undefined || this.exited) return
     try {

@@ -535,6 +535,14 @@ def _load_runtime(channel, devnull):
             b"true" if state["emitted"] is not None else b"false",
         )
         send_bytes(head + (state["emitted"] or b"null") + b"}")
+        # Linger until the parent kills this process (or closes the channel): it does so once it
+        # has answered its client, so that tearing the process down does not compete with that.
+        try:
+            sock.setblocking(True)
+            while sock.recv(_READ_SIZE):
+                pass
+        except BaseException:
+            pass
         _fatal_exit(0)
 
     async def run_program():

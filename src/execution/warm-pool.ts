@@ -1,6 +1,8 @@
 import type {Logger} from '../log.js'
 import type {ProgramChild} from './child.js'
 
+import {performance} from 'node:perf_hooks'
+
 /**
  * How long a replacement waits after its child was taken, unless the program ends sooner (the
  * engine then calls `refillSoon`). Starting a child blocks this process for the spawn and costs the
@@ -11,6 +13,12 @@ import type {ProgramChild} from './child.js'
  * finds the replacement ready either way.
  */
 const REFILL_DELAY_MS = 1000
+
+/**
+ * How long after a run ends the replacement starts: time for the answer to reach the client first
+ * (the spawn blocks this process for a few milliseconds).
+ */
+const REFILL_AFTER_RUN_MS = 20
 
 export interface WarmPoolOptions {
   /** Children kept started ahead (execution.warm_pool); 0 starts each child on demand. */
@@ -31,7 +39,8 @@ export class WarmPool {
   /** Every child not yet disposed, handed out or not: `close` ends them all. */
   private readonly live = new Set<ProgramChild>()
   private refillTimer: NodeJS.Timeout | undefined
-  private refillImmediate: NodeJS.Immediate | undefined
+  /** When the pending refill fires (performance.now()). */
+  private refillAt = Number.POSITIVE_INFINITY
   private failing = false
   private closed = false
 
@@ -61,22 +70,16 @@ export class WarmPool {
     return child
   }
 
-  /** Starts the missing children once the current callbacks are done (call when a run ends). */
+  /** Starts the missing children shortly, once a run's answer is out (call when a run ends). */
   refillSoon(): void {
-    if (this.refillImmediate || this.closed || this.idle.length >= this.options.size) return
-    clearTimeout(this.refillTimer)
-    this.refillTimer = undefined
-    this.refillImmediate = setImmediate(() => {
-      this.refillImmediate = undefined
-      this.refill()
-    })
+    if (this.idle.length >= this.options.size) return
+    this.scheduleRefill(REFILL_AFTER_RUN_MS)
   }
 
   /** Kills every child, handed out or not, and waits until their scratch directories are gone. */
   async close(): Promise<void> {
     this.closed = true
     clearTimeout(this.refillTimer)
-    if (this.refillImmediate) clearImmediate(this.refillImmediate)
     this.idle.length = 0
     const children = [...this.live]
     for (const child of children) child.kill()
@@ -97,10 +100,16 @@ export class WarmPool {
     return child
   }
 
+  /** Refills in `delayMs`, or sooner when a refill is already due sooner. */
   private scheduleRefill(delayMs: number): void {
-    if (this.refillTimer || this.refillImmediate || this.closed || this.options.size === 0) return
+    if (this.closed || this.options.size === 0) return
+    const at = performance.now() + delayMs
+    if (at >= this.refillAt) return
+    clearTimeout(this.refillTimer)
+    this.refillAt = at
     this.refillTimer = setTimeout(() => {
       this.refillTimer = undefined
+      this.refillAt = Number.POSITIVE_INFINITY
       this.refill()
     }, delayMs)
   }
