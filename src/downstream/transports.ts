@@ -1,7 +1,6 @@
 import type {Stream} from 'node:stream'
 
 import {
-  deserializeMessage,
   type JSONRPCMessage,
   ReadBuffer,
   SSEClientTransport,
@@ -14,6 +13,8 @@ import {StringDecoder} from 'node:string_decoder'
 
 import type {RemoteServerConfig, ServerConfig, StdioServerConfig} from '../config/schema.js'
 import type {Logger} from '../log.js'
+
+import {parseMessage} from '../json-rpc.js'
 
 /**
  * Variables a stdio server inherits from ptc-mcp's environment: enough to find programs, a home, a
@@ -173,7 +174,7 @@ export class LineBuffer {
   readMessage(): JSONRPCMessage | null {
     for (let line = this.lines.shift(); line !== undefined; line = this.lines.shift()) {
       try {
-        return deserializeMessage(line.endsWith('\r') ? line.slice(0, -1) : line)
+        return parseMessage(line.endsWith('\r') ? line.slice(0, -1) : line)
       } catch (error) {
         // Same rule as the SDK: a line that is not JSON (a stray print) is skipped.
         if (error instanceof SyntaxError) continue

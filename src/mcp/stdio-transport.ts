@@ -1,14 +1,11 @@
 import type {Readable, Writable} from 'node:stream'
 
-import {
-  deserializeMessage,
-  type JSONRPCMessage,
-  ProtocolErrorCode,
-  type RequestId,
-} from '@modelcontextprotocol/server'
+import {type JSONRPCMessage, ProtocolErrorCode, type RequestId} from '@modelcontextprotocol/server'
 import {StdioServerTransport} from '@modelcontextprotocol/server/stdio'
 
 import type {Logger} from '../log.js'
+
+import {parseMessage} from '../json-rpc.js'
 
 /** How much of an oversized line is kept (its start and its end) to find the request's id. */
 const KEPT_EDGE_BYTES = 4096
@@ -79,7 +76,8 @@ export class LineFramer {
     const line = this.chunks.length === 0 ? end : Buffer.concat([...this.chunks, end])
     this.chunks = []
     this.pendingBytes = 0
-    return {kind: 'line', text: line.toString('utf8').replace(/\r$/, '')}
+    const text = line.toString('utf8')
+    return {kind: 'line', text: text.endsWith('\r') ? text.slice(0, -1) : text}
   }
 }
 
@@ -126,7 +124,7 @@ export class JsonLinesServerTransport extends StdioServerTransport {
     if (line.text.trim() === '') return
     let message: JSONRPCMessage
     try {
-      message = deserializeMessage(line.text)
+      message = parseMessage(line.text)
     } catch (error) {
       if (error instanceof SyntaxError) {
         this.reject(
