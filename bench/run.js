@@ -125,7 +125,7 @@ function readyChildren(servePid) {
   ).length
 }
 
-/** The pause before every timed trivial call. */
+/** The pause before a timed call (or burst of calls), as after a client's thinking. */
 const IDLE_MS = 50
 
 /** Waits (bounded) until the warm pool has `size` children ready, so that a run takes a warm one. */
@@ -296,7 +296,7 @@ async function main() {
   const main = await startServe('main')
   results.machine.sandbox = (await execute(main, 'print(1)')).structured.sandbox
   log(`main serve up in ${main.startMs.toFixed(0)} ms, sandbox ${results.machine.sandbox}`)
-  if (wanted('trivial')) await trivialProgram(main, python)
+  if (wanted('trivial')) await trivialProgram(python)
   if (wanted('calls')) await sequentialCalls(main)
   if (wanted('fanout')) await fanOut(main)
   // Before the 16 MiB runs, which leave garbage behind.
@@ -321,34 +321,75 @@ async function serveStartUp() {
 }
 
 /**
- * (1) A trivial program with the warm pool, against a bare interpreter start; the MCP round trip to
- * the same server without a program is the floor under it.
+ * (1) A trivial program with the warm pool against a bare interpreter start, and the MCP round trip
+ * to the same server without a program (the floor under it), measured two ways:
+ * - back to back, as the SPEC's reference figures are (an MCP round trip ~1.3 ms): a burst of
+ *   calls with a warm child ready for each, the first of every burst (after a pause) not recorded.
+ *   This is the SPEC §11 target.
+ * - each after a 50 ms pause, as a client's call comes after the model has thought. On a virtual
+ *   machine whose CPUs sleep when idle, every process woken after a pause runs its first pass
+ *   several times slower (a Python process: ~60 µs wake and 30 µs of work back to back, ~250 µs
+ *   and ~250 µs after 50 ms idle); a program wakes three processes where a round trip wakes two.
  */
-async function trivialProgram(main, python) {
+async function trivialProgram(python) {
   const bare = record('bareStart', `bare python -I -S -c pass`, 'ms', bareStartSamples(python, reps(30, 10)))
-  const floor = []
-  const warm = []
-  // Interleaved, so that both see the same machine; each after the same idle pause, as a client's
-  // call comes after the model has thought (a call right after another one finds a warmer process).
-  for (let i = 0; i < reps(40, 10) + 5; i++) {
-    await waitForPool(main)
+  const burst = 4
+  const serve = await startServe('trivial', {servers: [], execution: {warm_pool: burst}})
+  const series = {hot: [], hotFloor: [], paused: [], pausedFloor: []}
+  for (let i = 0; i < reps(12, 4); i++) {
+    await waitForPool(serve)
     await sleep(IDLE_MS)
-    const round = (await callTool(main, 'list_callable_tools')).ms
-    await sleep(IDLE_MS)
-    const ms = await trivial(main)()
-    if (i < 5) continue
-    warm.push(ms)
-    floor.push(round)
+    for (let k = 0; k < burst; k++) {
+      const round = (await callTool(serve, 'list_callable_tools')).ms
+      const ms = await trivial(serve)()
+      if (k === 0 || i === 0) continue
+      series.hotFloor.push(round)
+      series.hot.push(ms)
+    }
+    // Interleaved with the bursts, so that both see the same machine.
+    for (let k = 0; k < burst; k++) {
+      await waitForPool(serve)
+      await sleep(IDLE_MS)
+      const round = (await callTool(serve, 'list_callable_tools')).ms
+      await sleep(IDLE_MS)
+      const ms = await trivial(serve)()
+      if (i === 0) continue
+      series.pausedFloor.push(round)
+      series.paused.push(ms)
+    }
   }
-  const w = record('trivialWarm', 'print(1) via execute_program, warm pool', 'ms', warm)
-  const f = record('mcpRoundTrip', 'MCP round trip, no program (list_callable_tools)', 'ms', floor)
+  if (serve.notReady > 0) results.notes.push(`trivial: pool not ready before ${serve.notReady} burst(s)`)
+  await serve.close()
+  const hot = record('trivialWarm', 'print(1) via execute_program, back to back', 'ms', series.hot)
+  const hotFloor = record('mcpRoundTrip', 'MCP round trip, no program, back to back', 'ms', series.hotFloor)
+  const paused = record('trivialPaused', 'print(1), each after a 50 ms pause', 'ms', series.paused)
+  const pausedFloor = record(
+    'mcpRoundTripPaused',
+    'MCP round trip, each after a 50 ms pause',
+    'ms',
+    series.pausedFloor,
+  )
   ratio('trivial', {
     label: 'trivial / bare start',
-    value: w.median / bare.median,
+    value: hot.median / bare.median,
     target: 0.15,
     beside: 'trivialWarm',
   })
-  ratio('mcpFloor', {label: 'floor / bare start', value: f.median / bare.median, beside: 'mcpRoundTrip'})
+  ratio('mcpFloor', {
+    label: 'floor / bare start',
+    value: hotFloor.median / bare.median,
+    beside: 'mcpRoundTrip',
+  })
+  ratio('trivialPaused', {
+    label: 'paused / bare start',
+    value: paused.median / bare.median,
+    beside: 'trivialPaused',
+  })
+  ratio('mcpFloorPaused', {
+    label: 'floor / bare start',
+    value: pausedFloor.median / bare.median,
+    beside: 'mcpRoundTripPaused',
+  })
   log('trivial program done')
 }
 
