@@ -79,9 +79,9 @@ interface TextInFlight {
 const EXIT_GRACE_MS = 250
 
 /**
- * How long a child that reported `done` lingers before it is killed. Tearing a process down (and,
- * with bwrap, its namespaces) costs 1–2 ms of CPU on a small machine: done after the answer has
- * gone out, it does not delay it (npm run bench: print(1) 8.3 → 4.5 ms).
+ * How long a child that reported `done` lingers (runner.py waits) before it is killed. Tearing a
+ * process down (and, with bwrap, its namespaces) costs 1–2 ms of CPU on a small machine: done after
+ * the answer has gone out, it does not delay it (npm run bench, print(1) after a pause: 6.0 → 4.3 ms).
  */
 const DONE_KILL_DELAY_MS = 20
 
