@@ -2,7 +2,7 @@ import {mkdir, readFile, rename, stat, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {type ClaudeSandbox, createClaudeSandbox} from '../../test/fixtures/claude/setup.js'
+import {type ClaudeSandbox, createClaudeSandbox, FIXTURE_ENV} from '../../test/fixtures/claude/setup.js'
 import {parseConfigText} from '../config/load.js'
 import {configSchema} from '../config/schema.js'
 import {PtcError} from '../errors.js'
@@ -19,16 +19,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await sandbox.cleanup()
 })
-
-/** Variables the fixtures reference, so the written configs expand. */
-const FIXTURE_ENV = {
-  GITHUB_TOKEN: 'g',
-  PGPASSWORD: 'p',
-  SEARCH_TOKEN: 's',
-  EVENTS_API_KEY: 'e',
-  NOTION_TOKEN: 'n',
-  WEATHER_API_KEY: 'w',
-}
 
 /** Literal secrets in the fixtures: none may reach a config written with env refs. */
 const FIXTURE_SECRETS = [

@@ -4,16 +4,8 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import Init, {type InitResult} from '../../src/commands/init.js'
 import {loadConfig} from '../../src/config/load.js'
-import {type ClaudeSandbox, createClaudeSandbox} from '../fixtures/claude/setup.js'
+import {type ClaudeSandbox, createClaudeSandbox, FIXTURE_ENV} from '../fixtures/claude/setup.js'
 import {runCommand} from '../helpers/run-command.js'
-
-const FIXTURE_ENV = {
-  GITHUB_TOKEN: 'g',
-  PGPASSWORD: 'p',
-  SEARCH_TOKEN: 's',
-  EVENTS_API_KEY: 'e',
-  NOTION_TOKEN: 'n',
-}
 
 let sandbox: ClaudeSandbox
 let saved: {cwd: string; env: Record<string, string | undefined>}

@@ -1,23 +1,17 @@
-import {execFileSync} from 'node:child_process'
 import {describe, expect, test} from 'vitest'
 
-import {CONFINE_MODULE} from '../../src/sandbox/linux/index.js'
-import {testPython} from './harness.js'
+import {runWithConfine} from './harness.js'
 
 /** Loads confine.py in a throwaway interpreter, breaks one kernel facility, and calls apply(). */
 function applyWith(patch: string, spec: Record<string, unknown>): string {
-  const script = [
-    'import importlib.util, json, sys',
-    `s = importlib.util.spec_from_file_location("c", ${JSON.stringify(CONFINE_MODULE)})`,
-    'c = importlib.util.module_from_spec(s); s.loader.exec_module(c)',
+  return runWithConfine([
     patch,
     'try:',
     `    c.apply(json.loads(${JSON.stringify(JSON.stringify(spec))}))`,
     '    print("applied")',
     'except c.ConfineError as e:',
     '    print("refused:", e)',
-  ].join('\n')
-  return execFileSync(testPython(), ['-I', '-S', '-B', '-c', script], {encoding: 'utf8'})
+  ])
 }
 
 describe.skipIf(process.platform !== 'linux')('confine.py refuses to run unconfined', () => {
@@ -42,17 +36,12 @@ describe.skipIf(process.platform !== 'linux')('confine.py refuses to run unconfi
   })
 
   test('a spec that is not an object is refused', () => {
-    const script = [
-      'import importlib.util',
-      `s = importlib.util.spec_from_file_location("c", ${JSON.stringify(CONFINE_MODULE)})`,
-      'c = importlib.util.module_from_spec(s); s.loader.exec_module(c)',
+    const out = runWithConfine([
       'try:',
       '    c.apply([])',
       'except c.ConfineError as e:',
       '    print("refused:", e)',
-    ].join('\n')
-    expect(execFileSync(testPython(), ['-I', '-S', '-B', '-c', script], {encoding: 'utf8'})).toMatch(
-      /^refused: confine spec must be an object/,
-    )
+    ])
+    expect(out).toMatch(/^refused: confine spec must be an object/)
   })
 })

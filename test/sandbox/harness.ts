@@ -1,9 +1,12 @@
+import {execFileSync} from 'node:child_process'
+
 import type {ToolHost, ToolInfo} from '../../src/downstream/types.js'
 import type {SandboxBackend} from '../../src/sandbox/backend.js'
 
 import {type ExecutionConfig, executionSchema} from '../../src/config/schema.js'
 import {ProgramEngine, type RunOutcome} from '../../src/execution/engine.js'
 import {resolvePython} from '../../src/execution/python.js'
+import {CONFINE_MODULE} from '../../src/sandbox/linux/index.js'
 
 /** A host with no downstream tools: the escape suite only needs the child. */
 const none: ToolInfo[] = []
@@ -22,6 +25,20 @@ export const noTools: ToolHost = {
 /** The interpreter tests run programs with: PTC_MCP_TEST_PYTHON, else python3 on PATH. */
 export function testPython(): string {
   return process.env.PTC_MCP_TEST_PYTHON ?? 'python3'
+}
+
+/**
+ * Runs `lines` of Python in a throwaway interpreter with confine.py loaded as `c` (and json and
+ * sys imported); returns what it printed.
+ */
+export function runWithConfine(lines: string[]): string {
+  const script = [
+    'import importlib.util, json, sys',
+    `s = importlib.util.spec_from_file_location("c", ${JSON.stringify(CONFINE_MODULE)})`,
+    'c = importlib.util.module_from_spec(s); s.loader.exec_module(c)',
+    ...lines,
+  ].join('\n')
+  return execFileSync(testPython(), ['-I', '-S', '-B', '-c', script], {encoding: 'utf8'})
 }
 
 export interface EngineHandle {

@@ -3,7 +3,7 @@ import {fileURLToPath} from 'node:url'
 import {describe, expect, test} from 'vitest'
 
 import {CONFINE_MODULE} from '../../src/sandbox/linux/index.js'
-import {testPython} from './harness.js'
+import {runWithConfine, testPython} from './harness.js'
 
 const EMULATOR = fileURLToPath(new URL('seccomp_emulator.py', import.meta.url))
 
@@ -23,16 +23,12 @@ describe('the seccomp filter confine.py builds', () => {
   })
 
   test('refuses an architecture it has no table for', () => {
-    const script = [
-      'import importlib.util, sys',
-      `s = importlib.util.spec_from_file_location("c", ${JSON.stringify(CONFINE_MODULE)})`,
-      'c = importlib.util.module_from_spec(s); s.loader.exec_module(c)',
+    const stdout = runWithConfine([
       'try:',
       '    c.build_seccomp_filter("riscv64", 1)',
       'except c.ConfineError as e:',
       '    print("refused:", e)',
-    ].join('\n')
-    const stdout = execFileSync(testPython(), ['-I', '-S', '-B', '-c', script], {encoding: 'utf8'})
+    ])
     expect(stdout).toMatch(/^refused: seccomp: no syscall table for architecture 'riscv64'/)
   })
 })
