@@ -1,5 +1,7 @@
 import {type JSONRPCMessage, parseJSONRPCMessage} from '@modelcontextprotocol/server'
 
+import {isRecord} from './guards.js'
+
 /** The members each kind of JSON-RPC message may have (the SDK's schemas are strict). */
 const CALL_KEYS = new Set(['id', 'jsonrpc', 'method', 'params'])
 const RESULT_KEYS = new Set(['id', 'jsonrpc', 'result'])
@@ -17,22 +19,18 @@ export function parseMessage(text: string): JSONRPCMessage {
 }
 
 function isCommonShape(value: unknown): value is JSONRPCMessage {
-  if (!isObject(value) || value.jsonrpc !== '2.0') return false
+  if (!isRecord(value) || value.jsonrpc !== '2.0') return false
   const hasId = 'id' in value
   if (hasId && typeof value.id !== 'string' && !Number.isInteger(value.id)) return false
   if (typeof value.method === 'string') {
     const {params} = value
-    if (params !== undefined && (!isObject(params) || '_meta' in params)) return false
+    if (params !== undefined && (!isRecord(params) || '_meta' in params)) return false
     return hasOnly(value, CALL_KEYS)
   }
-  return hasId && isObject(value.result) && !('_meta' in value.result) && hasOnly(value, RESULT_KEYS)
+  return hasId && isRecord(value.result) && !('_meta' in value.result) && hasOnly(value, RESULT_KEYS)
 }
 
 function hasOnly(value: Record<string, unknown>, keys: Set<string>): boolean {
   for (const key in value) if (!keys.has(key)) return false
   return true
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -25,6 +25,8 @@ export interface ToolCallResultLike {
   isError?: boolean
 }
 
+import {isRecord} from '../guards.js'
+
 type JsonObject = {[key: string]: unknown}
 
 const NOT_JSON = Symbol('not JSON')
@@ -45,7 +47,7 @@ export function parseToolResult(result: ToolCallResultLike): unknown {
 
   const structured = result.structuredContent
   // Rule: structuredContent is used when it is an object; any other value breaks the protocol and is ignored.
-  const parsed = isPlainObject(structured) ? fromStructured(structured, texts) : fromTexts(texts)
+  const parsed = isRecord(structured) ? fromStructured(structured, texts) : fromTexts(texts)
   return withNotes(parsed.value, [...parsed.notes, ...omitted])
 }
 
@@ -58,7 +60,7 @@ export function loneText(result: ToolCallResultLike): string | undefined {
   const content = result.content ?? []
   const [item] = content
   if (content.length !== 1 || item?.type !== 'text' || typeof item.text !== 'string') return undefined
-  return isPlainObject(result.structuredContent) ? undefined : item.text
+  return isRecord(result.structuredContent) ? undefined : item.text
 }
 
 /** The text to put in a `ToolError` for an `isError` result: the server's own words. */
@@ -136,7 +138,7 @@ function fromTexts(texts: readonly string[]): ParsedValue {
  */
 function withNotes(value: unknown, notes: readonly string[]): unknown {
   if (notes.length === 0) return value
-  if (isPlainObject(value) && !Object.hasOwn(value, '_notes')) return {...value, _notes: [...notes]}
+  if (isRecord(value) && !Object.hasOwn(value, '_notes')) return {...value, _notes: [...notes]}
   return {data: value, _notes: [...notes]}
 }
 
@@ -153,17 +155,13 @@ function parseJson(text: string): unknown {
   }
 }
 
-function isPlainObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
-}
-
 /** Deep equality of JSON values; object key order does not matter. */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true
   if (Array.isArray(a)) {
     return Array.isArray(b) && a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]))
   }
-  if (isPlainObject(a) && isPlainObject(b)) {
+  if (isRecord(a) && isRecord(b)) {
     const keys = Object.keys(a)
     return (
       keys.length === Object.keys(b).length &&

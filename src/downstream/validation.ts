@@ -2,6 +2,8 @@ import type {JsonSchemaType, JsonSchemaValidator} from '@modelcontextprotocol/cl
 
 import {AjvJsonSchemaValidator} from '@modelcontextprotocol/client/validators/ajv'
 
+import {isRecord} from '../guards.js'
+
 /**
  * JSON Schema checks of tool arguments (before anything is sent, SPEC §6) and of structured results
  * against `outputSchema`, with the SDK's Ajv-based validator (2020-12 by default, 2019-09, draft-07
@@ -12,8 +14,6 @@ import {AjvJsonSchemaValidator} from '@modelcontextprotocol/client/validators/aj
  * completing the ones Ajv leaves vague (which property is unexpected, which values are allowed) from
  * the schema and the data.
  */
-
-type JsonObject = {[key: string]: unknown}
 
 /** At most this many problems are reported for one value; the rest are counted. */
 const MAX_PROBLEMS = 5
@@ -147,7 +147,7 @@ function describeUnexpected(
   value: unknown,
   noun: Noun,
 ): string[] {
-  const accepted = isObject(schema?.properties) ? Object.keys(schema.properties) : []
+  const accepted = isRecord(schema?.properties) ? Object.keys(schema.properties) : []
   const hint = path.length === 0 && accepted.length > 0 ? ` (accepted: ${accepted.join(', ')})` : ''
   return unexpectedKeys(schema, value).map(
     (key) => `unexpected ${noun} '${formatPath([...path, key])}'${hint}`,
@@ -176,9 +176,9 @@ function formatPath(path: readonly string[]): string {
 }
 
 function unexpectedKeys(schema: Record<string, unknown> | undefined, value: unknown): string[] {
-  if (!schema || !isObject(value)) return []
-  const properties = isObject(schema.properties) ? schema.properties : {}
-  const patterns = isObject(schema.patternProperties) ? Object.keys(schema.patternProperties) : []
+  if (!schema || !isRecord(value)) return []
+  const properties = isRecord(schema.properties) ? schema.properties : {}
+  const patterns = isRecord(schema.patternProperties) ? Object.keys(schema.patternProperties) : []
   return Object.keys(value).filter(
     (key) => !Object.hasOwn(properties, key) && !patterns.some((pattern) => safeRegExp(pattern)?.test(key)),
   )
@@ -206,16 +206,16 @@ function schemaAt(
     if (!schema) return undefined
     const {properties} = schema
     let next: unknown
-    if (isObject(properties) && Object.hasOwn(properties, segment)) next = properties[segment]
+    if (isRecord(properties) && Object.hasOwn(properties, segment)) next = properties[segment]
     else if (
       /^\d+$/.test(segment) &&
       Array.isArray(schema.prefixItems) &&
       Number(segment) < schema.prefixItems.length
     )
       next = schema.prefixItems[Number(segment)]
-    else if (/^\d+$/.test(segment) && isObject(schema.items)) next = schema.items
-    else if (isObject(schema.additionalProperties)) next = schema.additionalProperties
-    schema = isObject(next) ? resolveRef(root, next) : undefined
+    else if (/^\d+$/.test(segment) && isRecord(schema.items)) next = schema.items
+    else if (isRecord(schema.additionalProperties)) next = schema.additionalProperties
+    schema = isRecord(next) ? resolveRef(root, next) : undefined
   }
   return schema
 }
@@ -233,21 +233,17 @@ function resolveRef(
     .split('/')
     .filter(Boolean)
     .map((segment) => decodePointerSegment(segment))) {
-    target = isObject(target) ? target[segment] : undefined
+    target = isRecord(target) ? target[segment] : undefined
   }
-  return isObject(target) ? resolveRef(root, target, depth + 1) : schema
+  return isRecord(target) ? resolveRef(root, target, depth + 1) : schema
 }
 
 function valueAt(root: unknown, path: readonly string[]): unknown {
   let value = root
   for (const segment of path) {
     if (Array.isArray(value)) value = value[Number(segment)]
-    else if (isObject(value)) value = value[segment]
+    else if (isRecord(value)) value = value[segment]
     else return undefined
   }
   return value
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

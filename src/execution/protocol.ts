@@ -1,3 +1,5 @@
+import {isRecord} from '../guards.js'
+
 /**
  * The private channel between the engine and a program child (fd 3 of the child): newline-delimited
  * JSON, one object per line. runner.py's docstring lists the same messages from the child's side.
@@ -101,10 +103,6 @@ export class LineSplitter {
       throw new ProtocolError(`the child sent a message over ${this.maxLineBytes} bytes`)
     }
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function requestId(message: Record<string, unknown>): number {

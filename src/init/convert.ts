@@ -2,7 +2,8 @@ import type {ServerConfig} from '../config/schema.js'
 
 import {launchesSelf} from '../config/load.js'
 import {normaliseName} from '../downstream/naming.js'
-import {isRecord, type RawServer} from './sources.js'
+import {isRecord} from '../guards.js'
+import {type RawServer} from './sources.js'
 
 export type ConvertResult =
   {ok: true; server: ServerConfig; notes: string[]} | {ok: false; reason: string; self?: boolean}

@@ -2,6 +2,7 @@ import {readFile, realpath} from 'node:fs/promises'
 import {basename, dirname, join} from 'node:path'
 
 import {PtcError} from '../errors.js'
+import {isRecord} from '../guards.js'
 import {
   claudeCodeUserConfigPath,
   claudeDesktopConfigPath,
@@ -209,10 +210,6 @@ async function readJson(path: string): Promise<unknown> {
 
 function stringList(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /** `~/.claude.json, user scope`: where a server came from, for people. */

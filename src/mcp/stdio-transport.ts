@@ -5,6 +5,7 @@ import {StdioServerTransport} from '@modelcontextprotocol/server/stdio'
 
 import type {Logger} from '../log.js'
 
+import {isRecord} from '../guards.js'
 import {parseMessage} from '../json-rpc.js'
 
 /** How much of an oversized line is kept (its start and its end) to find the request's id. */
@@ -137,7 +138,7 @@ export class JsonLinesServerTransport extends StdioServerTransport {
       const value = parseOrUndefined(line.text)
       const what = `Invalid Request: not a JSON-RPC 2.0 message (${brief(line.text)})`
       // A malformed response from the client is only logged: answering a response makes no sense.
-      if (isObject(value) && !('method' in value) && ('result' in value || 'error' in value))
+      if (isRecord(value) && !('method' in value) && ('result' in value || 'error' in value))
         this.options.logger.warn(`protocol: ${what}`)
       else this.reject(idOf(value), ProtocolErrorCode.InvalidRequest, what)
       return
@@ -167,12 +168,8 @@ function parseOrUndefined(text: string): unknown {
   }
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 function idOf(value: unknown): RequestId | undefined {
-  if (!isObject(value)) return undefined
+  if (!isRecord(value)) return undefined
   const {id} = value
   return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : undefined
 }
