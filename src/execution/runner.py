@@ -538,7 +538,6 @@ def _load_runtime(channel, devnull):
         # Linger until the parent kills this process (or closes the channel): it does so once it
         # has answered its client, so that tearing the process down does not compete with that.
         try:
-            sock.setblocking(True)
             while sock.recv(_READ_SIZE):
                 pass
         except BaseException:
