@@ -16,7 +16,7 @@ export default class Doctor extends BaseCommand {
   static override enableJsonFlag = true
   static override examples = [
     '<%= config.bin %> doctor',
-    '<%= config.bin %> doctor --config config.yaml --json',
+    '<%= config.bin %> doctor --config examples/config.yaml --json',
   ]
 
   async run(): Promise<DoctorResult> {

@@ -7,8 +7,8 @@ export default class Serve extends BaseCommand {
   static override summary = 'Run the MCP server on stdio (what Claude Code starts).'
   static override description = `Exposes list_callable_tools, inspect_tool and execute_program to the MCP client on stdin/stdout, and connects to the downstream servers of the config. Logs go to stderr.`
   static override examples = [
-    '<%= config.bin %> serve --config ~/.config/ptc-mcp/config.yaml',
-    'claude mcp add ptc -- npx ptc-mcp serve --config /abs/path/config.yaml',
+    '<%= config.bin %> serve --config examples/config.yaml',
+    '<%= config.bin %> init   # prints the "claude mcp add" line that starts serve for this install',
   ]
 
   async run(): Promise<void> {
