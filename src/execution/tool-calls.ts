@@ -4,6 +4,7 @@ import type {ToolCallTrace} from './format.js'
 import type {HelperName, ResultMessage} from './protocol.js'
 
 import {describeTool, unknownToolMessage} from '../downstream/inspect.js'
+import {traceArgs, traceError} from './trace.js'
 
 export interface ToolCallLimits {
   /** Counted calls per program (execution.max_tool_calls). */
@@ -110,7 +111,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
     for (const call of this.running.values()) {
       this.calls.push({
         tool: call.tool,
-        args: call.args,
+        args: traceArgs(call.args),
         ok: false,
         ms: Math.round(now - call.startedAt),
         error: ENDED_BEFORE_FINISH,
@@ -148,12 +149,12 @@ export class ToolCallBroker implements ChildRequestHandlers {
     this.running.delete(call.id)
     const trace: ToolCallTrace = {
       tool: call.tool,
-      args: call.args,
+      args: traceArgs(call.args),
       ok: message.ok && !call.cancelled,
       ms: Math.round(performance.now() - call.startedAt),
     }
     if (call.cancelled) trace.error = CANCELLED_BY_PROGRAM
-    else if (!message.ok) trace.error = message.error
+    else if (!message.ok) trace.error = traceError(message.error)
     this.calls.push(trace)
     this.reply(message)
     this.startQueued()
