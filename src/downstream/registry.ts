@@ -1,5 +1,6 @@
 import type {CallToolResult} from '@modelcontextprotocol/client'
 
+import type {UnusableServer} from '../config/degrade.js'
 import type {Config} from '../config/schema.js'
 
 import {createLogger, type Logger} from '../log.js'
@@ -33,6 +34,8 @@ export interface ToolRegistryOptions {
    * the connection, so results just over the limit still get a clean `ToolError`.
    */
   maxMessageBytes?: number
+  /** Servers whose config entry cannot be used: always unavailable, with the reason. Default: none. */
+  unusable?: readonly UnusableServer[]
 }
 
 /** `ServerStatus` plus name clashes among the server's tools, when there are any. */
@@ -62,6 +65,7 @@ export class ToolRegistry implements ToolHost {
   private readonly validator = new SchemaValidator()
   private readonly log: Logger
   private readonly listeners = new Set<() => void>()
+  private readonly unusable: readonly UnusableServer[]
   /** Permitted tools of connected servers, by namespaced name; rebuilt on every change. */
   private index = new Map<string, Entry>()
   private sorted: ToolInfo[] = []
@@ -73,6 +77,7 @@ export class ToolRegistry implements ToolHost {
   constructor(config: RegistryConfig, options: ToolRegistryOptions = {}) {
     this.log = options.logger ?? createLogger()
     this.filter = createToolFilter(config.tools)
+    this.unusable = options.unusable ?? []
     const resultLimit = config.execution?.max_tool_result_bytes ?? 16 * 1024 * 1024
     const maxMessageBytes =
       options.maxMessageBytes ?? Math.max(SDK_STDIO_BUFFER, 2 * resultLimit + 1024 * 1024)
@@ -109,13 +114,16 @@ export class ToolRegistry implements ToolHost {
 
   /** Servers that are not connected, with the reason ("connecting" while on the first attempt). */
   unavailableServers(): UnavailableServer[] {
-    return this.supervisors.filter((s) => !s.connected).map((s) => ({name: s.name, reason: s.reason}))
+    return [
+      ...this.supervisors.filter((s) => !s.connected).map((s) => ({name: s.name, reason: s.reason})),
+      ...this.unusable.map(({name, reason}) => ({name, reason})),
+    ]
   }
 
   serverStatus(): DownstreamServerStatus[] {
     const counts = new Map<string, number>()
     for (const {tool} of this.index.values()) counts.set(tool.server, (counts.get(tool.server) ?? 0) + 1)
-    return this.supervisors.map((supervisor) => {
+    const connectable = this.supervisors.map((supervisor): DownstreamServerStatus => {
       const {name, transport, connected, lastError, attempts, since, warnings} = supervisor.status()
       const tools = counts.get(name) ?? 0
       return {
@@ -129,6 +137,17 @@ export class ToolRegistry implements ToolHost {
         ...(warnings.length > 0 ? {warnings} : {}),
       }
     })
+    const since = new Date(0).toISOString()
+    const unusable = this.unusable.map(({name, transport, reason}) => ({
+      name,
+      transport,
+      connected: false,
+      tools: 0,
+      lastError: reason,
+      attempts: 0,
+      since,
+    }))
+    return [...connectable, ...unusable]
   }
 
   /** Resolves when every server has finished its first attempt (connected or failed), or after `timeoutMs`. */
@@ -234,6 +253,11 @@ export class ToolRegistry implements ToolHost {
       .sort((a, b) => b.name.length - a.name.length)[0]
     if (owner && !owner.connected)
       return new ToolError(`server '${owner.name}' is not connected (${owner.reason})`, {kind: 'unavailable'})
+    const unusable = this.unusable.find((s) => name.startsWith(`mcp__${normaliseName(s.name)}__`))
+    if (!owner && unusable)
+      return new ToolError(`server '${unusable.name}' is not connected (${unusable.reason})`, {
+        kind: 'unavailable',
+      })
     const names = this.sorted.map((t) => t.name)
     return new ToolError(unknownToolMessage(name, names), {kind: 'unknown_tool'})
   }

@@ -98,7 +98,7 @@ describe('ptc-mcp list', () => {
       expect(run.exitCode).toBeUndefined()
       expect(run.result).toMatchObject({config: null, tools: [], servers: []})
       expect(run.stderr).toContain(
-        `looked in: ${join(empty, 'config.yaml')}, ${join(empty, 'xdg', 'ptc-mcp', 'config.yaml')}`,
+        `looked in: ${join(empty, 'ptc-mcp.yaml')}, ${join(empty, 'config.yaml')}, ${join(empty, 'xdg', 'ptc-mcp', 'config.yaml')}`,
       )
     } finally {
       process.chdir(saved.cwd)
