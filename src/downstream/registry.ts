@@ -222,6 +222,7 @@ export class ToolRegistry implements ToolHost {
         {kind: 'too_large'},
       )
     }
+    options.onResultBytes?.(size)
 
     if (tool.outputSchema) {
       if (result.structuredContent === undefined) {

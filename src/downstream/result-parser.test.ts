@@ -29,10 +29,14 @@ describe('parseToolResult: structuredContent', () => {
   it('drops text that repeats one of its fields: the text of a string field, the JSON of any field', () => {
     // server-filesystem: {content: text} and the same text as a text item.
     const file = 'line 1\nline 2\n'.repeat(500)
-    expect(parseToolResult({content: [text(file)], structuredContent: {content: file}})).toEqual({content: file})
+    expect(parseToolResult({content: [text(file)], structuredContent: {content: file}})).toEqual({
+      content: file,
+    })
     // server-filesystem's directory_tree: the field is itself JSON text.
     const tree = JSON.stringify([{name: 'a', type: 'file'}], null, 2)
-    expect(parseToolResult({content: [text(tree)], structuredContent: {content: tree}})).toEqual({content: tree})
+    expect(parseToolResult({content: [text(tree)], structuredContent: {content: tree}})).toEqual({
+      content: tree,
+    })
     // server-memory: {entities: [...]} and the list alone, pretty-printed.
     const entities = [{name: 'Ann', entityType: 'person', observations: ['likes tea']}]
     expect(

@@ -71,6 +71,8 @@ export interface CallToolOptions {
    * to parse. Default false (the value is parsed here).
    */
   deferTextParsing?: boolean
+  /** Told the size of each result that reaches the program (text or structured, as counted for the limit). */
+  onResultBytes?: (bytes: number) => void
 }
 
 /**
