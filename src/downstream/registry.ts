@@ -5,6 +5,7 @@ import type {Config} from '../config/schema.js'
 import type {ConnectFailure} from './connect-failure.js'
 
 import {createLogger, type Logger} from '../log.js'
+import {prepareArguments} from './arguments.js'
 import {createToolFilter, type ToolFilter} from './filter.js'
 import {unknownToolMessage} from './inspect.js'
 import {normaliseName} from './naming.js'
@@ -184,12 +185,19 @@ export class ToolRegistry implements ToolHost {
 
   async callTool(name: string, args: Record<string, unknown>, options: CallToolOptions): Promise<unknown> {
     const entry = this.index.get(name)
-    if (!entry) throw new ToolError(this.missingToolMessage(name))
+    if (!entry) throw this.missingToolError(name)
     const {tool, supervisor} = entry
 
-    // Rule: invalid arguments never reach the server.
-    const problems = this.validator.checkArguments(tool.inputSchema, args)
-    if (problems.length > 0) throw new ToolError(`invalid arguments for ${name}: ${problems.join('; ')}`)
+    // Rule: invalid arguments never reach the server; unlisted ones are invalid too, and optional
+    // ones passed as None are left out (SPEC §6).
+    const prepared = prepareArguments(tool.inputSchema, args)
+    args = prepared.args
+    const problems =
+      prepared.problems.length > 0 ? prepared.problems : this.validator.checkArguments(tool.inputSchema, args)
+    if (problems.length > 0)
+      throw new ToolError(`invalid arguments for ${name}: ${problems.join('; ')}`, {
+        kind: 'invalid_arguments',
+      })
 
     const result = await supervisor.callTool(tool.tool, args, {
       signal: options.signal,
@@ -217,16 +225,24 @@ export class ToolRegistry implements ToolHost {
       throw new ToolError(
         `result of ${tool.name} is ${formatBytes(size)}, over the ${formatBytes(maxResultBytes)} limit ` +
           `(execution.max_tool_result_bytes); ${LESS_DATA_HINT}`,
+        {kind: 'too_large'},
       )
     }
 
     if (tool.outputSchema) {
       if (result.structuredContent === undefined) {
-        throw new ToolError(`${tool.name} declares an outputSchema but returned no structured content`)
+        throw new ToolError(`${tool.name} declares an outputSchema but returned no structured content`, {
+          kind: 'schema_mismatch',
+        })
       }
       const problems = this.validator.checkResult(tool.outputSchema, result.structuredContent)
       if (problems.length > 0) {
-        throw new ToolError(`result of ${tool.name} does not match its outputSchema: ${problems.join('; ')}`)
+        throw new ToolError(
+          `result of ${tool.name} does not match its outputSchema: ${problems.join('; ')}`,
+          {
+            kind: 'schema_mismatch',
+          },
+        )
       }
     }
     if (options.deferTextParsing) {
@@ -237,17 +253,19 @@ export class ToolRegistry implements ToolHost {
   }
 
   /** Unknown tool, or a tool of a server that is down (then the server and its reason are named). */
-  private missingToolMessage(name: string): string {
+  private missingToolError(name: string): ToolError {
     const owner = this.supervisors
       .filter((s) => name.startsWith(`mcp__${normaliseName(s.name)}__`))
       .sort((a, b) => b.name.length - a.name.length)[0]
-    if (owner && !owner.connected) return `server '${owner.name}' is not connected (${owner.reason})`
+    if (owner && !owner.connected)
+      return new ToolError(`server '${owner.name}' is not connected (${owner.reason})`, {kind: 'unavailable'})
     const unusable = this.unusable.find((s) => name.startsWith(`mcp__${normaliseName(s.name)}__`))
-    if (!owner && unusable) return `server '${unusable.name}' is not connected (${unusable.reason})`
-    return unknownToolMessage(
-      name,
-      this.sorted.map((t) => t.name),
-    )
+    if (!owner && unusable)
+      return new ToolError(`server '${unusable.name}' is not connected (${unusable.reason})`, {
+        kind: 'unavailable',
+      })
+    const names = this.sorted.map((t) => t.name)
+    return new ToolError(unknownToolMessage(name, names), {kind: 'unknown_tool'})
   }
 
   private rebuild(): void {
