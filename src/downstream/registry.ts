@@ -2,6 +2,7 @@ import type {CallToolResult} from '@modelcontextprotocol/client'
 
 import type {UnusableServer} from '../config/degrade.js'
 import type {Config} from '../config/schema.js'
+import type {ConnectFailure} from './connect-failure.js'
 
 import {createLogger, type Logger} from '../log.js'
 import {prepareArguments} from './arguments.js'
@@ -169,6 +170,11 @@ export class ToolRegistry implements ToolHost {
   async firstAttempt(name: string): Promise<DownstreamServerStatus | undefined> {
     await this.supervisors.find((s) => s.name === name)?.firstAttempt
     return this.serverStatus().find((s) => s.name === name)
+  }
+
+  /** Why a server's last connection attempt failed, as a kind (null when connected, unknown or never failed). */
+  connectFailure(name: string): ConnectFailure | null {
+    return this.supervisors.find((s) => s.name === name)?.lastFailure ?? null
   }
 
   /** Called whenever the tool list or a server's status changes. Returns the unsubscribe function. */
