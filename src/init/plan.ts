@@ -85,6 +85,13 @@ export interface InitPlan {
   mcpJson: ReturnType<typeof mcpJsonEntry>
   /** Commands that remove the converted servers from Claude Code (for the user to run, if they want). */
   removeCommands: RemoveCommand[]
+  /** The `ptc-mcp auth NAME` line each OAuth server needs once (SPEC §9, §13). */
+  signIn: SignInCommand[]
+}
+
+export interface SignInCommand {
+  server: string
+  command: string
 }
 
 export interface RemoveCommand {
@@ -138,6 +145,16 @@ export async function planInit(options: InitOptions = {}): Promise<InitPlan> {
     notes.push(...c.notes.map((note) => `${name}: ${note}`))
     return {...c.server, name}
   })
+  for (const server of renamed) {
+    if (
+      server.transport !== 'stdio' &&
+      server.oauth === undefined &&
+      Object.keys(server.headers).length === 0
+    )
+      notes.push(
+        `${server.name}: no headers: if it signs in with OAuth, run \`${authLine(server.name, output, environment)}\` once`,
+      )
+  }
   const {servers, secrets} = protectSecrets(renamed, {envRefs: options.envRefs ?? false})
   const envVars = referencedVariables(servers)
 
@@ -184,7 +201,17 @@ export async function planInit(options: InitOptions = {}): Promise<InitPlan> {
     claudeAddCommand: claudeAddCommand(output, scope, environment.platform),
     mcpJson: mcpJsonEntry(output),
     removeCommands: converted.flatMap(({raw}) => removeCommand(raw, environment.platform)),
+    signIn: servers
+      .filter((server) => server.transport !== 'stdio' && server.oauth !== undefined)
+      .map((server) => ({server: server.name, command: authLine(server.name, output, environment)})),
   }
+}
+
+/** `ptc-mcp auth NAME`, with `--config` when the config is not where ptc-mcp looks by default. */
+function authLine(name: string, output: string, environment: InitEnvironment): string {
+  const words = ['ptc-mcp', 'auth', name]
+  if (output !== defaultConfigPath(environment)) words.push('--config', output)
+  return words.map((w) => shellQuote(w, environment.platform)).join(' ')
 }
 
 /** How to take a server out of Claude Code once ptc-mcp proxies it. Claude Desktop has no CLI for it. */
