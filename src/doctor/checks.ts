@@ -6,6 +6,9 @@ import {loadConfig} from '../config/load.js'
 import {ToolRegistry} from '../downstream/registry.js'
 import {PtcError} from '../errors.js'
 import {resolvePython} from '../execution/python.js'
+import {authCommand} from '../oauth/errors.js'
+import {describeState, describeStateLine} from '../oauth/status.js'
+import {TokenStore} from '../oauth/store.js'
 import {probeSandbox} from './sandbox-probe.js'
 import {fixForServerError} from './server-errors.js'
 
@@ -67,7 +70,7 @@ export async function doctorChecks(
     ...(config?.servers ?? []).map((server): DoctorCheck => ({
       id: `server:${server.name}`,
       title: `Server ${server.name}`,
-      run: () => checkServer(registry!, server.name),
+      run: () => checkServer(registry!, server),
     })),
   ]
   return {checks, close: async () => registry?.close()}
@@ -146,13 +149,27 @@ async function checkSandbox(
 
 async function checkServer(
   registry: ToolRegistry,
-  name: string,
+  server: Config['servers'][number],
 ): Promise<Omit<CheckResult, 'id' | 'ms' | 'title'>> {
+  const {name} = server
   const started = performance.now()
   const status = await registry.firstAttempt(name)
   const ms = Math.round(performance.now() - started)
-  if (status?.connected)
-    return {status: 'pass', detail: `${status.transport}, ${status.tools} tools, connected in ${ms} ms`}
+  if (status?.connected) {
+    const detail = `${status.transport}, ${status.tools} tools, connected in ${ms} ms`
+    const signIn = server.transport === 'stdio' ? undefined : await signInDetail(server)
+    return {status: 'pass', detail: signIn ? `${detail}; ${signIn}` : detail}
+  }
   const error = status?.lastError ?? 'no answer'
-  return {status: 'fail', detail: `${status?.transport ?? ''} ${error}`.trim(), fix: fixForServerError(error)}
+  const fix = error.startsWith('needs sign-in') ? `run \`${authCommand(name)}\`` : fixForServerError(error)
+  return {status: 'fail', detail: `${status?.transport ?? ''} ${error}`.trim(), fix}
+}
+
+/** "signed in, expires ..." for a connected server that signed in with OAuth (SPEC §13). */
+async function signInDetail(
+  server: Extract<Config['servers'][number], {url: string}>,
+): Promise<string | undefined> {
+  const record = await new TokenStore().read(server.url)
+  if (!record && !server.oauth) return undefined
+  return describeStateLine(describeState(server, record))
 }

@@ -14,6 +14,9 @@ import {createRequire} from 'node:module'
 import type {ServerConfig} from '../config/schema.js'
 import type {Logger} from '../log.js'
 
+import {signInMessage} from '../oauth/errors.js'
+import {createOAuthSession, type OAuthSession} from '../oauth/session.js'
+import {TokenStore} from '../oauth/store.js'
 import {dedupeTools, type NameClash} from './naming.js'
 import {createTransport, transportPid} from './transports.js'
 import {ToolError, type ToolInfo, type TransportKind} from './types.js'
@@ -33,6 +36,8 @@ export interface SupervisorOptions {
   backoff?: Partial<BackoffOptions>
   /** Largest single message accepted from a stdio server. Default: the SDK's (10 MB). */
   maxMessageBytes?: number
+  /** Where OAuth tokens are kept (SPEC §13). Default: `$XDG_STATE_HOME/ptc-mcp/oauth`. */
+  tokenStore?: TokenStore
 }
 
 export interface SupervisorStatus {
@@ -84,6 +89,11 @@ export class ServerSupervisor {
   private readonly backoff: BackoffOptions
 
   private readonly maxMessageBytes: number | undefined
+  /** OAuth for a remote server that may sign in (SPEC §13); undefined for stdio and header-auth servers. */
+  readonly oauth: OAuthSession | undefined
+  /** Waiting for new tokens (needs sign-in): no timed retries, the token store's watcher starts the next attempt. */
+  private awaitingSignIn = false
+  private stopWatching: (() => void) | undefined
   private state: State = 'idle'
   /** Bumped by every attempt, loss and close: callbacks of an older connection see a stale value and stop. */
   private generation = 0
@@ -116,6 +126,7 @@ export class ServerSupervisor {
     this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
     this.backoff = {...DEFAULT_BACKOFF, ...options.backoff}
     this.maxMessageBytes = options.maxMessageBytes
+    this.oauth = createOAuthSession(config, options.tokenStore ?? new TokenStore(), this.log)
     const first = deferred()
     this.firstAttempt = first.promise
     this.resolveFirstAttempt = first.resolve
@@ -196,6 +207,9 @@ export class ServerSupervisor {
     this.generation++
     clearTimeout(this.retryTimer)
     this.retryTimer = undefined
+    this.stopWatching?.()
+    this.stopWatching = undefined
+    this.awaitingSignIn = false
     this.markFirstAttemptDone()
     this.tools = []
     this.disconnect()
@@ -213,6 +227,7 @@ export class ServerSupervisor {
 
   private async connect(): Promise<void> {
     const generation = ++this.generation
+    this.awaitingSignIn = false
     this.state = 'connecting'
     this.attempts++
     this.refreshAgain = false
@@ -255,7 +270,8 @@ export class ServerSupervisor {
       if (this.refreshAgain) this.refreshTools(generation)
     } catch (error) {
       if (generation !== this.generation) return
-      this.fail(this.describeFailure(error, deadline.signal))
+      const signIn = signInMessage(error)
+      this.fail(signIn ?? this.describeFailure(error, deadline.signal), signIn !== undefined)
     } finally {
       clearTimeout(timer)
     }
@@ -265,6 +281,7 @@ export class ServerSupervisor {
     return createTransport(this.config, {
       logger: this.log,
       maxMessageBytes: this.maxMessageBytes,
+      authProvider: this.oauth,
       onStderrLine: (line) => {
         this.stderrTail.push({line, at: Date.now()})
         if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift()
@@ -360,7 +377,8 @@ export class ServerSupervisor {
         (error: unknown) => {
           // An error answer means the server is there; a slow answer is not a lost connection either.
           if (error instanceof ProtocolError || isTimeout(error)) return
-          this.lose(generation, `connection lost: ${describeError(cause)}`)
+          const signIn = signInMessage(error) ?? signInMessage(cause)
+          this.lose(generation, signIn ?? `connection lost: ${describeError(cause)}`, signIn !== undefined)
         },
       )
       .finally(() => {
@@ -368,8 +386,8 @@ export class ServerSupervisor {
       })
   }
 
-  /** The connection was lost: drop the tools, report, and reconnect after a backoff. */
-  private lose(generation: number, reason: string): void {
+  /** The connection was lost: drop the tools, report, and reconnect after a backoff (or after a sign-in). */
+  private lose(generation: number, reason: string, signIn = false): void {
     if (generation !== this.generation || this.state !== 'connected') return
     this.generation++
     // A connection that lasted resets the backoff; one that dies at once keeps it growing.
@@ -379,25 +397,61 @@ export class ServerSupervisor {
     this.since = new Date()
     this.tools = []
     this.disconnect()
-    const delay = this.scheduleRetry()
-    this.log.warn(`${reason}; reconnecting in ${formatSeconds(delay)}`)
+    if (signIn) {
+      this.waitForSignIn()
+      this.log.warn(reason)
+    } else {
+      const delay = this.scheduleRetry()
+      this.log.warn(`${reason}; reconnecting in ${formatSeconds(delay)}`)
+    }
     this.emit()
   }
 
   /** A connection attempt failed. */
-  private fail(reason: string): void {
+  private fail(reason: string, signIn = false): void {
     const repeated = reason === this.lastError
     this.generation++
     this.state = 'waiting'
     this.lastError = reason
     this.disconnect()
     this.markFirstAttemptDone()
+    if (signIn) {
+      this.waitForSignIn()
+      if (repeated) this.log.debug(reason)
+      else this.log.warn(reason)
+      this.emit()
+      return
+    }
     const delay = this.scheduleRetry()
     // A server that stays down would otherwise repeat the same warning every minute, forever.
     const message = `cannot connect: ${reason}; retrying in ${formatSeconds(delay)}`
     if (repeated) this.log.debug(message)
     else this.log.warn(message)
     this.emit()
+  }
+
+  /**
+   * Only the user can help a server that needs sign-in, so nothing is retried on a timer (no retry
+   * storm against the authorization server): the next attempt starts when tokens appear in the store.
+   */
+  private waitForSignIn(): void {
+    const {oauth} = this
+    if (!oauth) return
+    clearTimeout(this.retryTimer)
+    this.retryTimer = undefined
+    this.awaitingSignIn = true
+    this.stopWatching ??= oauth.watch(() => {
+      if (!this.awaitingSignIn) return
+      oauth.hasTokens().then(
+        (has) => {
+          if (!has || !this.awaitingSignIn || this.state !== 'waiting') return
+          this.awaitingSignIn = false
+          this.log.info('new sign-in found; connecting')
+          this.attempt()
+        },
+        () => {},
+      )
+    })
   }
 
   private scheduleRetry(): number {
@@ -434,6 +488,11 @@ export class ServerSupervisor {
 
   private callError(error: unknown, generation: number, options: CallOptions): ToolError {
     if (error instanceof ToolError) return error
+    const signIn = signInMessage(error)
+    if (signIn !== undefined) {
+      this.lose(generation, signIn, true)
+      return new ToolError(`server '${this.name}' ${signIn}`, {cause: error})
+    }
     if (options.signal?.aborted) return new ToolError('tool call cancelled', {cause: error})
     if (isTimeout(error))
       return new ToolError(`tool call timed out after ${formatSeconds(options.timeoutMs)}`, {cause: error})
