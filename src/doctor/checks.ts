@@ -1,4 +1,4 @@
-import type {Config} from '../config/schema.js'
+import type {Config, ServerConfig} from '../config/schema.js'
 import type {Logger} from '../log.js'
 import type {PythonInfo} from '../sandbox/backend.js'
 
@@ -6,11 +6,10 @@ import {loadConfig} from '../config/load.js'
 import {ToolRegistry} from '../downstream/registry.js'
 import {PtcError} from '../errors.js'
 import {resolvePython} from '../execution/python.js'
-import {authCommand} from '../oauth/errors.js'
 import {describeState, describeStateLine} from '../oauth/status.js'
 import {TokenStore} from '../oauth/store.js'
 import {probeSandbox} from './sandbox-probe.js'
-import {fixForServerError} from './server-errors.js'
+import {fixForServerFailure} from './server-errors.js'
 
 export type CheckStatus = 'pass' | 'warn' | 'fail'
 
@@ -149,11 +148,10 @@ async function checkSandbox(
 
 async function checkServer(
   registry: ToolRegistry,
-  server: Config['servers'][number],
+  server: ServerConfig,
 ): Promise<Omit<CheckResult, 'id' | 'ms' | 'title'>> {
-  const {name} = server
   const started = performance.now()
-  const status = await registry.firstAttempt(name)
+  const status = await registry.firstAttempt(server.name)
   const ms = Math.round(performance.now() - started)
   if (status?.connected) {
     const detail = `${status.transport}, ${status.tools} tools, connected in ${ms} ms`
@@ -161,14 +159,15 @@ async function checkServer(
     return {status: 'pass', detail: signIn ? `${detail}; ${signIn}` : detail}
   }
   const error = status?.lastError ?? 'no answer'
-  const fix = error.startsWith('needs sign-in') ? `run \`${authCommand(name)}\`` : fixForServerError(error)
-  return {status: 'fail', detail: `${status?.transport ?? ''} ${error}`.trim(), fix}
+  return {
+    status: 'fail',
+    detail: `${status?.transport ?? ''} ${error}`.trim(),
+    fix: fixForServerFailure(registry.connectFailure(server.name), server),
+  }
 }
 
 /** "signed in, expires ..." for a connected server that signed in with OAuth (SPEC §13). */
-async function signInDetail(
-  server: Extract<Config['servers'][number], {url: string}>,
-): Promise<string | undefined> {
+async function signInDetail(server: Extract<ServerConfig, {url: string}>): Promise<string | undefined> {
   const record = await new TokenStore().read(server.url)
   if (!record && !server.oauth) return undefined
   return describeStateLine(describeState(server, record))

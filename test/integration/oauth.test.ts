@@ -106,7 +106,7 @@ const TRY_WHOAMI = `try:
     r = await mcp__issues__whoami()
     print("ok", r["client"])
 except ToolError as e:
-    print("error", e)`
+    print("error", e.kind, e.message)`
 
 function expectNoSecrets(s: Scenario): void {
   const secrets = s.fixture.secrets()
@@ -247,7 +247,9 @@ describe.each(['http', 'sse'] as const)('serve with an OAuth server over %s', (t
     // The refresh token is revoked too: the call fails with the fix, the server needs sign-in.
     s.fixture.revokeAll()
     const refused = await program(s, raw, TRY_WHOAMI)
-    expect(refused.text).toMatch(/^error server 'issues' needs sign-in: run `ptc-mcp auth issues`/m)
+    expect(refused.text).toMatch(
+      /^error unavailable server 'issues' needs sign-in: run `ptc-mcp auth issues`/m,
+    )
     const listing = await waitForListing(raw, ['issues'], (l) => l.unavailable.issues !== undefined, {
       what: 'needs sign-in',
     })
