@@ -1,3 +1,5 @@
+import {homedir} from 'node:os'
+
 import type {Config} from './config/schema.js'
 import type {Logger} from './log.js'
 
@@ -5,6 +7,7 @@ import {loadConfig} from './config/load.js'
 import {ToolRegistry} from './downstream/registry.js'
 import {ProgramEngine} from './execution/engine.js'
 import {resolvePython} from './execution/python.js'
+import {PermissionPolicy} from './permissions/policy.js'
 import {selectBackend} from './sandbox/index.js'
 
 export interface RuntimeOptions {
@@ -27,15 +30,25 @@ export class Runtime {
     readonly configPath: string | null,
     readonly searched: string[],
     readonly registry: ToolRegistry,
+    /** The user's permission rules (SPEC §12): what is hidden, what needs approval. */
+    readonly permissions: PermissionPolicy,
     private readonly logger: Logger,
   ) {}
 
   static async open(options: RuntimeOptions): Promise<Runtime> {
     const {config, path, searched, warnings} = await loadConfig({flag: options.configFlag})
     for (const warning of warnings) options.logger.warn(warning)
-    const registry = new ToolRegistry(config, {logger: options.logger.child('downstream')})
+    const permissions = new PermissionPolicy(config.permissions, {
+      home: homedir(),
+      projectDir: process.cwd(),
+      logger: options.logger.child('permissions'),
+    })
+    const registry = new ToolRegistry(config, {
+      logger: options.logger.child('downstream'),
+      visibility: permissions,
+    })
     if (options.connect !== false) registry.start()
-    return new Runtime(config, path, searched, registry, options.logger)
+    return new Runtime(config, path, searched, registry, permissions, options.logger)
   }
 
   /** The program engine; the first call resolves Python, checks the sandbox and starts the warm pool. */
@@ -50,6 +63,7 @@ export class Runtime {
 
   async close(): Promise<void> {
     const engine = this.enginePromise?.catch(() => {})
+    this.permissions.close()
     await Promise.allSettled([engine?.then((e) => e?.close()), this.registry.close()])
   }
 

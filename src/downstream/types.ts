@@ -9,6 +9,13 @@ export interface ToolInfo {
   description: string
   inputSchema: Record<string, unknown>
   outputSchema?: Record<string, unknown>
+  /** The hints the permission rules read (SPEC §12); absent when the server declares neither. */
+  annotations?: ToolHints
+}
+
+export interface ToolHints {
+  destructiveHint?: boolean
+  readOnlyHint?: boolean
 }
 
 export type TransportKind = 'stdio' | 'http' | 'sse'
