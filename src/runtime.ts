@@ -78,6 +78,7 @@ export class Runtime {
       backend,
       python,
       logger: this.logger.child('exec'),
+      permissions: this.permissions,
     })
   }
 }

@@ -1,9 +1,10 @@
-import {Args} from '@oclif/core'
+import {Args, Flags} from '@oclif/core'
 import {readFile} from 'node:fs/promises'
 
 import {BaseCommand} from '../cli/base-command.js'
 import {showConnectProgress} from '../cli/connect-progress.js'
 import {CLI_CONNECT_WAIT_MS} from '../cli/open-runtime.js'
+import {APPROVE_ALL, TerminalPrompter} from '../cli/terminal-prompter.js'
 import {PtcError} from '../errors.js'
 import {structuredOutcome, type StructuredOutcome} from '../execution/outcome.js'
 import {createLogger} from '../log.js'
@@ -18,7 +19,16 @@ export default class Run extends BaseCommand {
     '<%= config.bin %> run examples/programs/revenue-trend.py',
     'echo "print(await list_callable_tools())" | <%= config.bin %> run -',
     '<%= config.bin %> run program.py --json',
+    '<%= config.bin %> run cleanup.py --yes',
   ]
+  static override flags = {
+    yes: Flags.boolean({
+      char: 'y',
+      summary: 'Approve every call that needs approval (permissions) without asking.',
+      description:
+        'Without it, such calls are asked about on the terminal (y once, n no, a all calls of that tool), and denied when there is no terminal.',
+    }),
+  }
   static override args = {
     file: Args.string({description: 'Python file to run, or - for stdin.', required: true}),
   }
@@ -32,7 +42,7 @@ export default class Run extends BaseCommand {
         runtime.engine(),
         showConnectProgress(runtime.registry, CLI_CONNECT_WAIT_MS, this.jsonEnabled()),
       ])
-      const outcome = await engine.run(code)
+      const outcome = await engine.run(code, {prompter: flags.yes ? APPROVE_ALL : new TerminalPrompter()})
       if (!this.jsonEnabled()) this.log(outcome.text)
       if (!outcome.ok) process.exitCode = 1
       return structuredOutcome(outcome)

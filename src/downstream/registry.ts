@@ -177,6 +177,8 @@ export class ToolRegistry implements ToolHost {
     // Rule: invalid arguments never reach the server.
     const problems = this.validator.checkArguments(tool.inputSchema, args)
     if (problems.length > 0) throw new ToolError(`invalid arguments for ${name}: ${problems.join('; ')}`)
+    // Rule: a call the user did not approve never reaches the server either.
+    if (options.approve) await options.approve(tool, args)
 
     const result = await supervisor.callTool(tool.tool, args, {
       signal: options.signal,

@@ -39,14 +39,31 @@ export interface UnavailableServer {
   reason: string
 }
 
+/** What went wrong with a tool call: Python's `ToolError.kind` (SPEC §6). */
+export const TOOL_ERROR_KINDS = [
+  'tool_error',
+  'invalid_arguments',
+  'unknown_tool',
+  'unavailable',
+  'timeout',
+  'budget',
+  'too_large',
+  'schema_mismatch',
+  'denied',
+  'protocol',
+] as const
+export type ToolErrorKind = (typeof TOOL_ERROR_KINDS)[number]
+
 /**
  * A failure the program can act on. Raised inside the program as Python `ToolError`, with this
- * message, which says what to do next.
+ * message, which says what to do next, and this kind (default `tool_error`: the server said so).
  */
 export class ToolError extends Error {
-  constructor(message: string, options?: {cause?: unknown}) {
+  readonly kind: ToolErrorKind
+  constructor(message: string, options?: {cause?: unknown; kind?: ToolErrorKind}) {
     super(message, options)
     this.name = 'ToolError'
+    this.kind = options?.kind ?? 'tool_error'
   }
 }
 
@@ -61,6 +78,11 @@ export interface CallToolOptions {
    * to parse. Default false (the value is parsed here).
    */
   deferTextParsing?: boolean
+  /**
+   * Called once the arguments are valid, before anything is sent: the user's approval (SPEC §12).
+   * Throwing (ToolError kind `denied`) stops the call. Default: none.
+   */
+  approve?: (tool: ToolInfo, args: Record<string, unknown>) => Promise<void>
 }
 
 /**
