@@ -172,7 +172,8 @@ export class ServerSupervisor {
    */
   async callTool(tool: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
     const {client} = this
-    if (this.state !== 'connected' || !client) throw new ToolError(this.notConnectedMessage())
+    if (this.state !== 'connected' || !client)
+      throw new ToolError(this.notConnectedMessage(), {kind: 'unavailable'})
     if (options.signal?.aborted) throw new ToolError('tool call cancelled', {cause: options.signal.reason})
     const {generation} = this
     try {
@@ -437,12 +438,21 @@ export class ServerSupervisor {
     if (error instanceof ToolError) return error
     if (options.signal?.aborted) return new ToolError('tool call cancelled', {cause: error})
     if (isTimeout(error))
-      return new ToolError(`tool call timed out after ${formatSeconds(options.timeoutMs)}`, {cause: error})
+      return new ToolError(`tool call timed out after ${formatSeconds(options.timeoutMs)}`, {
+        cause: error,
+        kind: 'timeout',
+      })
     if (error instanceof ProtocolError) {
-      return new ToolError(`server '${this.name}' answered with an error: ${error.message}`, {cause: error})
+      return new ToolError(`server '${this.name}' answered with an error: ${error.message}`, {
+        cause: error,
+        kind: 'protocol',
+      })
     }
     if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) {
-      return new ToolError(`server '${this.name}' sent an invalid result: ${error.message}`, {cause: error})
+      return new ToolError(`server '${this.name}' sent an invalid result: ${error.message}`, {
+        cause: error,
+        kind: 'protocol',
+      })
     }
     if (
       error instanceof SdkError &&
@@ -451,12 +461,16 @@ export class ServerSupervisor {
       const reason = generation !== this.generation && this.lastError ? ` (${this.lastError})` : ''
       return new ToolError(`lost the connection to server '${this.name}' during the call${reason}`, {
         cause: error,
+        kind: 'unavailable',
       })
     }
     // Anything else (a failed HTTP request, a network error) may or may not mean the server is gone.
     if (this.config.transport !== 'stdio' && generation === this.generation)
       this.verifyConnection(generation, error)
-    return new ToolError(`call to server '${this.name}' failed: ${describeError(error)}`, {cause: error})
+    return new ToolError(`call to server '${this.name}' failed: ${describeError(error)}`, {
+      cause: error,
+      kind: 'unavailable',
+    })
   }
 
   private notConnectedMessage(): string {

@@ -1,3 +1,5 @@
+import {traceError} from './trace.js'
+
 /** One tool call of a program, as reported in `tool_calls` (SPEC §5). */
 export interface ToolCallTrace {
   tool: string
@@ -30,7 +32,6 @@ export const RESULT_SEPARATOR = '--- result ---'
 export const OUTPUT_BEFORE_ERROR = '--- output before the error ---'
 /** Failed calls listed one per line in the trace summary; the rest are counted. */
 export const MAX_LISTED_FAILURES = 5
-const MAX_FAILURE_CHARS = 300
 
 /** The text `execute_program` returns and `run` prints (SPEC §8). */
 export function formatOutcome(summary: OutcomeSummary): string {
@@ -56,7 +57,7 @@ export function traceLines(calls: readonly ToolCallTrace[], elapsedMs: number): 
     `[tool calls: ${calls.length}${failed.length > 0 ? `, ${failed.length} failed` : ''}; ${seconds}]`,
   ]
   for (const call of failed.slice(0, MAX_LISTED_FAILURES)) {
-    lines.push(`  failed: ${call.tool}: ${oneLine(call.error ?? 'failed')}`)
+    lines.push(`  failed: ${call.tool}: ${traceError(call.error ?? 'failed')}`)
   }
   if (failed.length > MAX_LISTED_FAILURES)
     lines.push(`  ... ${failed.length - MAX_LISTED_FAILURES} more failures`)
@@ -65,9 +66,4 @@ export function traceLines(calls: readonly ToolCallTrace[], elapsedMs: number): 
 
 function withoutFinalNewline(text: string): string {
   return text.endsWith('\n') ? text.slice(0, -1) : text
-}
-
-function oneLine(text: string): string {
-  const flat = text.replaceAll(/\s*\n\s*/g, ' ').trim()
-  return flat.length <= MAX_FAILURE_CHARS ? flat : `${flat.slice(0, MAX_FAILURE_CHARS - 3)}...`
 }

@@ -5,6 +5,8 @@ import type {ToolCallTrace} from './format.js'
 import type {HelperName, ResultMessage} from './protocol.js'
 
 import {describeTool, unknownToolMessage} from '../downstream/inspect.js'
+import {ToolError, type ToolErrorKind} from '../downstream/types.js'
+import {traceArgs, traceError} from './trace.js'
 
 export interface ToolCallLimits {
   /** Counted calls per program (execution.max_tool_calls). */
@@ -79,6 +81,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
         type: 'result',
         id,
         ok: false,
+        kind: 'budget',
         error:
           `tool call budget exhausted: this program already made ${max} calls (execution.max_tool_calls: ${max}); ` +
           'do more per call (filters, batches) or split the work into several programs',
@@ -107,7 +110,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
     try {
       this.reply({type: 'result', id, ok: true, value: this.helper(name, args)})
     } catch (error) {
-      this.reply({type: 'result', id, ok: false, error: errorText(error)})
+      this.reply({type: 'result', id, ok: false, error: errorText(error), kind: errorKind(error)})
     }
   }
 
@@ -123,7 +126,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
     for (const call of this.running.values()) {
       this.calls.push({
         tool: call.tool,
-        args: call.args,
+        args: traceArgs(call.args),
         ok: false,
         ms: Math.round(now - call.startedAt),
         error: ENDED_BEFORE_FINISH,
@@ -154,7 +157,13 @@ export class ToolCallBroker implements ChildRequestHandlers {
       .then(
         (value) => this.settle(running, {type: 'result', id: call.id, ok: true, value}),
         (error: unknown) =>
-          this.settle(running, {type: 'result', id: call.id, ok: false, error: errorText(error)}),
+          this.settle(running, {
+            type: 'result',
+            id: call.id,
+            ok: false,
+            error: errorText(error),
+            kind: errorKind(error),
+          }),
       )
   }
 
@@ -173,12 +182,12 @@ export class ToolCallBroker implements ChildRequestHandlers {
     this.running.delete(call.id)
     const trace: ToolCallTrace = {
       tool: call.tool,
-      args: call.args,
+      args: traceArgs(call.args),
       ok: message.ok && !call.cancelled,
       ms: Math.round(performance.now() - call.startedAt),
     }
     if (call.cancelled) trace.error = CANCELLED_BY_PROGRAM
-    else if (!message.ok) trace.error = message.error
+    else if (!message.ok) trace.error = traceError(message.error)
     if (call.approval) trace.approval = call.approval
     this.calls.push(trace)
     this.reply(message)
@@ -208,15 +217,14 @@ export class ToolCallBroker implements ChildRequestHandlers {
       case 'inspect_tool': {
         const toolName = args.tool_name
         if (typeof toolName !== 'string')
-          throw new Error('inspect_tool(tool_name=...) needs the tool name as a string')
+          throw new ToolError('inspect_tool(tool_name=...) needs the tool name as a string', {
+            kind: 'invalid_arguments',
+          })
         const tool = this.host.getTool(toolName)
-        if (!tool)
-          throw new Error(
-            unknownToolMessage(
-              toolName,
-              this.host.listTools().map((t) => t.name),
-            ),
-          )
+        if (!tool) {
+          const names = this.host.listTools().map((t) => t.name)
+          throw new ToolError(unknownToolMessage(toolName, names), {kind: 'unknown_tool'})
+        }
         return describeTool(tool)
       }
       case 'list_callable_tools': {
@@ -230,6 +238,11 @@ export class ToolCallBroker implements ChildRequestHandlers {
       }
     }
   }
+}
+
+/** A ToolError's own kind; anything else thrown on the way is the protocol's failure. */
+function errorKind(error: unknown): ToolErrorKind {
+  return error instanceof ToolError ? error.kind : 'protocol'
 }
 
 function errorText(error: unknown): string {

@@ -206,9 +206,10 @@ describe('approval by elicitation, with Claude Code rules in user and project sc
       session.answer = answer
       const before = session.received('my-fx')
       const run = await session.execute(
-        'try:\n    await mcp__my_fx__delete_item(id="a1")\nexcept ToolError as e:\n    print("caught:", e)\nprint("after")',
+        'try:\n    await mcp__my_fx__delete_item(id="a1")\nexcept ToolError as e:\n    print("caught:", e)\n    print("kind:", e.kind, e.tool)\nprint("after")',
       )
       expect(run.isError).toBe(false)
+      expect(run.text).toContain('kind: denied mcp__my_fx__delete_item')
       expect(run.text).toContain('caught: denied: the user denied this call to mcp__my_fx__delete_item')
       expect(run.text).toContain('after')
       expect(run.text).toContain('[tool calls: 1, 1 failed')
@@ -274,8 +275,9 @@ describe('approval with a client that cannot be asked', () => {
   it('denies the call with a message saying how to allow it; the rest runs', async () => {
     const before = session.received('my-fx')
     const run = await session.execute(
-      'try:\n    await mcp__my_fx__echo(text="x")\nexcept ToolError as e:\n    print("caught:", e)\nprint(await mcp__fx__echo(text="free"))',
+      'try:\n    await mcp__my_fx__echo(text="x")\nexcept ToolError as e:\n    print("caught:", e)\n    print("kind:", e.kind)\nprint(await mcp__fx__echo(text="free"))',
     )
+    expect(run.text).toContain('kind: denied')
     expect(run.text).toContain(
       `caught: denied: mcp__my_fx__echo needs the user's approval (Claude Code's ask rule "mcp__my-fx"`,
     )

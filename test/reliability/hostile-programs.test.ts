@@ -160,7 +160,9 @@ describe('hostile or broken programs', () => {
       'import asyncio\nr = await asyncio.gather(*[mcp__fx__add(a=i, b=1) for i in range(3000)])\nprint(len(r), sum(x["sum"] for x in r))',
     )
     expect(many.structured.output, many.text).toBe(`3000 ${(2999 * 3000) / 2 + 3000}\n`)
-    expect(many.structured.tool_calls).toHaveLength(3000)
+    // Structured content lists 50 calls and counts the rest (SPEC §5).
+    expect(many.structured.tool_calls).toHaveLength(50)
+    expect(many.structured.more_tool_calls).toEqual([{tool: 'mcp__fx__add', calls: 2950, failed: 0}])
 
     const stuck = await execute(
       serve,
