@@ -2,6 +2,7 @@ import type {CallToolResult} from '@modelcontextprotocol/client'
 
 import type {UnusableServer} from '../config/degrade.js'
 import type {Config} from '../config/schema.js'
+import type {ConnectFailure} from './connect-failure.js'
 
 import {createLogger, type Logger} from '../log.js'
 import {prepareArguments} from './arguments.js'
@@ -183,6 +184,11 @@ export class ToolRegistry implements ToolHost {
     return this.serverStatus().find((s) => s.name === name)
   }
 
+  /** Why a server's last connection attempt failed, as a kind (null when connected, unknown or never failed). */
+  connectFailure(name: string): ConnectFailure | null {
+    return this.supervisors.find((s) => s.name === name)?.lastFailure ?? null
+  }
+
   /** Called whenever the tool list or a server's status changes. Returns the unsubscribe function. */
   onChange(listener: () => void): () => void {
     this.listeners.add(listener)
@@ -236,6 +242,7 @@ export class ToolRegistry implements ToolHost {
         {kind: 'too_large'},
       )
     }
+    options.onResultBytes?.(size)
 
     if (tool.outputSchema) {
       if (result.structuredContent === undefined) {

@@ -78,6 +78,8 @@ export interface CallToolOptions {
    * to parse. Default false (the value is parsed here).
    */
   deferTextParsing?: boolean
+  /** Told the size of each result that reaches the program (text or structured, as counted for the limit). */
+  onResultBytes?: (bytes: number) => void
   /**
    * Called once the arguments are valid, before anything is sent: the user's approval (SPEC §12).
    * Throwing (ToolError kind `denied`) stops the call. Default: none.

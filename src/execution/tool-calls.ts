@@ -56,6 +56,8 @@ const CANCELLED_BY_PROGRAM = 'cancelled: the program stopped waiting for it'
 export class ToolCallBroker implements ChildRequestHandlers {
   /** Every call that reached the host, in the order they finished. */
   readonly calls: ToolCallTrace[] = []
+  /** Bytes of the results that reached the program (SPEC §8: what it kept out of the context). */
+  resultBytes = 0
   private counted = 0
   private readonly running = new Map<number, RunningCall>()
   private readonly queue: PendingCall[] = []
@@ -136,6 +138,10 @@ export class ToolCallBroker implements ChildRequestHandlers {
     this.running.clear()
   }
 
+  private readonly countResultBytes = (bytes: number): void => {
+    this.resultBytes += bytes
+  }
+
   private begin(call: PendingCall): void {
     const running: RunningCall = {
       id: call.id,
@@ -152,6 +158,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
         maxResultBytes: this.limits.maxResultBytes,
         // The child parses a lone text item itself: large results are not parsed twice.
         deferTextParsing: true,
+        onResultBytes: this.countResultBytes,
         ...(this.approver && {approve: (tool, args) => this.approve(running, tool, args)}),
       })
       .then(
