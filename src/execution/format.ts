@@ -8,6 +8,8 @@ export interface ToolCallTrace {
   /** Duration, rounded to whole milliseconds. */
   ms: number
   error?: string
+  /** Set for a call that needed the user's approval (SPEC §12). */
+  approval?: 'approved' | 'denied'
 }
 
 export interface OutcomeSummary {
@@ -18,6 +20,8 @@ export interface OutcomeSummary {
   hasResult: boolean
   result: unknown
   toolCalls: readonly ToolCallTrace[]
+  /** Bytes of tool results the program received; what it did not print was kept out of the context. */
+  resultBytes?: number
   /** Wall time of the program, from hand-over to its end. */
   elapsedMs: number
   trace: 'summary' | 'off'
@@ -30,6 +34,8 @@ export const RESULT_SEPARATOR = '--- result ---'
 export const OUTPUT_BEFORE_ERROR = '--- output before the error ---'
 /** Failed calls listed one per line in the trace summary; the rest are counted. */
 export const MAX_LISTED_FAILURES = 5
+/** Below this, what the program kept out of the context is not worth a mention. */
+const MIN_KEPT_OUT_SHOWN = 1024
 
 /** The text `execute_program` returns and `run` prints (SPEC §8). */
 export function formatOutcome(summary: OutcomeSummary): string {
@@ -42,17 +48,23 @@ export function formatOutcome(summary: OutcomeSummary): string {
     lines.push(FAILURE_HEADER, summary.error ?? 'unknown error')
     if (output !== '') lines.push(OUTPUT_BEFORE_ERROR, output)
   }
-  if (summary.trace === 'summary') lines.push(...traceLines(summary.toolCalls, summary.elapsedMs))
+  if (summary.trace === 'summary') {
+    const keptOut = Math.max(0, (summary.resultBytes ?? 0) - Buffer.byteLength(summary.output))
+    lines.push(...traceLines(summary.toolCalls, summary.elapsedMs, keptOut))
+  }
   return lines.join('\n')
 }
 
-/** `[tool calls: 12, 1 failed; 2.3s]` and up to five `  failed: tool: error` lines; none without calls. */
-export function traceLines(calls: readonly ToolCallTrace[], elapsedMs: number): string[] {
+/**
+ * `[tool calls: 12, 1 failed; 2.3s; 48.1 KB kept out of context]` and up to five
+ * `  failed: tool: error` lines; none without calls.
+ */
+export function traceLines(calls: readonly ToolCallTrace[], elapsedMs: number, keptOutBytes = 0): string[] {
   if (calls.length === 0) return []
   const failed = calls.filter((call) => !call.ok)
   const seconds = `${(elapsedMs / 1000).toFixed(1)}s`
   const lines = [
-    `[tool calls: ${calls.length}${failed.length > 0 ? `, ${failed.length} failed` : ''}; ${seconds}]`,
+    `[tool calls: ${calls.length}${failed.length > 0 ? `, ${failed.length} failed` : ''}; ${seconds}${keptOutBytes >= MIN_KEPT_OUT_SHOWN ? `; ${formatSize(keptOutBytes)} kept out of context` : ''}]`,
   ]
   for (const call of failed.slice(0, MAX_LISTED_FAILURES)) {
     lines.push(`  failed: ${call.tool}: ${traceError(call.error ?? 'failed')}`)
@@ -64,4 +76,10 @@ export function traceLines(calls: readonly ToolCallTrace[], elapsedMs: number): 
 
 function withoutFinalNewline(text: string): string {
   return text.endsWith('\n') ? text.slice(0, -1) : text
+}
+
+/** `48.1 KB`, `3.2 MB`. */
+function formatSize(bytes: number): string {
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`
 }
