@@ -1,3 +1,5 @@
+import {homedir} from 'node:os'
+
 import type {Config} from './config/schema.js'
 import type {PtcError} from './errors.js'
 import type {Logger} from './log.js'
@@ -7,6 +9,7 @@ import {loadConfig} from './config/load.js'
 import {ToolRegistry} from './downstream/registry.js'
 import {ProgramEngine} from './execution/engine.js'
 import {resolvePython} from './execution/python.js'
+import {PermissionPolicy} from './permissions/policy.js'
 import {selectBackend} from './sandbox/index.js'
 
 export interface RuntimeOptions {
@@ -37,6 +40,8 @@ export class Runtime {
     readonly configPath: string | null,
     readonly searched: string[],
     readonly registry: ToolRegistry,
+    /** The user's permission rules (SPEC §12): what is hidden, what needs approval. */
+    readonly permissions: PermissionPolicy,
     private readonly logger: Logger,
   ) {}
 
@@ -53,12 +58,18 @@ export class Runtime {
       const fix = loaded.error.suggestion ? ` (${loaded.error.suggestion})` : ''
       logger.error(`${loaded.error.message}${fix}; every tool call answers with this error until it is fixed`)
     }
+    const permissions = new PermissionPolicy(loaded.config.permissions, {
+      home: homedir(),
+      projectDir: process.cwd(),
+      logger: logger.child('permissions'),
+    })
     const registry = new ToolRegistry(loaded.config, {
       logger: logger.child('downstream'),
       unusable: loaded.unusable,
+      visibility: permissions,
     })
     if (options.connect !== false) registry.start()
-    const runtime = new Runtime(loaded.config, loaded.path, loaded.searched, registry, logger)
+    const runtime = new Runtime(loaded.config, loaded.path, loaded.searched, registry, permissions, logger)
     runtime.configError = loaded.error
     return runtime
   }
@@ -75,6 +86,7 @@ export class Runtime {
 
   async close(): Promise<void> {
     const engine = this.enginePromise?.catch(() => {})
+    this.permissions.close()
     await Promise.allSettled([engine?.then((e) => e?.close()), this.registry.close()])
   }
 
@@ -89,6 +101,7 @@ export class Runtime {
       backend,
       python,
       logger: this.logger.child('exec'),
+      permissions: this.permissions,
     })
   }
 }

@@ -37,6 +37,8 @@ export interface ToolRegistryOptions {
    * the connection, so results just over the limit still get a clean `ToolError`.
    */
   maxMessageBytes?: number
+  /** Rules that hide tools beyond tools.allow/block (Claude Code deny rules, SPEC §12); followed as they change. */
+  visibility?: ToolVisibility
   /** Servers whose config entry cannot be used: always unavailable, with the reason. Default: none. */
   unusable?: readonly UnusableServer[]
   /**
@@ -44,6 +46,13 @@ export interface ToolRegistryOptions {
    * memory only. Default `$XDG_CACHE_HOME/ptc-mcp/shapes`.
    */
   shapesDir?: string | null
+}
+
+/** What the registry needs of the permission rules: `PermissionPolicy` implements it. */
+export interface ToolVisibility {
+  /** Why the tool is hidden (for the CLI), or undefined. */
+  hiddenBy(tool: ToolInfo): string | undefined
+  onChange(listener: () => void): () => void
 }
 
 /** `ServerStatus` plus name clashes among the server's tools, when there are any. */
@@ -74,6 +83,7 @@ export class ToolRegistry implements ToolHost {
   private readonly log: Logger
   private readonly shapes: ShapeStore
   private readonly recordSamples: boolean
+  private readonly visibility: ToolVisibility | undefined
   private readonly listeners = new Set<() => void>()
   private readonly unusable: readonly UnusableServer[]
   /** Permitted tools of connected servers, by namespaced name; rebuilt on every change. */
@@ -106,6 +116,8 @@ export class ToolRegistry implements ToolHost {
         }),
     )
     for (const supervisor of this.supervisors) supervisor.onChange(() => this.rebuild())
+    this.visibility = options.visibility
+    this.visibility?.onChange(() => this.rebuild())
   }
 
   /** Starts every supervisor; returns at once (servers connect in the background). */
@@ -217,6 +229,8 @@ export class ToolRegistry implements ToolHost {
       throw new ToolError(`invalid arguments for ${name}: ${problems.join('; ')}`, {
         kind: 'invalid_arguments',
       })
+    // Rule: a call the user did not approve never reaches the server either.
+    if (options.approve) await options.approve(tool, args)
 
     const result = await supervisor.callTool(tool.tool, args, {
       signal: options.signal,
@@ -307,7 +321,7 @@ export class ToolRegistry implements ToolHost {
     const index = new Map<string, Entry>()
     for (const supervisor of this.supervisors) {
       for (const tool of supervisor.listTools()) {
-        if (!this.filter(tool.name)) continue
+        if (!this.filter(tool.name) || this.visibility?.hiddenBy(tool)) continue
         const existing = index.get(tool.name)
         if (existing) {
           // Possible only across servers (`a` + `x__y` vs `a__x` + `y`): the first configured wins.

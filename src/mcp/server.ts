@@ -8,6 +8,7 @@ import {InspectError, inspectTools} from '../downstream/inspect.js'
 import {onServer, searchTools} from '../downstream/tool-search.js'
 import {type ProgramEngine, type RunOutcome, startFailureOutcome} from '../execution/engine.js'
 import {structuredOutcome} from '../execution/outcome.js'
+import {elicitationPrompter} from './approval-prompter.js'
 import {
   executeProgramDescription,
   INSPECT_TOOL_DESCRIPTION,
@@ -24,6 +25,7 @@ const toolCallSchema = z.object({
   ok: z.boolean(),
   ms: z.number(),
   error: z.string().optional(),
+  approval: z.enum(['approved', 'denied']).optional(),
 })
 
 const executeOutputSchema = z.object({
@@ -124,6 +126,7 @@ export function createMcpServer(runtime: Runtime, logger: Logger, version: strin
         const outcome = await engine.run(code, {
           signal: ctx.mcpReq.signal,
           onToolCallDone: (completed) => progress.toolCallsCompleted(completed),
+          prompter: elicitationPrompter(server, ctx),
         })
         return toCallResult(outcome)
       } finally {
