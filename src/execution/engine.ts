@@ -84,6 +84,8 @@ export class ProgramEngine {
   private readonly backend: SandboxBackend
   private readonly logger: Logger
   private readonly pool: WarmPool
+  /** Largest child message; also the bound on answers and on queued calls waiting, in bytes. */
+  private readonly maxMessageBytes: number
   private closed = false
 
   constructor(options: ProgramEngineOptions) {
@@ -92,12 +94,13 @@ export class ProgramEngine {
     this.backend = options.backend
     this.logger = options.logger ?? silentLogger
     const {execution} = options
+    this.maxMessageBytes =
+      Math.max(execution.max_tool_result_bytes, execution.max_output_bytes) + MESSAGE_MARGIN_BYTES
     const childOptions = {
       python: options.python,
       backend: options.backend,
       limits: childLimits(execution),
-      maxMessageBytes:
-        Math.max(execution.max_tool_result_bytes, execution.max_output_bytes) + MESSAGE_MARGIN_BYTES,
+      maxMessageBytes: this.maxMessageBytes,
       maxOutputBytes: execution.max_output_bytes,
       startTimeoutMs: START_TIMEOUT_MS,
       logger: this.logger,
@@ -140,8 +143,9 @@ export class ProgramEngine {
         maxConcurrent: execution.max_concurrent_calls,
         callTimeoutMs: execution.tool_call_timeout_seconds * 1000,
         maxResultBytes: execution.max_tool_result_bytes,
+        maxQueuedBytes: this.maxMessageBytes,
       },
-      options.onToolCallDone,
+      {onCallDone: options.onToolCallDone, holdRequests: (hold) => child.holdRequests(hold)},
     )
     let run: ChildRunResult
     try {

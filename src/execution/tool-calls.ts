@@ -4,6 +4,7 @@ import type {ToolCallTrace} from './format.js'
 import type {HelperName, ResultMessage} from './protocol.js'
 
 import {describeTool, unknownToolMessage} from '../downstream/inspect.js'
+import {cutArgs, cutText, RECORDED_ERROR_CHARS, RECORDED_NAME_CHARS} from './trace-cut.js'
 
 export interface ToolCallLimits {
   /** Counted calls per program (execution.max_tool_calls). */
@@ -14,7 +15,22 @@ export interface ToolCallLimits {
   callTimeoutMs: number
   /** Largest result passed to the program (execution.max_tool_result_bytes). */
   maxResultBytes: number
+  /**
+   * Bytes of call messages allowed to wait for a concurrency slot; over it, `holdRequests` is asked
+   * to stop reading the child's requests until the queue shrinks.
+   */
+  maxQueuedBytes: number
 }
+
+export interface BrokerHooks {
+  /** Called after every finished tool call (progress notifications). */
+  onCallDone?: ToolCallListener
+  /** Stops (true) or resumes reading the child's requests: `ProgramChild.holdRequests`. */
+  holdRequests?: (hold: boolean) => void
+}
+
+/** Helper calls per program (SPEC §15); they are not counted against max_tool_calls. */
+export const MAX_HELPER_CALLS = 1000
 
 /** Called after every finished tool call with the number finished so far, and that call. */
 export type ToolCallListener = (finished: number, call: ToolCallTrace) => void
@@ -23,9 +39,14 @@ interface PendingCall {
   id: number
   tool: string
   args: Record<string, unknown>
+  bytes: number
 }
 
-interface RunningCall extends PendingCall {
+interface RunningCall {
+  id: number
+  /** Tool name and arguments as the trace records them (cut): the call itself has the whole. */
+  tool: string
+  args: Record<string, unknown>
   startedAt: number
   /** The program stopped waiting (e.g. asyncio.wait_for): the result is dropped. */
   cancelled: boolean
@@ -43,8 +64,12 @@ export class ToolCallBroker implements ChildRequestHandlers {
   /** Every call that reached the host, in the order they finished. */
   readonly calls: ToolCallTrace[] = []
   private counted = 0
+  private helpers = 0
+  private queuedBytes = 0
+  private holding = false
   private readonly running = new Map<number, RunningCall>()
-  private readonly queue: PendingCall[] = []
+  /** Calls waiting for a slot from `queueHead` on; started ones are let go (their arguments are large). */
+  private readonly queue: (PendingCall | undefined)[] = []
   private queueHead = 0
   private closed = false
   /** One signal for all calls of the run (an AbortController per call costs more than the rest). */
@@ -54,10 +79,10 @@ export class ToolCallBroker implements ChildRequestHandlers {
     private readonly host: ToolHost,
     private readonly reply: (message: ResultMessage) => void,
     private readonly limits: ToolCallLimits,
-    private readonly onCallDone?: ToolCallListener,
+    private readonly hooks: BrokerHooks = {},
   ) {}
 
-  onCall(id: number, tool: string, args: Record<string, unknown>): void {
+  onCall(id: number, tool: string, args: Record<string, unknown>, bytes = 0): void {
     if (this.closed) return
     this.counted++
     if (this.counted > this.limits.maxCalls) {
@@ -72,9 +97,21 @@ export class ToolCallBroker implements ChildRequestHandlers {
       })
       return
     }
-    const call = {id, tool, args}
+    const call = {id, tool, args, bytes}
     if (this.running.size < this.limits.maxConcurrent) this.begin(call)
-    else this.queue.push(call)
+    else {
+      this.queue.push(call)
+      this.queuedBytes += bytes
+      this.updateHold()
+    }
+  }
+
+  /** Parsed arguments waiting in the queue cost memory: past the bound, the child waits instead. */
+  private updateHold(): void {
+    const hold = !this.closed && this.queuedBytes > this.limits.maxQueuedBytes
+    if (hold === this.holding) return
+    this.holding = hold
+    this.hooks.holdRequests?.(hold)
   }
 
   onCancel(id: number): void {
@@ -85,12 +122,25 @@ export class ToolCallBroker implements ChildRequestHandlers {
       return
     }
     // Not started yet: it never reaches the server.
-    const index = this.queue.findIndex((call, position) => position >= this.queueHead && call.id === id)
-    if (index !== -1) this.queue.splice(index, 1)
+    const index = this.queue.findIndex((call) => call?.id === id)
+    if (index !== -1) {
+      this.queuedBytes -= this.queue[index]!.bytes
+      this.queue.splice(index, 1)
+      this.updateHold()
+    }
   }
 
   onHelper(id: number, name: HelperName, args: Record<string, unknown>): void {
     if (this.closed) return
+    if (++this.helpers > MAX_HELPER_CALLS) {
+      this.reply({
+        type: 'result',
+        id,
+        ok: false,
+        error: `helper budget exhausted: a program may call list_callable_tools, inspect_tool and server_status ${MAX_HELPER_CALLS} times; keep what they return instead of asking again`,
+      })
+      return
+    }
     try {
       this.reply({type: 'result', id, ok: true, value: this.helper(name, args)})
     } catch (error) {
@@ -104,6 +154,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
     this.closed = true
     this.queue.length = 0
     this.queueHead = 0
+    this.queuedBytes = 0
     // Only calls in flight listen (an Error and its stack trace cost a little on every run).
     if (this.running.size > 0) this.runController.abort(new Error(ENDED_BEFORE_FINISH))
     const now = performance.now()
@@ -122,8 +173,8 @@ export class ToolCallBroker implements ChildRequestHandlers {
   private begin(call: PendingCall): void {
     const running: RunningCall = {
       id: call.id,
-      tool: call.tool,
-      args: call.args,
+      tool: cutText(call.tool, RECORDED_NAME_CHARS),
+      args: cutArgs(call.args),
       startedAt: performance.now(),
       cancelled: false,
     }
@@ -153,13 +204,13 @@ export class ToolCallBroker implements ChildRequestHandlers {
       ms: Math.round(performance.now() - call.startedAt),
     }
     if (call.cancelled) trace.error = CANCELLED_BY_PROGRAM
-    else if (!message.ok) trace.error = message.error
+    else if (!message.ok) trace.error = cutText(message.error, RECORDED_ERROR_CHARS)
     this.calls.push(trace)
     this.reply(message)
     this.startQueued()
-    if (this.onCallDone) {
+    if (this.hooks.onCallDone) {
       try {
-        this.onCallDone(this.calls.length, trace)
+        this.hooks.onCallDone(this.calls.length, trace)
       } catch {
         // A listener's failure is not the program's.
       }
@@ -168,13 +219,17 @@ export class ToolCallBroker implements ChildRequestHandlers {
 
   private startQueued(): void {
     while (this.running.size < this.limits.maxConcurrent && this.queueHead < this.queue.length) {
-      const next = this.queue[this.queueHead++]!
+      const next = this.queue[this.queueHead]!
+      // The queue lets go of what it started: its arguments are the call's now.
+      this.queue[this.queueHead++] = undefined
+      this.queuedBytes -= next.bytes
       if (this.queueHead > 1024 && this.queueHead * 2 > this.queue.length) {
         this.queue.splice(0, this.queueHead)
         this.queueHead = 0
       }
       this.begin(next)
     }
+    this.updateHold()
   }
 
   private helper(name: HelperName, args: Record<string, unknown>): unknown {
