@@ -1,13 +1,16 @@
 import type {ExecutionConfig} from '../config/schema.js'
 import type {ToolHost} from '../downstream/types.js'
+import type {ApprovalPrompter} from '../permissions/approvals.js'
+import type {PermissionPolicy} from '../permissions/policy.js'
 import type {PythonInfo, SandboxBackend} from '../sandbox/backend.js'
 import type {ChildLimits} from './protocol.js'
 
 import {PtcError} from '../errors.js'
 import {type Logger, silentLogger} from '../log.js'
+import {ProgramApprovals} from '../permissions/approvals.js'
 import {type ChildEnd, type ChildRunResult, ProgramChild, sweepOrphanedScratchDirs} from './child.js'
 import {formatOutcome, type ToolCallTrace} from './format.js'
-import {ToolCallBroker, type ToolCallListener} from './tool-calls.js'
+import {type CallApprover, ToolCallBroker, type ToolCallListener} from './tool-calls.js'
 import {WarmPool} from './warm-pool.js'
 
 export type {ToolCallTrace} from './format.js'
@@ -21,6 +24,8 @@ export interface ProgramEngineOptions {
   python: PythonInfo
   /** Default: silent. */
   logger?: Logger
+  /** The user's rules for which calls need approval (SPEC §12). Default: none do. */
+  permissions?: PermissionPolicy
 }
 
 export interface RunOptions {
@@ -28,12 +33,14 @@ export interface RunOptions {
   signal?: AbortSignal
   /** Called after every finished tool call with the number finished so far (progress notifications). */
   onToolCallDone?: ToolCallListener
+  /** Who is asked when a call needs approval. Default: nobody, so such calls are denied. */
+  prompter?: ApprovalPrompter
 }
 
 /** What `execute_program` returns: `text` is SPEC §8, the rest its structured content. */
 export interface RunOutcome {
   ok: boolean
-  /** Captured stdout + stderr, capped at max_output_bytes (then `... (truncated)`). */
+  /** Captured stdout + stderr; over max_output_bytes, its head and tail around `... [N bytes omitted]`. */
   output: string
   /** The last emit() value; null when emit() was not called. */
   result: unknown
@@ -49,6 +56,8 @@ interface OutcomeParts {
   end: ChildEnd
   output: string
   toolCalls: ToolCallTrace[]
+  /** Bytes of tool results the program received. */
+  resultBytes?: number
   elapsedMs: number
   sandbox: string
   /** Set when no child could be started: the error text. */
@@ -83,6 +92,7 @@ export class ProgramEngine {
   private readonly host: ToolHost
   private readonly backend: SandboxBackend
   private readonly logger: Logger
+  private readonly permissions: PermissionPolicy | undefined
   private readonly pool: WarmPool
   /** Largest child message; also the bound on answers and on queued calls waiting, in bytes. */
   private readonly maxMessageBytes: number
@@ -93,6 +103,7 @@ export class ProgramEngine {
     this.host = options.host
     this.backend = options.backend
     this.logger = options.logger ?? silentLogger
+    this.permissions = options.permissions
     const {execution} = options
     this.maxMessageBytes =
       Math.max(execution.max_tool_result_bytes, execution.max_output_bytes) + MESSAGE_MARGIN_BYTES
@@ -145,7 +156,11 @@ export class ProgramEngine {
         maxResultBytes: execution.max_tool_result_bytes,
         maxQueuedBytes: this.maxMessageBytes,
       },
-      {onCallDone: options.onToolCallDone, holdRequests: (hold) => child.holdRequests(hold)},
+      {
+        onCallDone: options.onToolCallDone,
+        approver: this.approver(child, options.prompter),
+        holdRequests: (hold) => child.holdRequests(hold),
+      },
     )
     let run: ChildRunResult
     try {
@@ -169,9 +184,23 @@ export class ProgramEngine {
       end: run.end,
       output: run.output,
       toolCalls: broker.calls,
+      resultBytes: broker.resultBytes,
       elapsedMs: run.elapsedMs,
       sandbox: child.tier,
     })
+  }
+
+  /** The gate of one program's calls: asks through `prompter`, with the child's clock stopped meanwhile. */
+  private approver(child: ProgramChild, prompter: ApprovalPrompter | undefined): CallApprover | undefined {
+    const {permissions} = this
+    if (!permissions) return undefined
+    const approvals = new ProgramApprovals({
+      policy: permissions,
+      prompter,
+      clock: {pause: () => child.pauseClock(), resume: () => child.resumeClock()},
+      logger: this.logger,
+    })
+    return (tool, args, signal) => approvals.check(tool, args, signal)
   }
 
   /** Kills every child (running programs end as failed) and removes their scratch directories. */
@@ -203,7 +232,15 @@ export class ProgramEngine {
     }
   }
 
-  private outcome({end, output, toolCalls, elapsedMs, sandbox, startFailure}: OutcomeParts): RunOutcome {
+  private outcome({
+    end,
+    output,
+    toolCalls,
+    resultBytes = 0,
+    elapsedMs,
+    sandbox,
+    startFailure,
+  }: OutcomeParts): RunOutcome {
     const done = end.kind === 'done' ? end : undefined
     const ok = done?.ok === true
     const error = ok ? null : (startFailure ?? errorText(end, this.execution))
@@ -216,6 +253,7 @@ export class ProgramEngine {
       hasResult,
       result,
       toolCalls,
+      resultBytes,
       elapsedMs,
       trace: this.execution.trace,
     })

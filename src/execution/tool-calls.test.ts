@@ -4,6 +4,7 @@ import type {ResultMessage} from './protocol.js'
 
 import {LocalHost, standardTools} from '../../test/helpers/local-host.js'
 import {MAX_HELPER_CALLS, ToolCallBroker, type ToolCallLimits} from './tool-calls.js'
+import {MAX_TRACE_ARGS_CHARS} from './trace.js'
 
 const LIMITS: ToolCallLimits = {
   maxCalls: 100,
@@ -175,10 +176,10 @@ describe('ToolCallBroker', () => {
     broker.onCall(2, 'mcp__local__fail', {message: 'e'.repeat(1_000_000)})
     await repliesReach(2)
     const [first, second] = [...broker.calls].sort((a, b) => a.tool.length - b.tool.length)
-    expect(second?.tool).toBe(`mcp__local__${'n'.repeat(188)}…`)
-    expect(JSON.stringify(second?.args).length).toBeLessThan(1100)
-    expect(second?.error?.length).toBeLessThan(2100)
-    expect(first).toMatchObject({tool: 'mcp__local__fail', error: `${'e'.repeat(2000)}…`})
-    expect(JSON.stringify(first?.args).length).toBeLessThan(1100)
+    expect(second?.tool).toBe(`mcp__local__${'n'.repeat(187)}…`)
+    expect(JSON.stringify(second?.args).length).toBeLessThanOrEqual(MAX_TRACE_ARGS_CHARS)
+    expect(second?.error?.length).toBeLessThanOrEqual(300)
+    expect(first).toMatchObject({tool: 'mcp__local__fail', error: `${'e'.repeat(299)}…`})
+    expect(JSON.stringify(first?.args).length).toBeLessThanOrEqual(MAX_TRACE_ARGS_CHARS)
   })
 })

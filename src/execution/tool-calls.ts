@@ -1,10 +1,12 @@
-import type {ToolHost} from '../downstream/types.js'
+import type {ToolHost, ToolInfo} from '../downstream/types.js'
+import type {ApprovalDecision} from '../permissions/approvals.js'
 import type {ChildRequestHandlers} from './child.js'
 import type {ToolCallTrace} from './format.js'
 import type {HelperName, ResultMessage} from './protocol.js'
 
 import {describeTool, unknownToolMessage} from '../downstream/inspect.js'
-import {cutArgs, cutText, RECORDED_ERROR_CHARS, RECORDED_NAME_CHARS} from './trace-cut.js'
+import {ToolError, type ToolErrorKind} from '../downstream/types.js'
+import {traceArgs, traceError, traceTool} from './trace.js'
 
 export interface ToolCallLimits {
   /** Counted calls per program (execution.max_tool_calls). */
@@ -22,18 +24,30 @@ export interface ToolCallLimits {
   maxQueuedBytes: number
 }
 
-export interface BrokerHooks {
-  /** Called after every finished tool call (progress notifications). */
-  onCallDone?: ToolCallListener
-  /** Stops (true) or resumes reading the child's requests: `ProgramChild.holdRequests`. */
-  holdRequests?: (hold: boolean) => void
-}
-
 /** Helper calls per program (SPEC §15); they are not counted against max_tool_calls. */
 export const MAX_HELPER_CALLS = 1000
 
+/**
+ * Decides whether one call may run (SPEC §12): resolves `approved` once the user allowed it,
+ * undefined when nothing needed asking; throws ToolError kind `denied` otherwise.
+ */
+export type CallApprover = (
+  tool: ToolInfo,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+) => Promise<ApprovalDecision | undefined>
+
 /** Called after every finished tool call with the number finished so far, and that call. */
 export type ToolCallListener = (finished: number, call: ToolCallTrace) => void
+
+export interface BrokerHooks {
+  /** Called after every finished tool call (progress notifications). */
+  onCallDone?: ToolCallListener
+  /** Asks before a call runs (SPEC §12). */
+  approver?: CallApprover
+  /** Stops (true) or resumes reading the child's requests: `ProgramChild.holdRequests`. */
+  holdRequests?: (hold: boolean) => void
+}
 
 interface PendingCall {
   id: number
@@ -42,14 +56,11 @@ interface PendingCall {
   bytes: number
 }
 
-interface RunningCall {
-  id: number
-  /** Tool name and arguments as the trace records them (cut): the call itself has the whole. */
-  tool: string
-  args: Record<string, unknown>
+interface RunningCall extends PendingCall {
   startedAt: number
   /** The program stopped waiting (e.g. asyncio.wait_for): the result is dropped. */
   cancelled: boolean
+  approval?: ApprovalDecision
 }
 
 const ENDED_BEFORE_FINISH = 'the program ended before the call finished'
@@ -63,6 +74,8 @@ const CANCELLED_BY_PROGRAM = 'cancelled: the program stopped waiting for it'
 export class ToolCallBroker implements ChildRequestHandlers {
   /** Every call that reached the host, in the order they finished. */
   readonly calls: ToolCallTrace[] = []
+  /** Bytes of the results that reached the program (SPEC §8: what it kept out of the context). */
+  resultBytes = 0
   private counted = 0
   private helpers = 0
   private queuedBytes = 0
@@ -91,6 +104,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
         type: 'result',
         id,
         ok: false,
+        kind: 'budget',
         error:
           `tool call budget exhausted: this program already made ${max} calls (execution.max_tool_calls: ${max}); ` +
           'do more per call (filters, batches) or split the work into several programs',
@@ -137,6 +151,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
         type: 'result',
         id,
         ok: false,
+        kind: 'budget',
         error: `helper budget exhausted: a program may call list_callable_tools, inspect_tool and server_status ${MAX_HELPER_CALLS} times; keep what they return instead of asking again`,
       })
       return
@@ -144,7 +159,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
     try {
       this.reply({type: 'result', id, ok: true, value: this.helper(name, args)})
     } catch (error) {
-      this.reply({type: 'result', id, ok: false, error: errorText(error)})
+      this.reply({type: 'result', id, ok: false, error: errorText(error), kind: errorKind(error)})
     }
   }
 
@@ -160,21 +175,27 @@ export class ToolCallBroker implements ChildRequestHandlers {
     const now = performance.now()
     for (const call of this.running.values()) {
       this.calls.push({
-        tool: call.tool,
-        args: call.args,
+        tool: traceTool(call.tool),
+        args: traceArgs(call.args),
         ok: false,
         ms: Math.round(now - call.startedAt),
         error: ENDED_BEFORE_FINISH,
+        ...(call.approval && {approval: call.approval}),
       })
     }
     this.running.clear()
   }
 
+  private readonly countResultBytes = (bytes: number): void => {
+    this.resultBytes += bytes
+  }
+
   private begin(call: PendingCall): void {
     const running: RunningCall = {
       id: call.id,
-      tool: cutText(call.tool, RECORDED_NAME_CHARS),
-      args: cutArgs(call.args),
+      tool: call.tool,
+      args: call.args,
+      bytes: call.bytes,
       startedAt: performance.now(),
       cancelled: false,
     }
@@ -186,25 +207,44 @@ export class ToolCallBroker implements ChildRequestHandlers {
         maxResultBytes: this.limits.maxResultBytes,
         // The child parses a lone text item itself: large results are not parsed twice.
         deferTextParsing: true,
+        onResultBytes: this.countResultBytes,
+        ...(this.hooks.approver && {approve: (tool, args) => this.approve(running, tool, args)}),
       })
       .then(
         (value) => this.settle(running, {type: 'result', id: call.id, ok: true, value}),
         (error: unknown) =>
-          this.settle(running, {type: 'result', id: call.id, ok: false, error: errorText(error)}),
+          this.settle(running, {
+            type: 'result',
+            id: call.id,
+            ok: false,
+            error: errorText(error),
+            kind: errorKind(error),
+          }),
       )
+  }
+
+  private async approve(call: RunningCall, tool: ToolInfo, args: Record<string, unknown>): Promise<void> {
+    try {
+      const decision = await this.hooks.approver!(tool, args, this.runController.signal)
+      if (decision) call.approval = decision
+    } catch (error) {
+      call.approval = 'denied'
+      throw error
+    }
   }
 
   private settle(call: RunningCall, message: ResultMessage): void {
     if (this.closed || this.running.get(call.id) !== call) return
     this.running.delete(call.id)
     const trace: ToolCallTrace = {
-      tool: call.tool,
-      args: call.args,
+      tool: traceTool(call.tool),
+      args: traceArgs(call.args),
       ok: message.ok && !call.cancelled,
       ms: Math.round(performance.now() - call.startedAt),
     }
     if (call.cancelled) trace.error = CANCELLED_BY_PROGRAM
-    else if (!message.ok) trace.error = cutText(message.error, RECORDED_ERROR_CHARS)
+    else if (!message.ok) trace.error = traceError(message.error)
+    if (call.approval) trace.approval = call.approval
     this.calls.push(trace)
     this.reply(message)
     this.startQueued()
@@ -237,15 +277,14 @@ export class ToolCallBroker implements ChildRequestHandlers {
       case 'inspect_tool': {
         const toolName = args.tool_name
         if (typeof toolName !== 'string')
-          throw new Error('inspect_tool(tool_name=...) needs the tool name as a string')
+          throw new ToolError('inspect_tool(tool_name=...) needs the tool name as a string', {
+            kind: 'invalid_arguments',
+          })
         const tool = this.host.getTool(toolName)
-        if (!tool)
-          throw new Error(
-            unknownToolMessage(
-              toolName,
-              this.host.listTools().map((t) => t.name),
-            ),
-          )
+        if (!tool) {
+          const names = this.host.listTools().map((t) => t.name)
+          throw new ToolError(unknownToolMessage(toolName, names), {kind: 'unknown_tool'})
+        }
         return describeTool(tool)
       }
       case 'list_callable_tools': {
@@ -259,6 +298,11 @@ export class ToolCallBroker implements ChildRequestHandlers {
       }
     }
   }
+}
+
+/** A ToolError's own kind; anything else thrown on the way is the protocol's failure. */
+function errorKind(error: unknown): ToolErrorKind {
+  return error instanceof ToolError ? error.kind : 'protocol'
 }
 
 function errorText(error: unknown): string {

@@ -7,6 +7,7 @@ import type {Runtime} from '../runtime.js'
 import {describeTool, unknownToolMessage} from '../downstream/inspect.js'
 import {type ProgramEngine, type RunOutcome, startFailureOutcome} from '../execution/engine.js'
 import {structuredOutcome} from '../execution/outcome.js'
+import {elicitationPrompter} from './approval-prompter.js'
 import {
   executeProgramDescription,
   INSPECT_TOOL_DESCRIPTION,
@@ -23,6 +24,7 @@ const toolCallSchema = z.object({
   ok: z.boolean(),
   ms: z.number(),
   error: z.string().optional(),
+  approval: z.enum(['approved', 'denied']).optional(),
 })
 
 const executeOutputSchema = z.object({
@@ -33,7 +35,13 @@ const executeOutputSchema = z.object({
     .string()
     .nullable()
     .describe('The error when the run failed (trimmed traceback, timeout, sandbox).'),
-  tool_calls: z.array(toolCallSchema).describe('Every tool call the program made, in order of completion.'),
+  tool_calls: z
+    .array(toolCallSchema)
+    .describe('The first 50 tool calls, in order of completion; args cut to 200 characters of JSON.'),
+  more_tool_calls: z
+    .array(z.object({tool: z.string(), calls: z.number(), failed: z.number()}))
+    .optional()
+    .describe('The calls after the first 50, counted per tool.'),
   sandbox: z.string().describe('The sandbox layer in force for this run.'),
 })
 
@@ -100,6 +108,7 @@ export function createMcpServer(runtime: Runtime, logger: Logger, version: strin
         const outcome = await engine.run(code, {
           signal: ctx.mcpReq.signal,
           onToolCallDone: (completed) => progress.toolCallsCompleted(completed),
+          prompter: elicitationPrompter(server, ctx),
         })
         return toCallResult(outcome)
       } finally {

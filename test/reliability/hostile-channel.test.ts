@@ -228,7 +228,7 @@ describe('hostile channel messages (SPEC §15)', () => {
         '        await mcp__fx__nope(a=[{}]*500_000)',
         '    except ToolError:',
         '        failed += 1',
-        'for i in range(40):',
+        'for i in range(20):',
         '    try:',
         '        await mcp__fx__add(a="x"*15_000_000, b=1)',
         '    except ToolError:',
@@ -237,17 +237,17 @@ describe('hostile channel messages (SPEC §15)', () => {
       ].join('\n'),
       120_000,
     )
-    expect(run.structured, run.text).toMatchObject({ok: true, output: '70\n'})
+    expect(run.structured, run.text).toMatchObject({ok: true, output: '50\n'})
     // The 5,000,000-item lists never reached the host (refused as sent); the others did, and each
-    // is recorded by its head.
+    // is recorded cut (SPEC §5: 200 characters).
     const calls = run.structured.tool_calls as unknown as Array<{tool: string; args: Record<string, unknown>}>
-    expect(calls).toHaveLength(60)
-    for (const call of calls) expect(JSON.stringify(call.args).length).toBeLessThan(1200)
+    expect(calls).toHaveLength(40)
+    for (const call of calls) expect(JSON.stringify(call.args).length).toBeLessThanOrEqual(200)
     expect(calls[0]).toMatchObject({
       tool: 'mcp__fx__nope',
-      args: {a: expect.stringMatching(/^\[\{\},\{\},.*…$/)},
+      args: {a: expect.arrayContaining([{}, expect.stringMatching(/^…\(\+4999\d\d items\)$/)])},
     })
-    expect(calls[59]).toMatchObject({tool: 'mcp__fx__add', args: {a: expect.stringMatching(/^x+…$/), b: 1}})
+    expect(calls[39]).toMatchObject({tool: 'mcp__fx__add', args: {a: expect.stringMatching(/^x+…x+$/), b: 1}})
     await expectHealthy()
   }, 150_000)
 
@@ -287,6 +287,6 @@ describe('hostile channel messages (SPEC §15)', () => {
     expect(code).toBe(0)
     const outcome = JSON.parse(stdout) as {output: string; tool_calls: Array<{args: {a: string}}>}
     expect(outcome.output).toBe('failed\n')
-    expect(outcome.tool_calls[0]?.args.a).toMatch(/^x{500}…$/)
+    expect(outcome.tool_calls[0]?.args.a).toMatch(/^x{50,}…x{20,}$/)
   }, 60_000)
 })
