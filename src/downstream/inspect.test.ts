@@ -1,21 +1,133 @@
-import {describe, expect, test} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
-import {unknownToolMessage} from './inspect.js'
+import type {ToolInfo} from './types.js'
+
+import {
+  describeTool,
+  InspectError,
+  inspectTools,
+  NO_OUTPUT_SCHEMA_NOTE,
+  OBSERVED_NOTE,
+  unknownToolMessage,
+} from './inspect.js'
 import {MAX_SUGGESTED_NAME_CHARS, suggestNames} from './naming.js'
 
-describe('unknown tool names', () => {
-  const names = ['mcp__fin__query', 'mcp__fin__quote']
+const QUERY: ToolInfo = {
+  name: 'mcp__fin__query',
+  server: 'fin',
+  tool: 'query',
+  description: 'Financial rows.',
+  inputSchema: {type: 'object', properties: {ticker: {type: 'string'}}, required: ['ticker']},
+}
 
-  test('a near miss gets suggestions', () => {
-    expect(unknownToolMessage('mcp__fin__qeury', names)).toBe(
-      "Unknown tool 'mcp__fin__qeury'. Did you mean mcp__fin__query?",
+describe('describeTool', () => {
+  it('gives null outputSchema and a note when the server declares none', () => {
+    const described = describeTool(QUERY)
+    expect(described).toEqual({
+      name: 'mcp__fin__query',
+      description: 'Financial rows.',
+      inputSchema: QUERY.inputSchema,
+      outputSchema: null,
+      note: NO_OUTPUT_SCHEMA_NOTE,
+      signature: expect.stringMatching(/^await mcp__fin__query\(\*, ticker: str\)/),
+      server: 'fin',
+      original_name: 'query',
+    })
+    expect(Object.keys(described)).toEqual([
+      'name',
+      'description',
+      'inputSchema',
+      'outputSchema',
+      'note',
+      'signature',
+      'server',
+      'original_name',
+    ])
+  })
+
+  it('shows the observed shape, and the signature returns what was seen', () => {
+    const described = describeTool(QUERY, ['list of 3', {date: 'str', close: 'float'}])
+    expect(described.observed_result).toEqual(['list of 3', {date: 'str', close: 'float'}])
+    expect(described.signature).toMatch(/-> list\[dict\]$/)
+    expect(described.note).toBe(OBSERVED_NOTE)
+    expect(describeTool(QUERY, 'free text, 4 lines').signature).toMatch(/-> str$/)
+  })
+
+  it('includes a declared outputSchema and no note', () => {
+    const outputSchema = {type: 'object', properties: {rows: {type: 'array'}}}
+    const described = describeTool({...QUERY, outputSchema})
+    expect(described.outputSchema).toBe(outputSchema)
+    expect(described).not.toHaveProperty('note')
+  })
+})
+
+describe('unknownToolMessage', () => {
+  const names = ['mcp__fin__query', 'mcp__fin__quote', 'mcp__web__search']
+
+  it('suggests close names', () => {
+    expect(unknownToolMessage('mcp__fin__qeury', names)).toMatch(
+      /^Unknown tool 'mcp__fin__qeury'\. Did you mean mcp__fin__query/,
     )
   })
 
-  test('a name longer than any real one gets no suggestions, and the error repeats only its head', () => {
+  it('says so when nothing is close, or nothing is available', () => {
+    expect(unknownToolMessage('mcp__x__completely_different', names)).toMatch(/no tool has a similar name/)
+    expect(unknownToolMessage('mcp__x__y', [])).toBe(
+      "Unknown tool 'mcp__x__y': no tools are available right now.",
+    )
+  })
+})
+
+describe('inspectTools (inspect_tool with tool_names and brief)', () => {
+  const tools: ToolInfo[] = [
+    QUERY,
+    {...QUERY, name: 'mcp__fin__quote', tool: 'quote', description: 'Latest quote.\nDetails.'},
+    {...QUERY, name: 'mcp__web__search', server: 'web', tool: 'search'},
+  ]
+  const source = {
+    listTools: () => tools,
+    getTool: (name: string) => tools.find((t) => t.name === name),
+    observedResult: (name: string) => (name === 'mcp__fin__quote' ? {price: 'float'} : undefined),
+  }
+
+  it('inspects several names and globs in one call, briefly when asked', () => {
+    const brief = inspectTools(source, {tool_names: 'mcp__fin__*', brief: true})
+    expect(brief).toEqual([
+      {
+        name: 'mcp__fin__query',
+        signature: 'await mcp__fin__query(*, ticker: str) -> Any',
+        description: 'Financial rows.',
+      },
+      {
+        name: 'mcp__fin__quote',
+        signature: 'await mcp__fin__quote(*, ticker: str) -> dict',
+        description: 'Latest quote.',
+      },
+    ])
+    const full = inspectTools(source, {tool_names: ['mcp__web__search', 'mcp__fin__qoute']}) as {
+      name: string
+    }[]
+    expect(full[0]).toMatchObject({name: 'mcp__web__search', original_name: 'search', server: 'web'})
+    expect(full[1]).toEqual({
+      name: 'mcp__fin__qoute',
+      error: expect.stringMatching(/Did you mean mcp__fin__quote/),
+    })
+  })
+
+  it('refuses a request naming nothing, or naming only unknown tools', () => {
+    expect(() => inspectTools(source, {})).toThrow(InspectError)
+    expect(() => inspectTools(source, {tool_names: ['mcp__x__*']})).toThrow("no tool matches 'mcp__x__*'")
+    expect(() => inspectTools(source, {tool_name: 'mcp__fin__qery'})).toThrow(/Did you mean mcp__fin__query/)
+  })
+})
+
+describe('unknown tool names of any length (SPEC §15)', () => {
+  const names = ['mcp__fin__query', 'mcp__fin__quote']
+
+  it('a name longer than any real one gets no suggestions, and the error repeats only its head', () => {
     const long = `mcp__fin__${'q'.repeat(MAX_SUGGESTED_NAME_CHARS)}`
     expect(suggestNames(long, names)).toEqual([])
-    // Just under the bound it is still compared.
+    // Under the bound it is still compared.
     expect(suggestNames(`mcp__fin__query${'y'.repeat(10)}`, names)).toEqual(['mcp__fin__query'])
     const huge = 'q'.repeat(16_000_000)
     expect(unknownToolMessage(huge, names)).toBe(

@@ -24,7 +24,7 @@ export function traceArgs(args: Record<string, unknown>): Record<string, unknown
   const short = shortenJson(args, MAX_TRACE_ARGS_CHARS)
   if (short === args) return args
   // Its strings are slices of the program's: a copy of the few characters lets the whole go.
-  const copy = JSON.parse(JSON.stringify(short)) as unknown
+  const copy = structuredClone(short)
   return isRecord(copy) ? copy : {'…': copy}
 }
 
