@@ -45,8 +45,8 @@ export default class Run extends BaseCommand {
         showConnectProgress(runtime.registry, CLI_CONNECT_WAIT_MS, this.jsonEnabled()),
       ])
       // Ctrl-C while servers connect or Python starts: nothing ran, nothing to wait for.
-      const engine = await Promise.race([ready.then(([ready]) => ready), interrupt.stopped])
-      if (engine === undefined) {
+      const engine = await Promise.race([ready.then(([ready]) => ready), interrupt.stopped.then(() => null)])
+      if (engine === null) {
         ready.catch(() => {})
         if (!this.jsonEnabled()) this.log(CANCELLED_HEADER)
         process.exitCode = EXIT_INTERRUPTED
@@ -84,10 +84,10 @@ const NOTHING_RAN: StructuredOutcome = {
  * The first Ctrl-C cancels the program (its output is still printed, then everything is cleaned
  * up); a second one leaves at once.
  */
-function onInterrupt(): {signal: AbortSignal; stopped: Promise<undefined>; dispose(): void} {
+function onInterrupt(): {signal: AbortSignal; stopped: Promise<void>; dispose(): void} {
   const controller = new AbortController()
-  const stopped = new Promise<undefined>((resolve) => {
-    controller.signal.addEventListener('abort', () => resolve(undefined), {once: true})
+  const stopped = new Promise<void>((resolve) => {
+    controller.signal.addEventListener('abort', () => resolve(), {once: true})
   })
   const handler = (): void => {
     if (!controller.signal.aborted) {
