@@ -13,7 +13,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {type RawServe, resultText, startRawServe, toolResult} from '../helpers/json-rpc.js'
-import {type Execution, execute, expectCleanShutdown, waitForListing} from '../helpers/serve-session.js'
+import {execute, type Execution, expectCleanShutdown, waitForListing} from '../helpers/serve-session.js'
 import {prepareServe, type ServeSetup} from '../helpers/serve.js'
 
 const require = createRequire(import.meta.url)
