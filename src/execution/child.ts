@@ -2,9 +2,8 @@ import type {Socket} from 'node:net'
 
 import {type ChildProcess, spawn} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
-import {mkdtemp, readdir, rm, rmdir} from 'node:fs/promises'
-import {constants, tmpdir} from 'node:os'
-import {dirname, join} from 'node:path'
+import {constants} from 'node:os'
+import {dirname} from 'node:path'
 import {performance} from 'node:perf_hooks'
 import {fileURLToPath} from 'node:url'
 
@@ -25,46 +24,10 @@ import {
   type RunMessage,
   type StartMessage,
 } from './protocol.js'
+import {createScratchDir, removeScratchDir} from './scratch.js'
 
 /** The bootstrap every child runs (copied next to the compiled file by scripts/copy-assets.js). */
 export const RUNNER_PATH = fileURLToPath(new URL('runner.py', import.meta.url))
-
-/** Prefix of per-run scratch directories under os.tmpdir(): `ptc-run-<server pid>-XXXXXX`. */
-export const SCRATCH_PREFIX = 'ptc-run-'
-
-/**
- * Removes the scratch directories of servers that no longer run (killed with SIGKILL, say, which
- * leaves no chance to clean up). Their pid is in the name; a directory whose process is alive, or
- * that belongs to another user, is left alone.
- */
-export async function sweepOrphanedScratchDirs(logger: Logger, base = tmpdir()): Promise<void> {
-  let names: string[]
-  try {
-    names = await readdir(base)
-  } catch {
-    return
-  }
-  for (const name of names) {
-    const pid = Number(/^ptc-run-(\d+)-/.exec(name)?.[1])
-    if (!pid || isAlive(pid)) continue
-    const dir = join(base, name)
-    // Links planted inside are removed, never followed.
-    await rm(dir, {recursive: true, force: true}).then(
-      () => logger.debug(`removed ${dir}, left by a server that is gone`),
-      () => {},
-    )
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: alive, another user's.
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH'
-  }
-}
 
 /** A text result longer than this goes to the child in slices of this many characters. */
 const TEXT_SLICE_CHARS = 256 * 1024
@@ -265,7 +228,7 @@ export class ProgramChild {
   private async boot(): Promise<void> {
     const {options} = this
     try {
-      this.scratchDir = await mkdtemp(join(tmpdir(), `${SCRATCH_PREFIX}${process.pid}-`))
+      this.scratchDir = await createScratchDir()
       if (this.killed) throw new SandboxError('the Python child was stopped before it was ready')
       const launch = await options.backend.launch({
         python: options.python,
@@ -597,11 +560,7 @@ export class ProgramChild {
       this.markDisposed()
       return
     }
-    // Usually empty (inside bwrap the program writes to a private tmpfs): one rmdir then, where a
-    // recursive rm costs three file system operations. rm does not follow symbolic links planted
-    // in the directory: it removes the links.
-    rmdir(dir)
-      .catch(() => rm(dir, {recursive: true, force: true, maxRetries: 2}))
+    removeScratchDir(dir)
       .catch((error: Error) => this.options.logger.warn(`could not remove ${dir}: ${error.message}`))
       .finally(() => this.markDisposed())
   }

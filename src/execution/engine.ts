@@ -5,8 +5,9 @@ import type {ChildLimits} from './protocol.js'
 
 import {PtcError} from '../errors.js'
 import {type Logger, silentLogger} from '../log.js'
-import {type ChildEnd, type ChildRunResult, ProgramChild, sweepOrphanedScratchDirs} from './child.js'
+import {type ChildEnd, type ChildRunResult, ProgramChild} from './child.js'
 import {formatOutcome, type ToolCallTrace} from './format.js'
+import {sweepOrphanedScratchDirs} from './scratch.js'
 import {ToolCallBroker, type ToolCallListener} from './tool-calls.js'
 import {WarmPool} from './warm-pool.js'
 
