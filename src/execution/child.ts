@@ -8,7 +8,7 @@ import {performance} from 'node:perf_hooks'
 import {fileURLToPath} from 'node:url'
 
 import type {Logger} from '../log.js'
-import type {PythonInfo, SandboxBackend} from '../sandbox/backend.js'
+import type {ProgramBounds, PythonInfo, SandboxBackend} from '../sandbox/backend.js'
 
 import {JsonText} from '../downstream/types.js'
 import {SandboxError} from '../errors.js'
@@ -61,6 +61,8 @@ export interface ChildOptions {
   maxOutputBytes: number
   /** Bound on spawn + confinement + runner load. */
   startTimeoutMs: number
+  /** Scratch and thread bounds for the backend to enforce. Default: DEFAULT_BOUNDS. */
+  bounds?: ProgramBounds
   logger: Logger
 }
 
@@ -236,6 +238,7 @@ export class ProgramChild {
         scratchDir: this.scratchDir,
         runtimePaths: [dirname(RUNNER_PATH)],
         env: childEnvironment(this.scratchDir),
+        bounds: options.bounds,
       })
       if (this.killed) throw new SandboxError('the Python child was stopped before it was ready')
       this.tier = launch.tier

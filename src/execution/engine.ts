@@ -1,6 +1,6 @@
 import type {ExecutionConfig} from '../config/schema.js'
 import type {ToolHost} from '../downstream/types.js'
-import type {PythonInfo, SandboxBackend} from '../sandbox/backend.js'
+import type {ProgramBounds, PythonInfo, SandboxBackend} from '../sandbox/backend.js'
 import type {ChildLimits} from './protocol.js'
 
 import {PtcError} from '../errors.js'
@@ -75,6 +75,20 @@ export function childLimits(execution: ExecutionConfig): ChildLimits {
   }
 }
 
+/** Threads a program may run at once (SPEC §15). */
+const MAX_THREADS = 256
+/** Bytes of scratch per file the program may keep: its inode bound follows its byte bound. */
+const SCRATCH_BYTES_PER_FILE = 4096
+
+/** Per-program bounds the sandbox enforces (SPEC §15), from the execution config. */
+export function programBounds(execution: ExecutionConfig): ProgramBounds {
+  return {
+    scratchBytes: execution.max_scratch_bytes,
+    scratchFiles: Math.max(1024, Math.floor(execution.max_scratch_bytes / SCRATCH_BYTES_PER_FILE)),
+    threads: MAX_THREADS,
+  }
+}
+
 /**
  * Runs programs (SPEC §6, §7): each in a fresh sandboxed child taken from a warm pool, with the
  * budget, concurrency and timeouts enforced here, and the outcome composed for the model.
@@ -101,6 +115,7 @@ export class ProgramEngine {
         Math.max(execution.max_tool_result_bytes, execution.max_output_bytes) + MESSAGE_MARGIN_BYTES,
       maxOutputBytes: execution.max_output_bytes,
       startTimeoutMs: START_TIMEOUT_MS,
+      bounds: programBounds(execution),
       logger: this.logger,
     }
     this.pool = new WarmPool({
