@@ -51,7 +51,7 @@ describe('linux backend', () => {
 
     test('without bwrap: runs the interpreter itself and hands confine.py a Landlock + seccomp spec', async () => {
       const backend = createLinuxBackend({bwrap: false})
-      expect(await backend.check(python)).toEqual({tier: 'linux:landlock+seccomp'})
+      expect((await backend.check(python)).tier).toBe('linux:landlock+seccomp')
       const launch = await backend.launch(request)
       expect(launch.tier).toBe('linux:landlock+seccomp')
       expect(launch.command).toBe(python.executable)
