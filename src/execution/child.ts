@@ -24,7 +24,7 @@ import {
   type RunMessage,
   type StartMessage,
 } from './protocol.js'
-import {createScratchDir, removeScratchDir} from './scratch.js'
+import {createScratchDir, removeScratchDir, watchScratch} from './scratch.js'
 
 /** The bootstrap every child runs (copied next to the compiled file by scripts/copy-assets.js). */
 export const RUNNER_PATH = fileURLToPath(new URL('runner.py', import.meta.url))
@@ -140,6 +140,7 @@ export class ProgramChild {
   private settleReady: ((error?: Error) => void) | undefined
   private markDisposed!: () => void
   private disposing = false
+  private stopWatching: (() => void) | undefined
 
   // Set while running.
   private handlers: ChildRequestHandlers | undefined
@@ -438,8 +439,11 @@ export class ProgramChild {
     }
     if (this.state === 'starting') {
       if (message.type === 'ready') {
-        const report = message.confine as {tier?: unknown} | null | undefined
+        const report = message.confine as {tier?: unknown; bounds?: {scratch?: unknown}} | null | undefined
         if (report && typeof report === 'object' && typeof report.tier === 'string') this.tier = report.tier
+        if (typeof report?.bounds?.scratch === 'string' && report.bounds.scratch.startsWith('on the host')) {
+          this.watchScratch()
+        }
         this.settleReady?.()
         return
       }
@@ -543,6 +547,20 @@ export class ProgramChild {
     resolve({end: this.end, output: this.capture.text(), elapsedMs: this.endedAt - this.startedAt})
   }
 
+  /** No private tmpfs holds the scratch dir (SPEC §15's next best bound): the server watches it. */
+  private watchScratch(): void {
+    const {bounds} = this.options
+    if (!this.scratchDir || !bounds) return
+    this.stopWatching = watchScratch(
+      this.scratchDir,
+      {bytes: bounds.scratchBytes, files: bounds.scratchFiles},
+      (reason) => {
+        if (this.state === 'running') this.finish({kind: 'crashed', reason})
+        this.killGroup()
+      },
+    )
+  }
+
   private killGroup(): void {
     clearTimeout(this.killTimer)
     const pid = this.proc?.pid
@@ -558,6 +576,7 @@ export class ProgramChild {
   private dispose(): void {
     if (this.disposing) return
     this.disposing = true
+    this.stopWatching?.()
     const dir = this.scratchDir
     if (!dir) {
       this.markDisposed()

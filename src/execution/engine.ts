@@ -70,7 +70,7 @@ export function childLimits(execution: ExecutionConfig): ChildLimits {
     cpu_seconds: execution.timeout_seconds + 2,
     // Room for the interpreter, a few parsed results of the largest size, and thread stacks.
     address_space_bytes: 2 * 1024 ** 3 + 8 * execution.max_tool_result_bytes,
-    file_size_bytes: 64 * 1024 ** 2,
+    file_size_bytes: Math.min(64 * 1024 ** 2, execution.max_scratch_bytes),
     open_files: 256,
   }
 }

@@ -168,8 +168,17 @@ async function removeEntry(dirFd: number, name: string, depth: number): Promise<
     if ((stats.mode & 0o700) !== 0o700 && stats.uid === effectiveUid() && effectiveUid() !== 0) {
       await chmod(self, 0o700)
     }
-    for (let batch = await firstNames(self); batch.length > 0; batch = await firstNames(self)) {
-      for (const entry of batch) await removeEntry(handle.fd, entry, depth + 1)
+    const dirFd = handle.fd
+    for (let batch = await firstEntries(self); batch.length > 0; batch = await firstEntries(self)) {
+      // What was no directory when listed is unlinked at once (unlink never follows a link, and
+      // fails on a directory swapped in since: that one is then walked like the others).
+      const files = batch.filter((entry) => !entry.directory).map((entry) => entry.name)
+      const failed = await Promise.all(files.map((name) => unlinkOrKeep(`/proc/self/fd/${dirFd}/${name}`)))
+      const walk = [
+        ...batch.filter((entry) => entry.directory).map((entry) => entry.name),
+        ...files.filter((_, n) => failed[n]),
+      ]
+      for (const name of walk) await removeEntry(dirFd, name, depth + 1)
     }
   } finally {
     await handle.close()
@@ -177,13 +186,26 @@ async function removeEntry(dirFd: number, name: string, depth: number): Promise<
   await ignoreMissing(rmdir(path))
 }
 
-/** Up to BATCH names in the directory (read without listing all of it). */
-async function firstNames(path: string): Promise<string[]> {
-  const names: string[] = []
+/** Unlinks `path`; true when it is still there to be walked (a directory). */
+async function unlinkOrKeep(path: string): Promise<boolean> {
+  try {
+    await unlink(path)
+    return false
+  } catch (error) {
+    const {code} = error as NodeJS.ErrnoException
+    if (code === 'ENOENT') return false
+    if (code === 'EISDIR' || code === 'EPERM') return true
+    throw error
+  }
+}
+
+/** Up to BATCH entries of the directory (read without listing all of it). */
+async function firstEntries(path: string): Promise<{name: string; directory: boolean}[]> {
+  const names: {name: string; directory: boolean}[] = []
   const listing = await opendir(path, {bufferSize: 128})
   try {
     for await (const entry of listing) {
-      names.push(entry.name)
+      names.push({name: entry.name, directory: entry.isDirectory()})
       if (names.length >= BATCH) break
     }
   } finally {
@@ -199,4 +221,85 @@ async function ignoreMissing(operation: Promise<void>): Promise<void> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
   }
+}
+
+/** Limits a watched scratch directory is held to (when it is on the host's file system). */
+export interface ScratchLimits {
+  bytes: number
+  files: number
+}
+
+/** Shortest pause between two looks at a watched scratch directory. */
+const WATCH_INTERVAL_MS = 100
+
+/**
+ * Watches a scratch directory that lives on the host's file system (the landlock-only tier where
+ * no private tmpfs could be mounted): measures the space its files take and counts its entries,
+ * and calls `onOver` once when either goes over its limit (the caller then kills the program).
+ * Links are counted, never followed. A big tree is measured less often, so that watching never
+ * costs the server more than a fraction of its time. Returns the function that stops watching.
+ */
+export function watchScratch(
+  dir: string,
+  limits: ScratchLimits,
+  onOver: (reason: string) => void,
+): () => void {
+  let stopped = false
+  let timer: NodeJS.Timeout | undefined
+  const look = async (): Promise<void> => {
+    const started = Date.now()
+    const usage = await measure(dir, limits.files).catch(() => null)
+    if (stopped) return
+    if (usage && usage.bytes > limits.bytes) {
+      stopped = true
+      onOver(
+        `the program kept more than ${limits.bytes} bytes in its scratch directory (execution.max_scratch_bytes)`,
+      )
+      return
+    }
+    if (usage && usage.files > limits.files) {
+      stopped = true
+      onOver(`the program kept more than ${limits.files} files in its scratch directory`)
+      return
+    }
+    timer = setTimeout(lookSoon, Math.max(WATCH_INTERVAL_MS, 4 * (Date.now() - started)))
+    timer.unref()
+  }
+  function lookSoon(): void {
+    look().catch(() => {})
+  }
+
+  timer = setTimeout(lookSoon, WATCH_INTERVAL_MS)
+  timer.unref()
+  return () => {
+    stopped = true
+    clearTimeout(timer)
+  }
+}
+
+/** Bytes on disk (allocated blocks) and entries under `dir`; stops counting past `maxFiles`. */
+async function measure(dir: string, maxFiles: number): Promise<{bytes: number; files: number}> {
+  const usage = {bytes: 0, files: 0}
+  const pending = [dir]
+  while (pending.length > 0 && usage.files <= maxFiles) {
+    const current = pending.pop()!
+    let entries
+    try {
+      entries = await readdir(current, {withFileTypes: true})
+    } catch {
+      continue
+    }
+    for (const entry of entries) {
+      usage.files++
+      const path = join(current, entry.name)
+      if (entry.isDirectory()) pending.push(path)
+      else if (entry.isFile())
+        usage.bytes += await lstat(path).then(
+          (stats) => stats.blocks * 512,
+          () => 0,
+        )
+      if (usage.files > maxFiles) break
+    }
+  }
+  return usage
 }

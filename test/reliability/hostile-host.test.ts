@@ -276,7 +276,8 @@ time.sleep(1)  # held while the host looks
       const [, bytes, bytesError] = /^one file (\d+) (\w+)$/m.exec(outcome.output) ?? []
       expect(Number(bytes)).toBeGreaterThan(SCRATCH_BYTES / 2)
       expect(Number(bytes)).toBeLessThanOrEqual(SCRATCH_BYTES)
-      expect(bytesError).toBe('ENOSPC')
+      // Full tmpfs, or RLIMIT_FSIZE (min(64 MiB, max_scratch_bytes)): whichever comes first.
+      expect(['ENOSPC', 'EFBIG']).toContain(bytesError)
       const [, many, manyError] = /^many files (\d+) (\w+)$/m.exec(outcome.output) ?? []
       expect(Number(many)).toBeLessThanOrEqual(SCRATCH_BYTES)
       expect(manyError).toBe('ENOSPC')
@@ -321,6 +322,88 @@ attempt("become root again", lambda: os.setuid(0))
       if (isRoot) expect(Number(uid) - RUN_UID_BASE).toBeGreaterThanOrEqual(0)
       expect(outcome.output).toContain(`PREFIX ${pythonPrefix()}`)
       expectVerdicts(outcome, {'become root again': 'refused'})
+    })
+  })
+
+  describe('without namespaces of its own (a host with neither user namespaces nor mounts)', () => {
+    let engine: EngineHandle
+    let base: string
+    let previousTmpdir: string | undefined
+
+    beforeAll(async () => {
+      base = await mkdtemp(join(tmpdir(), 'ptc-hostile-watched-'))
+      previousTmpdir = process.env.TMPDIR
+      process.env.TMPDIR = base
+      engine = await startEngine(createLinuxBackend({bwrap: false, ownNamespaces: false}), {
+        timeout_seconds: 30,
+        max_scratch_bytes: SCRATCH_BYTES,
+      })
+    })
+    afterAll(async () => {
+      await engine?.close()
+      if (previousTmpdir === undefined) delete process.env.TMPDIR
+      else process.env.TMPDIR = previousTmpdir
+      await rm(base, {recursive: true, force: true})
+    })
+
+    /** Bytes under the scratch root now (allocated blocks), as the host's disk holds them. */
+    function onDisk(): number {
+      try {
+        return Number(execFileSync('du', ['-sB1', scratchRoot(base)], {encoding: 'utf8'}).split('\t')[0])
+      } catch {
+        return 0
+      }
+    }
+
+    test('the server watches the scratch dir and ends the program at max_scratch_bytes', async () => {
+      let peak = 0
+      const running = engine.run(`
+import os
+for n in range(100_000):
+    with open(f"part-{n}", "wb") as f:
+        for _ in range(4):
+            f.write(b"\\1" * (1 << 20))
+`)
+      const state = {done: false}
+      const watched = running.then((outcome) => {
+        state.done = true
+        return outcome
+      })
+      while (!state.done) {
+        peak = Math.max(peak, onDisk())
+        await new Promise((resolve) => {
+          setTimeout(resolve, 50)
+        })
+      }
+      const outcome = await watched
+      expect(outcome.ok).toBe(false)
+      expect(outcome.error).toMatch(
+        /more than 33554432 bytes in its scratch directory \(execution\.max_scratch_bytes\)/,
+      )
+      expect(peak).toBeGreaterThan(SCRATCH_BYTES / 2)
+      // The next best bound: the limit plus what the disk takes between two looks.
+      expect(peak).toBeLessThan(SCRATCH_BYTES + 512 * 1024 ** 2)
+      console.error(`[hostile-host] watched scratch: peak on disk ${peak} bytes against ${SCRATCH_BYTES}`)
+      const next = await engine.run('print(6 * 7)')
+      expect(next.output).toBe('42\n')
+      expect(await waitUntil(() => readdirSync(scratchRoot(base)).length === 0, 10_000)).toBe(true)
+    })
+
+    test('and at its file count', async () => {
+      const outcome = await engine.run(`
+import os
+for n in range(10_000_000):
+    os.close(os.open(f"f{n}", os.O_CREAT | os.O_WRONLY))
+`)
+      expect(outcome.ok).toBe(false)
+      expect(outcome.error).toMatch(/more than 8192 files in its scratch directory/)
+      expect(await waitUntil(() => readdirSync(scratchRoot(base)).length === 0, 30_000)).toBe(true)
+    })
+
+    test('the fallback is what the backend reports', async () => {
+      const python = await import('../../src/execution/python.js').then((m) => m.resolvePython(testPython()))
+      const checked = await createLinuxBackend({bwrap: false, ownNamespaces: false}).check(python)
+      expect(checked.bounds?.scratch).toMatch(/^on the host file system, watched by the server/)
     })
   })
 

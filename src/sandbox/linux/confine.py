@@ -646,6 +646,8 @@ def apply(spec):
     program = build_seccomp_filter(_arch, os.getpid())
 
     identity = _give_up_privileges(spec)
+    if os.getuid() == 0 and bounds.get("threads"):
+        bounds["threads"] = f"none: the program kept uid 0, which RLIMIT_NPROC exempts ({identity})"
 
     parent = os.getppid()
     _prctl(_PR_SET_NO_NEW_PRIVS, 1)

@@ -36,6 +36,8 @@ export interface LinuxConfineSpec {
   threads: number
   /** The tmpfs the scratch dir becomes: at mountPoint (bwrap's, remounted) or at path itself. */
   scratch: {path: string; mountPoint: string; bytes: number; files: number}
+  /** False: no namespaces of the child's own (LinuxBackendOptions.ownNamespaces). */
+  ownNamespaces: boolean
   landlock: {required: boolean; readOnly: string[]; readWrite: string[]; devices: string[]}
   seccomp: {required: true}
 }
@@ -47,12 +49,19 @@ export interface LinuxBackendOptions {
    */
   bwrap?: boolean
   logger?: Logger
+  /**
+   * Without bwrap, let the child make namespaces of its own (a mount namespace for the scratch
+   * tmpfs; a user namespace when unprivileged). Default true; false shows the fallback bounds of a
+   * host that has none.
+   */
+  ownNamespaces?: boolean
   /** For tests: the platform to act on. Default process.platform. */
   platform?: NodeJS.Platform
 }
 
 /** What the once-per-process probe found for one interpreter. */
 interface Verified {
+  ownNamespaces: boolean
   tier: string
   bwrap: string | undefined
   landlockAbi: number
@@ -90,10 +99,11 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): SandboxBa
       )
     }
     const useBwrap = options.bwrap ?? process.env.PTC_MCP_BWRAP !== '0'
+    const ownNamespaces = options.ownNamespaces ?? true
     const key = `${python.executable}\0${useBwrap}`
     let result = verified.get(key)
     if (!result) {
-      result = verifyTiers(python, useBwrap, logger)
+      result = verifyTiers(python, useBwrap, ownNamespaces, logger)
       verified.set(key, result)
       // A failed probe is not remembered: the fix (installing something) may come while we run.
       result.catch(() => verified.delete(key))
@@ -148,6 +158,7 @@ async function linuxLaunch(request: LaunchRequest, state: Verified): Promise<Lau
       bytes: bounds.scratchBytes,
       files: bounds.scratchFiles,
     },
+    ownNamespaces: state.ownNamespaces,
     // Inside bwrap only these paths exist anyway; Landlock is then a second wall, not the only one.
     landlock: {
       required: state.bwrap === undefined,
@@ -180,10 +191,15 @@ async function linuxLaunch(request: LaunchRequest, state: Verified): Promise<Lau
   return {command: state.bwrap, args, env: {}, confine, tier: state.tier}
 }
 
-async function verifyTiers(python: PythonInfo, useBwrap: boolean, logger: Logger): Promise<Verified> {
+async function verifyTiers(
+  python: PythonInfo,
+  useBwrap: boolean,
+  ownNamespaces: boolean,
+  logger: Logger,
+): Promise<Verified> {
   const bwrap = useBwrap ? findBwrap() : undefined
   if (bwrap) {
-    const attempt = await probe(python, {tier: tierName(true, 1), bwrap, landlockAbi: 1})
+    const attempt = await probe(python, {tier: tierName(true, 1), bwrap, landlockAbi: 1, ownNamespaces})
     if (attempt.ok) return attempt.verified
     if (!attempt.bwrapBroken) throw attempt.error
     logger.warn(
@@ -192,7 +208,12 @@ async function verifyTiers(python: PythonInfo, useBwrap: boolean, logger: Logger
   } else if (useBwrap) {
     logger.debug('bwrap is not installed; using Landlock and seccomp alone')
   }
-  const attempt = await probe(python, {tier: tierName(false, 1), bwrap: undefined, landlockAbi: 1})
+  const attempt = await probe(python, {
+    tier: tierName(false, 1),
+    bwrap: undefined,
+    landlockAbi: 1,
+    ownNamespaces,
+  })
   if (attempt.ok) return attempt.verified
   throw attempt.bwrapBroken ? refusalError(attempt.reason) : attempt.error
 }
@@ -253,6 +274,7 @@ async function probe(python: PythonInfo, candidate: Verified): Promise<ProbeResu
       ok: true,
       verified: {
         tier: tierName(candidate.bwrap !== undefined, landlockAbi),
+        ownNamespaces: candidate.ownNamespaces,
         bwrap: candidate.bwrap,
         landlockAbi,
         bounds: boundsInForce(output),

@@ -55,7 +55,9 @@ def apply(spec, libc, drop):
     is_root = os.geteuid() == 0
     namespace = bool(spec.get("namespace"))
     mounts = namespace
-    if not namespace:
+    if not namespace and spec.get("ownNamespaces") is False:
+        report["scratch"] = "on the host file system, watched by the server (namespaces turned off)"
+    elif not namespace:
         try:
             if is_root:
                 _call(libc, "unshare", ctypes.c_int(_CLONE_NEWNS))
