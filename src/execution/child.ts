@@ -441,9 +441,9 @@ export class ProgramChild {
       if (message.type === 'ready') {
         const report = message.confine as {tier?: unknown; bounds?: {scratch?: unknown}} | null | undefined
         if (report && typeof report === 'object' && typeof report.tier === 'string') this.tier = report.tier
-        if (typeof report?.bounds?.scratch === 'string' && report.bounds.scratch.startsWith('on the host')) {
-          this.watchScratch()
-        }
+        // Unless the sandbox made it a capped tmpfs, the scratch dir is on the host's disk.
+        const scratch = report?.bounds?.scratch
+        if (typeof scratch !== 'string' || !scratch.startsWith('tmpfs')) this.watchScratch()
         this.settleReady?.()
         return
       }
@@ -547,7 +547,7 @@ export class ProgramChild {
     resolve({end: this.end, output: this.capture.text(), elapsedMs: this.endedAt - this.startedAt})
   }
 
-  /** No private tmpfs holds the scratch dir (SPEC §15's next best bound): the server watches it. */
+  /** No capped tmpfs holds the scratch dir (SPEC §15's next best bound): the server watches it. */
   private watchScratch(): void {
     const {bounds} = this.options
     if (!this.scratchDir || !bounds) return

@@ -23,6 +23,7 @@ import {
 import {silentLogger} from '../../src/log.js'
 import {findBwrap} from '../../src/sandbox/linux/bwrap.js'
 import {createLinuxBackend, RUN_UID_BASE} from '../../src/sandbox/linux/index.js'
+import {noneBackend} from '../../src/sandbox/none.js'
 import {commandLine, descendants, waitUntil} from '../helpers/processes.js'
 import {type EngineHandle, startEngine, testPython} from '../sandbox/harness.js'
 import {PRELUDE, type Verdict, verdicts} from '../sandbox/programs.js'
@@ -398,6 +399,22 @@ for n in range(10_000_000):
       expect(outcome.ok).toBe(false)
       expect(outcome.error).toMatch(/more than 8192 files in its scratch directory/)
       expect(await waitUntil(() => readdirSync(scratchRoot(base)).length === 0, 30_000)).toBe(true)
+    })
+
+    test('sandbox: none is watched the same way', async () => {
+      const none = await startEngine(noneBackend, {timeout_seconds: 30, max_scratch_bytes: SCRATCH_BYTES})
+      try {
+        const outcome = await none.run(`
+for n in range(100_000):
+    with open(f"part-{n}", "wb") as f:
+        f.write(b"\\1" * (4 << 20))
+`)
+        expect(outcome.ok).toBe(false)
+        expect(outcome.error).toMatch(/more than 33554432 bytes in its scratch directory/)
+      } finally {
+        await none.close()
+      }
+      expect(readdirSync(scratchRoot(base))).toEqual([])
     })
 
     test('the fallback is what the backend reports', async () => {
