@@ -1,10 +1,15 @@
+import {homedir} from 'node:os'
+
 import type {Config} from './config/schema.js'
+import type {PtcError} from './errors.js'
 import type {Logger} from './log.js'
 
+import {loadConfigLeniently} from './config/degrade.js'
 import {loadConfig} from './config/load.js'
 import {ToolRegistry} from './downstream/registry.js'
 import {ProgramEngine} from './execution/engine.js'
 import {resolvePython} from './execution/python.js'
+import {PermissionPolicy} from './permissions/policy.js'
 import {selectBackend} from './sandbox/index.js'
 
 export interface RuntimeOptions {
@@ -13,6 +18,11 @@ export interface RuntimeOptions {
   logger: Logger
   /** Start connecting to downstream servers at once (default true). */
   connect?: boolean
+  /**
+   * Keep going on config problems, as `serve` must (SPEC §3): unusable entries become unavailable
+   * servers, an unusable file leaves `configError` set. Default false: every problem throws.
+   */
+  lenient?: boolean
 }
 
 /**
@@ -22,20 +32,46 @@ export interface RuntimeOptions {
 export class Runtime {
   private enginePromise?: Promise<ProgramEngine>
 
+  /** Why the config file cannot be used at all (lenient mode only; then there are no servers), else null. */
+  configError: null | PtcError = null
+
   private constructor(
     readonly config: Config,
     readonly configPath: string | null,
     readonly searched: string[],
     readonly registry: ToolRegistry,
+    /** The user's permission rules (SPEC §12): what is hidden, what needs approval. */
+    readonly permissions: PermissionPolicy,
     private readonly logger: Logger,
   ) {}
 
   static async open(options: RuntimeOptions): Promise<Runtime> {
-    const {config, path, searched, warnings} = await loadConfig({flag: options.configFlag})
-    for (const warning of warnings) options.logger.warn(warning)
-    const registry = new ToolRegistry(config, {logger: options.logger.child('downstream')})
+    const {logger} = options
+    const lookup = {flag: options.configFlag, logger}
+    const loaded = options.lenient
+      ? await loadConfigLeniently(lookup)
+      : {...(await loadConfig(lookup)), unusable: [], error: null}
+    for (const warning of loaded.warnings) logger.warn(warning)
+    for (const server of loaded.unusable)
+      logger.warn(`server ${server.name} is unavailable: ${server.reason}`)
+    if (loaded.error) {
+      const fix = loaded.error.suggestion ? ` (${loaded.error.suggestion})` : ''
+      logger.error(`${loaded.error.message}${fix}; every tool call answers with this error until it is fixed`)
+    }
+    const permissions = new PermissionPolicy(loaded.config.permissions, {
+      home: homedir(),
+      projectDir: process.cwd(),
+      logger: logger.child('permissions'),
+    })
+    const registry = new ToolRegistry(loaded.config, {
+      logger: logger.child('downstream'),
+      unusable: loaded.unusable,
+      visibility: permissions,
+    })
     if (options.connect !== false) registry.start()
-    return new Runtime(config, path, searched, registry, options.logger)
+    const runtime = new Runtime(loaded.config, loaded.path, loaded.searched, registry, permissions, logger)
+    runtime.configError = loaded.error
+    return runtime
   }
 
   /** The program engine; the first call resolves Python, checks the sandbox and starts the warm pool. */
@@ -50,6 +86,7 @@ export class Runtime {
 
   async close(): Promise<void> {
     const engine = this.enginePromise?.catch(() => {})
+    this.permissions.close()
     await Promise.allSettled([engine?.then((e) => e?.close()), this.registry.close()])
   }
 
@@ -64,6 +101,7 @@ export class Runtime {
       backend,
       python,
       logger: this.logger.child('exec'),
+      permissions: this.permissions,
     })
   }
 }

@@ -4,14 +4,19 @@ import type {ServerStatus, ToolInfo} from '../downstream/types.js'
 
 import {BaseCommand} from '../cli/base-command.js'
 import {formatServerStatus, formatToolTable} from '../cli/display.js'
+import {formatOAuthLines} from '../cli/oauth-display.js'
 import {openConnectedRuntime} from '../cli/open-runtime.js'
 import {PtcError} from '../errors.js'
+import {type OAuthServerState, oauthStates} from '../oauth/status.js'
+import {TokenStore} from '../oauth/store.js'
 
 export interface ListResult {
   config: string | null
   searched: string[]
   tools: ToolInfo[]
   servers: ServerStatus[]
+  /** Sign-in state of each OAuth server (SPEC §13). */
+  oauth: OAuthServerState[]
 }
 
 export default class List extends BaseCommand {
@@ -19,7 +24,7 @@ export default class List extends BaseCommand {
   static override enableJsonFlag = true
   static override examples = [
     '<%= config.bin %> list',
-    '<%= config.bin %> list --server financial-data --json',
+    '<%= config.bin %> list --config examples/config.yaml --server finance --json',
   ]
   static override flags = {
     server: Flags.string({summary: 'Only this server (its config name).'}),
@@ -42,6 +47,7 @@ export default class List extends BaseCommand {
         searched: runtime.searched,
         tools: runtime.registry.listTools().filter((t) => wanted(t.server)),
         servers: servers.filter((s) => wanted(s.name)),
+        oauth: (await oauthStates(runtime.config.servers, new TokenStore())).filter((s) => wanted(s.server)),
       }
       if (!this.jsonEnabled()) this.display(result)
       return result
@@ -59,5 +65,6 @@ export default class List extends BaseCommand {
     this.log(formatToolTable(result.tools))
     this.log('')
     this.log(formatServerStatus(result.servers))
+    if (result.oauth.length > 0) this.log(`\nSign-in:\n${formatOAuthLines(result.oauth)}`)
   }
 }

@@ -1,9 +1,11 @@
-import {Args} from '@oclif/core'
+import {Args, Flags} from '@oclif/core'
 import {readFile} from 'node:fs/promises'
 
 import {BaseCommand} from '../cli/base-command.js'
 import {showConnectProgress} from '../cli/connect-progress.js'
+import {CANCELLED_HEADER, formatCancelled} from '../cli/display.js'
 import {CLI_CONNECT_WAIT_MS} from '../cli/open-runtime.js'
+import {APPROVE_ALL, TerminalPrompter} from '../cli/terminal-prompter.js'
 import {PtcError} from '../errors.js'
 import {structuredOutcome, type StructuredOutcome} from '../execution/outcome.js'
 import {createLogger} from '../log.js'
@@ -12,13 +14,22 @@ import {Runtime} from '../runtime.js'
 export default class Run extends BaseCommand {
   static override summary = 'Run a Python program exactly as execute_program would.'
   static override description =
-    'Prints what execute_program returns to the model. Exit code 1 when the program failed, 3 when the sandbox is unavailable.'
+    'Prints what execute_program returns to the model. Exit code 1 when the program failed, 3 when the sandbox is unavailable. Ctrl-C stops the program, prints what it had printed and [Script execution cancelled], and exits 130.'
   static override enableJsonFlag = true
   static override examples = [
-    '<%= config.bin %> run examples/programs/revenue-trend.py',
-    'echo "print(await list_callable_tools())" | <%= config.bin %> run -',
-    '<%= config.bin %> run program.py --json',
+    '<%= config.bin %> run --config examples/config.yaml examples/programs/revenue-trend.py',
+    'echo "print(await list_callable_tools())" | <%= config.bin %> run --config examples/config.yaml -',
+    '<%= config.bin %> run --config examples/config.yaml examples/programs/ledger-summary.py --json',
+    '<%= config.bin %> run --config examples/config.yaml examples/programs/revenue-trend.py --yes',
   ]
+  static override flags = {
+    yes: Flags.boolean({
+      char: 'y',
+      summary: 'Approve every call that needs approval (permissions) without asking.',
+      description:
+        'Without it, such calls are asked about on the terminal (y once, n no, a all calls of that tool), and denied when there is no terminal.',
+    }),
+  }
   static override args = {
     file: Args.string({description: 'Python file to run, or - for stdin.', required: true}),
   }
@@ -27,19 +38,68 @@ export default class Run extends BaseCommand {
     const {args, flags} = await this.parse(Run)
     const code = await readProgram(args.file)
     const runtime = await Runtime.open({configFlag: flags.config, logger: createLogger(this.logLevel(flags))})
+    const interrupt = onInterrupt()
     try {
-      const [engine] = await Promise.all([
+      const ready = Promise.all([
         runtime.engine(),
         showConnectProgress(runtime.registry, CLI_CONNECT_WAIT_MS, this.jsonEnabled()),
       ])
-      const outcome = await engine.run(code)
-      if (!this.jsonEnabled()) this.log(outcome.text)
-      if (!outcome.ok) process.exitCode = 1
+      // Ctrl-C while servers connect or Python starts: nothing ran, nothing to wait for.
+      const engine = await Promise.race([ready.then(([ready]) => ready), interrupt.stopped.then(() => null)])
+      if (engine === null) {
+        ready.catch(() => {})
+        if (!this.jsonEnabled()) this.log(CANCELLED_HEADER)
+        process.exitCode = EXIT_INTERRUPTED
+        return NOTHING_RAN
+      }
+      const started = performance.now()
+      const prompter = flags.yes ? APPROVE_ALL : new TerminalPrompter()
+      const outcome = await engine.run(code, {signal: interrupt.signal, prompter})
+      const cancelled = interrupt.signal.aborted
+      if (!this.jsonEnabled())
+        this.log(cancelled ? formatCancelled(outcome, performance.now() - started) : outcome.text)
+      if (!outcome.ok) process.exitCode = cancelled ? EXIT_INTERRUPTED : 1
       return structuredOutcome(outcome)
     } finally {
+      // The child is killed by the abort; closing removes scratch and stops the downstream servers.
       await runtime.close()
+      interrupt.dispose()
     }
   }
+}
+
+/** The shell's code for a process ended by Ctrl-C (128 + SIGINT), documented in the README. */
+const EXIT_INTERRUPTED = 130
+
+const NOTHING_RAN: StructuredOutcome = {
+  ok: false,
+  output: '',
+  result: null,
+  error: 'CancelledError: interrupted (Ctrl-C) before the program started',
+  tool_calls: [],
+  sandbox: '',
+}
+
+/**
+ * The first Ctrl-C cancels the program (its output is still printed, then everything is cleaned
+ * up); a second one leaves at once.
+ */
+function onInterrupt(): {signal: AbortSignal; stopped: Promise<void>; dispose(): void} {
+  const controller = new AbortController()
+  const stopped = new Promise<void>((resolve) => {
+    controller.signal.addEventListener('abort', () => resolve(), {once: true})
+  })
+  const handler = (): void => {
+    if (!controller.signal.aborted) {
+      controller.abort(new Error('interrupted (Ctrl-C)'))
+      return
+    }
+    // The default action of a second SIGINT ends the process as the shell expects.
+    process.off('SIGINT', handler)
+    process.kill(process.pid, 'SIGINT')
+  }
+  process.on('SIGINT', handler)
+  return {signal: controller.signal, stopped, dispose: () => process.off('SIGINT', handler)}
 }
 
 async function readProgram(file: string): Promise<string> {

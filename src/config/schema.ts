@@ -73,6 +73,38 @@ const stdioServer = z
   })
   .describe('A server launched as a child process and spoken to over stdin/stdout.')
 
+export const oauthSchema = z
+  .strictObject({
+    client_id: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'A client registered with the authorization server in advance. Default: ptc-mcp registers itself (dynamic client registration).',
+      ),
+    client_secret: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Secret of client_id, for a confidential client. ${VAR} expanded; never logged.'),
+    scopes: z
+      .array(z.string().min(1))
+      .optional()
+      .describe("Scopes to ask for. Default: the ones the server's metadata lists."),
+    callback_port: z
+      .number()
+      .int()
+      .min(1)
+      .max(65_535)
+      .optional()
+      .describe(
+        'Loopback port for the sign-in redirect (http://127.0.0.1:<port>/callback), for a client_id registered with a fixed redirect. Default: a free port.',
+      ),
+  })
+  .describe(
+    'Sign in with OAuth 2.1 (run `ptc-mcp auth <name>` once). Also used, without this key, when the server answers 401 with OAuth metadata.',
+  )
+
 const remoteServer = (transport: 'http' | 'sse', description: string) =>
   z
     .strictObject({
@@ -85,6 +117,7 @@ const remoteServer = (transport: 'http' | 'sse', description: string) =>
       headers: stringMap(
         'HTTP headers sent with every request, e.g. Authorization. Values: ${VAR} expanded.',
       ).default({}),
+      oauth: oauthSchema.optional(),
     })
     .describe(description)
 
@@ -104,10 +137,10 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 export const toolsSchema = z
   .strictObject({
     allow: toolPatterns(
-      'Only these namespaced tools (names or globs, e.g. mcp__fin__*) are listed and callable. Default: every tool.',
+      'Only these namespaced tools (names or globs, e.g. mcp__fin__*) are listed and callable; not with block. Default: every tool.',
     ).optional(),
     block: toolPatterns(
-      'These namespaced tools (names or globs) are hidden and not callable. Default: none.',
+      'These namespaced tools (names or globs) are hidden and not callable; not with allow. Default: none.',
     ).optional(),
   })
   // `when` lets this run even when a list item is invalid, so every mistake is reported at once.
@@ -117,6 +150,31 @@ export const toolsSchema = z
   })
   .describe(
     'Which downstream tools programs may see and call. Use allow or block, never both; omit both for everything.',
+  )
+
+export const permissionsSchema = z
+  .strictObject({
+    claude_code: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Honour Claude Code's permission rules for mcp__ names (permissions.allow / ask / deny in ~/.claude/settings.json, .claude/settings.json and .claude/settings.local.json of the working directory): deny hides the tool, ask asks the user, allow exempts it from asking.",
+      ),
+    ask: toolPatterns(
+      "Calls to these namespaced tools (names or globs) need the user's approval, call by call. Default: none.",
+    ).default([]),
+    ask_destructive: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Calls to tools that declare destructiveHint: true (and not readOnlyHint: true) need the user's approval, unless a Claude Code allow rule covers them.",
+      ),
+    approval_timeout_seconds: positiveSeconds(
+      'How long a program waits for the user to decide (its own clock stopped meanwhile); no answer denies the call.',
+    ).default(300),
+  })
+  .describe(
+    "Which calls a program may make only with the user's approval, asked through the MCP client (elicitation) or, in ptc-mcp run, on the terminal.",
   )
 
 export const SANDBOX_BACKENDS = ['auto', 'linux', 'seatbelt', 'none'] as const
@@ -160,6 +218,12 @@ export const executionSchema = z
       .min(0)
       .default(1)
       .describe('Sandboxed interpreters started ahead of time, each used once (0 = off).'),
+    record_samples: z
+      .boolean()
+      .default(false)
+      .describe(
+        "inspect_tool's observed_result shows the shapes of results seen (types, keys, list lengths); true adds short samples of the values.",
+      ),
   })
   .describe('How programs run.')
 
@@ -197,6 +261,9 @@ export const configSchema = z
       'Downstream MCP servers whose tools programs may call. Default: none (ptc-mcp starts with no tools).',
     ),
     tools: section(toolsSchema, {}).describe(toolsSchema.description ?? ''),
+    permissions: section(permissionsSchema, permissionsSchema.parse({})).describe(
+      permissionsSchema.description ?? '',
+    ),
     execution: section(executionSchema, executionSchema.parse({})).describe(
       executionSchema.description ?? '',
     ),
@@ -210,3 +277,5 @@ export type StdioServerConfig = Extract<ServerConfig, {transport: 'stdio'}>
 export type RemoteServerConfig = Exclude<ServerConfig, StdioServerConfig>
 export type ExecutionConfig = z.infer<typeof executionSchema>
 export type ToolsConfig = z.infer<typeof toolsSchema>
+export type OAuthConfig = z.infer<typeof oauthSchema>
+export type PermissionsConfig = z.infer<typeof permissionsSchema>

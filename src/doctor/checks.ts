@@ -1,4 +1,4 @@
-import type {Config} from '../config/schema.js'
+import type {Config, ServerConfig} from '../config/schema.js'
 import type {Logger} from '../log.js'
 import type {PythonInfo} from '../sandbox/backend.js'
 
@@ -6,8 +6,10 @@ import {loadConfig} from '../config/load.js'
 import {ToolRegistry} from '../downstream/registry.js'
 import {PtcError} from '../errors.js'
 import {resolvePython} from '../execution/python.js'
+import {describeState, describeStateLine} from '../oauth/status.js'
+import {TokenStore} from '../oauth/store.js'
 import {probeSandbox} from './sandbox-probe.js'
-import {fixForServerError} from './server-errors.js'
+import {fixForServerFailure} from './server-errors.js'
 
 export type CheckStatus = 'pass' | 'warn' | 'fail'
 
@@ -67,7 +69,7 @@ export async function doctorChecks(
     ...(config?.servers ?? []).map((server): DoctorCheck => ({
       id: `server:${server.name}`,
       title: `Server ${server.name}`,
-      run: () => checkServer(registry!, server.name),
+      run: () => checkServer(registry!, server),
     })),
   ]
   return {checks, close: async () => registry?.close()}
@@ -149,13 +151,27 @@ async function checkSandbox(
 
 async function checkServer(
   registry: ToolRegistry,
-  name: string,
+  server: ServerConfig,
 ): Promise<Omit<CheckResult, 'id' | 'ms' | 'title'>> {
   const started = performance.now()
-  const status = await registry.firstAttempt(name)
+  const status = await registry.firstAttempt(server.name)
   const ms = Math.round(performance.now() - started)
-  if (status?.connected)
-    return {status: 'pass', detail: `${status.transport}, ${status.tools} tools, connected in ${ms} ms`}
+  if (status?.connected) {
+    const detail = `${status.transport}, ${status.tools} tools, connected in ${ms} ms`
+    const signIn = server.transport === 'stdio' ? undefined : await signInDetail(server)
+    return {status: 'pass', detail: signIn ? `${detail}; ${signIn}` : detail}
+  }
   const error = status?.lastError ?? 'no answer'
-  return {status: 'fail', detail: `${status?.transport ?? ''} ${error}`.trim(), fix: fixForServerError(error)}
+  return {
+    status: 'fail',
+    detail: `${status?.transport ?? ''} ${error}`.trim(),
+    fix: fixForServerFailure(registry.connectFailure(server.name), server),
+  }
+}
+
+/** "signed in, expires ..." for a connected server that signed in with OAuth (SPEC §13). */
+async function signInDetail(server: Extract<ServerConfig, {url: string}>): Promise<string | undefined> {
+  const record = await new TokenStore().read(server.url)
+  if (!record && !server.oauth) return undefined
+  return describeStateLine(describeState(server, record))
 }

@@ -1,12 +1,17 @@
 import type {CallToolResult} from '@modelcontextprotocol/client'
 
+import type {UnusableServer} from '../config/degrade.js'
 import type {Config} from '../config/schema.js'
+import type {ConnectFailure} from './connect-failure.js'
 
 import {createLogger, type Logger} from '../log.js'
+import {prepareArguments} from './arguments.js'
 import {createToolFilter, type ToolFilter} from './filter.js'
 import {unknownToolMessage} from './inspect.js'
 import {normaliseName} from './naming.js'
 import {loneText, parseToolResult, toolErrorText} from './result-parser.js'
+import {defaultShapesDir, ShapeStore} from './shape-store.js'
+import {shapeOf, textShape} from './shapes.js'
 import {type BackoffOptions, ServerSupervisor} from './supervisor.js'
 import {
   type CallToolOptions,
@@ -32,6 +37,22 @@ export interface ToolRegistryOptions {
    * the connection, so results just over the limit still get a clean `ToolError`.
    */
   maxMessageBytes?: number
+  /** Rules that hide tools beyond tools.allow/block (Claude Code deny rules, SPEC §12); followed as they change. */
+  visibility?: ToolVisibility
+  /** Servers whose config entry cannot be used: always unavailable, with the reason. Default: none. */
+  unusable?: readonly UnusableServer[]
+  /**
+   * Where result shapes are kept across restarts (SPEC §5 observed_result); null keeps them in
+   * memory only. Default `$XDG_CACHE_HOME/ptc-mcp/shapes`.
+   */
+  shapesDir?: string | null
+}
+
+/** What the registry needs of the permission rules: `PermissionPolicy` implements it. */
+export interface ToolVisibility {
+  /** Why the tool is hidden (for the CLI), or undefined. */
+  hiddenBy(tool: ToolInfo): string | undefined
+  onChange(listener: () => void): () => void
 }
 
 /** `ServerStatus` plus name clashes among the server's tools, when there are any. */
@@ -60,7 +81,11 @@ export class ToolRegistry implements ToolHost {
   private readonly filter: ToolFilter
   private readonly validator = new SchemaValidator()
   private readonly log: Logger
+  private readonly shapes: ShapeStore
+  private readonly recordSamples: boolean
+  private readonly visibility: ToolVisibility | undefined
   private readonly listeners = new Set<() => void>()
+  private readonly unusable: readonly UnusableServer[]
   /** Permitted tools of connected servers, by namespaced name; rebuilt on every change. */
   private index = new Map<string, Entry>()
   private sorted: ToolInfo[] = []
@@ -72,6 +97,12 @@ export class ToolRegistry implements ToolHost {
   constructor(config: RegistryConfig, options: ToolRegistryOptions = {}) {
     this.log = options.logger ?? createLogger()
     this.filter = createToolFilter(config.tools)
+    this.shapes = new ShapeStore(
+      options.shapesDir === undefined ? defaultShapesDir() : options.shapesDir,
+      this.log,
+    )
+    this.recordSamples = config.execution?.record_samples ?? false
+    this.unusable = options.unusable ?? []
     const resultLimit = config.execution?.max_tool_result_bytes ?? 16 * 1024 * 1024
     const maxMessageBytes =
       options.maxMessageBytes ?? Math.max(SDK_STDIO_BUFFER, 2 * resultLimit + 1024 * 1024)
@@ -85,6 +116,8 @@ export class ToolRegistry implements ToolHost {
         }),
     )
     for (const supervisor of this.supervisors) supervisor.onChange(() => this.rebuild())
+    this.visibility = options.visibility
+    this.visibility?.onChange(() => this.rebuild())
   }
 
   /** Starts every supervisor; returns at once (servers connect in the background). */
@@ -106,15 +139,23 @@ export class ToolRegistry implements ToolHost {
     return this.index.get(name)?.tool
   }
 
+  observedResult(name: string): unknown {
+    const tool = this.index.get(name)?.tool
+    return tool && !tool.outputSchema ? this.shapes.get(tool) : undefined
+  }
+
   /** Servers that are not connected, with the reason ("connecting" while on the first attempt). */
   unavailableServers(): UnavailableServer[] {
-    return this.supervisors.filter((s) => !s.connected).map((s) => ({name: s.name, reason: s.reason}))
+    return [
+      ...this.supervisors.filter((s) => !s.connected).map((s) => ({name: s.name, reason: s.reason})),
+      ...this.unusable.map(({name, reason}) => ({name, reason})),
+    ]
   }
 
   serverStatus(): DownstreamServerStatus[] {
     const counts = new Map<string, number>()
     for (const {tool} of this.index.values()) counts.set(tool.server, (counts.get(tool.server) ?? 0) + 1)
-    return this.supervisors.map((supervisor) => {
+    const connectable = this.supervisors.map((supervisor): DownstreamServerStatus => {
       const {name, transport, connected, lastError, attempts, since, warnings} = supervisor.status()
       const tools = counts.get(name) ?? 0
       return {
@@ -128,6 +169,17 @@ export class ToolRegistry implements ToolHost {
         ...(warnings.length > 0 ? {warnings} : {}),
       }
     })
+    const since = new Date(0).toISOString()
+    const unusable = this.unusable.map(({name, transport, reason}) => ({
+      name,
+      transport,
+      connected: false,
+      tools: 0,
+      lastError: reason,
+      attempts: 0,
+      since,
+    }))
+    return [...connectable, ...unusable]
   }
 
   /** Resolves when every server has finished its first attempt (connected or failed), or after `timeoutMs`. */
@@ -151,6 +203,11 @@ export class ToolRegistry implements ToolHost {
     return this.serverStatus().find((s) => s.name === name)
   }
 
+  /** Why a server's last connection attempt failed, as a kind (null when connected, unknown or never failed). */
+  connectFailure(name: string): ConnectFailure | null {
+    return this.supervisors.find((s) => s.name === name)?.lastFailure ?? null
+  }
+
   /** Called whenever the tool list or a server's status changes. Returns the unsubscribe function. */
   onChange(listener: () => void): () => void {
     this.listeners.add(listener)
@@ -159,12 +216,21 @@ export class ToolRegistry implements ToolHost {
 
   async callTool(name: string, args: Record<string, unknown>, options: CallToolOptions): Promise<unknown> {
     const entry = this.index.get(name)
-    if (!entry) throw new ToolError(this.missingToolMessage(name))
+    if (!entry) throw this.missingToolError(name)
     const {tool, supervisor} = entry
 
-    // Rule: invalid arguments never reach the server.
-    const problems = this.validator.checkArguments(tool.inputSchema, args)
-    if (problems.length > 0) throw new ToolError(`invalid arguments for ${name}: ${problems.join('; ')}`)
+    // Rule: invalid arguments never reach the server; unlisted ones are invalid too, and optional
+    // ones passed as None are left out (SPEC §6).
+    const prepared = prepareArguments(tool.inputSchema, args)
+    args = prepared.args
+    const problems =
+      prepared.problems.length > 0 ? prepared.problems : this.validator.checkArguments(tool.inputSchema, args)
+    if (problems.length > 0)
+      throw new ToolError(`invalid arguments for ${name}: ${problems.join('; ')}`, {
+        kind: 'invalid_arguments',
+      })
+    // Rule: a call the user did not approve never reaches the server either.
+    if (options.approve) await options.approve(tool, args)
 
     const result = await supervisor.callTool(tool.tool, args, {
       signal: options.signal,
@@ -192,42 +258,70 @@ export class ToolRegistry implements ToolHost {
       throw new ToolError(
         `result of ${tool.name} is ${formatBytes(size)}, over the ${formatBytes(maxResultBytes)} limit ` +
           `(execution.max_tool_result_bytes); ${LESS_DATA_HINT}`,
+        {kind: 'too_large'},
       )
     }
+    options.onResultBytes?.(size)
 
     if (tool.outputSchema) {
       if (result.structuredContent === undefined) {
-        throw new ToolError(`${tool.name} declares an outputSchema but returned no structured content`)
+        throw new ToolError(`${tool.name} declares an outputSchema but returned no structured content`, {
+          kind: 'schema_mismatch',
+        })
       }
       const problems = this.validator.checkResult(tool.outputSchema, result.structuredContent)
       if (problems.length > 0) {
-        throw new ToolError(`result of ${tool.name} does not match its outputSchema: ${problems.join('; ')}`)
+        throw new ToolError(
+          `result of ${tool.name} does not match its outputSchema: ${problems.join('; ')}`,
+          {
+            kind: 'schema_mismatch',
+          },
+        )
       }
     }
+    // Rule: the first result of a tool without an outputSchema in each run is described for
+    // inspect_tool (SPEC §5); later ones are not looked at again.
+    const describe = !tool.outputSchema && !this.shapes.recordedThisRun(tool)
+    const shapeOptions = {samples: this.recordSamples}
     if (options.deferTextParsing) {
       const text = loneText(result)
-      if (text !== undefined) return new JsonText(text)
+      if (text !== undefined) {
+        if (describe) this.shapes.record(tool, textShape(text, shapeOptions))
+        return new JsonText(text)
+      }
     }
-    return parseToolResult(result)
+    const value = parseToolResult(result)
+    if (describe) {
+      const text = typeof value === 'string' ? value : undefined
+      this.shapes.record(
+        tool,
+        text === undefined ? shapeOf(value, shapeOptions) : textShape(text, shapeOptions),
+      )
+    }
+    return value
   }
 
   /** Unknown tool, or a tool of a server that is down (then the server and its reason are named). */
-  private missingToolMessage(name: string): string {
+  private missingToolError(name: string): ToolError {
     const owner = this.supervisors
       .filter((s) => name.startsWith(`mcp__${normaliseName(s.name)}__`))
       .sort((a, b) => b.name.length - a.name.length)[0]
-    if (owner && !owner.connected) return `server '${owner.name}' is not connected (${owner.reason})`
-    return unknownToolMessage(
-      name,
-      this.sorted.map((t) => t.name),
-    )
+    if (owner && !owner.connected)
+      return new ToolError(`server '${owner.name}' is not connected (${owner.reason})`, {kind: 'unavailable'})
+    const unusable = this.unusable.find((s) => name.startsWith(`mcp__${normaliseName(s.name)}__`))
+    if (!owner && unusable)
+      return new ToolError(`server '${unusable.name}' is not connected (${unusable.reason})`, {
+        kind: 'unavailable',
+      })
+    const names = this.sorted.map((t) => t.name)
+    return new ToolError(unknownToolMessage(name, names), {kind: 'unknown_tool'})
   }
 
   private rebuild(): void {
     const index = new Map<string, Entry>()
     for (const supervisor of this.supervisors) {
       for (const tool of supervisor.listTools()) {
-        if (!this.filter(tool.name)) continue
+        if (!this.filter(tool.name) || this.visibility?.hiddenBy(tool)) continue
         const existing = index.get(tool.name)
         if (existing) {
           // Possible only across servers (`a` + `x__y` vs `a__x` + `y`): the first configured wins.

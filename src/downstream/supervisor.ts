@@ -14,9 +14,14 @@ import {createRequire} from 'node:module'
 import type {ServerConfig} from '../config/schema.js'
 import type {Logger} from '../log.js'
 
+import {signInMessage} from '../oauth/errors.js'
+import {createOAuthSession, type OAuthSession} from '../oauth/session.js'
+import {TokenStore} from '../oauth/store.js'
+import {type ConnectFailure, remoteFailureKind} from './connect-failure.js'
 import {dedupeTools, type NameClash} from './naming.js'
+import {StderrRecord} from './stderr-record.js'
 import {createTransport, transportPid} from './transports.js'
-import {ToolError, type ToolInfo, type TransportKind} from './types.js'
+import {ToolError, type ToolHints, type ToolInfo, type TransportKind} from './types.js'
 
 export interface BackoffOptions {
   /** First delay after a failure. Default 1000 ms. */
@@ -33,6 +38,8 @@ export interface SupervisorOptions {
   backoff?: Partial<BackoffOptions>
   /** Largest single message accepted from a stdio server. Default: the SDK's (10 MB). */
   maxMessageBytes?: number
+  /** Where OAuth tokens are kept (SPEC §13). Default: `$XDG_STATE_HOME/ptc-mcp/oauth`. */
+  tokenStore?: TokenStore
 }
 
 export interface SupervisorStatus {
@@ -60,8 +67,6 @@ export const DEFAULT_BACKOFF: BackoffOptions = {initialMs: 1000, maxMs: 60_000}
 const MAX_TOOL_PAGES = 1000
 /** Bound on the ping that checks whether a remote server is still there after a transport error. */
 const VERIFY_TIMEOUT_MS = 5000
-/** Last stderr lines of a stdio server kept for the error report when it fails. */
-const STDERR_TAIL_LINES = 5
 /** A stderr line older than this when a connection drops is not taken as the reason. */
 const STDERR_RECENT_MS = 10_000
 
@@ -84,6 +89,11 @@ export class ServerSupervisor {
   private readonly backoff: BackoffOptions
 
   private readonly maxMessageBytes: number | undefined
+  /** OAuth for a remote server that may sign in (SPEC §13); undefined for stdio and header-auth servers. */
+  readonly oauth: OAuthSession | undefined
+  /** Waiting for new tokens (needs sign-in): no timed retries, the token store's watcher starts the next attempt. */
+  private awaitingSignIn = false
+  private stopWatching: (() => void) | undefined
   private state: State = 'idle'
   /** Bumped by every attempt, loss and close: callbacks of an older connection see a stale value and stop. */
   private generation = 0
@@ -101,7 +111,11 @@ export class ServerSupervisor {
   private refreshing: Promise<void> | undefined
   private refreshAgain = false
   private verifying = false
-  private readonly stderrTail: {line: string; at: number}[] = []
+  private readonly stderr = new StderrRecord()
+  /** Why the last attempt failed, as a kind (null while connected or before the first failure). */
+  private failure: ConnectFailure | null = null
+  /** The server sent our own initialize request back: whatever it is, it does not speak MCP. */
+  private echoedInitialize = false
   private readonly closing = new Set<Promise<void>>()
   private readonly listeners = new Set<() => void>()
   private firstAttemptDone = false
@@ -116,6 +130,7 @@ export class ServerSupervisor {
     this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
     this.backoff = {...DEFAULT_BACKOFF, ...options.backoff}
     this.maxMessageBytes = options.maxMessageBytes
+    this.oauth = createOAuthSession(config, options.tokenStore ?? new TokenStore(), this.log)
     const first = deferred()
     this.firstAttempt = first.promise
     this.resolveFirstAttempt = first.resolve
@@ -172,7 +187,8 @@ export class ServerSupervisor {
    */
   async callTool(tool: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
     const {client} = this
-    if (this.state !== 'connected' || !client) throw new ToolError(this.notConnectedMessage())
+    if (this.state !== 'connected' || !client)
+      throw new ToolError(this.notConnectedMessage(), {kind: 'unavailable'})
     if (options.signal?.aborted) throw new ToolError('tool call cancelled', {cause: options.signal.reason})
     const {generation} = this
     try {
@@ -196,6 +212,9 @@ export class ServerSupervisor {
     this.generation++
     clearTimeout(this.retryTimer)
     this.retryTimer = undefined
+    this.stopWatching?.()
+    this.stopWatching = undefined
+    this.awaitingSignIn = false
     this.markFirstAttemptDone()
     this.tools = []
     this.disconnect()
@@ -213,17 +232,19 @@ export class ServerSupervisor {
 
   private async connect(): Promise<void> {
     const generation = ++this.generation
+    this.awaitingSignIn = false
     this.state = 'connecting'
     this.attempts++
     this.refreshAgain = false
-    this.stderrTail.length = 0
+    this.stderr.clear()
+    this.echoedInitialize = false
     this.log.debug(`connecting (attempt ${this.attempts})`)
 
     let transport: Transport
     try {
       transport = this.createTransport()
     } catch (error) {
-      this.fail(describeError(error))
+      this.fail(describeError(error), {kind: 'other'})
       return
     }
     const client = new Client(CLIENT_INFO, {capabilities: {}, listMaxPages: MAX_TOOL_PAGES})
@@ -248,6 +269,7 @@ export class ServerSupervisor {
       this.state = 'connected'
       this.connectedAt = Date.now()
       this.attempts = 0
+      this.failure = null
       this.since = new Date()
       this.markFirstAttemptDone()
       this.log.info(`connected, ${this.tools.length} tools`)
@@ -255,7 +277,8 @@ export class ServerSupervisor {
       if (this.refreshAgain) this.refreshTools(generation)
     } catch (error) {
       if (generation !== this.generation) return
-      this.fail(this.describeFailure(error, deadline.signal))
+      const {reason, failure} = this.describeFailure(error, deadline.signal)
+      this.fail(reason, failure)
     } finally {
       clearTimeout(timer)
     }
@@ -265,10 +288,8 @@ export class ServerSupervisor {
     return createTransport(this.config, {
       logger: this.log,
       maxMessageBytes: this.maxMessageBytes,
-      onStderrLine: (line) => {
-        this.stderrTail.push({line, at: Date.now()})
-        if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift()
-      },
+      authProvider: this.oauth,
+      onStderrLine: (line) => this.stderr.add(line),
     })
   }
 
@@ -276,6 +297,7 @@ export class ServerSupervisor {
     // Requests a server makes of its client get an immediate, clear refusal: without a handler the
     // SDK would answer a bare "Method not found", and declaring the capability is not an option.
     client.fallbackRequestHandler = async (request) => {
+      if (request.method === 'initialize') this.echoedInitialize = true
       throw new ProtocolError(ProtocolErrorCode.MethodNotFound, refusalMessage(request.method))
     }
     client.setNotificationHandler('notifications/tools/list_changed', () => this.refreshTools(generation))
@@ -318,6 +340,7 @@ export class ServerSupervisor {
       description: tool.description ?? '',
       inputSchema: tool.inputSchema as Record<string, unknown>,
       ...(tool.outputSchema ? {outputSchema: tool.outputSchema as Record<string, unknown>} : {}),
+      ...toolHints(tool),
     }))
   }
 
@@ -360,7 +383,8 @@ export class ServerSupervisor {
         (error: unknown) => {
           // An error answer means the server is there; a slow answer is not a lost connection either.
           if (error instanceof ProtocolError || isTimeout(error)) return
-          this.lose(generation, `connection lost: ${describeError(cause)}`)
+          const signIn = signInMessage(error) ?? signInMessage(cause)
+          this.lose(generation, signIn ?? `connection lost: ${describeError(cause)}`, signIn !== undefined)
         },
       )
       .finally(() => {
@@ -368,8 +392,8 @@ export class ServerSupervisor {
       })
   }
 
-  /** The connection was lost: drop the tools, report, and reconnect after a backoff. */
-  private lose(generation: number, reason: string): void {
+  /** The connection was lost: drop the tools, report, and reconnect after a backoff (or after a sign-in). */
+  private lose(generation: number, reason: string, signIn = false): void {
     if (generation !== this.generation || this.state !== 'connected') return
     this.generation++
     // A connection that lasted resets the backoff; one that dies at once keeps it growing.
@@ -379,25 +403,62 @@ export class ServerSupervisor {
     this.since = new Date()
     this.tools = []
     this.disconnect()
-    const delay = this.scheduleRetry()
-    this.log.warn(`${reason}; reconnecting in ${formatSeconds(delay)}`)
+    if (signIn) {
+      this.waitForSignIn()
+      this.log.warn(reason)
+    } else {
+      const delay = this.scheduleRetry()
+      this.log.warn(`${reason}; reconnecting in ${formatSeconds(delay)}`)
+    }
     this.emit()
   }
 
   /** A connection attempt failed. */
-  private fail(reason: string): void {
+  private fail(reason: string, failure: ConnectFailure): void {
     const repeated = reason === this.lastError
+    this.failure = failure
     this.generation++
     this.state = 'waiting'
     this.lastError = reason
     this.disconnect()
     this.markFirstAttemptDone()
+    if (failure.kind === 'needs_sign_in') {
+      this.waitForSignIn()
+      if (repeated) this.log.debug(reason)
+      else this.log.warn(reason)
+      this.emit()
+      return
+    }
     const delay = this.scheduleRetry()
     // A server that stays down would otherwise repeat the same warning every minute, forever.
     const message = `cannot connect: ${reason}; retrying in ${formatSeconds(delay)}`
     if (repeated) this.log.debug(message)
     else this.log.warn(message)
     this.emit()
+  }
+
+  /**
+   * Only the user can help a server that needs sign-in, so nothing is retried on a timer (no retry
+   * storm against the authorization server): the next attempt starts when tokens appear in the store.
+   */
+  private waitForSignIn(): void {
+    const {oauth} = this
+    if (!oauth) return
+    clearTimeout(this.retryTimer)
+    this.retryTimer = undefined
+    this.awaitingSignIn = true
+    this.stopWatching ??= oauth.watch(() => {
+      if (!this.awaitingSignIn) return
+      oauth.hasTokens().then(
+        (has) => {
+          if (!has || !this.awaitingSignIn || this.state !== 'waiting') return
+          this.awaitingSignIn = false
+          this.log.info('new sign-in found; connecting')
+          this.attempt()
+        },
+        () => {},
+      )
+    })
   }
 
   private scheduleRetry(): number {
@@ -434,14 +495,28 @@ export class ServerSupervisor {
 
   private callError(error: unknown, generation: number, options: CallOptions): ToolError {
     if (error instanceof ToolError) return error
+    const signIn = signInMessage(error)
+    if (signIn !== undefined) {
+      this.lose(generation, signIn, true)
+      return new ToolError(`server '${this.name}' ${signIn}`, {cause: error, kind: 'unavailable'})
+    }
     if (options.signal?.aborted) return new ToolError('tool call cancelled', {cause: error})
     if (isTimeout(error))
-      return new ToolError(`tool call timed out after ${formatSeconds(options.timeoutMs)}`, {cause: error})
+      return new ToolError(`tool call timed out after ${formatSeconds(options.timeoutMs)}`, {
+        cause: error,
+        kind: 'timeout',
+      })
     if (error instanceof ProtocolError) {
-      return new ToolError(`server '${this.name}' answered with an error: ${error.message}`, {cause: error})
+      return new ToolError(`server '${this.name}' answered with an error: ${error.message}`, {
+        cause: error,
+        kind: 'protocol',
+      })
     }
     if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) {
-      return new ToolError(`server '${this.name}' sent an invalid result: ${error.message}`, {cause: error})
+      return new ToolError(`server '${this.name}' sent an invalid result: ${error.message}`, {
+        cause: error,
+        kind: 'protocol',
+      })
     }
     if (
       error instanceof SdkError &&
@@ -450,12 +525,16 @@ export class ServerSupervisor {
       const reason = generation !== this.generation && this.lastError ? ` (${this.lastError})` : ''
       return new ToolError(`lost the connection to server '${this.name}' during the call${reason}`, {
         cause: error,
+        kind: 'unavailable',
       })
     }
     // Anything else (a failed HTTP request, a network error) may or may not mean the server is gone.
     if (this.config.transport !== 'stdio' && generation === this.generation)
       this.verifyConnection(generation, error)
-    return new ToolError(`call to server '${this.name}' failed: ${describeError(error)}`, {cause: error})
+    return new ToolError(`call to server '${this.name}' failed: ${describeError(error)}`, {
+      cause: error,
+      kind: 'unavailable',
+    })
   }
 
   private notConnectedMessage(): string {
@@ -464,25 +543,39 @@ export class ServerSupervisor {
 
   private closedReason(): string {
     if (this.config.transport !== 'stdio') return 'connection closed'
-    const recent = this.stderrTail.filter((entry) => entry.at >= Date.now() - STDERR_RECENT_MS)
-    return withStderr('server process exited', recent)
+    return withStderr('server process exited', this.stderr.reason(Date.now() - STDERR_RECENT_MS))
   }
 
-  private describeFailure(error: unknown, deadline: AbortSignal): string {
-    if (deadline.aborted) return withStderr(describeError(deadline.reason), this.stderrTail)
-    const code = errorCode(error)
-    if (this.config.transport === 'stdio' && code === 'ENOENT')
-      return `command not found: ${this.config.command}`
-    if (this.config.transport === 'stdio' && code === 'EACCES')
-      return `command not executable: ${this.config.command}`
-    if (
-      this.config.transport === 'stdio' &&
-      error instanceof SdkError &&
-      error.code === SdkErrorCode.ConnectionClosed
-    ) {
-      return withStderr('server process exited during startup', this.stderrTail)
+  /** The reason of a failed attempt, for people and the model, and its kind, for the CLI's advice. */
+  private describeFailure(error: unknown, deadline: AbortSignal): {reason: string; failure: ConnectFailure} {
+    const stderr = this.stderr.reason()
+    const result = (reason: string, failure: Omit<ConnectFailure, 'stderr'>) => ({
+      reason: withStderr(reason, stderr),
+      failure: {...failure, ...(stderr === undefined ? {} : {stderr})},
+    })
+    if (this.echoedInitialize) {
+      return result('not an MCP server: it sent the initialize request back instead of answering it', {
+        kind: 'not_mcp',
+      })
     }
-    return withStderr(describeError(error), this.stderrTail)
+    if (deadline.aborted) return result(describeError(deadline.reason), {kind: 'timeout'})
+    const signIn = signInMessage(error)
+    if (signIn !== undefined) return {reason: signIn, failure: {kind: 'needs_sign_in'}}
+    if (this.config.transport !== 'stdio') return result(describeError(error), remoteFailureKind(error))
+    const code = errorCode(error)
+    if (code === 'ENOENT')
+      return result(`command not found: ${this.config.command}`, {kind: 'command_not_found'})
+    if (code === 'EACCES')
+      return result(`command not executable: ${this.config.command}`, {kind: 'not_executable'})
+    if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
+      return result('server process exited during startup', {kind: 'exited'})
+    }
+    return result(describeError(error), {kind: 'other'})
+  }
+
+  /** Why the last connection attempt failed, as a kind; null while connected or before any failure. */
+  get lastFailure(): ConnectFailure | null {
+    return this.failure
   }
 
   private markFirstAttemptDone(): void {
@@ -500,6 +593,15 @@ export class ServerSupervisor {
       }
     }
   }
+}
+
+/** Only boolean hints are kept: a server's malformed annotations never ask or exempt anything. */
+function toolHints(tool: Tool): {annotations?: ToolHints} {
+  const {destructiveHint, readOnlyHint} = tool.annotations ?? {}
+  const hints: ToolHints = {}
+  if (typeof destructiveHint === 'boolean') hints.destructiveHint = destructiveHint
+  if (typeof readOnlyHint === 'boolean') hints.readOnlyHint = readOnlyHint
+  return Object.keys(hints).length > 0 ? {annotations: hints} : {}
 }
 
 function refusalMessage(method: string): string {
@@ -582,9 +684,8 @@ function errorCode(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined
 }
 
-function withStderr(reason: string, tail: readonly {line: string}[]): string {
-  const last = tail.at(-1)
-  return last ? `${reason}; stderr: ${last.line}` : reason
+function withStderr(reason: string, line: string | undefined): string {
+  return line ? `${reason}; stderr: ${line}` : reason
 }
 
 /** `1500` → `1.5s`, `60000` → `60s`. */

@@ -9,6 +9,13 @@ export interface ToolInfo {
   description: string
   inputSchema: Record<string, unknown>
   outputSchema?: Record<string, unknown>
+  /** The hints the permission rules read (SPEC §12); absent when the server declares neither. */
+  annotations?: ToolHints
+}
+
+export interface ToolHints {
+  destructiveHint?: boolean
+  readOnlyHint?: boolean
 }
 
 export type TransportKind = 'stdio' | 'http' | 'sse'
@@ -32,14 +39,31 @@ export interface UnavailableServer {
   reason: string
 }
 
+/** What went wrong with a tool call: Python's `ToolError.kind` (SPEC §6). */
+export const TOOL_ERROR_KINDS = [
+  'tool_error',
+  'invalid_arguments',
+  'unknown_tool',
+  'unavailable',
+  'timeout',
+  'budget',
+  'too_large',
+  'schema_mismatch',
+  'denied',
+  'protocol',
+] as const
+export type ToolErrorKind = (typeof TOOL_ERROR_KINDS)[number]
+
 /**
  * A failure the program can act on. Raised inside the program as Python `ToolError`, with this
- * message, which says what to do next.
+ * message, which says what to do next, and this kind (default `tool_error`: the server said so).
  */
 export class ToolError extends Error {
-  constructor(message: string, options?: {cause?: unknown}) {
+  readonly kind: ToolErrorKind
+  constructor(message: string, options?: {cause?: unknown; kind?: ToolErrorKind}) {
     super(message, options)
     this.name = 'ToolError'
+    this.kind = options?.kind ?? 'tool_error'
   }
 }
 
@@ -54,6 +78,13 @@ export interface CallToolOptions {
    * to parse. Default false (the value is parsed here).
    */
   deferTextParsing?: boolean
+  /** Told the size of each result that reaches the program (text or structured, as counted for the limit). */
+  onResultBytes?: (bytes: number) => void
+  /**
+   * Called once the arguments are valid, before anything is sent: the user's approval (SPEC §12).
+   * Throwing (ToolError kind `denied`) stops the call. Default: none.
+   */
+  approve?: (tool: ToolInfo, args: Record<string, unknown>) => Promise<void>
 }
 
 /**
@@ -74,6 +105,8 @@ export interface ToolHost {
   serverStatus(): ServerStatus[]
   /** Validates args against inputSchema, calls, checks size and outputSchema, parses (SPEC §6). Throws ToolError. */
   callTool(name: string, args: Record<string, unknown>, options: CallToolOptions): Promise<unknown>
+  /** The shape of the results seen for a tool without an outputSchema, when it has returned before. */
+  observedResult?(name: string): unknown
   /** Resolves when every server has finished its first connection attempt, or after timeoutMs. */
   waitForInitialConnections(timeoutMs: number): Promise<void>
 }

@@ -1,14 +1,17 @@
 import type {ExecutionConfig} from '../config/schema.js'
 import type {ToolHost} from '../downstream/types.js'
+import type {ApprovalPrompter} from '../permissions/approvals.js'
+import type {PermissionPolicy} from '../permissions/policy.js'
 import type {ProgramBounds, PythonInfo, SandboxBackend} from '../sandbox/backend.js'
 import type {ChildLimits} from './protocol.js'
 
 import {PtcError} from '../errors.js'
 import {type Logger, silentLogger} from '../log.js'
+import {ProgramApprovals} from '../permissions/approvals.js'
 import {type ChildEnd, type ChildRunResult, ProgramChild} from './child.js'
 import {formatOutcome, type ToolCallTrace} from './format.js'
 import {sweepOrphanedScratchDirs} from './scratch.js'
-import {ToolCallBroker, type ToolCallListener} from './tool-calls.js'
+import {type CallApprover, ToolCallBroker, type ToolCallListener} from './tool-calls.js'
 import {WarmPool} from './warm-pool.js'
 
 export type {ToolCallTrace} from './format.js'
@@ -22,6 +25,8 @@ export interface ProgramEngineOptions {
   python: PythonInfo
   /** Default: silent. */
   logger?: Logger
+  /** The user's rules for which calls need approval (SPEC §12). Default: none do. */
+  permissions?: PermissionPolicy
 }
 
 export interface RunOptions {
@@ -29,12 +34,14 @@ export interface RunOptions {
   signal?: AbortSignal
   /** Called after every finished tool call with the number finished so far (progress notifications). */
   onToolCallDone?: ToolCallListener
+  /** Who is asked when a call needs approval. Default: nobody, so such calls are denied. */
+  prompter?: ApprovalPrompter
 }
 
 /** What `execute_program` returns: `text` is SPEC §8, the rest its structured content. */
 export interface RunOutcome {
   ok: boolean
-  /** Captured stdout + stderr, capped at max_output_bytes (then `... (truncated)`). */
+  /** Captured stdout + stderr; over max_output_bytes, its head and tail around `... [N bytes omitted]`. */
   output: string
   /** The last emit() value; null when emit() was not called. */
   result: unknown
@@ -50,6 +57,8 @@ interface OutcomeParts {
   end: ChildEnd
   output: string
   toolCalls: ToolCallTrace[]
+  /** Bytes of tool results the program received. */
+  resultBytes?: number
   elapsedMs: number
   sandbox: string
   /** Set when no child could be started: the error text. */
@@ -98,6 +107,7 @@ export class ProgramEngine {
   private readonly host: ToolHost
   private readonly backend: SandboxBackend
   private readonly logger: Logger
+  private readonly permissions: PermissionPolicy | undefined
   private readonly pool: WarmPool
   private closed = false
 
@@ -106,6 +116,7 @@ export class ProgramEngine {
     this.host = options.host
     this.backend = options.backend
     this.logger = options.logger ?? silentLogger
+    this.permissions = options.permissions
     const {execution} = options
     const childOptions = {
       python: options.python,
@@ -158,6 +169,7 @@ export class ProgramEngine {
         maxResultBytes: execution.max_tool_result_bytes,
       },
       options.onToolCallDone,
+      this.approver(child, options.prompter),
     )
     let run: ChildRunResult
     try {
@@ -181,9 +193,23 @@ export class ProgramEngine {
       end: run.end,
       output: run.output,
       toolCalls: broker.calls,
+      resultBytes: broker.resultBytes,
       elapsedMs: run.elapsedMs,
       sandbox: child.tier,
     })
+  }
+
+  /** The gate of one program's calls: asks through `prompter`, with the child's clock stopped meanwhile. */
+  private approver(child: ProgramChild, prompter: ApprovalPrompter | undefined): CallApprover | undefined {
+    const {permissions} = this
+    if (!permissions) return undefined
+    const approvals = new ProgramApprovals({
+      policy: permissions,
+      prompter,
+      clock: {pause: () => child.pauseClock(), resume: () => child.resumeClock()},
+      logger: this.logger,
+    })
+    return (tool, args, signal) => approvals.check(tool, args, signal)
   }
 
   /** Kills every child (running programs end as failed) and removes their scratch directories. */
@@ -215,7 +241,15 @@ export class ProgramEngine {
     }
   }
 
-  private outcome({end, output, toolCalls, elapsedMs, sandbox, startFailure}: OutcomeParts): RunOutcome {
+  private outcome({
+    end,
+    output,
+    toolCalls,
+    resultBytes = 0,
+    elapsedMs,
+    sandbox,
+    startFailure,
+  }: OutcomeParts): RunOutcome {
     const done = end.kind === 'done' ? end : undefined
     const ok = done?.ok === true
     const error = ok ? null : (startFailure ?? errorText(end, this.execution))
@@ -228,6 +262,7 @@ export class ProgramEngine {
       hasResult,
       result,
       toolCalls,
+      resultBytes,
       elapsedMs,
       trace: this.execution.trace,
     })

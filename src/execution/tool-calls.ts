@@ -1,9 +1,13 @@
-import type {ToolHost} from '../downstream/types.js'
+import type {ToolHost, ToolInfo} from '../downstream/types.js'
+import type {ApprovalDecision} from '../permissions/approvals.js'
 import type {ChildRequestHandlers} from './child.js'
 import type {ToolCallTrace} from './format.js'
 import type {HelperName, ResultMessage} from './protocol.js'
 
-import {describeTool, unknownToolMessage} from '../downstream/inspect.js'
+import {InspectError, inspectTools} from '../downstream/inspect.js'
+import {onServer, searchTools} from '../downstream/tool-search.js'
+import {ToolError, type ToolErrorKind} from '../downstream/types.js'
+import {traceArgs, traceError} from './trace.js'
 
 export interface ToolCallLimits {
   /** Counted calls per program (execution.max_tool_calls). */
@@ -15,6 +19,16 @@ export interface ToolCallLimits {
   /** Largest result passed to the program (execution.max_tool_result_bytes). */
   maxResultBytes: number
 }
+
+/**
+ * Decides whether one call may run (SPEC §12): resolves `approved` once the user allowed it,
+ * undefined when nothing needed asking; throws ToolError kind `denied` otherwise.
+ */
+export type CallApprover = (
+  tool: ToolInfo,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+) => Promise<ApprovalDecision | undefined>
 
 /** Called after every finished tool call with the number finished so far, and that call. */
 export type ToolCallListener = (finished: number, call: ToolCallTrace) => void
@@ -29,6 +43,7 @@ interface RunningCall extends PendingCall {
   startedAt: number
   /** The program stopped waiting (e.g. asyncio.wait_for): the result is dropped. */
   cancelled: boolean
+  approval?: ApprovalDecision
 }
 
 const ENDED_BEFORE_FINISH = 'the program ended before the call finished'
@@ -42,6 +57,8 @@ const CANCELLED_BY_PROGRAM = 'cancelled: the program stopped waiting for it'
 export class ToolCallBroker implements ChildRequestHandlers {
   /** Every call that reached the host, in the order they finished. */
   readonly calls: ToolCallTrace[] = []
+  /** Bytes of the results that reached the program (SPEC §8: what it kept out of the context). */
+  resultBytes = 0
   private counted = 0
   private readonly running = new Map<number, RunningCall>()
   private readonly queue: PendingCall[] = []
@@ -55,6 +72,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
     private readonly reply: (message: ResultMessage) => void,
     private readonly limits: ToolCallLimits,
     private readonly onCallDone?: ToolCallListener,
+    private readonly approver?: CallApprover,
   ) {}
 
   onCall(id: number, tool: string, args: Record<string, unknown>): void {
@@ -66,6 +84,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
         type: 'result',
         id,
         ok: false,
+        kind: 'budget',
         error:
           `tool call budget exhausted: this program already made ${max} calls (execution.max_tool_calls: ${max}); ` +
           'do more per call (filters, batches) or split the work into several programs',
@@ -94,7 +113,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
     try {
       this.reply({type: 'result', id, ok: true, value: this.helper(name, args)})
     } catch (error) {
-      this.reply({type: 'result', id, ok: false, error: errorText(error)})
+      this.reply({type: 'result', id, ok: false, error: errorText(error), kind: errorKind(error)})
     }
   }
 
@@ -110,13 +129,18 @@ export class ToolCallBroker implements ChildRequestHandlers {
     for (const call of this.running.values()) {
       this.calls.push({
         tool: call.tool,
-        args: call.args,
+        args: traceArgs(call.args),
         ok: false,
         ms: Math.round(now - call.startedAt),
         error: ENDED_BEFORE_FINISH,
+        ...(call.approval && {approval: call.approval}),
       })
     }
     this.running.clear()
+  }
+
+  private readonly countResultBytes = (bytes: number): void => {
+    this.resultBytes += bytes
   }
 
   private begin(call: PendingCall): void {
@@ -135,12 +159,30 @@ export class ToolCallBroker implements ChildRequestHandlers {
         maxResultBytes: this.limits.maxResultBytes,
         // The child parses a lone text item itself: large results are not parsed twice.
         deferTextParsing: true,
+        onResultBytes: this.countResultBytes,
+        ...(this.approver && {approve: (tool, args) => this.approve(running, tool, args)}),
       })
       .then(
         (value) => this.settle(running, {type: 'result', id: call.id, ok: true, value}),
         (error: unknown) =>
-          this.settle(running, {type: 'result', id: call.id, ok: false, error: errorText(error)}),
+          this.settle(running, {
+            type: 'result',
+            id: call.id,
+            ok: false,
+            error: errorText(error),
+            kind: errorKind(error),
+          }),
       )
+  }
+
+  private async approve(call: RunningCall, tool: ToolInfo, args: Record<string, unknown>): Promise<void> {
+    try {
+      const decision = await this.approver!(tool, args, this.runController.signal)
+      if (decision) call.approval = decision
+    } catch (error) {
+      call.approval = 'denied'
+      throw error
+    }
   }
 
   private settle(call: RunningCall, message: ResultMessage): void {
@@ -148,12 +190,13 @@ export class ToolCallBroker implements ChildRequestHandlers {
     this.running.delete(call.id)
     const trace: ToolCallTrace = {
       tool: call.tool,
-      args: call.args,
+      args: traceArgs(call.args),
       ok: message.ok && !call.cancelled,
       ms: Math.round(performance.now() - call.startedAt),
     }
     if (call.cancelled) trace.error = CANCELLED_BY_PROGRAM
-    else if (!message.ok) trace.error = message.error
+    else if (!message.ok) trace.error = traceError(message.error)
+    if (call.approval) trace.approval = call.approval
     this.calls.push(trace)
     this.reply(message)
     this.startQueued()
@@ -180,30 +223,35 @@ export class ToolCallBroker implements ChildRequestHandlers {
   private helper(name: HelperName, args: Record<string, unknown>): unknown {
     switch (name) {
       case 'inspect_tool': {
-        const toolName = args.tool_name
-        if (typeof toolName !== 'string')
-          throw new Error('inspect_tool(tool_name=...) needs the tool name as a string')
-        const tool = this.host.getTool(toolName)
-        if (!tool)
-          throw new Error(
-            unknownToolMessage(
-              toolName,
-              this.host.listTools().map((t) => t.name),
-            ),
-          )
-        return describeTool(tool)
+        try {
+          return inspectTools(this.host, args)
+        } catch (error) {
+          if (error instanceof InspectError) throw new ToolError(error.message, {kind: error.kind})
+          throw error
+        }
       }
       case 'list_callable_tools': {
-        return this.host
-          .listTools()
-          .map((tool) => tool.name)
-          .sort()
+        const {query, server} = args
+        if (
+          (query !== undefined && typeof query !== 'string') ||
+          (server !== undefined && typeof server !== 'string')
+        )
+          throw new ToolError('list_callable_tools(query=..., server=...) takes strings', {
+            kind: 'invalid_arguments',
+          })
+        const tools = this.host.listTools().filter((tool) => server === undefined || onServer(tool, server))
+        return query === undefined ? tools.map((tool) => tool.name).sort() : searchTools(tools, query)
       }
       case 'server_status': {
         return this.host.serverStatus()
       }
     }
   }
+}
+
+/** A ToolError's own kind; anything else thrown on the way is the protocol's failure. */
+function errorKind(error: unknown): ToolErrorKind {
+  return error instanceof ToolError ? error.kind : 'protocol'
 }
 
 function errorText(error: unknown): string {

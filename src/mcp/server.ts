@@ -4,9 +4,11 @@ import {z} from 'zod'
 import type {Logger} from '../log.js'
 import type {Runtime} from '../runtime.js'
 
-import {describeTool, unknownToolMessage} from '../downstream/inspect.js'
+import {InspectError, inspectTools} from '../downstream/inspect.js'
+import {onServer, searchTools} from '../downstream/tool-search.js'
 import {type ProgramEngine, type RunOutcome, startFailureOutcome} from '../execution/engine.js'
 import {structuredOutcome} from '../execution/outcome.js'
+import {elicitationPrompter} from './approval-prompter.js'
 import {
   executeProgramDescription,
   INSPECT_TOOL_DESCRIPTION,
@@ -23,6 +25,7 @@ const toolCallSchema = z.object({
   ok: z.boolean(),
   ms: z.number(),
   error: z.string().optional(),
+  approval: z.enum(['approved', 'denied']).optional(),
 })
 
 const executeOutputSchema = z.object({
@@ -33,7 +36,13 @@ const executeOutputSchema = z.object({
     .string()
     .nullable()
     .describe('The error when the run failed (trimmed traceback, timeout, sandbox).'),
-  tool_calls: z.array(toolCallSchema).describe('Every tool call the program made, in order of completion.'),
+  tool_calls: z
+    .array(toolCallSchema)
+    .describe('The first 50 tool calls, in order of completion; args cut to 200 characters of JSON.'),
+  more_tool_calls: z
+    .array(z.object({tool: z.string(), calls: z.number(), failed: z.number()}))
+    .optional()
+    .describe('The calls after the first 50, counted per tool.'),
   sandbox: z.string().describe('The sandbox layer in force for this run.'),
 })
 
@@ -45,11 +54,23 @@ export function createMcpServer(runtime: Runtime, logger: Logger, version: strin
 
   server.registerTool(
     'list_callable_tools',
-    {description: LIST_CALLABLE_TOOLS_DESCRIPTION, inputSchema: z.object({})},
-    async () => {
+    {
+      description: LIST_CALLABLE_TOOLS_DESCRIPTION,
+      inputSchema: z.object({
+        query: z
+          .string()
+          .optional()
+          .describe('Words to look for in tool names, descriptions and parameter names; best 20 first.'),
+        server: z.string().optional().describe("Only this server's tools."),
+      }),
+    },
+    async ({query, server: serverName}) => {
       await registry.waitForInitialConnections(INITIAL_CONNECT_WAIT_MS)
-      const names = registry.listTools().map((tool) => tool.name)
-      const content = [text(JSON.stringify(names))]
+      const tools = registry
+        .listTools()
+        .filter((tool) => serverName === undefined || onServer(tool, serverName))
+      const listing = query === undefined ? tools.map((tool) => tool.name) : searchTools(tools, query)
+      const content = [text(JSON.stringify(listing))]
       const down = registry.unavailableServers()
       if (down.length > 0) {
         const reasons = down.map((s) => `${s.name}: ${s.reason}`).join('; ')
@@ -64,17 +85,22 @@ export function createMcpServer(runtime: Runtime, logger: Logger, version: strin
     {
       description: INSPECT_TOOL_DESCRIPTION,
       inputSchema: z.object({
-        tool_name: z.string().describe('A name from list_callable_tools, e.g. mcp__fin__query.'),
+        tool_name: z.string().optional().describe('A name from list_callable_tools, e.g. mcp__fin__query.'),
+        tool_names: z
+          .union([z.array(z.string()), z.string()])
+          .optional()
+          .describe('Several names, or a glob such as mcp__fin__*, inspected in one call.'),
+        brief: z.boolean().optional().describe('Only the signature and the first line of the description.'),
       }),
     },
-    async ({tool_name: name}) => {
+    async (request) => {
       await registry.waitForInitialConnections(INITIAL_CONNECT_WAIT_MS)
-      const tool = registry.getTool(name)
-      if (!tool) {
-        const names = registry.listTools().map((t) => t.name)
-        return {isError: true, content: [text(unknownToolMessage(name, names))]}
+      try {
+        return {content: [text(JSON.stringify(inspectTools(registry, request), null, 2))]}
+      } catch (error) {
+        if (!(error instanceof InspectError)) throw error
+        return {isError: true, content: [text(error.message)]}
       }
-      return {content: [text(JSON.stringify(describeTool(tool), null, 2))]}
     },
   )
 
@@ -100,6 +126,7 @@ export function createMcpServer(runtime: Runtime, logger: Logger, version: strin
         const outcome = await engine.run(code, {
           signal: ctx.mcpReq.signal,
           onToolCallDone: (completed) => progress.toolCallsCompleted(completed),
+          prompter: elicitationPrompter(server, ctx),
         })
         return toCallResult(outcome)
       } finally {
