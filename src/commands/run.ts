@@ -1,8 +1,9 @@
-import {Args} from '@oclif/core'
+import {Args, Flags} from '@oclif/core'
 import {readFile} from 'node:fs/promises'
 
 import {BaseCommand} from '../cli/base-command.js'
 import {showConnectProgress} from '../cli/connect-progress.js'
+import {terminalSafe} from '../cli/display.js'
 import {CLI_CONNECT_WAIT_MS} from '../cli/open-runtime.js'
 import {PtcError} from '../errors.js'
 import {structuredOutcome, type StructuredOutcome} from '../execution/outcome.js'
@@ -19,6 +20,13 @@ export default class Run extends BaseCommand {
     'echo "print(await list_callable_tools())" | <%= config.bin %> run -',
     '<%= config.bin %> run program.py --json',
   ]
+  static override flags = {
+    raw: Flags.boolean({
+      summary: 'Print control characters in the output as they are.',
+      description:
+        'By default, on a terminal, escape sequences and other control characters the program printed are shown as visible symbols (␛[31m), so a program cannot drive the terminal (clipboard writes, cursor moves).',
+    }),
+  }
   static override args = {
     file: Args.string({description: 'Python file to run, or - for stdin.', required: true}),
   }
@@ -33,7 +41,8 @@ export default class Run extends BaseCommand {
         showConnectProgress(runtime.registry, CLI_CONNECT_WAIT_MS, this.jsonEnabled()),
       ])
       const outcome = await engine.run(code)
-      if (!this.jsonEnabled()) this.log(outcome.text)
+      if (!this.jsonEnabled())
+        this.log(flags.raw || !process.stdout.isTTY ? outcome.text : terminalSafe(outcome.text))
       if (!outcome.ok) process.exitCode = 1
       return structuredOutcome(outcome)
     } finally {
