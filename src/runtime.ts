@@ -27,15 +27,16 @@ export class Runtime {
     readonly configPath: string | null,
     readonly searched: string[],
     readonly registry: ToolRegistry,
-    private readonly logger: Logger,
+    /** Redacts the config's secrets from every line (SPEC §15): what serve and the engine log through. */
+    readonly logger: Logger,
   ) {}
 
   static async open(options: RuntimeOptions): Promise<Runtime> {
-    const {config, path, searched, warnings} = await loadConfig({flag: options.configFlag})
+    const {config, path, searched, warnings, secrets} = await loadConfig({flag: options.configFlag})
     for (const warning of warnings) options.logger.warn(warning)
-    const registry = new ToolRegistry(config, {logger: options.logger.child('downstream')})
+    const registry = new ToolRegistry(config, {logger: options.logger.child('downstream'), secrets})
     if (options.connect !== false) registry.start()
-    return new Runtime(config, path, searched, registry, options.logger)
+    return new Runtime(config, path, searched, registry, registry.redactor.logger(options.logger))
   }
 
   /** The program engine; the first call resolves Python, checks the sandbox and starts the warm pool. */

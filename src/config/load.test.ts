@@ -144,6 +144,7 @@ describe('loadConfig', () => {
       searched: [path],
       source: 'cwd',
       warnings: [],
+      secrets: [],
     })
   })
 

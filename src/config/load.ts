@@ -39,6 +39,8 @@ export interface LoadedConfig extends FoundConfig {
   config: Config
   /** Problems that did not stop loading (a skipped self-launching server, YAML warnings). */
   warnings: string[]
+  /** The values `${VAR}` references took: the downstream layer redacts them (SPEC §15). */
+  secrets: string[]
 }
 
 const ENV_VARIABLE = 'PTC_MCP_CONFIG'
@@ -96,17 +98,17 @@ export function findConfig(options: ConfigLookup = {}): FoundConfig {
 export async function loadConfig(options: ConfigLookup = {}): Promise<LoadedConfig> {
   const env = options.env ?? process.env
   const found = findConfig(options)
-  if (found.path === null) return {...found, config: configSchema.parse({}), warnings: []}
+  if (found.path === null) return {...found, config: configSchema.parse({}), warnings: [], secrets: []}
   const text = await readConfigFile(found.path)
-  const {config, warnings} = parseConfigText(text, {path: found.path, env})
-  return {...found, config, warnings}
+  const {config, warnings, secrets} = parseConfigText(text, {path: found.path, env})
+  return {...found, config, warnings, secrets}
 }
 
 /** Parses YAML text (an empty document is an empty config), then validates it as {@link validateConfig}. */
 export function parseConfigText(
   text: string,
   options: {path?: string | null; env?: Environment} = {},
-): {config: Config; warnings: string[]} {
+): {config: Config; warnings: string[]; secrets: string[]} {
   const where = options.path ?? 'config'
   const lineCounter = new LineCounter()
   const doc = parseDocument(text, {prettyErrors: false, lineCounter, uniqueKeys: true})
@@ -137,8 +139,8 @@ export function parseConfigText(
     })
   }
 
-  const {config, warnings} = validateConfig(raw ?? {}, options)
-  return {config, warnings: [...doc.warnings.map((w) => `${where}: ${describe(w)}`), ...warnings]}
+  const {config, warnings, secrets} = validateConfig(raw ?? {}, options)
+  return {config, warnings: [...doc.warnings.map((w) => `${where}: ${describe(w)}`), ...warnings], secrets}
 }
 
 /**
@@ -148,7 +150,7 @@ export function parseConfigText(
 export function validateConfig(
   raw: unknown,
   options: {path?: string | null; env?: Environment} = {},
-): {config: Config; warnings: string[]} {
+): {config: Config; warnings: string[]; secrets: string[]} {
   const expanded = expandConfig(raw, options.env ?? process.env)
   const result = configSchema.safeParse(expanded.value, {reportInput: true})
   // A value with an unset variable is also malformed (e.g. not a URL): report the cause only.
@@ -169,7 +171,7 @@ export function validateConfig(
     )
     return false
   })
-  return {config: {...result.data, servers}, warnings}
+  return {config: {...result.data, servers}, warnings, secrets: expanded.secrets}
 }
 
 const SECTIONS = Object.keys(configSchema.shape)

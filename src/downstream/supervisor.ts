@@ -15,8 +15,8 @@ import type {ServerConfig} from '../config/schema.js'
 import type {Logger} from '../log.js'
 
 import {dedupeTools, type NameClash} from './naming.js'
-import {createTransport, transportPid} from './transports.js'
-import {ToolError, type ToolInfo, type TransportKind} from './types.js'
+import {createTransport, oversizedMessageBytes, transportPid} from './transports.js'
+import {ResultTooLargeError, ToolError, type ToolInfo, type TransportKind} from './types.js'
 
 export interface BackoffOptions {
   /** First delay after a failure. Default 1000 ms. */
@@ -33,6 +33,12 @@ export interface SupervisorOptions {
   backoff?: Partial<BackoffOptions>
   /** Largest single message accepted from a stdio server. Default: the SDK's (10 MB). */
   maxMessageBytes?: number
+  /**
+   * Takes the config's secrets out of a reason before it is kept as `lastError` (which reaches
+   * server_status(), list_callable_tools and every ToolError about this server). Default: none.
+   * The logger given is expected to redact its lines already.
+   */
+  redact?: (text: string) => string
 }
 
 export interface SupervisorStatus {
@@ -84,6 +90,7 @@ export class ServerSupervisor {
   private readonly backoff: BackoffOptions
 
   private readonly maxMessageBytes: number | undefined
+  private readonly redact: (text: string) => string
   private state: State = 'idle'
   /** Bumped by every attempt, loss and close: callbacks of an older connection see a stale value and stop. */
   private generation = 0
@@ -116,6 +123,7 @@ export class ServerSupervisor {
     this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
     this.backoff = {...DEFAULT_BACKOFF, ...options.backoff}
     this.maxMessageBytes = options.maxMessageBytes
+    this.redact = options.redact ?? ((text) => text)
     const first = deferred()
     this.firstAttempt = first.promise
     this.resolveFirstAttempt = first.resolve
@@ -375,17 +383,18 @@ export class ServerSupervisor {
     // A connection that lasted resets the backoff; one that dies at once keeps it growing.
     if (Date.now() - this.connectedAt >= this.backoff.maxMs) this.failureStreak = 0
     this.state = 'waiting'
-    this.lastError = reason
+    this.lastError = this.redact(reason)
     this.since = new Date()
     this.tools = []
     this.disconnect()
     const delay = this.scheduleRetry()
-    this.log.warn(`${reason}; reconnecting in ${formatSeconds(delay)}`)
+    this.log.warn(`${this.lastError}; reconnecting in ${formatSeconds(delay)}`)
     this.emit()
   }
 
   /** A connection attempt failed. */
-  private fail(reason: string): void {
+  private fail(unredacted: string): void {
+    const reason = this.redact(unredacted)
     const repeated = reason === this.lastError
     this.generation++
     this.state = 'waiting'
@@ -437,6 +446,8 @@ export class ServerSupervisor {
     if (options.signal?.aborted) return new ToolError('tool call cancelled', {cause: error})
     if (isTimeout(error))
       return new ToolError(`tool call timed out after ${formatSeconds(options.timeoutMs)}`, {cause: error})
+    const oversized = oversizedMessageBytes(error)
+    if (oversized !== undefined) return new ResultTooLargeError(oversized, {cause: error})
     if (error instanceof ProtocolError) {
       return new ToolError(`server '${this.name}' answered with an error: ${error.message}`, {cause: error})
     }
