@@ -3,7 +3,7 @@ import {Flags} from '@oclif/core'
 import type {ServerStatus, ToolInfo} from '../downstream/types.js'
 
 import {BaseCommand} from '../cli/base-command.js'
-import {formatServerStatus, formatToolTable} from '../cli/display.js'
+import {formatHiddenTools, formatServerStatus, formatToolTable} from '../cli/display.js'
 import {openConnectedRuntime} from '../cli/open-runtime.js'
 import {PtcError} from '../errors.js'
 
@@ -11,6 +11,8 @@ export interface ListResult {
   config: string | null
   searched: string[]
   tools: ToolInfo[]
+  /** Tools of connected servers that tools.allow / tools.block hides, and why. */
+  hidden: {name: string; server: string; reason: string}[]
   servers: ServerStatus[]
 }
 
@@ -41,6 +43,10 @@ export default class List extends BaseCommand {
         config: runtime.configPath,
         searched: runtime.searched,
         tools: runtime.registry.listTools().filter((t) => wanted(t.server)),
+        hidden: runtime.registry
+          .hiddenTools()
+          .filter(({tool}) => wanted(tool.server))
+          .map(({tool, reason}) => ({name: tool.name, server: tool.server, reason})),
         servers: servers.filter((s) => wanted(s.name)),
       }
       if (!this.jsonEnabled()) this.display(result)
@@ -57,6 +63,7 @@ export default class List extends BaseCommand {
       )
     }
     this.log(formatToolTable(result.tools))
+    if (result.hidden.length > 0) this.log(`\n${formatHiddenTools(result.hidden)}`)
     this.log('')
     this.log(formatServerStatus(result.servers))
   }
