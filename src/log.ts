@@ -2,6 +2,9 @@
 export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
 
+export const isLogLevel = (value: string): value is LogLevel =>
+  (LOG_LEVELS as readonly string[]).includes(value)
+
 export interface Logger {
   error(message: string): void
   warn(message: string): void

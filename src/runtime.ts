@@ -1,6 +1,8 @@
 import type {Config} from './config/schema.js'
+import type {PtcError} from './errors.js'
 import type {Logger} from './log.js'
 
+import {loadConfigLeniently} from './config/degrade.js'
 import {loadConfig} from './config/load.js'
 import {ToolRegistry} from './downstream/registry.js'
 import {ProgramEngine} from './execution/engine.js'
@@ -13,6 +15,11 @@ export interface RuntimeOptions {
   logger: Logger
   /** Start connecting to downstream servers at once (default true). */
   connect?: boolean
+  /**
+   * Keep going on config problems, as `serve` must (SPEC §3): unusable entries become unavailable
+   * servers, an unusable file leaves `configError` set. Default false: every problem throws.
+   */
+  lenient?: boolean
 }
 
 /**
@@ -21,6 +28,9 @@ export interface RuntimeOptions {
  */
 export class Runtime {
   private enginePromise?: Promise<ProgramEngine>
+
+  /** Why the config file cannot be used at all (lenient mode only; then there are no servers), else null. */
+  configError: null | PtcError = null
 
   private constructor(
     readonly config: Config,
@@ -32,11 +42,27 @@ export class Runtime {
   ) {}
 
   static async open(options: RuntimeOptions): Promise<Runtime> {
-    const {config, path, searched, warnings, secrets} = await loadConfig({flag: options.configFlag})
-    for (const warning of warnings) options.logger.warn(warning)
-    const registry = new ToolRegistry(config, {logger: options.logger.child('downstream'), secrets})
+    const lookup = {flag: options.configFlag, logger: options.logger}
+    const loaded = options.lenient
+      ? await loadConfigLeniently(lookup)
+      : {...(await loadConfig(lookup)), unusable: [], error: null}
+    const registry = new ToolRegistry(loaded.config, {
+      logger: options.logger.child('downstream'),
+      unusable: loaded.unusable,
+      secrets: loaded.secrets,
+    })
+    const logger = registry.redactor.logger(options.logger)
+    for (const warning of loaded.warnings) logger.warn(warning)
+    for (const server of loaded.unusable)
+      logger.warn(`server ${server.name} is unavailable: ${server.reason}`)
+    if (loaded.error) {
+      const fix = loaded.error.suggestion ? ` (${loaded.error.suggestion})` : ''
+      logger.error(`${loaded.error.message}${fix}; every tool call answers with this error until it is fixed`)
+    }
     if (options.connect !== false) registry.start()
-    return new Runtime(config, path, searched, registry, registry.redactor.logger(options.logger))
+    const runtime = new Runtime(loaded.config, loaded.path, loaded.searched, registry, logger)
+    runtime.configError = loaded.error
+    return runtime
   }
 
   /** The program engine; the first call resolves Python, checks the sandbox and starts the warm pool. */

@@ -1,7 +1,7 @@
 import {Command, Flags, Interfaces} from '@oclif/core'
 
 import {PtcError} from '../errors.js'
-import {LOG_LEVELS, type LogLevel} from '../log.js'
+import {isLogLevel, LOG_LEVELS, type LogLevel} from '../log.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<
   (typeof BaseCommand)['baseFlags'] & T['flags']
@@ -17,7 +17,7 @@ export abstract class BaseCommand extends Command {
       char: 'c',
       summary: 'Path to config.yaml.',
       description:
-        'Default: $PTC_MCP_CONFIG, then ./config.yaml, then $XDG_CONFIG_HOME/ptc-mcp/config.yaml (~/.config/ptc-mcp/config.yaml).',
+        "Default: $PTC_MCP_CONFIG, then ./ptc-mcp.yaml, then ./config.yaml when its keys are all ptc-mcp's, then $XDG_CONFIG_HOME/ptc-mcp/config.yaml (~/.config/ptc-mcp/config.yaml).",
       helpGroup: 'GLOBAL',
     }),
     'log-level': Flags.option({
@@ -32,7 +32,15 @@ export abstract class BaseCommand extends Command {
    * problems in their own output, so they default to errors only; `serve` logs warnings.
    */
   protected logLevel(flags: {'log-level'?: LogLevel}, fallback: LogLevel = 'error'): LogLevel {
-    return flags['log-level'] ?? (process.env.PTC_MCP_LOG_LEVEL as LogLevel | undefined) ?? fallback
+    if (flags['log-level']) return flags['log-level']
+    const fromEnv = process.env.PTC_MCP_LOG_LEVEL
+    if (fromEnv === undefined || fromEnv === '') return fallback
+    if (isLogLevel(fromEnv)) return fromEnv
+    // stderr, never stdout: in `serve` stdout is the protocol.
+    process.stderr.write(
+      `Warning: PTC_MCP_LOG_LEVEL=${JSON.stringify(fromEnv.slice(0, 40))} is not a log level (${LOG_LEVELS.join(', ')}); using ${fallback}.\n`,
+    )
+    return fallback
   }
 
   protected override async catch(err: Error & {exitCode?: number}): Promise<unknown> {

@@ -3,6 +3,9 @@ import chalk from 'chalk'
 import type {CheckResult} from '../doctor/checks.js'
 import type {ToolDescription} from '../downstream/inspect.js'
 import type {ServerStatus, ToolInfo} from '../downstream/types.js'
+import type {RunOutcome} from '../execution/engine.js'
+
+import {traceLines} from '../execution/format.js'
 
 /** Plain text table: columns padded to their widest cell, header underlined. */
 export function table(headers: string[], rows: string[][]): string {
@@ -82,6 +85,21 @@ export function formatCheckDetail(result: CheckResult): string {
 /** One line per check, for terminals without a live view and for logs. */
 export function formatCheck(result: CheckResult): string {
   return `${STATUS_MARK[result.status]}  ${result.title}: ${formatCheckDetail(result)}`
+}
+
+export const CANCELLED_HEADER = '[Script execution cancelled]'
+
+/**
+ * What `run` prints after Ctrl-C: what the program had printed, the cancellation, then the trace
+ * line when calls were made. `elapsedMs` is measured by the caller (the engine reports none).
+ */
+export function formatCancelled(outcome: RunOutcome, elapsedMs: number): string {
+  const output = outcome.output.endsWith('\n') ? outcome.output.slice(0, -1) : outcome.output
+  return [
+    ...(output === '' ? [] : [output]),
+    CANCELLED_HEADER,
+    ...traceLines(outcome.tool_calls, elapsedMs),
+  ].join('\n')
 }
 
 /** C0 controls but tab and newline, DEL, C1 controls, and the bidirectional overrides and isolates. */

@@ -2,6 +2,7 @@ import {BaseCommand} from '../cli/base-command.js'
 import {formatCheck} from '../cli/display.js'
 import {runChecksWithProgress} from '../cli/doctor-progress.js'
 import {type CheckResult, doctorChecks, runChecks} from '../doctor/checks.js'
+import {EXIT} from '../errors.js'
 import {createLogger, silentLogger} from '../log.js'
 
 export interface DoctorResult {
@@ -12,11 +13,11 @@ export interface DoctorResult {
 export default class Doctor extends BaseCommand {
   static override summary = 'Check Node, Python, the sandbox, the config and every downstream server.'
   static override description =
-    'Checks run concurrently. The sandbox check is a live probe: a program tries to read and write outside, open a socket and fork (each must be refused), and one that must work. Exit 1 when a check fails; warnings keep exit 0.'
+    'Checks run concurrently. The sandbox check is a live probe: a program tries to read and write outside, open a socket and fork (each must be refused), and one that must work. Exit 1 when a check fails, 2 when the config cannot be used; warnings keep exit 0.'
   static override enableJsonFlag = true
   static override examples = [
     '<%= config.bin %> doctor',
-    '<%= config.bin %> doctor --config config.yaml --json',
+    '<%= config.bin %> doctor --config examples/config.yaml --json',
   ]
 
   async run(): Promise<DoctorResult> {
@@ -29,7 +30,9 @@ export default class Doctor extends BaseCommand {
       const results = interactive ? await runChecksWithProgress(checks) : await runChecks(checks)
       if (!this.jsonEnabled() && !interactive) for (const result of results) this.log(formatCheck(result))
       const ok = results.every((r) => r.status !== 'fail')
-      if (!ok) process.exitCode = 1
+      // A config that cannot be used is a config error (exit 2), as in every other command.
+      const configFailed = results.some((r) => r.id === 'config' && r.status === 'fail')
+      if (!ok) process.exitCode = configFailed ? EXIT.usage : EXIT.failed
       return {ok, checks: results}
     } finally {
       await close()

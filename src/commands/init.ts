@@ -28,7 +28,7 @@ export default class Init extends BaseCommand {
 
 Literal secrets (env and header values such as API keys and "Bearer ..." tokens) are copied and flagged; --env-refs writes \${VAR} references instead and lists the variables to export. Asked interactively when run in a terminal without --env-refs or --no-env-refs.
 
-Writes --output (default: --config, else $XDG_CONFIG_HOME/ptc-mcp/config.yaml), never over an existing file without --force. Prints the "claude mcp add" line that registers ptc-mcp with that config. Exit code 2 when the file exists or the source cannot be read.`
+Writes --output (default: --config, else $XDG_CONFIG_HOME/ptc-mcp/config.yaml), never over an existing file without --force. Prints the "claude mcp add" line that registers ptc-mcp with that config, as it is installed right now (the absolute path of this bin, or "node /abs/bin/run.js" from a clone; never a package fetched by npx). Exit code 2 when the file exists or the source cannot be read.`
 
   static override enableJsonFlag = true
   static override examples = [

@@ -10,7 +10,9 @@ import {PtcError} from '../errors.js'
 export default class Inspect extends BaseCommand {
   static override summary = 'Show one tool: description, schemas and the Python call signature.'
   static override enableJsonFlag = true
-  static override examples = ['<%= config.bin %> inspect mcp__financial_data__get_statements']
+  static override examples = [
+    '<%= config.bin %> inspect mcp__finance__get_income_statements --config examples/config.yaml',
+  ]
   static override args = {
     tool: Args.string({description: 'Namespaced tool name, as printed by "ptc-mcp list".', required: true}),
   }

@@ -21,7 +21,7 @@ export default class List extends BaseCommand {
   static override enableJsonFlag = true
   static override examples = [
     '<%= config.bin %> list',
-    '<%= config.bin %> list --server financial-data --json',
+    '<%= config.bin %> list --config examples/config.yaml --server finance --json',
   ]
   static override flags = {
     server: Flags.string({summary: 'Only this server (its config name).'}),

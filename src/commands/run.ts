@@ -3,7 +3,7 @@ import {readFile} from 'node:fs/promises'
 
 import {BaseCommand} from '../cli/base-command.js'
 import {showConnectProgress} from '../cli/connect-progress.js'
-import {terminalSafe} from '../cli/display.js'
+import {formatCancelled, terminalSafe} from '../cli/display.js'
 import {CLI_CONNECT_WAIT_MS} from '../cli/open-runtime.js'
 import {PtcError} from '../errors.js'
 import {structuredOutcome, type StructuredOutcome} from '../execution/outcome.js'
@@ -13,12 +13,12 @@ import {Runtime} from '../runtime.js'
 export default class Run extends BaseCommand {
   static override summary = 'Run a Python program exactly as execute_program would.'
   static override description =
-    'Prints what execute_program returns to the model. Exit code 1 when the program failed, 3 when the sandbox is unavailable.'
+    'Prints what execute_program returns to the model. Exit code 1 when the program failed, 3 when the sandbox is unavailable. Ctrl-C stops the program, prints what it had printed and [Script execution cancelled], and exits 130.'
   static override enableJsonFlag = true
   static override examples = [
-    '<%= config.bin %> run examples/programs/revenue-trend.py',
-    'echo "print(await list_callable_tools())" | <%= config.bin %> run -',
-    '<%= config.bin %> run program.py --json',
+    '<%= config.bin %> run --config examples/config.yaml examples/programs/revenue-trend.py',
+    'echo "print(await list_callable_tools())" | <%= config.bin %> run --config examples/config.yaml -',
+    '<%= config.bin %> run --config examples/config.yaml examples/programs/ledger-summary.py --json',
   ]
   static override flags = {
     raw: Flags.boolean({
@@ -35,20 +35,49 @@ export default class Run extends BaseCommand {
     const {args, flags} = await this.parse(Run)
     const code = await readProgram(args.file)
     const runtime = await Runtime.open({configFlag: flags.config, logger: createLogger(this.logLevel(flags))})
+    const interrupt = onInterrupt()
     try {
       const [engine] = await Promise.all([
         runtime.engine(),
         showConnectProgress(runtime.registry, CLI_CONNECT_WAIT_MS, this.jsonEnabled()),
       ])
-      const outcome = await engine.run(code)
-      if (!this.jsonEnabled())
-        this.log(flags.raw || !process.stdout.isTTY ? outcome.text : terminalSafe(outcome.text))
-      if (!outcome.ok) process.exitCode = 1
+      const started = performance.now()
+      const outcome = await engine.run(code, {signal: interrupt.signal})
+      const cancelled = interrupt.signal.aborted
+      if (!this.jsonEnabled()) {
+        const text = cancelled ? formatCancelled(outcome, performance.now() - started) : outcome.text
+        this.log(flags.raw || !process.stdout.isTTY ? text : terminalSafe(text))
+      }
+      if (!outcome.ok) process.exitCode = cancelled ? EXIT_INTERRUPTED : 1
       return structuredOutcome(outcome)
     } finally {
+      // The child is killed by the abort; closing removes scratch and stops the downstream servers.
       await runtime.close()
+      interrupt.dispose()
     }
   }
+}
+
+/** The shell's code for a process ended by Ctrl-C (128 + SIGINT), documented in the README. */
+const EXIT_INTERRUPTED = 130
+
+/**
+ * The first Ctrl-C cancels the program (its output is still printed, then everything is cleaned
+ * up); a second one leaves at once.
+ */
+function onInterrupt(): {signal: AbortSignal; dispose(): void} {
+  const controller = new AbortController()
+  const handler = (): void => {
+    if (!controller.signal.aborted) {
+      controller.abort(new Error('interrupted (Ctrl-C)'))
+      return
+    }
+    // The default action of a second SIGINT ends the process as the shell expects.
+    process.off('SIGINT', handler)
+    process.kill(process.pid, 'SIGINT')
+  }
+  process.on('SIGINT', handler)
+  return {signal: controller.signal, dispose: () => process.off('SIGINT', handler)}
 }
 
 async function readProgram(file: string): Promise<string> {

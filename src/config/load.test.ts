@@ -31,7 +31,9 @@ async function write(relative: string, text: string): Promise<string> {
 /** Loads `text` as the config and returns the ConfigError's message. */
 async function errorFor(text: string, extraEnv: Record<string, string> = {}): Promise<string> {
   const path = await write('config.yaml', text)
-  const error = await loadConfig({cwd: dir, env: {...env, ...extraEnv}}).catch((error_: unknown) => error_)
+  const error = await loadConfig({flag: path, cwd: dir, env: {...env, ...extraEnv}}).catch(
+    (error_: unknown) => error_,
+  )
   expect(error).toBeInstanceOf(ConfigError)
   const {message} = error as ConfigError
   expect(message.startsWith(`Invalid config ${path}:\n`)).toBe(true)
@@ -57,7 +59,7 @@ const lines = (message: string) =>
     .map((line) => line.trim())
 
 describe('findConfig', () => {
-  it('prefers --config, then PTC_MCP_CONFIG, then ./config.yaml, then $XDG_CONFIG_HOME/ptc-mcp/config.yaml', async () => {
+  it('prefers --config, then PTC_MCP_CONFIG, then ./ptc-mcp.yaml, then ./config.yaml, then $XDG_CONFIG_HOME/ptc-mcp/config.yaml', async () => {
     const flag = await write('flag.yaml', '')
     const fromEnv = await write('env.yaml', '')
     const cwdFile = await write('work/config.yaml', '')
@@ -70,13 +72,19 @@ describe('findConfig', () => {
     const withoutVariable = {...all, PTC_MCP_CONFIG: ''}
     expect(findConfig({cwd, env: withoutVariable})).toEqual({
       path: cwdFile,
-      searched: [cwdFile],
+      searched: [join(cwd, 'ptc-mcp.yaml'), cwdFile],
       source: 'cwd',
     })
     expect(findConfig({cwd: dir, env: withoutVariable})).toEqual({
       path: xdgFile,
-      searched: [join(dir, 'config.yaml'), xdgFile],
+      searched: [join(dir, 'ptc-mcp.yaml'), join(dir, 'config.yaml'), xdgFile],
       source: 'xdg',
+    })
+    const projectFile = await write('work/ptc-mcp.yaml', '')
+    expect(findConfig({cwd, env: withoutVariable})).toEqual({
+      path: projectFile,
+      searched: [projectFile],
+      source: 'cwd',
     })
   })
 
@@ -95,7 +103,11 @@ describe('findConfig', () => {
   it('finds nothing without failing, listing where it looked', () => {
     expect(findConfig({cwd: dir, env})).toEqual({
       path: null,
-      searched: [join(dir, 'config.yaml'), join(dir, 'home', '.config', 'ptc-mcp', 'config.yaml')],
+      searched: [
+        join(dir, 'ptc-mcp.yaml'),
+        join(dir, 'config.yaml'),
+        join(dir, 'home', '.config', 'ptc-mcp', 'config.yaml'),
+      ],
       source: null,
     })
   })
@@ -141,7 +153,7 @@ describe('loadConfig', () => {
     expect(await loadConfig({cwd: dir, env})).toEqual({
       config: defaults,
       path,
-      searched: [path],
+      searched: [join(dir, 'ptc-mcp.yaml'), path],
       source: 'cwd',
       warnings: [],
       secrets: [],

@@ -3,37 +3,24 @@
  * in one ConfigError: `${VAR}` expansion runs first, so values are validated as they will be used,
  * and its errors are merged with the schema's.
  */
-import {lstatSync, readlinkSync, statSync} from 'node:fs'
 import {readFile, stat} from 'node:fs/promises'
-import {homedir} from 'node:os'
-import {basename, dirname, isAbsolute, join, resolve} from 'node:path'
+import {basename, dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {LineCounter, parseDocument} from 'yaml'
 import {z} from 'zod'
 
 import {levenshtein} from '../downstream/naming.js'
 import {ConfigError} from '../errors.js'
+import {
+  CONFIG_ENV_VARIABLE,
+  CONFIG_FILE_NAME,
+  type ConfigLookup,
+  findConfig,
+  type FoundConfig,
+} from './discover.js'
 import {type Environment, expandConfig} from './expand.js'
+import {resolveServerPaths} from './relative-paths.js'
 import {type Config, type ConfigIssue, configSchema, type ServerConfig, TRANSPORTS} from './schema.js'
-
-export type ConfigSource = 'flag' | 'env' | 'cwd' | 'xdg'
-
-export interface ConfigLookup {
-  /** The `--config` flag value, if given. Relative paths resolve against `cwd`; `~/` is the home directory. */
-  flag?: string
-  /** Environment for discovery (PTC_MCP_CONFIG, XDG_CONFIG_HOME, HOME) and `${VAR}` expansion. Default: process.env. */
-  env?: Environment
-  /** Directory `./config.yaml` is looked for in. Default: process.cwd(). */
-  cwd?: string
-}
-
-export interface FoundConfig {
-  /** The file to use, or null when none exists (then the defaults apply). */
-  path: string | null
-  /** Every path looked at, in order, ending with the one found. */
-  searched: string[]
-  source: ConfigSource | null
-}
 
 export interface LoadedConfig extends FoundConfig {
   config: Config
@@ -43,65 +30,27 @@ export interface LoadedConfig extends FoundConfig {
   secrets: string[]
 }
 
-const ENV_VARIABLE = 'PTC_MCP_CONFIG'
-const FILE_NAME = 'config.yaml'
-
 const SUGGESTION = 'Fix these entries in the file; config.schema.json lets an editor check it as you type.'
 
+export {type ConfigLookup, type ConfigSource, findConfig, type FoundConfig} from './discover.js'
+
 /**
- * Where the config is, in the order of SPEC §3: `--config`, `PTC_MCP_CONFIG`, `./config.yaml`,
- * `$XDG_CONFIG_HOME/ptc-mcp/config.yaml` (default `~/.config/ptc-mcp/config.yaml`). An explicit path
- * (flag or variable) that does not exist is a ConfigError; otherwise finding nothing is fine.
+ * Finds, reads, expands and validates the config, then resolves the servers' relative paths
+ * against the file's directory. Throws one ConfigError listing every problem.
  */
-export function findConfig(options: ConfigLookup = {}): FoundConfig {
-  const env = options.env ?? process.env
-  const cwd = options.cwd ?? process.cwd()
-  const home = env.HOME || homedir()
-  const explicit: [ConfigSource, string | undefined, string][] = [
-    ['flag', options.flag, '--config'],
-    ['env', env[ENV_VARIABLE], ENV_VARIABLE],
-  ]
-  for (const [source, given, origin] of explicit) {
-    if (!given) continue
-    const path = resolve(cwd, expandHome(given, home))
-    if (!exists(path)) {
-      const target = danglingLinkTarget(path)
-      const what =
-        target === undefined
-          ? `Config file not found: ${path} (from ${origin})`
-          : `Config file ${path} (from ${origin}) is a symbolic link to ${target}, which does not exist`
-      throw new ConfigError(what, {
-        suggestion: `Check the path given in ${origin}, or create the file (ptc-mcp init).`,
-      })
-    }
-
-    return {path, searched: [path], source}
-  }
-
-  const xdg = env.XDG_CONFIG_HOME
-  // The XDG spec says a relative XDG_CONFIG_HOME is invalid and must be ignored.
-  const configHome = xdg && isAbsolute(xdg) ? xdg : join(home, '.config')
-  const candidates: [ConfigSource, string][] = [
-    ['cwd', resolve(cwd, FILE_NAME)],
-    ['xdg', join(configHome, 'ptc-mcp', FILE_NAME)],
-  ]
-  const searched: string[] = []
-  for (const [source, path] of candidates) {
-    searched.push(path)
-    if (exists(path)) return {path, searched, source}
-  }
-
-  return {path: null, searched, source: null}
-}
-
-/** Finds, reads, expands and validates the config. Throws one ConfigError listing every problem. */
 export async function loadConfig(options: ConfigLookup = {}): Promise<LoadedConfig> {
   const env = options.env ?? process.env
   const found = findConfig(options)
   if (found.path === null) return {...found, config: configSchema.parse({}), warnings: [], secrets: []}
   const text = await readConfigFile(found.path)
   const {config, warnings, secrets} = parseConfigText(text, {path: found.path, env})
-  return {...found, config, warnings, secrets}
+  return {...found, config: withResolvedPaths(config, found.path), warnings, secrets}
+}
+
+/** The config with each server's relative paths taken from the config file's directory. */
+export function withResolvedPaths(config: Config, path: string): Config {
+  const base = dirname(path)
+  return {...config, servers: config.servers.map((server) => resolveServerPaths(server, base))}
 }
 
 /** Parses YAML text (an empty document is an empty config), then validates it as {@link validateConfig}. */
@@ -109,7 +58,14 @@ export function parseConfigText(
   text: string,
   options: {path?: string | null; env?: Environment} = {},
 ): {config: Config; warnings: string[]; secrets: string[]} {
-  const where = options.path ?? 'config'
+  const {raw, warnings} = parseYaml(text, options.path ?? null)
+  const validated = validateConfig(raw, options)
+  return {...validated, warnings: [...warnings, ...validated.warnings]}
+}
+
+/** The YAML document as plain data (an empty document is `{}`), with its warnings. Throws a ConfigError on bad syntax. */
+export function parseYaml(text: string, path: string | null): {raw: unknown; warnings: string[]} {
+  const where = path === null ? 'config' : path
   const lineCounter = new LineCounter()
   const doc = parseDocument(text, {prettyErrors: false, lineCounter, uniqueKeys: true})
   const at = (offset: number | undefined) => {
@@ -139,8 +95,7 @@ export function parseConfigText(
     })
   }
 
-  const {config, warnings, secrets} = validateConfig(raw ?? {}, options)
-  return {config, warnings: [...doc.warnings.map((w) => `${where}: ${describe(w)}`), ...warnings], secrets}
+  return {raw: raw ?? {}, warnings: doc.warnings.map((w) => `${where}: ${describe(w)}`)}
 }
 
 /**
@@ -151,7 +106,29 @@ export function validateConfig(
   raw: unknown,
   options: {path?: string | null; env?: Environment} = {},
 ): {config: Config; warnings: string[]; secrets: string[]} {
-  const expanded = expandConfig(raw, options.env ?? process.env)
+  const {issues, data, secrets} = checkConfig(raw, options.env ?? process.env)
+  if (data === undefined || issues.length > 0) throw configIssuesError(issues, options.path ?? null)
+
+  const warnings: string[] = []
+  const servers = data.servers.filter((server, index) => {
+    if (!launchesSelf(server)) return true
+    warnings.push(
+      `servers[${index}] "${server.name}" skipped: it would launch ptc-mcp itself ("ptc-mcp serve"), which would start it again, and so on`,
+    )
+    return false
+  })
+  return {config: {...data, servers}, warnings, secrets}
+}
+
+/**
+ * Every expansion and schema problem of a raw config, and the validated config when there are none;
+ * `secrets` are the values `${VAR}` references took.
+ */
+export function checkConfig(
+  raw: unknown,
+  env: Environment,
+): {issues: ConfigIssue[]; data?: Config; secrets: string[]} {
+  const expanded = expandConfig(raw, env)
   const result = configSchema.safeParse(expanded.value, {reportInput: true})
   // A value with an unset variable is also malformed (e.g. not a URL): report the cause only.
   const expansionPaths = new Set(expanded.issues.map((issue) => formatPath(issue.path)))
@@ -159,19 +136,13 @@ export function validateConfig(
     ? []
     : toConfigIssues(result.error.issues).filter((issue) => !expansionPaths.has(formatPath(issue.path)))
   const issues = [...expanded.issues, ...schemaIssues]
-  if (!result.success || issues.length > 0) {
-    throw new ConfigError(formatIssues(issues, options.path ?? null), {suggestion: SUGGESTION})
-  }
+  const {secrets} = expanded
+  return result.success ? {issues, data: result.data, secrets} : {issues, secrets}
+}
 
-  const warnings: string[] = []
-  const servers = result.data.servers.filter((server, index) => {
-    if (!launchesSelf(server)) return true
-    warnings.push(
-      `servers[${index}] "${server.name}" skipped: it would launch ptc-mcp itself ("ptc-mcp serve"), which would start it again, and so on`,
-    )
-    return false
-  })
-  return {config: {...result.data, servers}, warnings, secrets: expanded.secrets}
+/** One ConfigError listing every issue, with the usual fix. */
+export function configIssuesError(issues: readonly ConfigIssue[], path: string | null): ConfigError {
+  return new ConfigError(formatIssues(issues, path), {suggestion: SUGGESTION})
 }
 
 const SECTIONS = Object.keys(configSchema.shape)
@@ -431,11 +402,11 @@ function listOr(values: readonly string[]): string {
   return `${values.slice(0, -1).join(', ')} or ${values.at(-1)}`
 }
 
-async function readConfigFile(path: string): Promise<string> {
+export async function readConfigFile(path: string): Promise<string> {
   try {
     if ((await stat(path)).isDirectory()) {
       throw new ConfigError(`Config path ${path} is a directory, not a file`, {
-        suggestion: `Point --config or ${ENV_VARIABLE} at the YAML file itself (usually ${FILE_NAME}).`,
+        suggestion: `Point --config or ${CONFIG_ENV_VARIABLE} at the YAML file itself (usually ${CONFIG_FILE_NAME}).`,
       })
     }
 
@@ -454,28 +425,6 @@ async function readConfigFile(path: string): Promise<string> {
       cause: error,
     })
   }
-}
-
-function exists(path: string): boolean {
-  try {
-    return statSync(path, {throwIfNoEntry: false}) !== undefined
-  } catch (error) {
-    // Anything but "not there" (e.g. a parent we may not search) is reported when reading, not skipped.
-    return (error as NodeJS.ErrnoException).code !== 'ENOTDIR'
-  }
-}
-
-/** Where a symbolic link that leads nowhere points; undefined for anything else. */
-function danglingLinkTarget(path: string): string | undefined {
-  try {
-    return lstatSync(path).isSymbolicLink() ? readlinkSync(path) : undefined
-  } catch {
-    return undefined
-  }
-}
-
-function expandHome(path: string, home: string): string {
-  return path === '~' || path.startsWith('~/') ? join(home, path.slice(1)) : path
 }
 
 const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')

@@ -104,10 +104,10 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 export const toolsSchema = z
   .strictObject({
     allow: toolPatterns(
-      'Only these namespaced tools (names or globs, e.g. mcp__fin__*) are listed and callable. Default: every tool.',
+      'Only these namespaced tools (names or globs, e.g. mcp__fin__*) are listed and callable; not with block. Default: every tool.',
     ).optional(),
     block: toolPatterns(
-      'These namespaced tools (names or globs) are hidden and not callable. Default: none.',
+      'These namespaced tools (names or globs) are hidden and not callable; not with allow. Default: none.',
     ).optional(),
   })
   // `when` lets this run even when a list item is invalid, so every mistake is reported at once.

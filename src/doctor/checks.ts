@@ -1,4 +1,4 @@
-import type {Config} from '../config/schema.js'
+import type {Config, ServerConfig} from '../config/schema.js'
 import type {Logger} from '../log.js'
 import type {PythonInfo} from '../sandbox/backend.js'
 
@@ -7,7 +7,7 @@ import {ToolRegistry} from '../downstream/registry.js'
 import {PtcError} from '../errors.js'
 import {resolvePython} from '../execution/python.js'
 import {probeSandbox} from './sandbox-probe.js'
-import {fixForServerError} from './server-errors.js'
+import {fixForServerFailure} from './server-errors.js'
 
 export type CheckStatus = 'pass' | 'warn' | 'fail'
 
@@ -68,7 +68,7 @@ export async function doctorChecks(
     ...(config?.servers ?? []).map((server): DoctorCheck => ({
       id: `server:${server.name}`,
       title: `Server ${server.name}`,
-      run: () => checkServer(registry!, server.name),
+      run: () => checkServer(registry!, server),
     })),
     ...(registry && (config?.tools.allow ?? config?.tools.block)
       ? [{id: 'tools', title: 'Tool rules', run: () => checkToolRules(registry)} satisfies DoctorCheck]
@@ -150,15 +150,19 @@ async function checkSandbox(
 
 async function checkServer(
   registry: ToolRegistry,
-  name: string,
+  server: ServerConfig,
 ): Promise<Omit<CheckResult, 'id' | 'ms' | 'title'>> {
   const started = performance.now()
-  const status = await registry.firstAttempt(name)
+  const status = await registry.firstAttempt(server.name)
   const ms = Math.round(performance.now() - started)
   if (status?.connected)
     return {status: 'pass', detail: `${status.transport}, ${status.tools} tools, connected in ${ms} ms`}
   const error = status?.lastError ?? 'no answer'
-  return {status: 'fail', detail: `${status?.transport ?? ''} ${error}`.trim(), fix: fixForServerError(error)}
+  return {
+    status: 'fail',
+    detail: `${status?.transport ?? ''} ${error}`.trim(),
+    fix: fixForServerFailure(registry.connectFailure(server.name), server),
+  }
 }
 
 /** Every allow/block pattern should match a tool: a misspelt block rule hides nothing (SPEC §4). */

@@ -1,8 +1,11 @@
 import type {CallToolResult} from '@modelcontextprotocol/client'
 
+import type {UnusableServer} from '../config/degrade.js'
 import type {Config} from '../config/schema.js'
+import type {ConnectFailure} from './connect-failure.js'
 
 import {createLogger, type Logger} from '../log.js'
+import {prepareArguments} from './arguments.js'
 import {ToolFilter, type ToolRule} from './filter.js'
 import {unknownToolMessage} from './inspect.js'
 import {normaliseName} from './naming.js'
@@ -35,6 +38,8 @@ export interface ToolRegistryOptions {
    * receive them. Either way the `ToolError` is the same.
    */
   maxMessageBytes?: number
+  /** Servers whose config entry cannot be used: always unavailable, with the reason. Default: none. */
+  unusable?: readonly UnusableServer[]
   /**
    * The values `${VAR}` references took when the config was loaded (`loadConfig().secrets`); with
    * the config's header and env values they are redacted from everything the registry says.
@@ -86,6 +91,7 @@ export class ToolRegistry implements ToolHost {
   /** Redacts the config's secrets from every message, status and log line (SPEC §15). */
   readonly redactor: Redactor
   private readonly listeners = new Set<() => void>()
+  private readonly unusable: readonly UnusableServer[]
   /** Permitted tools of connected servers, by namespaced name; rebuilt on every change. */
   private index = new Map<string, Entry>()
   private sorted: ToolInfo[] = []
@@ -102,6 +108,7 @@ export class ToolRegistry implements ToolHost {
     this.redactor = Redactor.fromConfig(config.servers, options.secrets)
     this.log = this.redactor.logger(options.logger ?? createLogger())
     this.filter = new ToolFilter(config.tools)
+    this.unusable = (options.unusable ?? []).map((s) => ({...s, reason: this.redactor.redact(s.reason)}))
     const resultLimit = config.execution?.max_tool_result_bytes ?? 16 * 1024 * 1024
     const maxMessageBytes =
       options.maxMessageBytes ?? Math.max(SDK_STDIO_BUFFER, 2 * resultLimit + 1024 * 1024)
@@ -166,14 +173,17 @@ export class ToolRegistry implements ToolHost {
 
   /** Servers that are not connected, with the reason ("connecting" while on the first attempt). */
   unavailableServers(): UnavailableServer[] {
-    return this.supervisors.filter((s) => !s.connected).map((s) => ({name: s.name, reason: s.reason}))
+    return [
+      ...this.supervisors.filter((s) => !s.connected).map((s) => ({name: s.name, reason: s.reason})),
+      ...this.unusable.map(({name, reason}) => ({name, reason})),
+    ]
   }
 
   serverStatus(): DownstreamServerStatus[] {
     const counts = new Map<string, number>()
     // lastError is redacted where it is set (the supervisor); warnings hold only tool names.
     for (const {tool} of this.index.values()) counts.set(tool.server, (counts.get(tool.server) ?? 0) + 1)
-    return this.supervisors.map((supervisor) => {
+    const connectable = this.supervisors.map((supervisor): DownstreamServerStatus => {
       const {name, transport, connected, lastError, attempts, since, warnings} = supervisor.status()
       const tools = counts.get(name) ?? 0
       return {
@@ -187,6 +197,17 @@ export class ToolRegistry implements ToolHost {
         ...(warnings.length > 0 ? {warnings} : {}),
       }
     })
+    const since = new Date(0).toISOString()
+    const unusable = this.unusable.map(({name, transport, reason}) => ({
+      name,
+      transport,
+      connected: false,
+      tools: 0,
+      lastError: reason,
+      attempts: 0,
+      since,
+    }))
+    return [...connectable, ...unusable]
   }
 
   /** Resolves when every server has finished its first attempt (connected or failed), or after `timeoutMs`. */
@@ -210,6 +231,11 @@ export class ToolRegistry implements ToolHost {
     return this.serverStatus().find((s) => s.name === name)
   }
 
+  /** Why a server's last connection attempt failed, as a kind (null when connected, unknown or never failed). */
+  connectFailure(name: string): ConnectFailure | null {
+    return this.supervisors.find((s) => s.name === name)?.lastFailure ?? null
+  }
+
   /** Called whenever the tool list or a server's status changes. Returns the unsubscribe function. */
   onChange(listener: () => void): () => void {
     this.listeners.add(listener)
@@ -230,12 +256,19 @@ export class ToolRegistry implements ToolHost {
     options: CallToolOptions,
   ): Promise<unknown> {
     const entry = this.index.get(name)
-    if (!entry) throw new ToolError(this.missingToolMessage(name))
+    if (!entry) throw this.missingToolError(name)
     const {tool, supervisor} = entry
 
-    // Rule: invalid arguments never reach the server.
-    const problems = this.validator.checkArguments(tool.inputSchema, args)
-    if (problems.length > 0) throw new ToolError(`invalid arguments for ${name}: ${problems.join('; ')}`)
+    // Rule: invalid arguments never reach the server; unlisted ones are invalid too, and optional
+    // ones passed as None are left out (SPEC §6).
+    const prepared = prepareArguments(tool.inputSchema, args)
+    args = prepared.args
+    const problems =
+      prepared.problems.length > 0 ? prepared.problems : this.validator.checkArguments(tool.inputSchema, args)
+    if (problems.length > 0)
+      throw new ToolError(`invalid arguments for ${name}: ${problems.join('; ')}`, {
+        kind: 'invalid_arguments',
+      })
 
     let result: CallToolResult
     try {
@@ -267,7 +300,7 @@ export class ToolRegistry implements ToolHost {
     const message = this.redactor.redact(error.message)
     if (message === error.message) return error
     return error instanceof ToolError
-      ? new ToolError(message, {cause: error})
+      ? new ToolError(message, {cause: error, kind: error.kind})
       : new Error(message, {cause: error})
   }
 
@@ -276,15 +309,23 @@ export class ToolRegistry implements ToolHost {
     const {maxResultBytes} = options
 
     const size = resultSize(result, maxResultBytes)
-    if (size > maxResultBytes) throw new ToolError(tooLargeMessage(tool, size, options))
+    if (size > maxResultBytes) throw new ToolError(tooLargeMessage(tool, size, options), {kind: 'too_large'})
+    options.onResultBytes?.(size)
 
     if (tool.outputSchema) {
       if (result.structuredContent === undefined) {
-        throw new ToolError(`${tool.name} declares an outputSchema but returned no structured content`)
+        throw new ToolError(`${tool.name} declares an outputSchema but returned no structured content`, {
+          kind: 'schema_mismatch',
+        })
       }
       const problems = this.validator.checkResult(tool.outputSchema, result.structuredContent)
       if (problems.length > 0) {
-        throw new ToolError(`result of ${tool.name} does not match its outputSchema: ${problems.join('; ')}`)
+        throw new ToolError(
+          `result of ${tool.name} does not match its outputSchema: ${problems.join('; ')}`,
+          {
+            kind: 'schema_mismatch',
+          },
+        )
       }
     }
     if (options.deferTextParsing) {
@@ -295,15 +336,19 @@ export class ToolRegistry implements ToolHost {
   }
 
   /** Unknown tool, or a tool of a server that is down (then the server and its reason are named). */
-  private missingToolMessage(name: string): string {
+  private missingToolError(name: string): ToolError {
     const owner = this.supervisors
       .filter((s) => name.startsWith(`mcp__${normaliseName(s.name)}__`))
       .sort((a, b) => b.name.length - a.name.length)[0]
-    if (owner && !owner.connected) return `server '${owner.name}' is not connected (${owner.reason})`
-    return unknownToolMessage(
-      name,
-      this.sorted.map((t) => t.name),
-    )
+    if (owner && !owner.connected)
+      return new ToolError(`server '${owner.name}' is not connected (${owner.reason})`, {kind: 'unavailable'})
+    const unusable = this.unusable.find((s) => name.startsWith(`mcp__${normaliseName(s.name)}__`))
+    if (!owner && unusable)
+      return new ToolError(`server '${unusable.name}' is not connected (${unusable.reason})`, {
+        kind: 'unavailable',
+      })
+    const names = this.sorted.map((t) => t.name)
+    return new ToolError(unknownToolMessage(name, names), {kind: 'unknown_tool'})
   }
 
   private rebuild(): void {

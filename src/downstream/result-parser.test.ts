@@ -26,6 +26,39 @@ describe('parseToolResult: structuredContent', () => {
     expect(result).toEqual({price: 12.5, _notes: ['Prices are delayed by 15 minutes', '{"price": 13}']})
   })
 
+  it('drops text that repeats one of its fields: the text of a string field, the JSON of any field', () => {
+    // server-filesystem: {content: text} and the same text as a text item.
+    const file = 'line 1\nline 2\n'.repeat(500)
+    expect(parseToolResult({content: [text(file)], structuredContent: {content: file}})).toEqual({
+      content: file,
+    })
+    // server-filesystem's directory_tree: the field is itself JSON text.
+    const tree = JSON.stringify([{name: 'a', type: 'file'}], null, 2)
+    expect(parseToolResult({content: [text(tree)], structuredContent: {content: tree}})).toEqual({
+      content: tree,
+    })
+    // server-memory: {entities: [...]} and the list alone, pretty-printed.
+    const entities = [{name: 'Ann', entityType: 'person', observations: ['likes tea']}]
+    expect(
+      parseToolResult({content: [text(JSON.stringify(entities, null, 2))], structuredContent: {entities}}),
+    ).toEqual({entities})
+    // server-memory's delete_*: {success, message} and the message.
+    const deleted = {success: true, message: 'Entities deleted successfully'}
+    expect(parseToolResult({content: [text(deleted.message)], structuredContent: deleted})).toEqual(deleted)
+  })
+
+  it('still keeps text that only resembles a field as a note', () => {
+    const result = parseToolResult({
+      content: [text('line 1'), text('[{"name": "Bob"}]')],
+      structuredContent: {content: 'line 1\n', entities: [{name: 'Ann'}]},
+    })
+    expect(result).toEqual({
+      content: 'line 1\n',
+      entities: [{name: 'Ann'}],
+      _notes: ['line 1', '[{"name": "Bob"}]'],
+    })
+  })
+
   it('ignores structuredContent that is not an object and parses the text instead', () => {
     expect(parseToolResult({content: [text('[1, 2]')], structuredContent: [1, 2]})).toEqual([1, 2])
     expect(parseToolResult({content: [text('7')], structuredContent: null})).toBe(7)

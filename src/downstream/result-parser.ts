@@ -97,8 +97,14 @@ function fromStructured(structured: JsonObject, texts: readonly string[]): Parse
   const isWrapper = keys.length === 1 && keys[0] === 'result' && !parsedTexts.some(isRenderingOfWhole)
 
   if (!isWrapper) {
-    // Rule: text that is not the JSON rendering of structuredContent is kept as a note.
-    return {value: structured, notes: parsedTexts.filter((t) => !isRenderingOfWhole(t)).map((t) => t.text)}
+    // Rule: text that repeats the value is not a note: its JSON in any formatting, the JSON of one
+    // of its fields (a server rendering `{entities: [...]}` as the list), or the text of one of its
+    // string fields (`{content: text}` with the same text). Any other text is kept as a note.
+    const fields = Object.values(structured)
+    const repeatsValue = (t: {text: string; json: unknown}) =>
+      isRenderingOfWhole(t) ||
+      fields.some((field) => field === t.text || (t.json !== NOT_JSON && jsonEqual(t.json, field)))
+    return {value: structured, notes: parsedTexts.filter((t) => !repeatsValue(t)).map((t) => t.text)}
   }
 
   // Rule: the FastMCP wrapper {"result": v} is unwrapped, and v JSON-decoded when it is a string that parses.

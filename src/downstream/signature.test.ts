@@ -23,12 +23,14 @@ describe('pythonSignature', () => {
       ['c', 'a'],
     )
     expect(pythonSignature('t', schema)).toBe(
-      'await t(*, a: float, c: int, b: str = None, d: bool = None) -> Any',
+      'await t(*, a: float, c: int, b: str | None = None, d: bool | None = None) -> Any',
     )
   })
 
-  it('shows an optional parameter without default as = None', () => {
-    expect(pythonSignature('t', objectSchema({q: {type: 'string'}}))).toBe('await t(*, q: str = None) -> Any')
+  it('shows an optional parameter without default as T | None = None (None leaves it out)', () => {
+    expect(pythonSignature('t', objectSchema({q: {type: 'string'}}))).toBe(
+      'await t(*, q: str | None = None) -> Any',
+    )
   })
 
   it('writes defaults as Python literals', () => {

@@ -47,10 +47,11 @@ export function pythonSignature(name: string, inputSchema: JsonSchema, outputSch
     const type = pythonType(schema, inputSchema)
     let rendered: string
     if (required.has(param)) rendered = type
-    else {
-      const defaultValue =
-        isSchemaObject(schema) && Object.hasOwn(schema, 'default') ? schema['default'] : null
-      rendered = `${type} = ${pythonLiteral(defaultValue)}`
+    else if (isSchemaObject(schema) && Object.hasOwn(schema, 'default')) {
+      rendered = `${type} = ${pythonLiteral(schema['default'])}`
+    } else {
+      // Passing None leaves the argument out (SPEC §6), so None is always a valid value here.
+      rendered = `${optional(type)} = None`
     }
     if (isPythonKeywordArgument(param)) plain.push(`${param}: ${rendered}`)
     else unpacked.push(`${pythonLiteral(param)}: ${rendered}`)
@@ -60,6 +61,12 @@ export function pythonSignature(name: string, inputSchema: JsonSchema, outputSch
   if (plain.length > 0) parts.push('*', ...plain)
   if (unpacked.length > 0) parts.push(`**{${unpacked.join(', ')}}`)
   return `await ${name}(${parts.join(', ')}) -> ${returnType(outputSchema)}`
+}
+
+/** `T | None`, unless None is already a member (or the type is Any). */
+function optional(type: string): string {
+  if (type === 'Any' || type.split(' | ').includes('None')) return type
+  return `${type} | None`
 }
 
 /**

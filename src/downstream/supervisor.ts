@@ -14,7 +14,9 @@ import {createRequire} from 'node:module'
 import type {ServerConfig} from '../config/schema.js'
 import type {Logger} from '../log.js'
 
+import {type ConnectFailure, remoteFailureKind} from './connect-failure.js'
 import {dedupeTools, type NameClash} from './naming.js'
+import {StderrRecord} from './stderr-record.js'
 import {createTransport, oversizedMessageBytes, transportPid} from './transports.js'
 import {ResultTooLargeError, ToolError, type ToolInfo, type TransportKind} from './types.js'
 
@@ -66,8 +68,6 @@ export const DEFAULT_BACKOFF: BackoffOptions = {initialMs: 1000, maxMs: 60_000}
 const MAX_TOOL_PAGES = 1000
 /** Bound on the ping that checks whether a remote server is still there after a transport error. */
 const VERIFY_TIMEOUT_MS = 5000
-/** Last stderr lines of a stdio server kept for the error report when it fails. */
-const STDERR_TAIL_LINES = 5
 /** A stderr line older than this when a connection drops is not taken as the reason. */
 const STDERR_RECENT_MS = 10_000
 
@@ -108,7 +108,11 @@ export class ServerSupervisor {
   private refreshing: Promise<void> | undefined
   private refreshAgain = false
   private verifying = false
-  private readonly stderrTail: {line: string; at: number}[] = []
+  private readonly stderr = new StderrRecord()
+  /** Why the last attempt failed, as a kind (null while connected or before the first failure). */
+  private failure: ConnectFailure | null = null
+  /** The server sent our own initialize request back: whatever it is, it does not speak MCP. */
+  private echoedInitialize = false
   private readonly closing = new Set<Promise<void>>()
   private readonly listeners = new Set<() => void>()
   private firstAttemptDone = false
@@ -180,7 +184,8 @@ export class ServerSupervisor {
    */
   async callTool(tool: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
     const {client} = this
-    if (this.state !== 'connected' || !client) throw new ToolError(this.notConnectedMessage())
+    if (this.state !== 'connected' || !client)
+      throw new ToolError(this.notConnectedMessage(), {kind: 'unavailable'})
     if (options.signal?.aborted) throw new ToolError('tool call cancelled', {cause: options.signal.reason})
     const {generation} = this
     try {
@@ -224,14 +229,15 @@ export class ServerSupervisor {
     this.state = 'connecting'
     this.attempts++
     this.refreshAgain = false
-    this.stderrTail.length = 0
+    this.stderr.clear()
+    this.echoedInitialize = false
     this.log.debug(`connecting (attempt ${this.attempts})`)
 
     let transport: Transport
     try {
       transport = this.createTransport()
     } catch (error) {
-      this.fail(describeError(error))
+      this.fail(describeError(error), {kind: 'other'})
       return
     }
     const client = new Client(CLIENT_INFO, {capabilities: {}, listMaxPages: MAX_TOOL_PAGES})
@@ -256,6 +262,7 @@ export class ServerSupervisor {
       this.state = 'connected'
       this.connectedAt = Date.now()
       this.attempts = 0
+      this.failure = null
       this.since = new Date()
       this.markFirstAttemptDone()
       this.log.info(`connected, ${this.tools.length} tools`)
@@ -263,7 +270,8 @@ export class ServerSupervisor {
       if (this.refreshAgain) this.refreshTools(generation)
     } catch (error) {
       if (generation !== this.generation) return
-      this.fail(this.describeFailure(error, deadline.signal))
+      const {reason, failure} = this.describeFailure(error, deadline.signal)
+      this.fail(reason, failure)
     } finally {
       clearTimeout(timer)
     }
@@ -273,10 +281,7 @@ export class ServerSupervisor {
     return createTransport(this.config, {
       logger: this.log,
       maxMessageBytes: this.maxMessageBytes,
-      onStderrLine: (line) => {
-        this.stderrTail.push({line, at: Date.now()})
-        if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift()
-      },
+      onStderrLine: (line) => this.stderr.add(line),
     })
   }
 
@@ -284,6 +289,7 @@ export class ServerSupervisor {
     // Requests a server makes of its client get an immediate, clear refusal: without a handler the
     // SDK would answer a bare "Method not found", and declaring the capability is not an option.
     client.fallbackRequestHandler = async (request) => {
+      if (request.method === 'initialize') this.echoedInitialize = true
       throw new ProtocolError(ProtocolErrorCode.MethodNotFound, refusalMessage(request.method))
     }
     client.setNotificationHandler('notifications/tools/list_changed', () => this.refreshTools(generation))
@@ -393,9 +399,10 @@ export class ServerSupervisor {
   }
 
   /** A connection attempt failed. */
-  private fail(unredacted: string): void {
+  private fail(unredacted: string, failure: ConnectFailure): void {
     const reason = this.redact(unredacted)
     const repeated = reason === this.lastError
+    this.failure = failure
     this.generation++
     this.state = 'waiting'
     this.lastError = reason
@@ -445,14 +452,23 @@ export class ServerSupervisor {
     if (error instanceof ToolError) return error
     if (options.signal?.aborted) return new ToolError('tool call cancelled', {cause: error})
     if (isTimeout(error))
-      return new ToolError(`tool call timed out after ${formatSeconds(options.timeoutMs)}`, {cause: error})
+      return new ToolError(`tool call timed out after ${formatSeconds(options.timeoutMs)}`, {
+        cause: error,
+        kind: 'timeout',
+      })
     const oversized = oversizedMessageBytes(error)
     if (oversized !== undefined) return new ResultTooLargeError(oversized, {cause: error})
     if (error instanceof ProtocolError) {
-      return new ToolError(`server '${this.name}' answered with an error: ${error.message}`, {cause: error})
+      return new ToolError(`server '${this.name}' answered with an error: ${error.message}`, {
+        cause: error,
+        kind: 'protocol',
+      })
     }
     if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) {
-      return new ToolError(`server '${this.name}' sent an invalid result: ${error.message}`, {cause: error})
+      return new ToolError(`server '${this.name}' sent an invalid result: ${error.message}`, {
+        cause: error,
+        kind: 'protocol',
+      })
     }
     if (
       error instanceof SdkError &&
@@ -461,12 +477,16 @@ export class ServerSupervisor {
       const reason = generation !== this.generation && this.lastError ? ` (${this.lastError})` : ''
       return new ToolError(`lost the connection to server '${this.name}' during the call${reason}`, {
         cause: error,
+        kind: 'unavailable',
       })
     }
     // Anything else (a failed HTTP request, a network error) may or may not mean the server is gone.
     if (this.config.transport !== 'stdio' && generation === this.generation)
       this.verifyConnection(generation, error)
-    return new ToolError(`call to server '${this.name}' failed: ${describeError(error)}`, {cause: error})
+    return new ToolError(`call to server '${this.name}' failed: ${describeError(error)}`, {
+      cause: error,
+      kind: 'unavailable',
+    })
   }
 
   private notConnectedMessage(): string {
@@ -475,25 +495,37 @@ export class ServerSupervisor {
 
   private closedReason(): string {
     if (this.config.transport !== 'stdio') return 'connection closed'
-    const recent = this.stderrTail.filter((entry) => entry.at >= Date.now() - STDERR_RECENT_MS)
-    return withStderr('server process exited', recent)
+    return withStderr('server process exited', this.stderr.reason(Date.now() - STDERR_RECENT_MS))
   }
 
-  private describeFailure(error: unknown, deadline: AbortSignal): string {
-    if (deadline.aborted) return withStderr(describeError(deadline.reason), this.stderrTail)
-    const code = errorCode(error)
-    if (this.config.transport === 'stdio' && code === 'ENOENT')
-      return `command not found: ${this.config.command}`
-    if (this.config.transport === 'stdio' && code === 'EACCES')
-      return `command not executable: ${this.config.command}`
-    if (
-      this.config.transport === 'stdio' &&
-      error instanceof SdkError &&
-      error.code === SdkErrorCode.ConnectionClosed
-    ) {
-      return withStderr('server process exited during startup', this.stderrTail)
+  /** The reason of a failed attempt, for people and the model, and its kind, for the CLI's advice. */
+  private describeFailure(error: unknown, deadline: AbortSignal): {reason: string; failure: ConnectFailure} {
+    const stderr = this.stderr.reason()
+    const result = (reason: string, failure: Omit<ConnectFailure, 'stderr'>) => ({
+      reason: withStderr(reason, stderr),
+      failure: {...failure, ...(stderr === undefined ? {} : {stderr})},
+    })
+    if (this.echoedInitialize) {
+      return result('not an MCP server: it sent the initialize request back instead of answering it', {
+        kind: 'not_mcp',
+      })
     }
-    return withStderr(describeError(error), this.stderrTail)
+    if (deadline.aborted) return result(describeError(deadline.reason), {kind: 'timeout'})
+    if (this.config.transport !== 'stdio') return result(describeError(error), remoteFailureKind(error))
+    const code = errorCode(error)
+    if (code === 'ENOENT')
+      return result(`command not found: ${this.config.command}`, {kind: 'command_not_found'})
+    if (code === 'EACCES')
+      return result(`command not executable: ${this.config.command}`, {kind: 'not_executable'})
+    if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
+      return result('server process exited during startup', {kind: 'exited'})
+    }
+    return result(describeError(error), {kind: 'other'})
+  }
+
+  /** Why the last connection attempt failed, as a kind; null while connected or before any failure. */
+  get lastFailure(): ConnectFailure | null {
+    return this.failure
   }
 
   private markFirstAttemptDone(): void {
@@ -593,9 +625,8 @@ function errorCode(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined
 }
 
-function withStderr(reason: string, tail: readonly {line: string}[]): string {
-  const last = tail.at(-1)
-  return last ? `${reason}; stderr: ${last.line}` : reason
+function withStderr(reason: string, line: string | undefined): string {
+  return line ? `${reason}; stderr: ${line}` : reason
 }
 
 /** `1500` → `1.5s`, `60000` → `60s`. */

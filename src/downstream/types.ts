@@ -32,14 +32,31 @@ export interface UnavailableServer {
   reason: string
 }
 
+/** What went wrong with a tool call: Python's `ToolError.kind` (SPEC §6). */
+export const TOOL_ERROR_KINDS = [
+  'tool_error',
+  'invalid_arguments',
+  'unknown_tool',
+  'unavailable',
+  'timeout',
+  'budget',
+  'too_large',
+  'schema_mismatch',
+  'denied',
+  'protocol',
+] as const
+export type ToolErrorKind = (typeof TOOL_ERROR_KINDS)[number]
+
 /**
  * A failure the program can act on. Raised inside the program as Python `ToolError`, with this
- * message, which says what to do next.
+ * message, which says what to do next, and this kind (default `tool_error`: the server said so).
  */
 export class ToolError extends Error {
-  constructor(message: string, options?: {cause?: unknown}) {
+  readonly kind: ToolErrorKind
+  constructor(message: string, options?: {cause?: unknown; kind?: ToolErrorKind}) {
     super(message, options)
     this.name = 'ToolError'
+    this.kind = options?.kind ?? 'tool_error'
   }
 }
 
@@ -53,7 +70,7 @@ export class ResultTooLargeError extends ToolError {
     readonly bytes: number,
     options?: {cause?: unknown},
   ) {
-    super(`the result is a message of ${bytes} bytes, too large to receive`, options)
+    super(`the result is a message of ${bytes} bytes, too large to receive`, {...options, kind: 'too_large'})
   }
 }
 
@@ -68,6 +85,8 @@ export interface CallToolOptions {
    * to parse. Default false (the value is parsed here).
    */
   deferTextParsing?: boolean
+  /** Told the size of each result that reaches the program (text or structured, as counted for the limit). */
+  onResultBytes?: (bytes: number) => void
 }
 
 /**

@@ -248,6 +248,7 @@ export class ProgramChild {
         id: message.id,
         ok: false,
         error: `the result could not be passed to the program: ${(error as Error).message}`,
+        kind: 'protocol',
       })
     }
     this.write(line)

@@ -33,7 +33,7 @@ export interface RunOptions {
 /** What `execute_program` returns: `text` is SPEC §8, the rest its structured content. */
 export interface RunOutcome {
   ok: boolean
-  /** Captured stdout + stderr, capped at max_output_bytes (then `... (truncated)`). */
+  /** Captured stdout + stderr; over max_output_bytes, its head and tail around `... [N bytes omitted]`. */
   output: string
   /** The last emit() value; null when emit() was not called. */
   result: unknown
@@ -49,6 +49,8 @@ interface OutcomeParts {
   end: ChildEnd
   output: string
   toolCalls: ToolCallTrace[]
+  /** Bytes of tool results the program received. */
+  resultBytes?: number
   elapsedMs: number
   sandbox: string
   /** Set when no child could be started: the error text. */
@@ -165,6 +167,7 @@ export class ProgramEngine {
       end: run.end,
       output: run.output,
       toolCalls: broker.calls,
+      resultBytes: broker.resultBytes,
       elapsedMs: run.elapsedMs,
       sandbox: child.tier,
     })
@@ -199,7 +202,15 @@ export class ProgramEngine {
     }
   }
 
-  private outcome({end, output, toolCalls, elapsedMs, sandbox, startFailure}: OutcomeParts): RunOutcome {
+  private outcome({
+    end,
+    output,
+    toolCalls,
+    resultBytes = 0,
+    elapsedMs,
+    sandbox,
+    startFailure,
+  }: OutcomeParts): RunOutcome {
     const done = end.kind === 'done' ? end : undefined
     const ok = done?.ok === true
     const error = ok ? null : (startFailure ?? errorText(end, this.execution))
@@ -212,6 +223,7 @@ export class ProgramEngine {
       hasResult,
       result,
       toolCalls,
+      resultBytes,
       elapsedMs,
       trace: this.execution.trace,
     })

@@ -42,6 +42,20 @@ describe('formatOutcome (SPEC §8)', () => {
     expect(formatOutcome({...base, toolCalls: [call('mcp__a__b')]})).toContain('[tool calls: 1; 2.3s]')
   })
 
+  test('the trace line says how much of the results the program kept out of the context', () => {
+    const calls = [call('mcp__a__b')]
+    const printed = {...base, output: 'x'.repeat(1000) + '\n', toolCalls: calls}
+    expect(formatOutcome({...printed, resultBytes: 50_276})).toContain(
+      '[tool calls: 1; 2.3s; 48.1 KB kept out of context]',
+    )
+    expect(formatOutcome({...printed, resultBytes: 3 * 1024 * 1024 + 2000})).toContain(
+      '; 3.0 MB kept out of context]',
+    )
+    // All of it printed, or under 1 KB kept out: not worth a mention.
+    expect(formatOutcome({...printed, resultBytes: 900})).toContain('[tool calls: 1; 2.3s]')
+    expect(formatOutcome({...printed, resultBytes: 2000})).toContain('[tool calls: 1; 2.3s]')
+  })
+
   test('at most five failures are listed, the rest counted', () => {
     const calls = Array.from({length: 8}, (_, i) => call(`mcp__s__t${i}`, `error ${i}`))
     const lines = formatOutcome({...base, toolCalls: calls}).split('\n')

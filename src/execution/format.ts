@@ -1,3 +1,5 @@
+import {traceError} from './trace.js'
+
 /** One tool call of a program, as reported in `tool_calls` (SPEC §5). */
 export interface ToolCallTrace {
   tool: string
@@ -16,6 +18,8 @@ export interface OutcomeSummary {
   hasResult: boolean
   result: unknown
   toolCalls: readonly ToolCallTrace[]
+  /** Bytes of tool results the program received; what it did not print was kept out of the context. */
+  resultBytes?: number
   /** Wall time of the program, from hand-over to its end. */
   elapsedMs: number
   trace: 'summary' | 'off'
@@ -28,7 +32,8 @@ export const RESULT_SEPARATOR = '--- result ---'
 export const OUTPUT_BEFORE_ERROR = '--- output before the error ---'
 /** Failed calls listed one per line in the trace summary; the rest are counted. */
 export const MAX_LISTED_FAILURES = 5
-const MAX_FAILURE_CHARS = 300
+/** Below this, what the program kept out of the context is not worth a mention. */
+const MIN_KEPT_OUT_SHOWN = 1024
 
 /** The text `execute_program` returns and `run` prints (SPEC §8). */
 export function formatOutcome(summary: OutcomeSummary): string {
@@ -41,20 +46,26 @@ export function formatOutcome(summary: OutcomeSummary): string {
     lines.push(FAILURE_HEADER, summary.error ?? 'unknown error')
     if (output !== '') lines.push(OUTPUT_BEFORE_ERROR, output)
   }
-  if (summary.trace === 'summary') lines.push(...traceLines(summary.toolCalls, summary.elapsedMs))
+  if (summary.trace === 'summary') {
+    const keptOut = Math.max(0, (summary.resultBytes ?? 0) - Buffer.byteLength(summary.output))
+    lines.push(...traceLines(summary.toolCalls, summary.elapsedMs, keptOut))
+  }
   return lines.join('\n')
 }
 
-/** `[tool calls: 12, 1 failed; 2.3s]` and up to five `  failed: tool: error` lines; none without calls. */
-export function traceLines(calls: readonly ToolCallTrace[], elapsedMs: number): string[] {
+/**
+ * `[tool calls: 12, 1 failed; 2.3s; 48.1 KB kept out of context]` and up to five
+ * `  failed: tool: error` lines; none without calls.
+ */
+export function traceLines(calls: readonly ToolCallTrace[], elapsedMs: number, keptOutBytes = 0): string[] {
   if (calls.length === 0) return []
   const failed = calls.filter((call) => !call.ok)
   const seconds = `${(elapsedMs / 1000).toFixed(1)}s`
   const lines = [
-    `[tool calls: ${calls.length}${failed.length > 0 ? `, ${failed.length} failed` : ''}; ${seconds}]`,
+    `[tool calls: ${calls.length}${failed.length > 0 ? `, ${failed.length} failed` : ''}; ${seconds}${keptOutBytes >= MIN_KEPT_OUT_SHOWN ? `; ${formatSize(keptOutBytes)} kept out of context` : ''}]`,
   ]
   for (const call of failed.slice(0, MAX_LISTED_FAILURES)) {
-    lines.push(`  failed: ${call.tool}: ${oneLine(call.error ?? 'failed')}`)
+    lines.push(`  failed: ${call.tool}: ${traceError(call.error ?? 'failed')}`)
   }
   if (failed.length > MAX_LISTED_FAILURES)
     lines.push(`  ... ${failed.length - MAX_LISTED_FAILURES} more failures`)
@@ -65,7 +76,8 @@ function withoutFinalNewline(text: string): string {
   return text.endsWith('\n') ? text.slice(0, -1) : text
 }
 
-function oneLine(text: string): string {
-  const flat = text.replaceAll(/\s*\n\s*/g, ' ').trim()
-  return flat.length <= MAX_FAILURE_CHARS ? flat : `${flat.slice(0, MAX_FAILURE_CHARS - 3)}...`
+/** `48.1 KB`, `3.2 MB`. */
+function formatSize(bytes: number): string {
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`
 }

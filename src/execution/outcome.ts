@@ -1,8 +1,13 @@
 import type {RunOutcome} from './engine.js'
 
-/** The structured content of execute_program, also what `run --json` prints (SPEC §5). */
-export type StructuredOutcome = Omit<RunOutcome, 'text'>
+import {boundedTrace, type ToolCallCount} from './trace.js'
 
-export function structuredOutcome({text: _text, ...rest}: RunOutcome): StructuredOutcome {
-  return {...rest, result: rest.result ?? null}
+/**
+ * The structured content of execute_program, also what `run --json` prints (SPEC §5): never more
+ * than the text plus a bounded trace (MAX_TRACED_CALLS calls, then counts per tool).
+ */
+export type StructuredOutcome = Omit<RunOutcome, 'text'> & {more_tool_calls?: ToolCallCount[]}
+
+export function structuredOutcome({text: _text, tool_calls: calls, ...rest}: RunOutcome): StructuredOutcome {
+  return {...rest, result: rest.result ?? null, ...boundedTrace(calls)}
 }

@@ -1,6 +1,6 @@
 import {describe, expect, test} from 'vitest'
 
-import {EndMarkedStream, OutputCapture, TRUNCATION_MARKER, utf8SafeEnd} from './output-capture.js'
+import {EndMarkedStream, omittedMarker, OutputCapture, utf8SafeEnd} from './output-capture.js'
 
 describe('output capture', () => {
   describe('OutputCapture', () => {
@@ -12,27 +12,34 @@ describe('output capture', () => {
       expect(capture.text()).toBe('héllo wörld\n')
     })
 
-    test('counts UTF-8 bytes and cuts on a character boundary before the marker', () => {
+    test('over the cap, keeps the head and the tail, cut on character boundaries, and counts the rest', () => {
       const capture = new OutputCapture(10)
-      // 'é' is 2 bytes: 5 fit exactly in 10 bytes; with an ASCII prefix the 10th byte splits one.
-      capture.write(Buffer.from('a' + 'é'.repeat(20)))
+      capture.write(Buffer.from('a' + 'é'.repeat(20) + 'z'))
       expect(capture.truncated).toBe(true)
-      expect(capture.totalBytes).toBe(41)
+      expect(capture.totalBytes).toBe(42)
       const text = capture.text()
-      expect(text).toBe(`aéééé\n${TRUNCATION_MARKER}`)
+      // Head: 5 bytes ('a' + 2 × é); tail: 5 bytes, the first a broken é (dropped), then 2 × é + 'z'.
+      expect(text).toBe(`aéé\n${omittedMarker(32)}\nééz`)
       expect(text).not.toContain('\uFFFD')
     })
 
-    test('a four-byte character cut in the middle is dropped whole', () => {
-      const capture = new OutputCapture(5)
-      capture.write(Buffer.from('ab😀cd'))
-      expect(capture.text()).toBe(`ab\n${TRUNCATION_MARKER}`)
+    test('cuts at line boundaries where one is near, across many chunks', () => {
+      const capture = new OutputCapture(400)
+      for (let i = 0; i < 1000; i++) capture.write(Buffer.from(`line ${i}\n`))
+      const text = capture.text()
+      const [head, tail] = text.split(/\.\.\. \[\d+ bytes omitted\]\n/)
+      expect(head).toMatch(/^line 0\n(line \d+\n)+$/)
+      expect(tail).toMatch(/^(line \d+\n)+line 999\n$/)
+      const omitted = Number(/\[(\d+) bytes omitted\]/.exec(text)![1])
+      expect(omitted + Buffer.byteLength(head!) + Buffer.byteLength(tail!)).toBe(capture.totalBytes)
+      expect(Buffer.byteLength(head!) + Buffer.byteLength(tail!)).toBeLessThanOrEqual(400)
+      expect(Buffer.byteLength(head!) + Buffer.byteLength(tail!)).toBeGreaterThan(300)
     })
 
-    test('output that ends in a newline gets the marker on the next line', () => {
-      const capture = new OutputCapture(4)
-      capture.write(Buffer.from('abc\ndef'))
-      expect(capture.text()).toBe(`abc\n${TRUNCATION_MARKER}`)
+    test('a single huge line is cut mid-line rather than lost', () => {
+      const capture = new OutputCapture(100)
+      capture.write(Buffer.from(`start${'x'.repeat(10_000)}end`))
+      expect(capture.text()).toMatch(/^startx{45}\n\.\.\. \[9908 bytes omitted\]\nx{47}end$/)
     })
 
     test('utf8SafeEnd leaves complete sequences alone', () => {

@@ -1,24 +1,50 @@
-/** Marker appended when the output was cut (SPEC §7). */
-export const TRUNCATION_MARKER = '... (truncated)'
+/** The line between the head and the tail of output over the cap (SPEC §8). */
+export function omittedMarker(bytes: number): string {
+  return `... [${bytes} bytes omitted]`
+}
+
+/** A cut moves to a line boundary when one is this close (a fraction of the part kept). */
+const LINE_SEARCH_FRACTION = 0.25
 
 /**
  * Collects what a child writes to fd 1 and fd 2, keeping at most `maxBytes` (UTF-8 bytes as
- * written). The rest is read and dropped so the child never blocks on a full pipe.
+ * written): its head and its tail, half each, when there is more (SPEC §8). What falls between is
+ * read and dropped so the child never blocks on a full pipe; only its size is kept.
  */
 export class OutputCapture {
-  private readonly chunks: Buffer[] = []
-  private kept = 0
+  private readonly head: Buffer[] = []
+  private headBytes = 0
+  /** The latest chunks, at least `tailRoom` bytes of them once that much came after the head. */
+  private readonly tail: Buffer[] = []
+  private tailBytes = 0
   private total = 0
+  /** The last byte before the kept tail chunks, once some were dropped. */
+  private beforeTail: number | undefined
+  private readonly headRoom: number
+  private readonly tailRoom: number
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(private readonly maxBytes: number) {
+    this.headRoom = Math.ceil(maxBytes / 2)
+    this.tailRoom = maxBytes - this.headRoom
+  }
 
   write(chunk: Buffer): void {
     this.total += chunk.length
-    const room = this.maxBytes - this.kept
-    if (room <= 0) return
-    const piece = chunk.length <= room ? chunk : chunk.subarray(0, room)
-    this.chunks.push(piece)
-    this.kept += piece.length
+    let rest = chunk
+    if (this.headBytes < this.headRoom) {
+      const piece = rest.subarray(0, this.headRoom - this.headBytes)
+      this.head.push(Buffer.from(piece))
+      this.headBytes += piece.length
+      rest = rest.subarray(piece.length)
+    }
+    if (rest.length === 0 || this.tailRoom === 0) return
+    this.tail.push(Buffer.from(rest))
+    this.tailBytes += rest.length
+    while (this.tail.length > 1 && this.tailBytes - this.tail[0]!.length >= this.tailRoom) {
+      const dropped = this.tail.shift()!
+      this.tailBytes -= dropped.length
+      this.beforeTail = dropped.at(-1)
+    }
   }
 
   get truncated(): boolean {
@@ -31,11 +57,46 @@ export class OutputCapture {
   }
 
   text(): string {
-    const bytes = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.kept)
-    if (!this.truncated) return bytes.toString('utf8')
-    const kept = bytes.subarray(0, utf8SafeEnd(bytes)).toString('utf8')
-    return `${kept}${kept === '' || kept.endsWith('\n') ? '' : '\n'}${TRUNCATION_MARKER}`
+    if (!this.truncated) return Buffer.concat([...this.head, ...this.tail]).toString('utf8')
+    const {head, tail} = this.parts()
+    const omitted = this.total - Buffer.byteLength(head) - Buffer.byteLength(tail)
+    return `${head}${head === '' || head.endsWith('\n') ? '' : '\n'}${omittedMarker(omitted)}\n${tail}`
   }
+
+  /** The head cut back to a line end, and the tail from a line start, where one is near. */
+  private parts(): {head: string; tail: string} {
+    const head = Buffer.concat(this.head, this.headBytes)
+    const allTail = Buffer.concat(this.tail, this.tailBytes)
+    const tail = allTail.subarray(Math.max(0, allTail.length - this.tailRoom))
+    let headEnd = utf8SafeEnd(head)
+    const lastNewline = head.lastIndexOf(NEWLINE, headEnd - 1)
+    if (lastNewline !== -1 && headEnd - lastNewline - 1 <= head.length * LINE_SEARCH_FRACTION)
+      headEnd = lastNewline + 1
+    let tailStart = utf8SafeStart(tail)
+    // A tail that starts right after a newline already starts a line.
+    const before =
+      allTail.length > tail.length
+        ? allTail[allTail.length - tail.length - 1]
+        : (this.beforeTail ?? head.at(-1))
+    const startsLine = before === NEWLINE
+    if (!startsLine) {
+      const firstNewline = tail.indexOf(NEWLINE, tailStart)
+      if (firstNewline !== -1 && firstNewline + 1 - tailStart <= tail.length * LINE_SEARCH_FRACTION)
+        tailStart = firstNewline + 1
+    }
+    return {head: head.subarray(0, headEnd).toString('utf8'), tail: tail.subarray(tailStart).toString('utf8')}
+  }
+}
+
+const NEWLINE = 10
+
+/** Index of the first byte of `bytes` that is not a UTF-8 continuation byte (at most 3 skipped). */
+export function utf8SafeStart(bytes: Uint8Array): number {
+  let start = 0
+  // eslint-disable-next-line no-bitwise -- a continuation byte is a bit pattern
+  while (start < bytes.length && start < 3 && ((bytes[start] ?? 0) & CONTINUATION_MASK) === CONTINUATION)
+    start++
+  return start
 }
 
 // UTF-8 byte patterns (binary literals: prettier and the linter disagree on hex digit case).

@@ -1,3 +1,5 @@
+import type {ToolErrorKind} from '../downstream/types.js'
+
 import {isRecord} from '../guards.js'
 
 /**
@@ -45,7 +47,7 @@ export interface RunMessage {
  */
 export type ResultMessage =
   | {type: 'result'; id: number; ok: true; value: unknown}
-  | {type: 'result'; id: number; ok: false; error: string}
+  | {type: 'result'; id: number; ok: false; error: string; kind?: ToolErrorKind}
 
 export const HELPER_NAMES = ['list_callable_tools', 'inspect_tool', 'server_status'] as const
 export type HelperName = (typeof HELPER_NAMES)[number]

@@ -219,6 +219,19 @@ def _apply_confine(spec):
     return module.apply(spec)
 
 
+def _load_sibling(name):
+    """A module next to this file, by path (the runner is not on sys.path)."""
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(_RUNNER_FILE), f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"_ptc_{name}", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def main():
     # (a) Take the channel before anything else, then read the start message.
     try:
@@ -296,6 +309,10 @@ def _load_runtime(channel, devnull):
         else:
             sys.modules["ssl"] = saved_ssl
     import traceback  # noqa: F401  (loaded now so that formatting an error costs nothing later)
+    import warnings
+
+    habits = _load_sibling("program_habits")
+    runner_files = frozenset((_RUNNER_FILE, habits.__file__))
 
     top_level_await = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
     loop = asyncio.new_event_loop()
@@ -309,7 +326,15 @@ def _load_runtime(channel, devnull):
     )
 
     class ToolError(Exception):
-        """A tool call failed; the message says what happened and what to do next."""
+        """A tool call failed. .message: what happened and what to do next; .tool: the tool's
+        name; .kind: tool_error, invalid_arguments, unknown_tool, unavailable, timeout, budget,
+        too_large, schema_mismatch, denied or protocol."""
+
+        def __init__(self, message="", tool=None, kind="tool_error"):
+            super().__init__(message)
+            self.message = message
+            self.tool = tool
+            self.kind = kind
 
     ToolError.__module__ = "__main__"
     ToolError.__qualname__ = "ToolError"
@@ -352,14 +377,22 @@ def _load_runtime(channel, devnull):
             return
         if kind != "result":
             return
-        future = pending.pop(message.get("id"), None)
-        if future is None or future.done():
+        entry = pending.pop(message.get("id"), None)
+        if entry is None or entry[0].done():
             return
+        future, tool_name = entry
         if message.get("ok"):
             text = message.get("text")
             future.set_result(message.get("value") if text is None else json_or_text(text))
         else:
-            future.set_exception(ToolError(str(message.get("error"))))
+            kind = message.get("kind")
+            future.set_exception(
+                ToolError(
+                    str(message.get("error")),
+                    tool=tool_name,
+                    kind=kind if isinstance(kind, str) else "tool_error",
+                )
+            )
 
     def on_readable():
         while True:
@@ -383,7 +416,7 @@ def _load_runtime(channel, devnull):
                 message = json_loads(line)
             dispatch(message)
 
-    async def request(message, what):
+    async def request(message, what, tool_name):
         state["next_id"] += 1
         call_id = state["next_id"]
         message["id"] = call_id
@@ -394,10 +427,12 @@ def _load_runtime(channel, devnull):
         if len(data) > state["max_call_bytes"]:
             raise ToolError(
                 f"{what}: arguments are {len(data)} bytes, over the {state['max_call_bytes']}-byte limit;"
-                " pass less data per call"
+                " pass less data per call",
+                tool=tool_name,
+                kind="too_large",
             )
         future = loop.create_future()
-        pending[call_id] = future
+        pending[call_id] = (future, tool_name)
         send_bytes(data)
         try:
             return await future
@@ -406,14 +441,27 @@ def _load_runtime(channel, devnull):
                 send_bytes(to_bytes({"type": "cancel", "id": call_id}))
             raise
 
+    never_awaited = habits.NeverAwaited()
+    get_frame = sys._getframe
+
     def make_tool(name):
-        async def tool(*args, **kwargs):
+        async def call(record, kwargs):
+            never_awaited.started(record)
+            return await request({"type": "call", "tool": name, "args": kwargs}, f"{name}()", name)
+
+        # A plain function returning the call's coroutine: the line that made it is known, so a
+        # call that is never awaited can be named.
+        def tool(*args, **kwargs):
             if args:
                 raise TypeError(
                     f"{name}() takes keyword arguments only (got {len(args)} positional);"
                     f" write: await {name}(name=value, ...)"
                 )
-            return await request({"type": "call", "tool": name, "args": kwargs}, f"{name}()")
+            record = never_awaited.created(name, habits.program_line(get_frame(1)), None)
+            coroutine = call(record, kwargs)
+            coroutine.__name__ = coroutine.__qualname__ = name
+            record[2] = coroutine
+            return coroutine
 
         tool.__name__ = tool.__qualname__ = name
         return tool
@@ -421,7 +469,9 @@ def _load_runtime(channel, devnull):
     async def list_callable_tools():
         """The namespaced names of the tools this program can call (not counted)."""
         return await request(
-            {"type": "helper", "name": "list_callable_tools", "args": {}}, "list_callable_tools()"
+            {"type": "helper", "name": "list_callable_tools", "args": {}},
+            "list_callable_tools()",
+            "list_callable_tools",
         )
 
     async def inspect_tool(tool_name):
@@ -429,12 +479,13 @@ def _load_runtime(channel, devnull):
         return await request(
             {"type": "helper", "name": "inspect_tool", "args": {"tool_name": tool_name}},
             "inspect_tool()",
+            "inspect_tool",
         )
 
     async def server_status():
         """Connection state of every downstream server (not counted)."""
         return await request(
-            {"type": "helper", "name": "server_status", "args": {}}, "server_status()"
+            {"type": "helper", "name": "server_status", "args": {}}, "server_status()", "server_status"
         )
 
     def emit(value):
@@ -455,7 +506,7 @@ def _load_runtime(channel, devnull):
         kept = []
         entered = False
         while tb is not None:
-            is_runner = tb.tb_frame.f_code.co_filename == _RUNNER_FILE
+            is_runner = tb.tb_frame.f_code.co_filename in runner_files
             if not entered:
                 if not is_runner:
                     entered = True
@@ -562,7 +613,7 @@ def _load_runtime(channel, devnull):
         # program) show the program's own lines. mtime None: checkcache never drops it.
         linecache.cache["<program>"] = (len(source), None, source.splitlines(True), "<program>")
         try:
-            code_obj = compile(source, "<program>", "exec", flags=top_level_await, dont_inherit=True)
+            code_obj = habits.compile_program(source, top_level_await)
         except UnicodeEncodeError as exc:  # a lone surrogate: the text sent is not valid Unicode
             line = source.count("\n", 0, exc.start) + 1
             column = exc.start - source.rfind("\n", 0, exc.start)
@@ -590,7 +641,32 @@ def _load_runtime(channel, devnull):
         for name in _tool_like_names(code_obj):
             if name not in program_globals:
                 program_globals[name] = make_tool(name)
-        finish(await execute(code_obj, program_globals))
+        habits.install_warning_hook(warnings, runner_files, never_awaited, out)
+        original_run = asyncio.run
+
+        def asyncio_run(main, **options):
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:  # a thread of the program, with no loop of its own yet
+                return original_run(main, **options)
+            if asyncio.iscoroutine(main):
+                main.close()
+            raise RuntimeError(
+                "asyncio.run() cannot be called from a running event loop: the program already"
+                " runs in one, so write `await main()` (asyncio.run(main()) works only as a"
+                " top-level statement)"
+            )
+
+        asyncio.run = asyncio_run
+        error = await execute(code_obj, program_globals)
+        if error is None:
+            error = habits.not_awaited_error(never_awaited)
+        else:
+            hint = habits.hint_for_error(error, never_awaited)
+            if hint:
+                error = f"{error}\n{hint}"
+        never_awaited.close_all()
+        finish(error)
 
     def warm_up():
         """Runs the paths a program takes once, so the first real program does not pay for them."""

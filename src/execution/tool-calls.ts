@@ -4,6 +4,8 @@ import type {ToolCallTrace} from './format.js'
 import type {HelperName, ResultMessage} from './protocol.js'
 
 import {describeTool, unknownToolMessage} from '../downstream/inspect.js'
+import {ToolError, type ToolErrorKind} from '../downstream/types.js'
+import {traceArgs, traceError} from './trace.js'
 
 export interface ToolCallLimits {
   /** Counted calls per program (execution.max_tool_calls). */
@@ -42,6 +44,8 @@ const CANCELLED_BY_PROGRAM = 'cancelled: the program stopped waiting for it'
 export class ToolCallBroker implements ChildRequestHandlers {
   /** Every call that reached the host, in the order they finished. */
   readonly calls: ToolCallTrace[] = []
+  /** Bytes of the results that reached the program (SPEC §8: what it kept out of the context). */
+  resultBytes = 0
   private counted = 0
   private readonly running = new Map<number, RunningCall>()
   private readonly queue: PendingCall[] = []
@@ -66,6 +70,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
         type: 'result',
         id,
         ok: false,
+        kind: 'budget',
         error:
           `tool call budget exhausted: this program already made ${max} calls (execution.max_tool_calls: ${max}); ` +
           'do more per call (filters, batches) or split the work into several programs',
@@ -94,7 +99,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
     try {
       this.reply({type: 'result', id, ok: true, value: this.helper(name, args)})
     } catch (error) {
-      this.reply({type: 'result', id, ok: false, error: errorText(error)})
+      this.reply({type: 'result', id, ok: false, error: errorText(error), kind: errorKind(error)})
     }
   }
 
@@ -110,13 +115,17 @@ export class ToolCallBroker implements ChildRequestHandlers {
     for (const call of this.running.values()) {
       this.calls.push({
         tool: call.tool,
-        args: call.args,
+        args: traceArgs(call.args),
         ok: false,
         ms: Math.round(now - call.startedAt),
         error: ENDED_BEFORE_FINISH,
       })
     }
     this.running.clear()
+  }
+
+  private readonly countResultBytes = (bytes: number): void => {
+    this.resultBytes += bytes
   }
 
   private begin(call: PendingCall): void {
@@ -135,11 +144,18 @@ export class ToolCallBroker implements ChildRequestHandlers {
         maxResultBytes: this.limits.maxResultBytes,
         // The child parses a lone text item itself: large results are not parsed twice.
         deferTextParsing: true,
+        onResultBytes: this.countResultBytes,
       })
       .then(
         (value) => this.settle(running, {type: 'result', id: call.id, ok: true, value}),
         (error: unknown) =>
-          this.settle(running, {type: 'result', id: call.id, ok: false, error: errorText(error)}),
+          this.settle(running, {
+            type: 'result',
+            id: call.id,
+            ok: false,
+            error: errorText(error),
+            kind: errorKind(error),
+          }),
       )
   }
 
@@ -148,12 +164,12 @@ export class ToolCallBroker implements ChildRequestHandlers {
     this.running.delete(call.id)
     const trace: ToolCallTrace = {
       tool: call.tool,
-      args: call.args,
+      args: traceArgs(call.args),
       ok: message.ok && !call.cancelled,
       ms: Math.round(performance.now() - call.startedAt),
     }
     if (call.cancelled) trace.error = CANCELLED_BY_PROGRAM
-    else if (!message.ok) trace.error = message.error
+    else if (!message.ok) trace.error = traceError(message.error)
     this.calls.push(trace)
     this.reply(message)
     this.startQueued()
@@ -182,15 +198,14 @@ export class ToolCallBroker implements ChildRequestHandlers {
       case 'inspect_tool': {
         const toolName = args.tool_name
         if (typeof toolName !== 'string')
-          throw new Error('inspect_tool(tool_name=...) needs the tool name as a string')
+          throw new ToolError('inspect_tool(tool_name=...) needs the tool name as a string', {
+            kind: 'invalid_arguments',
+          })
         const tool = this.host.getTool(toolName)
-        if (!tool)
-          throw new Error(
-            unknownToolMessage(
-              toolName,
-              this.host.listTools().map((t) => t.name),
-            ),
-          )
+        if (!tool) {
+          const names = this.host.listTools().map((t) => t.name)
+          throw new ToolError(unknownToolMessage(toolName, names), {kind: 'unknown_tool'})
+        }
         return describeTool(tool)
       }
       case 'list_callable_tools': {
@@ -204,6 +219,11 @@ export class ToolCallBroker implements ChildRequestHandlers {
       }
     }
   }
+}
+
+/** A ToolError's own kind; anything else thrown on the way is the protocol's failure. */
+function errorKind(error: unknown): ToolErrorKind {
+  return error instanceof ToolError ? error.kind : 'protocol'
 }
 
 function errorText(error: unknown): string {

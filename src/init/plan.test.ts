@@ -1,11 +1,12 @@
 import {mkdir, readFile, rename, stat, writeFile} from 'node:fs/promises'
-import {join} from 'node:path'
+import {join, resolve} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {type ClaudeSandbox, createClaudeSandbox, FIXTURE_ENV} from '../../test/fixtures/claude/setup.js'
 import {parseConfigText} from '../config/load.js'
 import {configSchema} from '../config/schema.js'
 import {PtcError} from '../errors.js'
+import {runningLauncher} from './launcher.js'
 import {claudeDesktopConfigPath, defaultConfigPath} from './paths.js'
 import {type InitOptions, planInit, writeConfigFile} from './plan.js'
 import {shellQuote} from './render.js'
@@ -129,16 +130,32 @@ describe('planInit from Claude Code', () => {
 
   it('prints the claude mcp add line and the .mcp.json entry for the output path', async () => {
     const output = join(sandbox.home, 'my configs', 'ptc.yaml')
-    const result = await plan({output, scope: 'project'})
+    const result = await plan({output, scope: 'project', launcher: ['/opt/npm/bin/ptc-mcp']})
     expect(result.output).toBe(output)
     expect(result.claudeAddCommand).toBe(
-      `claude mcp add --scope project ptc-mcp -- npx -y ptc-mcp serve --config '${output}'`,
+      `claude mcp add --scope project ptc-mcp -- /opt/npm/bin/ptc-mcp serve --config '${output}'`,
     )
     expect(result.mcpJson).toEqual({
       mcpServers: {
-        'ptc-mcp': {type: 'stdio', command: 'npx', args: ['-y', 'ptc-mcp', 'serve', '--config', output]},
+        'ptc-mcp': {type: 'stdio', command: '/opt/npm/bin/ptc-mcp', args: ['serve', '--config', output]},
       },
     })
+  })
+
+  it('registers this installation, never a package fetched by npx', async () => {
+    const repository = resolve(import.meta.dirname, '../..')
+    expect(runningLauncher('/usr/local/bin/ptc-mcp')).toEqual(['/usr/local/bin/ptc-mcp'])
+    expect(runningLauncher(join(repository, 'bin', 'run.js'))).toEqual([
+      'node',
+      join(repository, 'bin', 'run.js'),
+    ])
+    expect(runningLauncher(join(repository, 'bin', 'dev.js'))).toEqual([
+      'node',
+      join(repository, 'bin', 'run.js'),
+    ])
+    const result = await plan()
+    expect(result.claudeAddCommand).not.toContain('npx')
+    expect(result.claudeAddCommand).toContain(` -- node ${join(repository, 'bin', 'run.js')} serve --config `)
   })
 
   it('suggests how to remove the proxied servers from Claude Code, in the right directory', async () => {

@@ -6,6 +6,7 @@
 import type {ServerConfig} from '../config/schema.js'
 
 import {assignNames, convertServer} from './convert.js'
+import {runningLauncher} from './launcher.js'
 import {
   defaultConfigPath,
   type InitEnvironment,
@@ -47,6 +48,8 @@ export interface InitOptions {
   scope?: ClaudeScope
   /** Home, cwd, platform and environment variables. Default: the process's own. */
   environment?: Partial<InitEnvironment>
+  /** The argv that starts ptc-mcp in the printed registration. Default: this installation's ({@link runningLauncher}). */
+  launcher?: readonly string[]
 }
 
 export interface InitServer {
@@ -163,6 +166,7 @@ export async function planInit(options: InitOptions = {}): Promise<InitPlan> {
       : []),
   ]
   const scope = options.scope ?? 'user'
+  const launcher = options.launcher ?? runningLauncher()
   return {
     output,
     sources: discovered.sources,
@@ -181,8 +185,8 @@ export async function planInit(options: InitOptions = {}): Promise<InitPlan> {
     envVars,
     notes,
     yaml: renderConfigYaml(entries, header),
-    claudeAddCommand: claudeAddCommand(output, scope, environment.platform),
-    mcpJson: mcpJsonEntry(output),
+    claudeAddCommand: claudeAddCommand(output, scope, environment.platform, launcher),
+    mcpJson: mcpJsonEntry(output, launcher),
     removeCommands: converted.flatMap(({raw}) => removeCommand(raw, environment.platform)),
   }
 }

@@ -6,9 +6,6 @@ import type {ServerConfig} from '../config/schema.js'
 export const CLAUDE_SCOPES = ['user', 'project', 'local'] as const
 export type ClaudeScope = (typeof CLAUDE_SCOPES)[number]
 
-/** How Claude starts ptc-mcp: the published package through npx, so nothing needs installing first. */
-const LAUNCH = ['npx', '-y', 'ptc-mcp', 'serve'] as const
-
 export interface ConfigEntry {
   server: ServerConfig
   /** Comment lines written above the entry. */
@@ -58,27 +55,35 @@ function compact(server: ServerConfig): Record<string, unknown> {
   }
 }
 
-/** The argv that starts ptc-mcp with this config. */
-export function ptcMcpLaunch(configPath: string): string[] {
-  return [...LAUNCH, '--config', configPath]
+/** The argv that starts ptc-mcp with this config; `launcher` starts ptc-mcp itself (see launcher.ts). */
+export function ptcMcpLaunch(configPath: string, launcher: readonly string[]): string[] {
+  return [...launcher, 'serve', '--config', configPath]
 }
 
 /**
- * `claude mcp add --scope user ptc-mcp -- npx -y ptc-mcp serve --config /abs/config.yaml`. Claude
- * Code wants every option before the name, and `--` before the server's own command line.
+ * `claude mcp add --scope user ptc-mcp -- /usr/local/bin/ptc-mcp serve --config /abs/config.yaml`.
+ * Claude Code wants every option before the name, and `--` before the server's own command line.
  */
-export function claudeAddCommand(configPath: string, scope: ClaudeScope, platform: NodeJS.Platform): string {
+export function claudeAddCommand(
+  configPath: string,
+  scope: ClaudeScope,
+  platform: NodeJS.Platform,
+  launcher: readonly string[],
+): string {
   const quote = (word: string) => shellQuote(word, platform)
-  return ['claude', 'mcp', 'add', '--scope', scope, 'ptc-mcp', '--', ...ptcMcpLaunch(configPath)]
+  return ['claude', 'mcp', 'add', '--scope', scope, 'ptc-mcp', '--', ...ptcMcpLaunch(configPath, launcher)]
     .map(quote)
     .join(' ')
 }
 
 /** The same registration as a `.mcp.json` (or Claude Desktop) entry. */
-export function mcpJsonEntry(configPath: string): {
+export function mcpJsonEntry(
+  configPath: string,
+  launcher: readonly string[],
+): {
   mcpServers: Record<string, {type: 'stdio'; command: string; args: string[]}>
 } {
-  const [command = 'npx', ...args] = ptcMcpLaunch(configPath)
+  const [command = 'node', ...args] = ptcMcpLaunch(configPath, launcher)
   return {mcpServers: {'ptc-mcp': {type: 'stdio', command, args}}}
 }
 

@@ -4,6 +4,7 @@ import type {Logger} from '../log.js'
 import type {Runtime} from '../runtime.js'
 
 import {MAX_TOOL_RESULT_CEILING} from '../config/schema.js'
+import {createConfigErrorServer} from './config-error-server.js'
 import {createMcpServer} from './server.js'
 import {JsonLinesServerTransport} from './stdio-transport.js'
 
@@ -24,13 +25,18 @@ export async function serveStdio(runtime: Runtime, logger: Logger, version: stri
     process.once('SIGINT', () => resolve('SIGINT'))
     process.once('SIGTERM', () => resolve('SIGTERM'))
   })
-  const handle = serveMcpStdio(() => createMcpServer(runtime, logger, version), {
+  const {configError} = runtime
+  const createServer = configError
+    ? () => createConfigErrorServer(configError, version)
+    : () => createMcpServer(runtime, logger, version)
+  const handle = serveMcpStdio(createServer, {
     transport,
     onerror: (error) => logger.warn(`protocol: ${error.message}`),
   })
   logger.info('serving on stdio')
   // Start the program engine (Python, sandbox probe, warm pool) while the client is still starting.
-  runtime.engine().catch((error: unknown) => logger.warn(`programs cannot run yet: ${String(error)}`))
+  if (!configError)
+    runtime.engine().catch((error: unknown) => logger.warn(`programs cannot run yet: ${String(error)}`))
 
   logger.info(`shutting down (${await stopped})`)
   await Promise.allSettled([runtime.close(), handle.close()])

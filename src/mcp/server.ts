@@ -33,7 +33,13 @@ const executeOutputSchema = z.object({
     .string()
     .nullable()
     .describe('The error when the run failed (trimmed traceback, timeout, sandbox).'),
-  tool_calls: z.array(toolCallSchema).describe('Every tool call the program made, in order of completion.'),
+  tool_calls: z
+    .array(toolCallSchema)
+    .describe('The first 50 tool calls, in order of completion; args cut to 200 characters of JSON.'),
+  more_tool_calls: z
+    .array(z.object({tool: z.string(), calls: z.number(), failed: z.number()}))
+    .optional()
+    .describe('The calls after the first 50, counted per tool.'),
   sandbox: z.string().describe('The sandbox layer in force for this run.'),
 })
 

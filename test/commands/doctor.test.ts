@@ -15,19 +15,29 @@ const runDoctor = (argv: string[]) => runCommand<DoctorResult>(Doctor, argv)
 
 let dir: string
 let unauthorized: Server
+let notFound: Server
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ptc-doctor-test-'))
   unauthorized = createServer((_req, res) =>
     res.writeHead(401, {'content-type': 'text/plain'}).end('no token'),
   )
-  await new Promise<void>((resolve) => {
-    unauthorized.listen(0, '127.0.0.1', resolve)
-  })
+  notFound = createServer((req, res) =>
+    res.writeHead(404, {'content-type': 'text/plain'}).end(`Cannot ${req.method} ${req.url}`),
+  )
+  await Promise.all(
+    [unauthorized, notFound].map(
+      (server) =>
+        new Promise<void>((resolve) => {
+          server.listen(0, '127.0.0.1', resolve)
+        }),
+    ),
+  )
 })
 
 afterAll(() => {
   unauthorized.close()
+  notFound.close()
   rmSync(dir, {force: true, recursive: true})
 })
 
@@ -84,7 +94,7 @@ describe('ptc-mcp doctor', () => {
       expect(run.result!.ok).toBe(false)
       expect(byId['server:missing']).toMatchObject({
         status: 'fail',
-        fix: expect.stringMatching(/command was not found/),
+        fix: '"/nonexistent/mcp-server" was not found: use an absolute path, or install it and check PATH',
       })
       expect(byId['server:missing']?.detail).toContain('/nonexistent/mcp-server')
       expect(byId['server:refused']).toMatchObject({
@@ -98,5 +108,41 @@ describe('ptc-mcp doctor', () => {
       expect(byId.sandbox).toMatchObject({status: 'warn', fix: expect.stringMatching(/sandbox: auto/)})
     }
     expect(text.stdout).toMatch(/✖ fail {2}Server refused: .*ECONNREFUSED.* — fix: nothing is listening/)
+  })
+
+  it('matches the advice to the failure: an HTTP 404, a command that does not speak MCP, a crash at start', async () => {
+    const configPath = join(dir, 'mismatched.yaml')
+    const {port} = notFound.address() as AddressInfo
+    writeFileSync(
+      configPath,
+      stringify({
+        servers: [
+          {name: 'wrong-path', transport: 'http', url: `http://127.0.0.1:${port}/api`},
+          {name: 'cat', command: '/bin/cat'},
+          {name: 'crash', command: process.execPath, args: ['-e', "require('no-such-module-for-doctor')"]},
+        ],
+        execution: {sandbox: 'none'},
+      }),
+    )
+    const run = await runDoctor(['--config', configPath])
+    expect(run.exitCode).toBe(1)
+    const byId = Object.fromEntries(run.result!.checks.map((c) => [c.id, c]))
+    expect(byId['server:wrong-path']).toMatchObject({
+      status: 'fail',
+      detail: 'http HTTP 404 Not Found: Cannot POST /api',
+      fix: "no MCP endpoint at /api: check the url's path (often /mcp for http, /sse for sse)",
+    })
+    expect(byId['server:cat']).toMatchObject({
+      status: 'fail',
+      detail: 'stdio not an MCP server: it sent the initialize request back instead of answering it',
+      fix: '"/bin/cat" does not speak MCP: the command must start an MCP server on stdin/stdout',
+    })
+    const crashLine = "Error: Cannot find module 'no-such-module-for-doctor'"
+    expect(byId['server:crash']).toMatchObject({
+      status: 'fail',
+      detail: `stdio server process exited during startup; stderr: ${crashLine}`,
+      fix: `the server crashed at start (${crashLine}): fix that, then check by running its command by hand`,
+    })
+    expect(JSON.stringify(byId['server:crash'])).not.toContain('Node.js v')
   })
 })

@@ -1,11 +1,15 @@
 import {readFile, stat, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
+import {fileURLToPath} from 'node:url'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import Init, {type InitResult} from '../../src/commands/init.js'
 import {loadConfig} from '../../src/config/load.js'
 import {type ClaudeSandbox, createClaudeSandbox, FIXTURE_ENV} from '../fixtures/claude/setup.js'
 import {runCommand} from '../helpers/run-command.js'
+
+/** In-process, the running bin is vitest's: init registers this repository's bin/run.js. */
+const LAUNCH = `node ${fileURLToPath(new URL('../../bin/run.js', import.meta.url))}`
 
 let sandbox: ClaudeSandbox
 let saved: {cwd: string; env: Record<string, string | undefined>}
@@ -55,9 +59,7 @@ describe('ptc-mcp init', () => {
       'github',
       'notion',
     ])
-    expect(run.stdout).toContain(
-      `claude mcp add --scope user ptc-mcp -- npx -y ptc-mcp serve --config ${path}\n`,
-    )
+    expect(run.stdout).toContain(`claude mcp add --scope user ptc-mcp -- ${LAUNCH} serve --config ${path}\n`)
     expect(run.stdout).toMatch(/ptc-mcp: it runs ptc-mcp itself/)
     expect(run.stdout).toContain('claude mcp remove --scope user notion')
     // Each copied literal secret is a warning on stderr.
@@ -110,7 +112,7 @@ describe('ptc-mcp init', () => {
     })
     expect(json.envVars.map((v) => v.name)).toContain('NOTION_TOKEN')
     expect(json.claudeAddCommand).toBe(
-      `claude mcp add --scope local ptc-mcp -- npx -y ptc-mcp serve --config ${defaultPath()}`,
+      `claude mcp add --scope local ptc-mcp -- ${LAUNCH} serve --config ${defaultPath()}`,
     )
     expect(json.yaml).toBe(await readFile(defaultPath(), 'utf8'))
     expect(json.yaml).not.toContain('ntn_example_not_real')
@@ -131,7 +133,7 @@ describe('ptc-mcp init', () => {
     expect(run.result?.written).toBeNull()
     expect(run.stdout).toMatch(/^# ptc-mcp config written by/)
     expect(run.stdout).not.toContain('claude mcp add')
-    expect(run.stderr).toContain('claude mcp add --scope user ptc-mcp -- npx -y ptc-mcp serve --config')
+    expect(run.stderr).toContain(`claude mcp add --scope user ptc-mcp -- ${LAUNCH} serve --config`)
     expect(run.stderr).toContain('Dry run: nothing written')
     await expect(stat(defaultPath())).rejects.toThrow()
   })

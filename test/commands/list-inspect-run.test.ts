@@ -98,7 +98,7 @@ describe('ptc-mcp list', () => {
       expect(run.exitCode).toBeUndefined()
       expect(run.result).toMatchObject({config: null, tools: [], servers: []})
       expect(run.stderr).toContain(
-        `looked in: ${join(empty, 'config.yaml')}, ${join(empty, 'xdg', 'ptc-mcp', 'config.yaml')}`,
+        `looked in: ${join(empty, 'ptc-mcp.yaml')}, ${join(empty, 'config.yaml')}, ${join(empty, 'xdg', 'ptc-mcp', 'config.yaml')}`,
       )
     } finally {
       process.chdir(saved.cwd)
@@ -131,7 +131,7 @@ describe('ptc-mcp inspect', () => {
       '--json',
     ])
     expect(structured.result?.signature).toBe(
-      "await mcp__local__structured(*, ticker: str, limit: int = 4, fields: list[Literal['revenue', 'profit']] = None, options: dict = None) -> dict",
+      "await mcp__local__structured(*, ticker: str, limit: int = 4, fields: list[Literal['revenue', 'profit']] | None = None, options: dict | None = None) -> dict",
     )
     expect(structured.result?.outputSchema).toMatchObject({type: 'object'})
     const echo = await runCommand<ToolDescription>(Inspect, ['mcp__local__echo', '--config', config])

@@ -95,7 +95,11 @@ export interface RawServe {
 
 /** Spawns `serve` with the setup's config and completes the 2025-era initialize handshake. */
 export async function startRawServe(setup: ServeSetup): Promise<RawServe> {
-  const child = spawn(process.execPath, setup.args, {env: setup.env, stdio: ['pipe', 'pipe', 'pipe']})
+  const child = spawn(process.execPath, setup.args, {
+    env: setup.env,
+    cwd: setup.cwd,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
   let stderr = ''
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk

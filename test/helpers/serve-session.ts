@@ -14,7 +14,8 @@ export interface Execution {
     output: string
     result: unknown
     error: string | null
-    tool_calls: Array<{tool: string; ok: boolean; error?: string}>
+    tool_calls: Array<{tool: string; args: Record<string, unknown>; ok: boolean; error?: string}>
+    more_tool_calls?: Array<{tool: string; calls: number; failed: number}>
     sandbox: string
   }
 }

@@ -13,6 +13,8 @@ export interface ServeSetup {
   args: string[]
   /** Environment with a private TMPDIR: the server's scratch directories land there. */
   env: Record<string, string>
+  /** Working directory of serve. Default: the test's own. */
+  cwd?: string
   scratchDirs(): string[]
   cleanup(): void
 }

@@ -122,22 +122,27 @@ describe('output', () => {
     expect(outcome.output).toBe('héllo wörld ✓\nbad \\ud800 end\n')
   })
 
-  test('the output cap counts UTF-8 bytes, cuts on a character boundary and says so', async () => {
+  test('output over the cap keeps its head and tail, on line and character boundaries, and says how much is omitted', async () => {
     const engine = createEngine({max_output_bytes: 101, warm_pool: 0})
-    const outcome = await engine.run('print("é" * 500)\nprint("never seen")')
+    const outcome = await engine.run('print("é" * 500)\nprint("last line")\nprint("summary: done")')
     expect(outcome.ok).toBe(true)
-    expect(outcome.output.endsWith('\n... (truncated)')).toBe(true)
-    const kept = outcome.output.slice(0, -'\n... (truncated)'.length)
-    expect(kept).toBe('é'.repeat(50))
-    expect(Buffer.byteLength(kept)).toBeLessThanOrEqual(101)
-    expect(outcome.text).toContain('... (truncated)')
+    const [head, tail] = outcome.output.split(/\n\.\.\. \[\d+ bytes omitted\]\n/)
+    expect(head).toMatch(/^é+$/)
+    expect(tail).toMatch(/^é+\nlast line\nsummary: done\n$/)
+    const omitted = Number(/\[(\d+) bytes omitted\]/.exec(outcome.output)![1])
+    expect(omitted + Buffer.byteLength(head!) + Buffer.byteLength(tail!)).toBe(1001 + 10 + 14)
+    expect(Buffer.byteLength(head!) + Buffer.byteLength(tail!)).toBeLessThanOrEqual(101)
+    expect(outcome.text).toContain('\nlast line\nsummary: done')
   })
 
   test('a program printing far beyond the cap is not slowed down or broken by it', async () => {
     const engine = createEngine({max_output_bytes: 1000, warm_pool: 0})
     const outcome = await engine.run('for i in range(20000):\n    print("line", i)\nemit("finished")')
     expect(outcome).toMatchObject({ok: true, result: 'finished'})
-    expect(Buffer.byteLength(outcome.output)).toBeLessThanOrEqual(1000 + '\n... (truncated)'.length)
+    expect(Buffer.byteLength(outcome.output)).toBeLessThanOrEqual(
+      1000 + '\n... [400000 bytes omitted]\n'.length,
+    )
+    expect(outcome.output).toMatch(/\nline 19999\n$/)
   })
 })
 

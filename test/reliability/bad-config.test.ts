@@ -6,7 +6,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {startRawServe} from '../helpers/json-rpc.js'
+import {resultText, startRawServe, toolResult} from '../helpers/json-rpc.js'
 import {execute} from '../helpers/serve-session.js'
 import {BIN, prepareServe} from '../helpers/serve.js'
 
@@ -113,11 +113,30 @@ describe('bad config and environment, through the CLI', () => {
     }
   })
 
-  it('serve refuses a bad config the same way, before speaking any protocol', async () => {
-    const run = await cli(['serve', '--config', join(dir, 'config-dir')])
-    expect(run.code).toBe(2)
-    expect(run.stdout).toBe('')
-    expect(flat(run.stderr)).toContain('is a directory, not a file')
+  it('serve does not die of it: it starts, and every tool call answers with the error and its fix', async () => {
+    const setup = prepareServe({})
+    setup.args = [BIN, 'serve', '--config', join(dir, 'config-dir')]
+    const serve = await startRawServe(setup)
+    try {
+      const answers = await Promise.all(
+        ['list_callable_tools', 'inspect_tool', 'execute_program'].map((tool) =>
+          serve.callTool(tool, tool === 'execute_program' ? {code: 'print(1)'} : {}),
+        ),
+      )
+      for (const answer of answers) {
+        const result = toolResult(answer)
+        expect(result.isError).toBe(true)
+        expect(resultText(answer)).toContain(
+          `Config path ${join(dir, 'config-dir')} is a directory, not a file`,
+        )
+        expect(resultText(answer)).toContain('Fix: Point --config or PTC_MCP_CONFIG at the YAML file itself')
+      }
+      expect(serve.stderr()).toContain('is a directory, not a file')
+    } finally {
+      serve.child.stdin.end()
+      expect(await serve.exited).toBe(0)
+      setup.cleanup()
+    }
   })
 
   it('a missing Python and a Python too old: exit 2 and the reason, with the fix', async () => {

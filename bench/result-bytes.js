@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+// Bytes that reach the client from execute_program: the text content and the structured content,
+// for the bundled example programs and a 20-call filesystem task (server-filesystem from npm).
+// Against the BUILT server: `npm run build && node bench/result-bytes.js`.
+import {Client} from '@modelcontextprotocol/client'
+import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
+import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {dirname, join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+const work = mkdtempSync(join(tmpdir(), 'ptc-result-bytes-'))
+const files = join(work, 'files')
+mkdirSync(files)
+for (let i = 0; i < 10; i++)
+  writeFileSync(join(files, `note-${i}.txt`), `line of note ${i}\n`.repeat(200 + i))
+
+const config = join(work, 'config.yaml')
+writeFileSync(
+  config,
+  [
+    'servers:',
+    '  - name: finance',
+    '    command: node',
+    `    args: [${JSON.stringify(join(ROOT, 'examples/finance-server.js'))}]`,
+    '  - name: fs',
+    '    command: node',
+    `    args: [${JSON.stringify(join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'))}, ${JSON.stringify(files)}]`,
+    '',
+  ].join('\n'),
+)
+
+const FS_TASK = `
+import asyncio
+root = ${JSON.stringify(files)}
+names = [f"note-{i}.txt" for i in range(10)]
+texts = await asyncio.gather(*[mcp__fs__read_text_file(path=f"{root}/{n}") for n in names])
+sizes = {n: len(t["content"]) for n, t in zip(names, texts)}
+await asyncio.gather(*[mcp__fs__write_file(path=f"{root}/copy-{n}", content=t["content"] * 4) for n, t in zip(names, texts)])
+print("copied", len(names), "files,", sum(sizes.values()) * 4, "characters")
+`
+
+const transport = new StdioClientTransport({
+  command: process.execPath,
+  args: [join(ROOT, 'bin/run.js'), 'serve', '--config', config],
+  env: {...process.env, PTC_MCP_LOG_LEVEL: 'error'},
+  stderr: 'ignore',
+})
+const client = new Client({name: 'result-bytes', version: '1.0.0'})
+await client.connect(transport)
+const programs = [
+  ...['revenue-trend', 'ledger-summary', 'errors'].map((name) => [
+    `examples/${name}.py`,
+    readFileSync(join(ROOT, 'examples/programs', `${name}.py`), 'utf8'),
+  ]),
+  ['filesystem task (20 calls)', FS_TASK],
+]
+try {
+  for (const [label, code] of programs) {
+    const result = await client.callTool({name: 'execute_program', arguments: {code}})
+    const text = result.content.map((item) => item.text ?? '').join('')
+    const structured = JSON.stringify(result.structuredContent ?? null)
+    console.log(
+      `${label.padEnd(28)} text ${String(Buffer.byteLength(text)).padStart(7)} B   structured ${String(Buffer.byteLength(structured)).padStart(7)} B`,
+    )
+  }
+} finally {
+  await client.close()
+  rmSync(work, {force: true, recursive: true})
+}

@@ -1,0 +1,155 @@
+/**
+ * The argument rules applied before a call's arguments are validated against the tool's
+ * `inputSchema` (SPEC §6): an optional argument passed as `None` is left out of the request, and
+ * an argument the schema does not list is refused with the closest name it does list, unless the
+ * schema allows more properties explicitly. Ajv validation (validation.ts) comes after.
+ */
+import {isRecord} from '../guards.js'
+import {suggestNames} from './naming.js'
+
+/** Names longer than this get no suggestion (edit distance is quadratic in the length). */
+const MAX_SUGGESTED_NAME_CHARS = 100
+/** An unexpected name is quoted up to this length in the message. */
+const MAX_QUOTED_NAME_CHARS = 60
+/** Names longer than this never match a `patternProperties` pattern. */
+const MAX_PATTERN_NAME_CHARS = 256
+
+export interface PreparedArguments {
+  /** The arguments to validate and send: `args` itself when nothing was left out. */
+  args: Record<string, unknown>
+  /** One message per argument the schema does not list, e.g. `unexpected argument 'sort_by'; did you mean 'sortBy'?`. */
+  problems: string[]
+}
+
+export function prepareArguments(
+  inputSchema: Record<string, unknown>,
+  args: Record<string, unknown>,
+): PreparedArguments {
+  const known = listedProperties(inputSchema)
+  if (!known) return {args: withoutNullOptionals(args, undefined, inputSchema), problems: []}
+  const problems: string[] = []
+  const names = [...known.properties.keys()]
+  for (const key of known.openEnded ? [] : Object.keys(args)) {
+    if (known.properties.has(key) || matchesPattern(known.patterns, key)) continue
+    problems.push(unexpectedMessage(key, names))
+  }
+  return {args: withoutNullOptionals(args, known, inputSchema), problems}
+}
+
+/** Patterns are the server's; names are the program's, so only names of sane length are tried. */
+function matchesPattern(patterns: readonly (RegExp | undefined)[], key: string): boolean {
+  return key.length <= MAX_PATTERN_NAME_CHARS && patterns.some((pattern) => pattern?.test(key))
+}
+
+function unexpectedMessage(key: string, names: readonly string[]): string {
+  const quoted = key.length <= MAX_QUOTED_NAME_CHARS ? key : `${key.slice(0, MAX_QUOTED_NAME_CHARS)}…`
+  const [closest] = key.length <= MAX_SUGGESTED_NAME_CHARS ? suggestNames(key, names, 1) : []
+  if (closest !== undefined) return `unexpected argument '${quoted}'; did you mean '${closest}'?`
+  if (names.length === 0) return `unexpected argument '${quoted}'; this tool takes no arguments`
+  return `unexpected argument '${quoted}'; accepted: ${names.join(', ')}`
+}
+
+interface ListedProperties {
+  /** Every property named by the schema (its own `properties`, and those of allOf/anyOf/oneOf branches). */
+  properties: Map<string, unknown>
+  required: Set<string>
+  patterns: (RegExp | undefined)[]
+  /** `additionalProperties` true or a schema, somewhere it applies: extras are the server's business. */
+  openEnded: boolean
+}
+
+/**
+ * What the schema says about argument names; undefined when it says nothing (no `properties`
+ * anywhere, as in `{type: "object"}`), in which case any name may be right.
+ */
+function listedProperties(schema: Record<string, unknown>): ListedProperties | undefined {
+  const listed: ListedProperties = {
+    properties: new Map(),
+    required: new Set(),
+    patterns: [],
+    openEnded: false,
+  }
+  let describesNames = false
+  const visit = (node: unknown, depth: number, isBranch: boolean) => {
+    const resolved = resolveLocalRef(schema, node)
+    if (!isRecord(resolved) || depth > 4) return
+    if (isRecord(resolved.properties)) {
+      describesNames = true
+      for (const [name, property] of Object.entries(resolved.properties)) {
+        if (!listed.properties.has(name)) listed.properties.set(name, property)
+      }
+    }
+    if (!isBranch && Array.isArray(resolved.required)) {
+      for (const name of resolved.required) if (typeof name === 'string') listed.required.add(name)
+    }
+    if (isRecord(resolved.patternProperties)) {
+      describesNames = true
+      for (const pattern of Object.keys(resolved.patternProperties)) listed.patterns.push(safeRegExp(pattern))
+    }
+    const extra = resolved.additionalProperties ?? resolved.unevaluatedProperties
+    if (extra === true || isRecord(extra)) listed.openEnded = true
+    if (Array.isArray(resolved.allOf)) for (const part of resolved.allOf) visit(part, depth + 1, isBranch)
+    for (const key of ['anyOf', 'oneOf'] as const) {
+      const branches = resolved[key]
+      if (Array.isArray(branches)) for (const branch of branches) visit(branch, depth + 1, true)
+    }
+  }
+  visit(schema, 0, false)
+  return describesNames ? listed : undefined
+}
+
+/**
+ * `args` without the optional arguments passed as `None` (null) whose schema does not accept null;
+ * a required argument keeps its null, so validation names it.
+ */
+function withoutNullOptionals(
+  args: Record<string, unknown>,
+  listed: ListedProperties | undefined,
+  root: Record<string, unknown>,
+): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined
+  for (const [key, value] of Object.entries(args)) {
+    if (value !== null || listed?.required.has(key)) continue
+    const property = listed?.properties.get(key)
+    if (property !== undefined && acceptsNull(root, property, 0)) continue
+    out ??= {...args}
+    delete out[key]
+  }
+  return out ?? args
+}
+
+/** Whether a property schema plainly allows null (type null, nullable, a null branch, or no type at all). */
+function acceptsNull(root: Record<string, unknown>, node: unknown, depth: number): boolean {
+  const schema = resolveLocalRef(root, node)
+  if (schema === true) return true
+  if (!isRecord(schema) || depth > 8) return false
+  if (schema.nullable === true) return true
+  if (Object.hasOwn(schema, 'const')) return schema.const === null
+  if (Array.isArray(schema.enum)) return schema.enum.includes(null)
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const branches = schema[key]
+    if (Array.isArray(branches)) return branches.some((branch) => acceptsNull(root, branch, depth + 1))
+  }
+  const {type} = schema
+  if (type === undefined) return !('$ref' in schema)
+  return type === 'null' || (Array.isArray(type) && type.includes('null'))
+}
+
+function resolveLocalRef(root: Record<string, unknown>, node: unknown, depth = 0): unknown {
+  if (!isRecord(node) || typeof node.$ref !== 'string' || !node.$ref.startsWith('#') || depth > 16)
+    return node
+  let target: unknown = root
+  for (const raw of node.$ref.slice(1).split('/').filter(Boolean)) {
+    const key = raw.replaceAll('~1', '/').replaceAll('~0', '~')
+    target = isRecord(target) ? target[key] : undefined
+  }
+  return target === undefined ? node : resolveLocalRef(root, target, depth + 1)
+}
+
+function safeRegExp(pattern: string): RegExp | undefined {
+  try {
+    return new RegExp(pattern, 'u')
+  } catch {
+    return undefined
+  }
+}

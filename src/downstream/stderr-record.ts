@@ -1,0 +1,42 @@
+/**
+ * What a stdio server wrote to stderr, kept to say why it failed. The last line is often a
+ * runtime's banner (`Node.js v20.20.2`) or the end of a stack; the first line that reads as an
+ * error (`Error: Cannot find module 'x'`, `ModuleNotFoundError: ...`, `panic: ...`) says why.
+ */
+
+/** Last lines kept, besides the first error line. */
+const TAIL_LINES = 5
+
+/** `Error: ...`, `TypeError: ...`, `ModuleNotFoundError: ...`, `error: ...`, `fatal: ...`, `panic: ...`, Rust's `thread 'main' panicked at`. */
+const ERROR_LINE =
+  /^\s*(?:[\w.$]*(?:Error|Exception)\b[^:]*:|(?:error|fatal|panic)\b\s*[:[]|thread '[^']*' panicked)/i
+/** Lines that never explain anything: a runtime's version banner, bare stack punctuation. */
+const NOISE = /^\s*(?:Node\.js v\d+\.\d+\.\d+|[{}^]|\^+)\s*$/
+
+interface Line {
+  line: string
+  at: number
+}
+
+export class StderrRecord {
+  private tail: Line[] = []
+  private firstError: Line | undefined
+
+  add(line: string, at = Date.now()): void {
+    if (this.firstError === undefined && ERROR_LINE.test(line)) this.firstError = {line: line.trim(), at}
+    this.tail.push({line, at})
+    if (this.tail.length > TAIL_LINES) this.tail.shift()
+  }
+
+  /** Forgets everything (a new connection attempt). */
+  clear(): void {
+    this.tail = []
+    this.firstError = undefined
+  }
+
+  /** The line that best says why the server failed, among those written since `since` (ms epoch). */
+  reason(since = 0): string | undefined {
+    if (this.firstError && this.firstError.at >= since) return this.firstError.line
+    return this.tail.findLast((entry) => entry.at >= since && !NOISE.test(entry.line))?.line
+  }
+}

@@ -1,0 +1,128 @@
+// The built CLI as a new user meets it: help, version, a bad log level, Ctrl-C during `run`.
+import {spawn} from 'node:child_process'
+import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {isAlive, waitUntil} from '../helpers/processes.js'
+import {BIN} from '../helpers/serve.js'
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string
+}
+
+interface CliRun {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+interface Started {
+  pid: number
+  done: Promise<CliRun>
+}
+
+function start(args: string[], options: {env?: Record<string, string>; cwd?: string} = {}): Started {
+  const env: Record<string, string> = {...(process.env as Record<string, string>), ...options.env}
+  delete env.PTC_MCP_CONFIG
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env,
+    cwd: options.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk
+  })
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk
+  })
+  const done = new Promise<CliRun>((resolve, reject) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 45_000)
+    child.once('error', reject)
+    child.once('close', (code) => {
+      clearTimeout(timer)
+      resolve({code, stdout, stderr})
+    })
+  })
+  return {pid: child.pid!, done}
+}
+
+const cli = (args: string[], options?: {env?: Record<string, string>; cwd?: string}) =>
+  start(args, options).done
+
+describe('the CLI around the commands', () => {
+  let dir: string
+  let emptyConfig: string
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'ptc-cli-basics-'))
+    emptyConfig = join(dir, 'empty.yaml')
+    writeFileSync(emptyConfig, 'servers: []\n')
+  })
+
+  afterAll(() => rmSync(dir, {recursive: true, force: true}))
+
+  it('`help` lists every command and `-v` / `--version` print the version', async () => {
+    const [help, short, long] = await Promise.all([cli(['help']), cli(['-v']), cli(['--version'])])
+    expect(help.code).toBe(0)
+    for (const command of ['serve', 'list', 'inspect', 'run', 'doctor', 'init']) {
+      expect(help.stdout).toMatch(new RegExp(`^\\s+${command}\\s`, 'm'))
+    }
+    for (const run of [short, long]) {
+      expect(run.code).toBe(0)
+      expect(run.stdout).toContain(`ptc-mcp/${pkg.version}`)
+    }
+  })
+
+  it('help examples name the bundled example (finance server, examples/config.yaml)', async () => {
+    const runs = await Promise.all(['list', 'inspect', 'run'].map((command) => cli(['help', command])))
+    for (const run of runs) {
+      expect(run.code).toBe(0)
+      expect(run.stdout).toContain('examples/config.yaml')
+      expect(run.stdout).not.toMatch(/financial|npx/)
+    }
+    expect(runs[1]?.stdout).toContain('mcp__finance__get_income_statements')
+  })
+
+  it('an invalid PTC_MCP_LOG_LEVEL is warned about on stderr, and the command still works', async () => {
+    const run = await cli(['list', '--config', emptyConfig], {env: {PTC_MCP_LOG_LEVEL: 'loud'}})
+    expect(run.code).toBe(0)
+    expect(run.stderr).toContain('PTC_MCP_LOG_LEVEL="loud" is not a log level (error, warn, info, debug)')
+    const fine = await cli(['list', '--config', emptyConfig], {env: {PTC_MCP_LOG_LEVEL: 'debug'}})
+    expect(fine.stderr).not.toContain('is not a log level')
+  })
+
+  it('Ctrl-C in `run` prints what the program had printed, [Script execution cancelled], cleans up, exits 130', async () => {
+    // Without OS isolation the program can tell the test where it is (marker outside scratch).
+    const config = join(dir, 'none.yaml')
+    writeFileSync(config, 'execution:\n  sandbox: none\n  warm_pool: 0\n')
+    const marker = join(dir, 'marker.json')
+    const program = join(dir, 'sleeps.py')
+    writeFileSync(
+      program,
+      [
+        'import json, os, time',
+        'print("first line", flush=True)',
+        `with open(${JSON.stringify(marker)}, "w") as f:`,
+        '    json.dump({"pid": os.getpid(), "cwd": os.getcwd()}, f)',
+        'time.sleep(60)',
+        'print("never")',
+        '',
+      ].join('\n'),
+    )
+    const run = start(['run', '--config', config, program])
+    expect(
+      await waitUntil(() => existsSync(marker) && readFileSync(marker, 'utf8').endsWith('}'), 30_000),
+    ).toBe(true)
+    const {pid, cwd} = JSON.parse(readFileSync(marker, 'utf8')) as {pid: number; cwd: string}
+    process.kill(run.pid, 'SIGINT')
+    const result = await run.done
+    expect(result.code).toBe(130)
+    expect(result.stdout).toBe('first line\n[Script execution cancelled]\n')
+    expect(isAlive(pid)).toBe(false)
+    expect(existsSync(cwd)).toBe(false)
+  })
+})
