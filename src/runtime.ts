@@ -1,12 +1,16 @@
+import {homedir} from 'node:os'
+
 import type {Config} from './config/schema.js'
 import type {PtcError} from './errors.js'
 import type {Logger} from './log.js'
 
 import {loadConfigLeniently} from './config/degrade.js'
 import {loadConfig} from './config/load.js'
+import {Redactor} from './downstream/redactor.js'
 import {ToolRegistry} from './downstream/registry.js'
 import {ProgramEngine} from './execution/engine.js'
 import {resolvePython} from './execution/python.js'
+import {PermissionPolicy} from './permissions/policy.js'
 import {selectBackend} from './sandbox/index.js'
 
 export interface RuntimeOptions {
@@ -37,6 +41,8 @@ export class Runtime {
     readonly configPath: string | null,
     readonly searched: string[],
     readonly registry: ToolRegistry,
+    /** The user's permission rules (SPEC §12): what is hidden, what needs approval. */
+    readonly permissions: PermissionPolicy,
     /** Redacts the config's secrets from every line (SPEC §15): what serve and the engine log through. */
     readonly logger: Logger,
   ) {}
@@ -46,12 +52,8 @@ export class Runtime {
     const loaded = options.lenient
       ? await loadConfigLeniently(lookup)
       : {...(await loadConfig(lookup)), unusable: [], error: null}
-    const registry = new ToolRegistry(loaded.config, {
-      logger: options.logger.child('downstream'),
-      unusable: loaded.unusable,
-      secrets: loaded.secrets,
-    })
-    const logger = registry.redactor.logger(options.logger)
+    const redactor = Redactor.fromConfig(loaded.config.servers, loaded.secrets)
+    const logger = redactor.logger(options.logger)
     for (const warning of loaded.warnings) logger.warn(warning)
     for (const server of loaded.unusable)
       logger.warn(`server ${server.name} is unavailable: ${server.reason}`)
@@ -59,8 +61,19 @@ export class Runtime {
       const fix = loaded.error.suggestion ? ` (${loaded.error.suggestion})` : ''
       logger.error(`${loaded.error.message}${fix}; every tool call answers with this error until it is fixed`)
     }
+    const permissions = new PermissionPolicy(loaded.config.permissions, {
+      home: homedir(),
+      projectDir: process.cwd(),
+      logger: logger.child('permissions'),
+    })
+    const registry = new ToolRegistry(loaded.config, {
+      logger: logger.child('downstream'),
+      unusable: loaded.unusable,
+      visibility: permissions,
+      redactor,
+    })
     if (options.connect !== false) registry.start()
-    const runtime = new Runtime(loaded.config, loaded.path, loaded.searched, registry, logger)
+    const runtime = new Runtime(loaded.config, loaded.path, loaded.searched, registry, permissions, logger)
     runtime.configError = loaded.error
     return runtime
   }
@@ -77,6 +90,7 @@ export class Runtime {
 
   async close(): Promise<void> {
     const engine = this.enginePromise?.catch(() => {})
+    this.permissions.close()
     await Promise.allSettled([engine?.then((e) => e?.close()), this.registry.close()])
   }
 
@@ -91,6 +105,7 @@ export class Runtime {
       backend,
       python,
       logger: this.logger.child('exec'),
+      permissions: this.permissions,
     })
   }
 }

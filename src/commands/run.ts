@@ -5,6 +5,7 @@ import {BaseCommand} from '../cli/base-command.js'
 import {showConnectProgress} from '../cli/connect-progress.js'
 import {formatCancelled, terminalSafe} from '../cli/display.js'
 import {CLI_CONNECT_WAIT_MS} from '../cli/open-runtime.js'
+import {APPROVE_ALL, TerminalPrompter} from '../cli/terminal-prompter.js'
 import {PtcError} from '../errors.js'
 import {structuredOutcome, type StructuredOutcome} from '../execution/outcome.js'
 import {createLogger} from '../log.js'
@@ -19,12 +20,19 @@ export default class Run extends BaseCommand {
     '<%= config.bin %> run --config examples/config.yaml examples/programs/revenue-trend.py',
     'echo "print(await list_callable_tools())" | <%= config.bin %> run --config examples/config.yaml -',
     '<%= config.bin %> run --config examples/config.yaml examples/programs/ledger-summary.py --json',
+    '<%= config.bin %> run --config examples/config.yaml examples/programs/revenue-trend.py --yes',
   ]
   static override flags = {
     raw: Flags.boolean({
       summary: 'Print control characters in the output as they are.',
       description:
         'By default, on a terminal, escape sequences and other control characters the program printed are shown as visible symbols (␛[31m), so a program cannot drive the terminal (clipboard writes, cursor moves).',
+    }),
+    yes: Flags.boolean({
+      char: 'y',
+      summary: 'Approve every call that needs approval (permissions) without asking.',
+      description:
+        'Without it, such calls are asked about on the terminal (y once, n no, a all calls of that tool), and denied when there is no terminal.',
     }),
   }
   static override args = {
@@ -42,7 +50,8 @@ export default class Run extends BaseCommand {
         showConnectProgress(runtime.registry, CLI_CONNECT_WAIT_MS, this.jsonEnabled()),
       ])
       const started = performance.now()
-      const outcome = await engine.run(code, {signal: interrupt.signal})
+      const prompter = flags.yes ? APPROVE_ALL : new TerminalPrompter()
+      const outcome = await engine.run(code, {signal: interrupt.signal, prompter})
       const cancelled = interrupt.signal.aborted
       if (!this.jsonEnabled()) {
         const text = cancelled ? formatCancelled(outcome, performance.now() - started) : outcome.text

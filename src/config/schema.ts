@@ -119,6 +119,31 @@ export const toolsSchema = z
     'Which downstream tools programs may see and call. Use allow or block, never both; omit both for everything.',
   )
 
+export const permissionsSchema = z
+  .strictObject({
+    claude_code: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Honour Claude Code's permission rules for mcp__ names (permissions.allow / ask / deny in ~/.claude/settings.json, .claude/settings.json and .claude/settings.local.json of the working directory): deny hides the tool, ask asks the user, allow exempts it from asking.",
+      ),
+    ask: toolPatterns(
+      "Calls to these namespaced tools (names or globs) need the user's approval, call by call. Default: none.",
+    ).default([]),
+    ask_destructive: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Calls to tools that declare destructiveHint: true (and not readOnlyHint: true) need the user's approval, unless a Claude Code allow rule covers them.",
+      ),
+    approval_timeout_seconds: positiveSeconds(
+      'How long a program waits for the user to decide (its own clock stopped meanwhile); no answer denies the call.',
+    ).default(300),
+  })
+  .describe(
+    "Which calls a program may make only with the user's approval, asked through the MCP client (elicitation) or, in ptc-mcp run, on the terminal.",
+  )
+
 export const SANDBOX_BACKENDS = ['auto', 'linux', 'seatbelt', 'none'] as const
 
 export const executionSchema = z
@@ -194,6 +219,9 @@ export const configSchema = z
       'Downstream MCP servers whose tools programs may call. Default: none (ptc-mcp starts with no tools).',
     ),
     tools: section(toolsSchema, {}).describe(toolsSchema.description ?? ''),
+    permissions: section(permissionsSchema, permissionsSchema.parse({})).describe(
+      permissionsSchema.description ?? '',
+    ),
     execution: section(executionSchema, executionSchema.parse({})).describe(
       executionSchema.description ?? '',
     ),
@@ -207,3 +235,4 @@ export type StdioServerConfig = Extract<ServerConfig, {transport: 'stdio'}>
 export type RemoteServerConfig = Exclude<ServerConfig, StdioServerConfig>
 export type ExecutionConfig = z.infer<typeof executionSchema>
 export type ToolsConfig = z.infer<typeof toolsSchema>
+export type PermissionsConfig = z.infer<typeof permissionsSchema>

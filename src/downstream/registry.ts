@@ -38,6 +38,8 @@ export interface ToolRegistryOptions {
    * receive them. Either way the `ToolError` is the same.
    */
   maxMessageBytes?: number
+  /** Rules that hide tools beyond tools.allow/block (Claude Code deny rules, SPEC §12); followed as they change. */
+  visibility?: ToolVisibility
   /** Servers whose config entry cannot be used: always unavailable, with the reason. Default: none. */
   unusable?: readonly UnusableServer[]
   /**
@@ -45,6 +47,8 @@ export interface ToolRegistryOptions {
    * the config's header and env values they are redacted from everything the registry says.
    */
   secrets?: Iterable<string>
+  /** The redactor to use instead of one built from the config and `secrets` (the runtime shares its own). */
+  redactor?: Redactor
 }
 
 /** A tool a connected server offers that `tools.allow` / `tools.block` hides. */
@@ -60,6 +64,13 @@ export interface UnmatchedRule {
   pattern: string
   /** One line for the log and doctor, with what to check. */
   message: string
+}
+
+/** What the registry needs of the permission rules: `PermissionPolicy` implements it. */
+export interface ToolVisibility {
+  /** Why the tool is hidden (for the CLI), or undefined. */
+  hiddenBy(tool: ToolInfo): string | undefined
+  onChange(listener: () => void): () => void
 }
 
 /** `ServerStatus` plus name clashes among the server's tools, when there are any. */
@@ -90,6 +101,7 @@ export class ToolRegistry implements ToolHost {
   private readonly log: Logger
   /** Redacts the config's secrets from every message, status and log line (SPEC §15). */
   readonly redactor: Redactor
+  private readonly visibility: ToolVisibility | undefined
   private readonly listeners = new Set<() => void>()
   private readonly unusable: readonly UnusableServer[]
   /** Permitted tools of connected servers, by namespaced name; rebuilt on every change. */
@@ -105,7 +117,7 @@ export class ToolRegistry implements ToolHost {
   private firstAttemptsDone = false
 
   constructor(config: RegistryConfig, options: ToolRegistryOptions = {}) {
-    this.redactor = Redactor.fromConfig(config.servers, options.secrets)
+    this.redactor = options.redactor ?? Redactor.fromConfig(config.servers, options.secrets)
     this.log = this.redactor.logger(options.logger ?? createLogger())
     this.filter = new ToolFilter(config.tools)
     this.unusable = (options.unusable ?? []).map((s) => ({...s, reason: this.redactor.redact(s.reason)}))
@@ -123,6 +135,8 @@ export class ToolRegistry implements ToolHost {
         }),
     )
     for (const supervisor of this.supervisors) supervisor.onChange(() => this.rebuild())
+    this.visibility = options.visibility
+    this.visibility?.onChange(() => this.rebuild())
   }
 
   /** Starts every supervisor; returns at once (servers connect in the background). */
@@ -269,6 +283,8 @@ export class ToolRegistry implements ToolHost {
       throw new ToolError(`invalid arguments for ${name}: ${problems.join('; ')}`, {
         kind: 'invalid_arguments',
       })
+    // Rule: a call the user did not approve never reaches the server either.
+    if (options.approve) await options.approve(tool, args)
 
     let result: CallToolResult
     try {
@@ -278,7 +294,7 @@ export class ToolRegistry implements ToolHost {
       })
     } catch (error) {
       if (error instanceof ResultTooLargeError)
-        throw new ToolError(tooLargeMessage(tool, error.bytes, options))
+        throw new ToolError(tooLargeMessage(tool, error.bytes, options), {kind: 'too_large'})
       throw error
     }
     return this.checkResult(tool, result, options)
@@ -359,7 +375,7 @@ export class ToolRegistry implements ToolHost {
       for (const listed of supervisor.listTools()) {
         const tool = this.redactor.redactValue(listed)
         offered.push(tool.name)
-        const reason = this.filter.hiddenBy(tool.name)
+        const reason = this.filter.hiddenBy(tool.name) ?? this.visibility?.hiddenBy(tool)
         if (reason !== undefined) {
           if (!hidden.has(tool.name)) hidden.set(tool.name, {tool, reason})
           continue

@@ -18,7 +18,7 @@ import {type ConnectFailure, remoteFailureKind} from './connect-failure.js'
 import {dedupeTools, type NameClash} from './naming.js'
 import {StderrRecord} from './stderr-record.js'
 import {createTransport, oversizedMessageBytes, transportPid} from './transports.js'
-import {ResultTooLargeError, ToolError, type ToolInfo, type TransportKind} from './types.js'
+import {ResultTooLargeError, ToolError, type ToolHints, type ToolInfo, type TransportKind} from './types.js'
 
 export interface BackoffOptions {
   /** First delay after a failure. Default 1000 ms. */
@@ -332,6 +332,7 @@ export class ServerSupervisor {
       description: tool.description ?? '',
       inputSchema: tool.inputSchema as Record<string, unknown>,
       ...(tool.outputSchema ? {outputSchema: tool.outputSchema as Record<string, unknown>} : {}),
+      ...toolHints(tool),
     }))
   }
 
@@ -543,6 +544,15 @@ export class ServerSupervisor {
       }
     }
   }
+}
+
+/** Only boolean hints are kept: a server's malformed annotations never ask or exempt anything. */
+function toolHints(tool: Tool): {annotations?: ToolHints} {
+  const {destructiveHint, readOnlyHint} = tool.annotations ?? {}
+  const hints: ToolHints = {}
+  if (typeof destructiveHint === 'boolean') hints.destructiveHint = destructiveHint
+  if (typeof readOnlyHint === 'boolean') hints.readOnlyHint = readOnlyHint
+  return Object.keys(hints).length > 0 ? {annotations: hints} : {}
 }
 
 function refusalMessage(method: string): string {

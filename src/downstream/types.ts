@@ -9,6 +9,13 @@ export interface ToolInfo {
   description: string
   inputSchema: Record<string, unknown>
   outputSchema?: Record<string, unknown>
+  /** The hints the permission rules read (SPEC §12); absent when the server declares neither. */
+  annotations?: ToolHints
+}
+
+export interface ToolHints {
+  destructiveHint?: boolean
+  readOnlyHint?: boolean
 }
 
 export type TransportKind = 'stdio' | 'http' | 'sse'
@@ -87,6 +94,11 @@ export interface CallToolOptions {
   deferTextParsing?: boolean
   /** Told the size of each result that reaches the program (text or structured, as counted for the limit). */
   onResultBytes?: (bytes: number) => void
+  /**
+   * Called once the arguments are valid, before anything is sent: the user's approval (SPEC §12).
+   * Throwing (ToolError kind `denied`) stops the call. Default: none.
+   */
+  approve?: (tool: ToolInfo, args: Record<string, unknown>) => Promise<void>
 }
 
 /**

@@ -182,6 +182,11 @@ export class ProgramChild {
   private startedAt = 0
   private endedAt = 0
   private timer: NodeJS.Timeout | undefined
+  /** When the program's time runs out, on the performance clock; moved on by pauses. */
+  private deadlineAt = 0
+  /** Pauses in force (calls waiting for the user's approval); the clock runs when 0. */
+  private pauses = 0
+  private pausedAt = 0
   private drainTimer: NodeJS.Timeout | undefined
   private killTimer: NodeJS.Timeout | undefined
   private detachSignal: (() => void) | undefined
@@ -219,6 +224,8 @@ export class ProgramChild {
     const message: RunMessage = {type: 'run', ...run, end_marker: this.endMarker}
     this.write(JSON.stringify(message))
     this.startedAt = performance.now()
+    this.deadlineAt = this.startedAt + options.timeoutMs
+    this.pauses = 0
     this.timer = setTimeout(() => this.finish({kind: 'timeout'}), options.timeoutMs)
     const {signal} = options
     if (signal) {
@@ -230,6 +237,25 @@ export class ProgramChild {
       }
     }
     return result
+  }
+
+  /**
+   * Stops the program's clock (its timeout) until `resumeClock`: while the user decides on a call
+   * (SPEC §12). Pauses nest: the clock runs again when every pause has been resumed.
+   */
+  pauseClock(): void {
+    if (this.state !== 'running' || this.end) return
+    if (this.pauses++ > 0) return
+    this.pausedAt = performance.now()
+    clearTimeout(this.timer)
+  }
+
+  resumeClock(): void {
+    if (this.pauses === 0 || --this.pauses > 0) return
+    if (this.state !== 'running' || this.end) return
+    const now = performance.now()
+    this.deadlineAt += now - this.pausedAt
+    this.timer = setTimeout(() => this.finish({kind: 'timeout'}), Math.max(0, this.deadlineAt - now))
   }
 
   /** Answers a call or helper request; ignored once the run has ended. */

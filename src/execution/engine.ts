@@ -1,13 +1,16 @@
 import type {ExecutionConfig} from '../config/schema.js'
 import type {ToolHost} from '../downstream/types.js'
+import type {ApprovalPrompter} from '../permissions/approvals.js'
+import type {PermissionPolicy} from '../permissions/policy.js'
 import type {PythonInfo, SandboxBackend} from '../sandbox/backend.js'
 import type {ChildLimits} from './protocol.js'
 
 import {PtcError} from '../errors.js'
 import {type Logger, silentLogger} from '../log.js'
+import {ProgramApprovals} from '../permissions/approvals.js'
 import {type ChildEnd, type ChildRunResult, ProgramChild, sweepOrphanedScratchDirs} from './child.js'
 import {formatOutcome, type ToolCallTrace} from './format.js'
-import {ToolCallBroker, type ToolCallListener} from './tool-calls.js'
+import {type CallApprover, ToolCallBroker, type ToolCallListener} from './tool-calls.js'
 import {WarmPool} from './warm-pool.js'
 
 export type {ToolCallTrace} from './format.js'
@@ -21,6 +24,8 @@ export interface ProgramEngineOptions {
   python: PythonInfo
   /** Default: silent. */
   logger?: Logger
+  /** The user's rules for which calls need approval (SPEC §12). Default: none do. */
+  permissions?: PermissionPolicy
 }
 
 export interface RunOptions {
@@ -28,6 +33,8 @@ export interface RunOptions {
   signal?: AbortSignal
   /** Called after every finished tool call with the number finished so far (progress notifications). */
   onToolCallDone?: ToolCallListener
+  /** Who is asked when a call needs approval. Default: nobody, so such calls are denied. */
+  prompter?: ApprovalPrompter
 }
 
 /** What `execute_program` returns: `text` is SPEC §8, the rest its structured content. */
@@ -85,6 +92,7 @@ export class ProgramEngine {
   private readonly host: ToolHost
   private readonly backend: SandboxBackend
   private readonly logger: Logger
+  private readonly permissions: PermissionPolicy | undefined
   private readonly pool: WarmPool
   private closed = false
 
@@ -93,6 +101,7 @@ export class ProgramEngine {
     this.host = options.host
     this.backend = options.backend
     this.logger = options.logger ?? silentLogger
+    this.permissions = options.permissions
     const {execution} = options
     const childOptions = {
       python: options.python,
@@ -144,6 +153,7 @@ export class ProgramEngine {
         maxResultBytes: execution.max_tool_result_bytes,
       },
       options.onToolCallDone,
+      this.approver(child, options.prompter),
     )
     let run: ChildRunResult
     try {
@@ -171,6 +181,19 @@ export class ProgramEngine {
       elapsedMs: run.elapsedMs,
       sandbox: child.tier,
     })
+  }
+
+  /** The gate of one program's calls: asks through `prompter`, with the child's clock stopped meanwhile. */
+  private approver(child: ProgramChild, prompter: ApprovalPrompter | undefined): CallApprover | undefined {
+    const {permissions} = this
+    if (!permissions) return undefined
+    const approvals = new ProgramApprovals({
+      policy: permissions,
+      prompter,
+      clock: {pause: () => child.pauseClock(), resume: () => child.resumeClock()},
+      logger: this.logger,
+    })
+    return (tool, args, signal) => approvals.check(tool, args, signal)
   }
 
   /** Kills every child (running programs end as failed) and removes their scratch directories. */

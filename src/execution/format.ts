@@ -8,6 +8,8 @@ export interface ToolCallTrace {
   /** Duration, rounded to whole milliseconds. */
   ms: number
   error?: string
+  /** Set for a call that needed the user's approval (SPEC §12). */
+  approval?: 'approved' | 'denied'
 }
 
 export interface OutcomeSummary {

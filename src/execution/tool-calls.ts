@@ -1,4 +1,5 @@
-import type {ToolHost} from '../downstream/types.js'
+import type {ToolHost, ToolInfo} from '../downstream/types.js'
+import type {ApprovalDecision} from '../permissions/approvals.js'
 import type {ChildRequestHandlers} from './child.js'
 import type {ToolCallTrace} from './format.js'
 import type {HelperName, ResultMessage} from './protocol.js'
@@ -18,6 +19,16 @@ export interface ToolCallLimits {
   maxResultBytes: number
 }
 
+/**
+ * Decides whether one call may run (SPEC §12): resolves `approved` once the user allowed it,
+ * undefined when nothing needed asking; throws ToolError kind `denied` otherwise.
+ */
+export type CallApprover = (
+  tool: ToolInfo,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+) => Promise<ApprovalDecision | undefined>
+
 /** Called after every finished tool call with the number finished so far, and that call. */
 export type ToolCallListener = (finished: number, call: ToolCallTrace) => void
 
@@ -31,6 +42,7 @@ interface RunningCall extends PendingCall {
   startedAt: number
   /** The program stopped waiting (e.g. asyncio.wait_for): the result is dropped. */
   cancelled: boolean
+  approval?: ApprovalDecision
 }
 
 const ENDED_BEFORE_FINISH = 'the program ended before the call finished'
@@ -59,6 +71,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
     private readonly reply: (message: ResultMessage) => void,
     private readonly limits: ToolCallLimits,
     private readonly onCallDone?: ToolCallListener,
+    private readonly approver?: CallApprover,
   ) {}
 
   onCall(id: number, tool: string, args: Record<string, unknown>): void {
@@ -119,6 +132,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
         ok: false,
         ms: Math.round(now - call.startedAt),
         error: ENDED_BEFORE_FINISH,
+        ...(call.approval && {approval: call.approval}),
       })
     }
     this.running.clear()
@@ -145,6 +159,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
         // The child parses a lone text item itself: large results are not parsed twice.
         deferTextParsing: true,
         onResultBytes: this.countResultBytes,
+        ...(this.approver && {approve: (tool, args) => this.approve(running, tool, args)}),
       })
       .then(
         (value) => this.settle(running, {type: 'result', id: call.id, ok: true, value}),
@@ -159,6 +174,16 @@ export class ToolCallBroker implements ChildRequestHandlers {
       )
   }
 
+  private async approve(call: RunningCall, tool: ToolInfo, args: Record<string, unknown>): Promise<void> {
+    try {
+      const decision = await this.approver!(tool, args, this.runController.signal)
+      if (decision) call.approval = decision
+    } catch (error) {
+      call.approval = 'denied'
+      throw error
+    }
+  }
+
   private settle(call: RunningCall, message: ResultMessage): void {
     if (this.closed || this.running.get(call.id) !== call) return
     this.running.delete(call.id)
@@ -170,6 +195,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
     }
     if (call.cancelled) trace.error = CANCELLED_BY_PROGRAM
     else if (!message.ok) trace.error = traceError(message.error)
+    if (call.approval) trace.approval = call.approval
     this.calls.push(trace)
     this.reply(message)
     this.startQueued()

@@ -47,6 +47,7 @@ export function boundedTrace(calls: readonly ToolCallTrace[]): {
   const listed = calls.slice(0, MAX_TRACED_CALLS).map((call) => {
     const bounded: ToolCallTrace = {tool: call.tool, args: traceArgs(call.args), ok: call.ok, ms: call.ms}
     if (call.error !== undefined) bounded.error = traceError(call.error)
+    if (call.approval !== undefined) bounded.approval = call.approval
     return bounded
   })
   if (calls.length <= MAX_TRACED_CALLS) return {tool_calls: listed}

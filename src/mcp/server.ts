@@ -7,6 +7,7 @@ import type {Runtime} from '../runtime.js'
 import {describeTool, unknownToolMessage} from '../downstream/inspect.js'
 import {type ProgramEngine, type RunOutcome, startFailureOutcome} from '../execution/engine.js'
 import {structuredOutcome} from '../execution/outcome.js'
+import {elicitationPrompter} from './approval-prompter.js'
 import {
   executeProgramDescription,
   INSPECT_TOOL_DESCRIPTION,
@@ -23,6 +24,7 @@ const toolCallSchema = z.object({
   ok: z.boolean(),
   ms: z.number(),
   error: z.string().optional(),
+  approval: z.enum(['approved', 'denied']).optional(),
 })
 
 const executeOutputSchema = z.object({
@@ -106,6 +108,7 @@ export function createMcpServer(runtime: Runtime, logger: Logger, version: strin
         const outcome = await engine.run(code, {
           signal: ctx.mcpReq.signal,
           onToolCallDone: (completed) => progress.toolCallsCompleted(completed),
+          prompter: elicitationPrompter(server, ctx),
         })
         return toCallResult(outcome)
       } finally {

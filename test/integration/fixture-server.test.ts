@@ -88,7 +88,10 @@ describe.each<TransportKind>(['stdio', 'http', 'sse'])('fixture server over %s',
     expect(names).toEqual(
       expect.arrayContaining(['add', 'structured', 'bad_structured', 'sample', 'extra_2']),
     )
-    expect(names).toHaveLength(23)
+    expect(names).toHaveLength(25)
+    expect(tools.find((tool) => tool.name === 'delete_item')?.annotations).toMatchObject({
+      destructiveHint: true,
+    })
     const add = tools.find((tool) => tool.name === 'add')
     expect(add?.inputSchema.required).toEqual(['a', 'b'])
     expect(add?.outputSchema?.properties).toHaveProperty('sum')

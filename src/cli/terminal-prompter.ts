@@ -1,0 +1,74 @@
+import {createInterface} from 'node:readline/promises'
+
+import type {ApprovalChoice, ApprovalPrompter, ApprovalRequest} from '../permissions/approvals.js'
+
+const ANSWERS: Record<string, ApprovalChoice> = {
+  a: 'program',
+  all: 'program',
+  n: 'deny',
+  no: 'deny',
+  y: 'once',
+  yes: 'once',
+}
+
+/** Questions not understood before the call is denied. */
+const MAX_ATTEMPTS = 3
+
+/**
+ * `ptc-mcp run` asks on the terminal (SPEC §12): y = allow once, n = deny, a = allow every call of
+ * this tool for the rest of the program. The question goes to stderr (stdout is the program's
+ * output); without a terminal on both, nobody can be asked.
+ */
+export class TerminalPrompter implements ApprovalPrompter {
+  constructor(
+    private readonly input: NodeJS.ReadStream = process.stdin,
+    private readonly output: NodeJS.WriteStream = process.stderr,
+  ) {}
+
+  unavailable(): string | undefined {
+    if (this.input.isTTY && this.output.isTTY) return undefined
+    return 'there is no terminal to ask on (`ptc-mcp run --yes` approves every call)'
+  }
+
+  async ask(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalChoice> {
+    const {tool} = request
+    this.output.write(
+      `\nA program wants to call ${tool.name} (tool "${printable(tool.tool)}" of server "${tool.server}").\n` +
+        `Arguments: ${printable(request.argsText)}\n` +
+        `You are asked because of ${request.why}.\n`,
+    )
+    const lines = createInterface({input: this.input, output: this.output, terminal: false})
+    try {
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        const answer = await lines.question(
+          `Allow it? [y] once, [n] no, [a] all calls of ${tool.name} in this program: `,
+          {signal},
+        )
+        const choice = ANSWERS[answer.trim().toLowerCase()]
+        if (choice) return choice
+      }
+      return 'deny'
+    } finally {
+      lines.close()
+      this.output.write('\n')
+    }
+  }
+}
+
+/** `ptc-mcp run --yes`: every call is approved, and recorded as such. */
+export const APPROVE_ALL: ApprovalPrompter = {
+  unavailable(): undefined {},
+  ask: async () => 'program',
+}
+
+/**
+ * What a program passed as arguments shown without terminal control characters: JSON already
+ * escapes C0 controls, not DEL or the C1 range (`\u009b` starts a sequence on many terminals).
+ */
+function printable(text: string): string {
+  return text.replaceAll(
+    // eslint-disable-next-line no-control-regex -- control characters are what this removes
+    /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/g,
+    (char) => `\\u${char.codePointAt(0)!.toString(16).padStart(4, '0')}`,
+  )
+}

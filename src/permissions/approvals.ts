@@ -1,0 +1,180 @@
+import type {ToolInfo} from '../downstream/types.js'
+import type {Logger} from '../log.js'
+
+import {ToolError} from '../downstream/types.js'
+import {type ApprovalReason, describeReason, type PermissionPolicy} from './policy.js'
+
+/** The user's answer: allow this call, allow this tool for the rest of the program, or deny. */
+export type ApprovalChoice = 'once' | 'program' | 'deny'
+
+/** What the trace records for a call that needed approval. */
+export type ApprovalDecision = 'approved' | 'denied'
+
+/** One call waiting for the user, as the prompt shows it. */
+export interface ApprovalRequest {
+  tool: ToolInfo
+  /** The validated arguments as JSON, shortened to `MAX_SHOWN_ARGS_CHARS`. */
+  argsText: string
+  /** Why it is asked, in one line ("Claude Code's ask rule "mcp__github" (~/.claude/settings.json)"). */
+  why: string
+}
+
+/** What asks the user: the MCP client by elicitation (serve), the terminal (run), or an automatic answer (--yes). */
+export interface ApprovalPrompter {
+  /** Why this prompter cannot ask at all ("this client does not support elicitation"); undefined when it can. */
+  unavailable(): string | undefined
+  /** The user's choice. Aborting `signal` (timeout, end of the program) must end the question. */
+  ask(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalChoice>
+}
+
+/** The program's clock: stopped while the user decides (SPEC §12). */
+export interface ProgramClock {
+  pause(): void
+  resume(): void
+}
+
+export interface ProgramApprovalsOptions {
+  policy: PermissionPolicy
+  /** Undefined: nobody can be asked, every call that needs approval is denied. */
+  prompter?: ApprovalPrompter
+  clock: ProgramClock
+  logger: Logger
+}
+
+export const MAX_SHOWN_ARGS_CHARS = 600
+
+/**
+ * The approvals of one program (SPEC §12): a call that needs the user's approval waits, with the
+ * program's clock stopped, while one question at a time is put to the user, bounded by
+ * `approval_timeout_seconds`; "allow for the rest of this program" covers later calls of the same
+ * tool. Anything but an approval raises ToolError kind `denied` before the call is sent.
+ */
+export class ProgramApprovals {
+  private readonly allowedTools = new Set<string>()
+  /** Questions are put one at a time: the next waits for this one. */
+  private turn: Promise<unknown> = Promise.resolve()
+  /** Set once a question went unanswered: the user is not there, later ones are denied at once. */
+  private unanswered: string | undefined
+
+  constructor(private readonly options: ProgramApprovalsOptions) {}
+
+  /**
+   * Resolves with `approved` once the user allowed the call, or undefined when it needs no approval;
+   * throws ToolError kind `denied` otherwise.
+   */
+  async check(
+    tool: ToolInfo,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<ApprovalDecision | undefined> {
+    const {policy} = this.options
+    const reason = policy.approvalReason(tool)
+    if (!reason) return undefined
+    if (this.allowedTools.has(tool.name)) return 'approved'
+
+    const request: ApprovalRequest = {tool, argsText: shortJson(args), why: describeReason(reason)}
+    const {clock, prompter} = this.options
+    const unavailable = prompter ? prompter.unavailable() : 'there is no way to ask the user'
+    if (!prompter || unavailable !== undefined) {
+      throw this.denied(
+        request,
+        `${tool.name} needs the user's approval (${request.why}), but ${unavailable}; ${howToAllow(tool, reason)}`,
+      )
+    }
+
+    clock.pause()
+    try {
+      const previous = this.turn
+      let done!: () => void
+      this.turn = new Promise<void>((resolve) => {
+        done = resolve
+      })
+      try {
+        await previous
+        signal.throwIfAborted()
+        if (this.allowedTools.has(tool.name)) return 'approved'
+        if (this.unanswered) throw this.denied(request, this.unanswered)
+        const choice = await this.ask(prompter, request, signal)
+        if (choice === 'deny') {
+          throw this.denied(
+            request,
+            `the user denied this call to ${tool.name}; it was not made. Do not retry it`,
+          )
+        }
+        if (choice === 'program') this.allowedTools.add(tool.name)
+        this.options.logger.info(
+          `approval: ${tool.name} ${request.argsText} approved ${choice === 'program' ? 'for the rest of the program' : 'once'} (${request.why})`,
+        )
+        return 'approved'
+      } finally {
+        done()
+      }
+    } finally {
+      clock.resume()
+    }
+  }
+
+  private async ask(
+    prompter: ApprovalPrompter,
+    request: ApprovalRequest,
+    signal: AbortSignal,
+  ): Promise<ApprovalChoice> {
+    const {approvalTimeoutMs} = this.options.policy
+    const timeout = new AbortController()
+    const timer = setTimeout(() => timeout.abort(), approvalTimeoutMs)
+    const both = AbortSignal.any([signal, timeout.signal])
+    // The prompter is asked to stop when `both` aborts; the race bounds the wait even if it does not.
+    let onAbort!: () => void
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(new Error('aborted'))
+      both.addEventListener('abort', onAbort, {once: true})
+    })
+    try {
+      return await Promise.race([prompter.ask(request, both), aborted])
+    } catch (error) {
+      if (timeout.signal.aborted) {
+        this.unanswered = `nobody answered the approval question within ${approvalTimeoutMs / 1000}s (permissions.approval_timeout_seconds), so calls that need approval are denied for the rest of this program`
+        throw this.denied(request, this.unanswered)
+      }
+      if (signal.aborted) throw this.denied(request, 'the program ended while the user was asked')
+      throw this.denied(
+        request,
+        `the approval question failed: ${error instanceof Error ? error.message : String(error)}`,
+      )
+    } finally {
+      clearTimeout(timer)
+      both.removeEventListener('abort', onAbort)
+    }
+  }
+
+  private denied(request: ApprovalRequest, message: string): ToolError {
+    this.options.logger.info(`approval: ${request.tool.name} ${request.argsText} denied: ${message}`)
+    return new ToolError(`denied: ${message}`, {kind: 'denied'})
+  }
+}
+
+/** What the user can change so the tool runs without asking, for the message of a call nobody could approve. */
+export function howToAllow(tool: ToolInfo, reason: ApprovalReason): string {
+  switch (reason.source) {
+    case 'ask': {
+      return `to run it without asking, remove ${JSON.stringify(reason.pattern)} from permissions.ask in ptc-mcp's config`
+    }
+    case 'claude_code': {
+      return `to run it without asking, replace the ask rule ${JSON.stringify(reason.rule)} with an allow rule for ${tool.name} in ${reason.file}`
+    }
+    case 'destructive': {
+      return `to run it without asking, add "${tool.name}" to permissions.allow in .claude/settings.json, or set permissions.ask_destructive: false in ptc-mcp's config`
+    }
+  }
+}
+
+/** JSON of the arguments, cut to `MAX_SHOWN_ARGS_CHARS` (the prompt must stay readable). */
+export function shortJson(value: unknown, max = MAX_SHOWN_ARGS_CHARS): string {
+  let text: string
+  try {
+    text = JSON.stringify(value) ?? 'null'
+  } catch {
+    text = String(value)
+  }
+  return text.length <= max ? text : `${text.slice(0, max - 3)}...`
+}

@@ -1,0 +1,166 @@
+// `ptc-mcp run` and the calls that need approval (SPEC §12): asked on a real pseudo-terminal
+// (Python's pty module drives the built binary), approved by --yes, denied without a terminal.
+import {spawn} from 'node:child_process'
+import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {stringify} from 'yaml'
+
+import {fixtureCommand} from '../fixtures/start-fixture.js'
+import {BIN} from '../helpers/serve.js'
+
+/**
+ * Runs argv on a new pseudo-terminal and answers each "Allow it?" question with the next answer;
+ * prints everything the terminal showed, exits with the command's exit code.
+ */
+const PTY_DRIVER = String.raw`
+import os, pty, select, sys, time
+answers = [a for a in os.environ["PTY_ANSWERS"].split(",") if a]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp(sys.argv[1], sys.argv[1:])
+out, asked, deadline = b"", 0, time.time() + 120
+while time.time() < deadline:
+    ready, _, _ = select.select([fd], [], [], 0.5)
+    if not ready:
+        continue
+    try:
+        data = os.read(fd, 65536)
+    except OSError:
+        break
+    if not data:
+        break
+    out += data
+    while out.count(b"Allow it?") > asked:
+        asked += 1
+        os.write(fd, ((answers.pop(0) if answers else "n") + "\n").encode())
+else:
+    os.kill(pid, 9)
+_, status = os.waitpid(pid, 0)
+sys.stdout.write(out.decode("utf-8", "replace"))
+sys.exit(os.waitstatus_to_exitcode(status))
+`
+
+interface Finished {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+function runProcess(command: string, args: string[], env: Record<string, string>): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {env: {...(process.env as Record<string, string>), ...env}})
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8')
+    })
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8')
+    })
+    child.stdin.end()
+    child.on('error', reject)
+    child.on('close', (code) => resolve({code, stdout, stderr}))
+  })
+}
+
+let dir: string
+let configPath: string
+let counter: string
+
+const PROGRAM = [
+  'for i in range(3):',
+  '    try:',
+  '        print(await mcp__fx__delete_item(id=f"p{i}"))',
+  '    except ToolError as e:',
+  '        print("caught:", e)',
+].join('\n')
+
+const deletes = () =>
+  existsSync(counter)
+    ? readFileSync(counter, 'utf8')
+        .split('\n')
+        .filter((name) => name === 'delete_item').length
+    : 0
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ptc-run-approval-'))
+  counter = join(dir, 'fx.calls')
+  const {command, args} = fixtureCommand(['--counter-file', counter])
+  configPath = join(dir, 'config.yaml')
+  writeFileSync(
+    configPath,
+    stringify({
+      servers: [{name: 'fx', command, args}],
+      // The machine's own Claude Code settings must not change what this test sees.
+      permissions: {claude_code: false, approval_timeout_seconds: 60},
+      execution: {timeout_seconds: 30},
+    }),
+  )
+  writeFileSync(join(dir, 'program.py'), PROGRAM)
+})
+
+afterAll(() => {
+  rmSync(dir, {recursive: true, force: true})
+})
+
+const runArgs = (...extra: string[]) => [
+  BIN,
+  'run',
+  '--config',
+  configPath,
+  join(dir, 'program.py'),
+  ...extra,
+]
+
+describe('ptc-mcp run and approvals', () => {
+  it('asks on a terminal: y allows one call, n denies one, a allows the rest of the program', async () => {
+    const before = deletes()
+    const run = await runProcess('python3', ['-c', PTY_DRIVER, process.execPath, ...runArgs()], {
+      PTY_ANSWERS: 'y,n,a',
+    })
+    expect(run.code, run.stdout).toBe(0)
+    expect(run.stdout.match(/Allow it\?/g)).toHaveLength(3)
+    expect(run.stdout).toContain(
+      'A program wants to call mcp__fx__delete_item (tool "delete_item" of server "fx")',
+    )
+    expect(run.stdout).toContain('Arguments: {"id":"p0"}')
+    expect(run.stdout).toContain('deleted p0')
+    expect(run.stdout).toContain('caught: denied: the user denied this call to mcp__fx__delete_item')
+    expect(run.stdout).toContain('deleted p2')
+    expect(deletes() - before).toBe(2)
+  }, 150_000)
+
+  it('"a" covers every later call of the tool: asked once', async () => {
+    const before = deletes()
+    const run = await runProcess('python3', ['-c', PTY_DRIVER, process.execPath, ...runArgs()], {
+      PTY_ANSWERS: 'a',
+    })
+    expect(run.code, run.stdout).toBe(0)
+    expect(run.stdout.match(/Allow it\?/g)).toHaveLength(1)
+    expect(run.stdout).toMatch(/deleted p0[\s\S]*deleted p1[\s\S]*deleted p2/)
+    expect(deletes() - before).toBe(3)
+  }, 150_000)
+
+  it('--yes approves every call without asking, and the trace says so', async () => {
+    const before = deletes()
+    const run = await runProcess(process.execPath, [...runArgs('--yes', '--json')], {})
+    expect(run.code, run.stderr).toBe(0)
+    const outcome = JSON.parse(run.stdout) as {output: string; tool_calls: Array<{approval?: string}>}
+    expect(outcome.output).toContain('deleted p2')
+    expect(outcome.tool_calls.map((call) => call.approval)).toEqual(['approved', 'approved', 'approved'])
+    expect(deletes() - before).toBe(3)
+  }, 120_000)
+
+  it('without a terminal and without --yes, the calls are denied, saying how to allow them', async () => {
+    const before = deletes()
+    const run = await runProcess(process.execPath, runArgs(), {})
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stdout).toContain(
+      "caught: denied: mcp__fx__delete_item needs the user's approval (the tool declares destructiveHint (permissions.ask_destructive)), but there is no terminal to ask on (`ptc-mcp run --yes` approves every call)",
+    )
+    expect(run.stdout.match(/caught: denied/g)).toHaveLength(3)
+    expect(deletes()).toBe(before)
+  }, 120_000)
+})

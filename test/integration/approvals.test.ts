@@ -1,0 +1,293 @@
+// SPEC §12 end to end: the built `ptc-mcp serve` with Claude Code settings in a temporary HOME and
+// project, two fixture servers (one with a dashed name) that count the calls they receive, and a
+// real SDK v2 client that answers (or not) the approval questions asked by elicitation.
+import {Client, type ElicitRequest, type ElicitResult} from '@modelcontextprotocol/client'
+import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {stringify} from 'yaml'
+
+import {fixtureCommand} from '../fixtures/start-fixture.js'
+import {BIN} from '../helpers/serve.js'
+
+interface ToolCall {
+  tool: string
+  ok: boolean
+  error?: string
+  approval?: 'approved' | 'denied'
+}
+
+interface Execution {
+  text: string
+  isError: boolean
+  calls: ToolCall[]
+}
+
+type ElicitParams = ElicitRequest['params']
+type Answer = (params: ElicitParams) => ElicitResult | Promise<ElicitResult>
+
+interface Session {
+  root: string
+  client: Client
+  /** Every approval question the client received. */
+  asked: ElicitParams[]
+  /** How the client answers the next questions. */
+  answer: Answer
+  /** The tools/call requests each fixture received, by server name, in order. */
+  received(server: 'fx' | 'my-fx'): string[]
+  execute(code: string): Promise<Execution>
+  stderr(): string
+  close(): Promise<void>
+}
+
+const APPROVAL_TIMEOUT_SECONDS = 6
+
+/**
+ * Claude Code settings in user scope (deny an exact name), project scope (ask for a whole server,
+ * written with its dashes) and local project scope (allow a destructive tool).
+ */
+const SETTINGS = {
+  user: {permissions: {deny: ['mcp__fx__env'], allow: ['Bash(npm test)']}},
+  project: {permissions: {ask: ['mcp__my-fx']}},
+  local: {permissions: {allow: ['mcp__fx__delete_item']}},
+}
+
+async function startSession(options: {elicitation: boolean; settings?: typeof SETTINGS}): Promise<Session> {
+  const root = mkdtempSync(join(tmpdir(), 'ptc-approvals-'))
+  const home = join(root, 'home')
+  const project = join(root, 'project')
+  const tmp = join(root, 'tmp')
+  for (const dir of [join(home, '.claude'), join(project, '.claude'), tmp]) mkdirSync(dir, {recursive: true})
+  const settings = options.settings ?? SETTINGS
+  writeFileSync(join(home, '.claude', 'settings.json'), JSON.stringify(settings.user))
+  writeFileSync(join(project, '.claude', 'settings.json'), JSON.stringify(settings.project))
+  writeFileSync(join(project, '.claude', 'settings.local.json'), JSON.stringify(settings.local))
+  const counter = (name: string) => join(root, `${name}.calls`)
+  const server = (name: string) => {
+    const {command, args} = fixtureCommand(['--name', name, '--counter-file', counter(name)])
+    return {name, command, args}
+  }
+  const configPath = join(root, 'config.yaml')
+  writeFileSync(
+    configPath,
+    stringify({
+      servers: [server('fx'), server('my-fx')],
+      permissions: {approval_timeout_seconds: APPROVAL_TIMEOUT_SECONDS},
+      execution: {timeout_seconds: 4},
+    }),
+  )
+
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'serve', '--config', configPath],
+    cwd: project,
+    env: {...(process.env as Record<string, string>), HOME: home, TMPDIR: tmp, PTC_MCP_LOG_LEVEL: 'info'},
+    stderr: 'pipe',
+  })
+  let stderr = ''
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8')
+  })
+  const client = new Client(
+    {name: 'approvals-test', version: '1.0.0'},
+    {capabilities: options.elicitation ? {elicitation: {form: {}}} : {}},
+  )
+  const session: Session = {
+    root,
+    client,
+    asked: [],
+    answer: () => ({action: 'decline'}),
+    received: (name) =>
+      existsSync(counter(name)) ? readFileSync(counter(name), 'utf8').split('\n').filter(Boolean) : [],
+    async execute(code) {
+      const result = (await client.callTool(
+        {name: 'execute_program', arguments: {code}},
+        {timeout: 120_000},
+      )) as {content: Array<{text?: string}>; isError?: boolean; structuredContent?: {tool_calls: ToolCall[]}}
+      return {
+        text: result.content[0]?.text ?? '',
+        isError: result.isError === true,
+        calls: result.structuredContent?.tool_calls ?? [],
+      }
+    },
+    stderr: () => stderr,
+    async close() {
+      await client.close()
+      rmSync(root, {recursive: true, force: true})
+    },
+  }
+  if (options.elicitation) {
+    client.setRequestHandler('elicitation/create', async (request) => {
+      session.asked.push(request.params)
+      return session.answer(request.params)
+    })
+  }
+  await client.connect(transport)
+  // Both fixtures (started through tsx) can take a while on a loaded machine.
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    const listed = (await client.callTool({name: 'list_callable_tools', arguments: {}})) as {
+      content: Array<{text: string}>
+    }
+    const names = listed.content[0]?.text ?? ''
+    if (names.includes('mcp__fx__add') && names.includes('mcp__my_fx__add')) break
+    if (Date.now() > deadline) throw new Error(`the fixtures never connected: ${names}\n${stderr}`)
+  }
+  return session
+}
+
+const accept =
+  (decision: string): Answer =>
+  () => ({action: 'accept', content: {decision}})
+
+describe('approval by elicitation, with Claude Code rules in user and project scope', () => {
+  let session: Session
+
+  beforeAll(async () => {
+    session = await startSession({elicitation: true})
+  }, 90_000)
+  afterAll(async () => {
+    await session?.close()
+  })
+
+  it('a deny rule (user scope, exact name) hides the tool: not listed, not callable, never sent', async () => {
+    const listed = (await session.client.callTool({name: 'list_callable_tools', arguments: {}})) as {
+      content: Array<{text: string}>
+    }
+    const names = JSON.parse(listed.content[0]!.text) as string[]
+    expect(names).not.toContain('mcp__fx__env')
+    expect(names).toContain('mcp__my_fx__env')
+    const run = await session.execute(
+      'try:\n    await mcp__fx__env(name="HOME")\nexcept ToolError as e:\n    print("caught:", e)',
+    )
+    expect(run.text).toContain("caught: Unknown tool 'mcp__fx__env'")
+    expect(session.received('fx')).not.toContain('env')
+  })
+
+  it('allow once: each call is asked about, shows the tool and its arguments, and runs', async () => {
+    session.asked.length = 0
+    session.answer = accept('once')
+    const run = await session.execute(
+      'print(await mcp__my_fx__echo(text="one"))\nprint(await mcp__my_fx__echo(text="two"))',
+    )
+    expect(run.text).toContain('[Script executed successfully]\none\ntwo')
+    expect(session.asked).toHaveLength(2)
+    const [first] = session.asked
+    expect(first).toMatchObject({mode: 'form'})
+    expect(first!.message).toContain('mcp__my_fx__echo (tool "echo" of server "my-fx")')
+    expect(first!.message).toContain('Arguments: {"text":"one"}')
+    expect(first!.message).toContain(`Claude Code's ask rule "mcp__my-fx"`)
+    expect(run.calls.map((call) => call.approval)).toEqual(['approved', 'approved'])
+    expect(session.received('my-fx').filter((name) => name === 'echo')).toHaveLength(2)
+    expect(session.stderr()).toMatch(/approval: mcp__my_fx__echo \{"text":"one"\} approved once/)
+  })
+
+  it('allow for the rest of the program: asked once, every call of that tool runs', async () => {
+    session.asked.length = 0
+    session.answer = accept('program')
+    const before = session.received('my-fx').length
+    const run = await session.execute(
+      'import asyncio\nr = await asyncio.gather(*[mcp__my_fx__add(a=i, b=1) for i in range(3)])\nprint([x["sum"] for x in r])',
+    )
+    expect(run.text).toContain('[1, 2, 3]')
+    expect(session.asked).toHaveLength(1)
+    expect(run.calls.map((call) => call.approval)).toEqual(['approved', 'approved', 'approved'])
+    expect(session.received('my-fx').length - before).toBe(3)
+  })
+
+  for (const [label, answer] of [
+    ['decline', () => ({action: 'decline'})],
+    ['cancel', () => ({action: 'cancel'})],
+    ['deny', accept('deny')],
+  ] as Array<[string, Answer]>) {
+    it(`${label}: ToolError (denied), the program goes on, nothing reaches the server`, async () => {
+      session.answer = answer
+      const before = session.received('my-fx')
+      const run = await session.execute(
+        'try:\n    await mcp__my_fx__delete_item(id="a1")\nexcept ToolError as e:\n    print("caught:", e)\n    print("kind:", e.kind, e.tool)\nprint("after")',
+      )
+      expect(run.isError).toBe(false)
+      expect(run.text).toContain('kind: denied mcp__my_fx__delete_item')
+      expect(run.text).toContain('caught: denied: the user denied this call to mcp__my_fx__delete_item')
+      expect(run.text).toContain('after')
+      expect(run.text).toContain('[tool calls: 1, 1 failed')
+      expect(run.calls).toMatchObject([{tool: 'mcp__my_fx__delete_item', ok: false, approval: 'denied'}])
+      expect(session.received('my-fx')).toEqual(before)
+    })
+  }
+
+  it('an allow rule (local project scope) exempts a destructive tool; without one it is asked about', async () => {
+    session.asked.length = 0
+    session.answer = accept('once')
+    const run = await session.execute('print(await mcp__fx__delete_item(id="x"))')
+    expect(run.text).toContain('deleted x')
+    expect(session.asked).toHaveLength(0)
+    expect(run.calls[0]).not.toHaveProperty('approval')
+  })
+
+  it("the program's clock stops while the user decides", async () => {
+    // execution.timeout_seconds is 4: the user takes 5 s, the program still finishes.
+    session.answer = async () => {
+      await new Promise((resolve) => {
+        setTimeout(resolve, 5000)
+      })
+      return {action: 'accept', content: {decision: 'once'}}
+    }
+    const run = await session.execute('print(await mcp__my_fx__echo(text="late"))')
+    expect(run.text).toContain('[Script executed successfully]\nlate')
+  }, 30_000)
+
+  it('a client that never answers: denied after approval_timeout_seconds, then at once for the rest of the program', async () => {
+    session.asked.length = 0
+    session.answer = () => new Promise<never>(() => {})
+    const before = session.received('my-fx')
+    const run = await session.execute(
+      [
+        'for i in range(2):',
+        '    try:',
+        '        await mcp__my_fx__echo(text=str(i))',
+        '    except ToolError as e:',
+        '        print("caught:", e)',
+      ].join('\n'),
+    )
+    expect(run.text).toContain(
+      `caught: denied: nobody answered the approval question within ${APPROVAL_TIMEOUT_SECONDS}s`,
+    )
+    expect(run.text.match(/caught: denied/g)).toHaveLength(2)
+    expect(session.asked).toHaveLength(1)
+    expect(run.calls.map((call) => call.approval)).toEqual(['denied', 'denied'])
+    expect(session.received('my-fx')).toEqual(before)
+  }, 60_000)
+})
+
+describe('approval with a client that cannot be asked', () => {
+  let session: Session
+
+  beforeAll(async () => {
+    session = await startSession({elicitation: false})
+  }, 90_000)
+  afterAll(async () => {
+    await session?.close()
+  })
+
+  it('denies the call with a message saying how to allow it; the rest runs', async () => {
+    const before = session.received('my-fx')
+    const run = await session.execute(
+      'try:\n    await mcp__my_fx__echo(text="x")\nexcept ToolError as e:\n    print("caught:", e)\n    print("kind:", e.kind)\nprint(await mcp__fx__echo(text="free"))',
+    )
+    expect(run.text).toContain('kind: denied')
+    expect(run.text).toContain(
+      `caught: denied: mcp__my_fx__echo needs the user's approval (Claude Code's ask rule "mcp__my-fx"`,
+    )
+    expect(run.text).toContain('this client cannot ask the user (it does not support MCP elicitation)')
+    expect(run.text).toContain('replace the ask rule "mcp__my-fx" with an allow rule for mcp__my_fx__echo in')
+    expect(run.text).toContain('free')
+    expect(run.calls).toMatchObject([
+      {tool: 'mcp__my_fx__echo', ok: false, approval: 'denied'},
+      {tool: 'mcp__fx__echo', ok: true},
+    ])
+    expect(session.received('my-fx')).toEqual(before)
+  })
+})
