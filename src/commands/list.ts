@@ -4,8 +4,11 @@ import type {ServerStatus, ToolInfo} from '../downstream/types.js'
 
 import {BaseCommand} from '../cli/base-command.js'
 import {formatHiddenTools, formatServerStatus, formatToolTable} from '../cli/display.js'
+import {formatOAuthLines} from '../cli/oauth-display.js'
 import {openConnectedRuntime} from '../cli/open-runtime.js'
 import {PtcError} from '../errors.js'
+import {type OAuthServerState, oauthStates} from '../oauth/status.js'
+import {TokenStore} from '../oauth/store.js'
 
 export interface ListResult {
   config: string | null
@@ -14,6 +17,8 @@ export interface ListResult {
   /** Tools of connected servers that tools.allow / tools.block hides, and why. */
   hidden: {name: string; server: string; reason: string}[]
   servers: ServerStatus[]
+  /** Sign-in state of each OAuth server (SPEC §13). */
+  oauth: OAuthServerState[]
 }
 
 export default class List extends BaseCommand {
@@ -48,6 +53,7 @@ export default class List extends BaseCommand {
           .filter(({tool}) => wanted(tool.server))
           .map(({tool, reason}) => ({name: tool.name, server: tool.server, reason})),
         servers: servers.filter((s) => wanted(s.name)),
+        oauth: (await oauthStates(runtime.config.servers, new TokenStore())).filter((s) => wanted(s.server)),
       }
       if (!this.jsonEnabled()) this.display(result)
       return result
@@ -66,5 +72,6 @@ export default class List extends BaseCommand {
     if (result.hidden.length > 0) this.log(`\n${formatHiddenTools(result.hidden)}`)
     this.log('')
     this.log(formatServerStatus(result.servers))
+    if (result.oauth.length > 0) this.log(`\nSign-in:\n${formatOAuthLines(result.oauth)}`)
   }
 }

@@ -31,11 +31,20 @@ describe('Redactor', () => {
     const servers = [
       {name: 's', transport: 'stdio', command: 'node', args: [], env: {KEY: 'literal-env-value', FLAG: '1'}},
       {name: 'h', transport: 'http', url: 'https://x', headers: {Authorization: 'Bearer literal-token-1'}},
+      {
+        name: 'o',
+        transport: 'http',
+        url: 'https://y',
+        headers: {},
+        oauth: {client_secret: 'oauth-client-secret'},
+      },
     ] as ServerConfig[]
     const redactor = Redactor.fromConfig(servers, ['/opt/expanded-dir'])
     expect(
-      redactor.redact('literal-env-value; 401 invalid token literal-token-1; /opt/expanded-dir/bin; FLAG=1'),
-    ).toBe(`${REDACTED}; 401 invalid token ${REDACTED}; ${REDACTED}/bin; FLAG=1`)
+      redactor.redact(
+        'literal-env-value; 401 invalid token literal-token-1; /opt/expanded-dir/bin; FLAG=1; oauth-client-secret',
+      ),
+    ).toBe(`${REDACTED}; 401 invalid token ${REDACTED}; ${REDACTED}/bin; FLAG=1; ${REDACTED}`)
   })
 
   it('redacts values deep inside objects, and returns the same object when there is nothing to redact', () => {

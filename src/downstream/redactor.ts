@@ -37,15 +37,18 @@ export class Redactor {
 
   /**
    * The secrets of a loaded config: `expanded` (the values `${VAR}` references took, from
-   * `loadConfig`), plus every header and env value, whether written literally or expanded.
+   * `loadConfig`), plus every header and env value and OAuth client secret, whether written
+   * literally or expanded.
    */
   static fromConfig(servers: readonly ServerConfig[], expanded: Iterable<string> = []): Redactor {
     const secrets = [...expanded]
     for (const server of servers) {
       const values = server.transport === 'stdio' ? server.env : server.headers
       secrets.push(...Object.values(values))
+      if (server.transport === 'stdio') continue
       // `Bearer <token>`: the token alone, too, as an error body may quote it without its scheme.
-      if (server.transport !== 'stdio') secrets.push(...Object.values(values).flatMap((v) => v.split(/\s+/)))
+      secrets.push(...Object.values(values).flatMap((v) => v.split(/\s+/)))
+      if (server.oauth?.client_secret) secrets.push(server.oauth.client_secret)
     }
     return new Redactor(secrets)
   }

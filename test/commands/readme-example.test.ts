@@ -18,7 +18,8 @@ function readmeOutput(): string {
 }
 
 /** The time in the trace line is the only part that changes from run to run. */
-const withoutTime = (text: string) => text.replace(/^(\[tool calls: .*; )\d+\.\ds(.*\])$/m, '$1N.Ns$2')
+const withoutTime = (text: string) =>
+  text.replace(/^(\[tool calls: [^;\]]*; )\d+\.\ds([;\]].*)$/m, '$1N.Ns$2')
 
 describe('README', () => {
   it('shows exactly what `npm run example` prints (timing aside), from any working directory', async () => {
