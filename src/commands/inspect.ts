@@ -41,7 +41,7 @@ export default class Inspect extends BaseCommand {
           suggestion: 'Run "ptc-mcp list" to see the callable tools.',
         })
       }
-      const description = describeTool(tool)
+      const description = describeTool(tool, runtime.registry.observedResult(tool.name))
       if (!this.jsonEnabled()) this.log(formatToolDescription(description))
       return description
     } finally {

@@ -70,6 +70,7 @@ describe('config.schema.json', () => {
         'trace',
         'max_tool_result_bytes',
         'python',
+        'record_samples',
         'warm_pool',
       ].sort(),
     )

@@ -215,6 +215,12 @@ export const executionSchema = z
       .min(0)
       .default(1)
       .describe('Sandboxed interpreters started ahead of time, each used once (0 = off).'),
+    record_samples: z
+      .boolean()
+      .default(false)
+      .describe(
+        "inspect_tool's observed_result shows the shapes of results seen (types, keys, list lengths); true adds short samples of the values.",
+      ),
   })
   .describe('How programs run.')
 

@@ -11,6 +11,8 @@ import {unknownToolMessage} from './inspect.js'
 import {normaliseName} from './naming.js'
 import {Redactor} from './redactor.js'
 import {loneText, parseToolResult, toolErrorText} from './result-parser.js'
+import {defaultShapesDir, ShapeStore} from './shape-store.js'
+import {shapeOf, textShape} from './shapes.js'
 import {type BackoffOptions, ServerSupervisor} from './supervisor.js'
 import {
   type CallToolOptions,
@@ -42,6 +44,11 @@ export interface ToolRegistryOptions {
   visibility?: ToolVisibility
   /** Servers whose config entry cannot be used: always unavailable, with the reason. Default: none. */
   unusable?: readonly UnusableServer[]
+  /**
+   * Where result shapes are kept across restarts (SPEC §5 observed_result); null keeps them in
+   * memory only. Default `$XDG_CACHE_HOME/ptc-mcp/shapes`.
+   */
+  shapesDir?: string | null
   /**
    * The values `${VAR}` references took when the config was loaded (`loadConfig().secrets`); with
    * the config's header and env values they are redacted from everything the registry says.
@@ -101,6 +108,8 @@ export class ToolRegistry implements ToolHost {
   private readonly log: Logger
   /** Redacts the config's secrets from every message, status and log line (SPEC §15). */
   readonly redactor: Redactor
+  private readonly shapes: ShapeStore
+  private readonly recordSamples: boolean
   private readonly visibility: ToolVisibility | undefined
   private readonly listeners = new Set<() => void>()
   private readonly unusable: readonly UnusableServer[]
@@ -121,6 +130,11 @@ export class ToolRegistry implements ToolHost {
     this.log = this.redactor.logger(options.logger ?? createLogger())
     this.filter = new ToolFilter(config.tools)
     this.unusable = (options.unusable ?? []).map((s) => ({...s, reason: this.redactor.redact(s.reason)}))
+    this.shapes = new ShapeStore(
+      options.shapesDir === undefined ? defaultShapesDir() : options.shapesDir,
+      this.log,
+    )
+    this.recordSamples = config.execution?.record_samples ?? false
     const resultLimit = config.execution?.max_tool_result_bytes ?? 16 * 1024 * 1024
     const maxMessageBytes =
       options.maxMessageBytes ?? Math.max(SDK_STDIO_BUFFER, 2 * resultLimit + 1024 * 1024)
@@ -183,6 +197,11 @@ export class ToolRegistry implements ToolHost {
         `${rule.list} pattern ${JSON.stringify(rule.pattern)} matches no tool of the connected servers${unchecked}; ` +
         `check its spelling against "ptc-mcp list"`,
     }))
+  }
+
+  observedResult(name: string): unknown {
+    const tool = this.index.get(name)?.tool
+    return tool && !tool.outputSchema ? this.shapes.get(tool) : undefined
   }
 
   /** Servers that are not connected, with the reason ("connecting" while on the first attempt). */
@@ -344,11 +363,26 @@ export class ToolRegistry implements ToolHost {
         )
       }
     }
+    // Rule: the first result of a tool without an outputSchema in each run is described for
+    // inspect_tool (SPEC §5); later ones are not looked at again.
+    const describe = !tool.outputSchema && !this.shapes.recordedThisRun(tool)
+    const shapeOptions = {samples: this.recordSamples}
     if (options.deferTextParsing) {
       const text = loneText(result)
-      if (text !== undefined) return new JsonText(text)
+      if (text !== undefined) {
+        if (describe) this.shapes.record(tool, textShape(text, shapeOptions))
+        return new JsonText(text)
+      }
     }
-    return parseToolResult(result)
+    const value = parseToolResult(result)
+    if (describe) {
+      const text = typeof value === 'string' ? value : undefined
+      this.shapes.record(
+        tool,
+        text === undefined ? shapeOf(value, shapeOptions) : textShape(text, shapeOptions),
+      )
+    }
+    return value
   }
 
   /** Unknown tool, or a tool of a server that is down (then the server and its reason are named). */
