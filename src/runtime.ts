@@ -6,6 +6,7 @@ import type {Logger} from './log.js'
 
 import {loadConfigLeniently} from './config/degrade.js'
 import {loadConfig} from './config/load.js'
+import {Redactor} from './downstream/redactor.js'
 import {ToolRegistry} from './downstream/registry.js'
 import {ProgramEngine} from './execution/engine.js'
 import {resolvePython} from './execution/python.js'
@@ -31,6 +32,7 @@ export interface RuntimeOptions {
  */
 export class Runtime {
   private enginePromise?: Promise<ProgramEngine>
+  private closing = false
 
   /** Why the config file cannot be used at all (lenient mode only; then there are no servers), else null. */
   configError: null | PtcError = null
@@ -42,15 +44,17 @@ export class Runtime {
     readonly registry: ToolRegistry,
     /** The user's permission rules (SPEC §12): what is hidden, what needs approval. */
     readonly permissions: PermissionPolicy,
-    private readonly logger: Logger,
+    /** Redacts the config's secrets from every line (SPEC §15): what serve and the engine log through. */
+    readonly logger: Logger,
   ) {}
 
   static async open(options: RuntimeOptions): Promise<Runtime> {
-    const {logger} = options
-    const lookup = {flag: options.configFlag, logger}
+    const lookup = {flag: options.configFlag, logger: options.logger}
     const loaded = options.lenient
       ? await loadConfigLeniently(lookup)
       : {...(await loadConfig(lookup)), unusable: [], error: null}
+    const redactor = Redactor.fromConfig(loaded.config.servers, loaded.secrets)
+    const logger = redactor.logger(options.logger)
     for (const warning of loaded.warnings) logger.warn(warning)
     for (const server of loaded.unusable)
       logger.warn(`server ${server.name} is unavailable: ${server.reason}`)
@@ -67,6 +71,7 @@ export class Runtime {
       logger: logger.child('downstream'),
       unusable: loaded.unusable,
       visibility: permissions,
+      redactor,
     })
     if (options.connect !== false) registry.start()
     const runtime = new Runtime(loaded.config, loaded.path, loaded.searched, registry, permissions, logger)
@@ -85,6 +90,9 @@ export class Runtime {
   }
 
   async close(): Promise<void> {
+    // An engine still starting when we close must not start its warm pool: a client such as Claude
+    // Code's health check kills the process a few hundred milliseconds after asking it to stop.
+    this.closing = true
     const engine = this.enginePromise?.catch(() => {})
     this.permissions.close()
     await Promise.allSettled([engine?.then((e) => e?.close()), this.registry.close()])
@@ -95,6 +103,7 @@ export class Runtime {
     const python = await resolvePython(execution.python)
     const backend = await selectBackend(execution.sandbox)
     await backend.check(python)
+    if (this.closing) throw new Error('ptc-mcp is shutting down')
     return new ProgramEngine({
       execution,
       host: this.registry,

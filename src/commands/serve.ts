@@ -15,7 +15,7 @@ export default class Serve extends BaseCommand {
     const {flags} = await this.parse(Serve)
     const logger = createLogger(this.logLevel(flags, 'warn'))
     const runtime = await Runtime.open({configFlag: flags.config, logger, lenient: true})
-    await serveStdio(runtime, logger, this.config.version)
+    await serveStdio(runtime, runtime.logger, this.config.version)
     // Downstream stdio children and sockets are closed; leave no timers holding the process open.
     this.exit(0)
   }

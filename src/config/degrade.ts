@@ -7,6 +7,7 @@
 import type {TransportKind} from '../downstream/types.js'
 
 import {ConfigError} from '../errors.js'
+import {isRecord} from '../guards.js'
 import {type ConfigLookup, findConfig, type FoundConfig} from './discover.js'
 import {
   checkConfig,
@@ -41,7 +42,7 @@ export async function loadConfigLeniently(options: ConfigLookup = {}): Promise<D
   const defaults = configSchema.parse({})
   const unusableFile = (found: FoundConfig, error: unknown): DegradedConfig => {
     if (!(error instanceof ConfigError)) throw error
-    return {...found, config: defaults, warnings: [], unusable: [], error}
+    return {...found, config: defaults, warnings: [], secrets: [], unusable: [], error}
   }
 
   let found: FoundConfig
@@ -52,7 +53,7 @@ export async function loadConfigLeniently(options: ConfigLookup = {}): Promise<D
   }
 
   const {path} = found
-  if (path === null) return {...found, config: defaults, warnings: [], unusable: [], error: null}
+  if (path === null) return {...found, config: defaults, warnings: [], secrets: [], unusable: [], error: null}
   let parsed: ReturnType<typeof parseYaml>
   try {
     parsed = parseYaml(await readConfigFile(path), path)
@@ -62,7 +63,8 @@ export async function loadConfigLeniently(options: ConfigLookup = {}): Promise<D
 
   const {raw, warnings: yamlWarnings} = parsed
 
-  const {issues} = checkConfig(raw, env)
+  // The secrets of every entry, usable or not, so none can slip out through a reason.
+  const {issues, secrets} = checkConfig(raw, env)
   const perServer = new Map<number, ConfigIssue[]>()
   const elsewhere: ConfigIssue[] = []
   for (const issue of issues) {
@@ -73,11 +75,10 @@ export async function loadConfigLeniently(options: ConfigLookup = {}): Promise<D
   }
 
   if (elsewhere.length > 0) return unusableFile(found, configIssuesError(issues, path))
-  const entries = (raw as {servers?: unknown[]}).servers ?? []
-  const usable = {
-    ...(raw as Record<string, unknown>),
-    servers: entries.filter((_, index) => !perServer.has(index)),
-  }
+  // No issue outside server entries: the file is a mapping, and `servers` a list when present.
+  const file = isRecord(raw) ? raw : {}
+  const entries = Array.isArray(file.servers) ? (file.servers as unknown[]) : []
+  const usable = {...file, servers: entries.filter((_, index) => !perServer.has(index))}
   let validated: ReturnType<typeof validateConfig>
   try {
     validated = validateConfig(usable, {path, env})
@@ -95,12 +96,19 @@ export async function loadConfigLeniently(options: ConfigLookup = {}): Promise<D
     else unusable.push(server)
   }
 
-  return {...found, config: withResolvedPaths(validated.config, path), warnings, unusable, error: null}
+  return {
+    ...found,
+    config: withResolvedPaths(validated.config, path),
+    warnings,
+    secrets,
+    unusable,
+    error: null,
+  }
 }
 
 /** The problems of one entry, as the reason its server is unavailable. */
 function describeEntry(entry: unknown, index: number, problems: ConfigIssue[], path: string): UnusableServer {
-  const record = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : {}
+  const record = isRecord(entry) ? entry : {}
   const name =
     typeof record.name === 'string' && /^[\w-]+$/.test(record.name) ? record.name : `servers[${index}]`
   const transport = TRANSPORTS.find((t) => t === record.transport) ?? 'stdio'

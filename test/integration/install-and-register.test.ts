@@ -123,6 +123,13 @@ describe('from a fresh clone to a connected Claude Code', () => {
       {cwd: dir, env: base, timeoutMs: 240_000},
     )
     const bin = join(prefix, 'bin', 'ptc-mcp')
+    // help and -v come from the installed dependencies alone (no devDependency behind them).
+    const [help, version] = await Promise.all([
+      succeed(bin, ['help'], {cwd: dir, env: base, timeoutMs: 60_000}),
+      succeed(bin, ['-v'], {cwd: dir, env: base, timeoutMs: 60_000}),
+    ])
+    expect(help.stdout).toMatch(/^\s+serve\s/m)
+    expect(version.stdout).toMatch(/^ptc-mcp\/\d+\.\d+\.\d+ /)
 
     // Claude Code's own config: a working stdio server, and a remote one whose token is not set.
     const home = join(dir, 'home')
@@ -158,7 +165,8 @@ describe('from a fresh clone to a connected Claude Code', () => {
     // ${VAR} reference that is not set: that server is unavailable, and ptc-mcp still connects.
     const claudeHome = join(dir, 'claude-home')
     mkdirSync(claudeHome)
-    const claudeEnv = {...env, HOME: claudeHome}
+    // MCP_TIMEOUT: a loaded CI machine may take a while to start node twice; the default is tighter.
+    const claudeEnv = {...env, HOME: claudeHome, MCP_TIMEOUT: '60000'}
     await succeed('sh', ['-c', line!], {cwd: project, env: claudeEnv, timeoutMs: 60_000})
     const list = await succeed('claude', ['mcp', 'list'], {cwd: project, env: claudeEnv, timeoutMs: 120_000})
     expect(list.stdout).toContain(`ptc-mcp: ${bin} serve --config ${configPath} - ✔ Connected`)
