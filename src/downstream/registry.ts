@@ -146,6 +146,7 @@ export class ToolRegistry implements ToolHost {
           backoff: options.backoff,
           maxMessageBytes,
           redact: (text) => this.redactor.redact(text),
+          addSecrets: (values) => this.redactor.add(values),
         }),
     )
     for (const supervisor of this.supervisors) supervisor.onChange(() => this.rebuild())
