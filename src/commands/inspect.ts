@@ -3,7 +3,7 @@ import {Args} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
 import {formatToolDescription} from '../cli/display.js'
 import {openConnectedRuntime} from '../cli/open-runtime.js'
-import {describeTool, type ToolDescription, unknownToolMessage} from '../downstream/inspect.js'
+import {describeToolFor, type ToolDescription, unknownToolMessage} from '../downstream/inspect.js'
 import {PtcError} from '../errors.js'
 
 export default class Inspect extends BaseCommand {
@@ -28,7 +28,7 @@ export default class Inspect extends BaseCommand {
           suggestion: 'Run "ptc-mcp list" to see the callable tools.',
         })
       }
-      const description = describeTool(tool)
+      const description = describeToolFor(runtime.registry, tool)
       if (!this.jsonEnabled()) this.log(formatToolDescription(description))
       return description
     } finally {

@@ -10,7 +10,8 @@ import {PtcError} from '../errors.js'
 export interface ListResult {
   config: string | null
   searched: string[]
-  tools: ToolInfo[]
+  /** `needs_approval` says why calls to a tool ask the user first (SPEC §12). */
+  tools: Array<ToolInfo & {needs_approval?: string}>
   servers: ServerStatus[]
 }
 
@@ -40,7 +41,13 @@ export default class List extends BaseCommand {
       const result: ListResult = {
         config: runtime.configPath,
         searched: runtime.searched,
-        tools: runtime.registry.listTools().filter((t) => wanted(t.server)),
+        tools: runtime.registry
+          .listTools()
+          .filter((t) => wanted(t.server))
+          .map((t) => {
+            const note = runtime.registry.approvalNote(t)
+            return note === undefined ? t : {...t, needs_approval: note}
+          }),
         servers: servers.filter((s) => wanted(s.name)),
       }
       if (!this.jsonEnabled()) this.display(result)

@@ -1,4 +1,4 @@
-import type {ToolInfo} from './types.js'
+import type {ToolHost, ToolInfo} from './types.js'
 
 import {suggestNames} from './naming.js'
 import {pythonSignature} from './signature.js'
@@ -16,11 +16,20 @@ export interface ToolDescription {
   note?: string
   /** The Python call as a program writes it, e.g. `await mcp__fin__query(*, ticker: str, limit: int = 4) -> dict`. */
   signature: string
+  /** Present when calls ask the user first (SPEC §12): why, and how a refusal surfaces. */
+  needs_approval?: string
 }
 
 export const NO_OUTPUT_SCHEMA_NOTE =
   'This tool declares no outputSchema, so the shape of its result is unknown: inspect the return value at runtime ' +
   '(e.g. print(type(r)), list(r) or r[:1] on a first call) before relying on its structure.'
+
+/** `describeTool` with the approval note the host gives (inspect_tool, `inspect` and the helper agree). */
+export function describeToolFor(host: Pick<ToolHost, 'approvalNote'>, tool: ToolInfo): ToolDescription {
+  const description = describeTool(tool)
+  const note = host.approvalNote?.(tool)
+  return note === undefined ? description : {...description, needs_approval: note}
+}
 
 export function describeTool(tool: ToolInfo): ToolDescription {
   const signature = pythonSignature(tool.name, tool.inputSchema, tool.outputSchema)

@@ -4,7 +4,7 @@ import type {ChildRequestHandlers} from './child.js'
 import type {ToolCallTrace} from './format.js'
 import type {HelperName, ResultMessage} from './protocol.js'
 
-import {describeTool, unknownToolMessage} from '../downstream/inspect.js'
+import {describeToolFor, unknownToolMessage} from '../downstream/inspect.js'
 import {ToolError, type ToolErrorKind} from '../downstream/types.js'
 import {traceArgs, traceError} from './trace.js'
 
@@ -232,7 +232,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
           const names = this.host.listTools().map((t) => t.name)
           throw new ToolError(unknownToolMessage(toolName, names), {kind: 'unknown_tool'})
         }
-        return describeTool(tool)
+        return describeToolFor(this.host, tool)
       }
       case 'list_callable_tools': {
         return this.host

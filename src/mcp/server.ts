@@ -3,8 +3,9 @@ import {z} from 'zod'
 
 import type {Logger} from '../log.js'
 import type {Runtime} from '../runtime.js'
+import type {UpstreamBridge} from './upstream-bridge.js'
 
-import {describeTool, unknownToolMessage} from '../downstream/inspect.js'
+import {describeToolFor, unknownToolMessage} from '../downstream/inspect.js'
 import {type ProgramEngine, type RunOutcome, startFailureOutcome} from '../execution/engine.js'
 import {structuredOutcome} from '../execution/outcome.js'
 import {elicitationPrompter} from './approval-prompter.js'
@@ -47,8 +48,14 @@ const executeOutputSchema = z.object({
 
 const text = (value: string) => ({type: 'text' as const, text: value})
 
-export function createMcpServer(runtime: Runtime, logger: Logger, version: string): McpServer {
+export function createMcpServer(
+  runtime: Runtime,
+  logger: Logger,
+  version: string,
+  upstream?: UpstreamBridge,
+): McpServer {
   const server = new McpServer({name: 'ptc-mcp', version}, {capabilities: {tools: {}}})
+  if (upstream) server.server.oninitialized = () => upstream.attach(server)
   const {registry} = runtime
 
   server.registerTool(
@@ -82,7 +89,7 @@ export function createMcpServer(runtime: Runtime, logger: Logger, version: strin
         const names = registry.listTools().map((t) => t.name)
         return {isError: true, content: [text(unknownToolMessage(name, names))]}
       }
-      return {content: [text(JSON.stringify(describeTool(tool), null, 2))]}
+      return {content: [text(JSON.stringify(describeToolFor(registry, tool), null, 2))]}
     },
   )
 

@@ -79,6 +79,18 @@ export class PermissionPolicy {
     return reason ?? undefined
   }
 
+  /**
+   * For inspect_tool and `list`: `every call asks the user first (<why>); a refusal raises ToolError
+   * (kind "denied")`; undefined when calls run without asking.
+   */
+  approvalNote(tool: ToolInfo): string | undefined {
+    const reason = this.approvalReason(tool)
+    return (
+      reason &&
+      `every call asks the user first (${describeReason(reason)}); a refusal raises ToolError (kind "denied")`
+    )
+  }
+
   /** Called when Claude Code's rules change. Returns the unsubscribe function. */
   onChange(listener: () => void): () => void {
     this.listeners.add(listener)
