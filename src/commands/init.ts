@@ -181,6 +181,13 @@ export function formatReport(result: InitResult, home: string): string[] {
       .split('\n')
       .map((l) => `  ${l}`),
   )
+  if (result.signIn.length > 0) {
+    lines.push(
+      '',
+      'These servers sign in with OAuth: sign in once each (tokens are kept and refreshed):',
+      ...result.signIn.map((s) => `  ${s.command}`),
+    )
+  }
   const fromDesktop = result.servers.some((s) => s.scope === 'claude-desktop')
   if (result.removeCommands.length > 0 || fromDesktop) {
     lines.push(

@@ -3,7 +3,12 @@ import {Args} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
 import {formatToolDescription} from '../cli/display.js'
 import {openConnectedRuntime} from '../cli/open-runtime.js'
-import {describeToolFor, type ToolDescription, unknownToolMessage} from '../downstream/inspect.js'
+import {
+  describeTool,
+  type ToolDescription,
+  unknownToolMessage,
+  withApprovalNote,
+} from '../downstream/inspect.js'
 import {PtcError} from '../errors.js'
 
 export default class Inspect extends BaseCommand {
@@ -28,7 +33,10 @@ export default class Inspect extends BaseCommand {
           suggestion: 'Run "ptc-mcp list" to see the callable tools.',
         })
       }
-      const description = describeToolFor(runtime.registry, tool)
+      const description = withApprovalNote(
+        describeTool(tool, runtime.registry.observedResult(tool.name)),
+        runtime.registry.approvalNote(tool),
+      )
       if (!this.jsonEnabled()) this.log(formatToolDescription(description))
       return description
     } finally {

@@ -4,8 +4,11 @@ import type {ServerStatus, ToolInfo} from '../downstream/types.js'
 
 import {BaseCommand} from '../cli/base-command.js'
 import {formatServerStatus, formatToolTable} from '../cli/display.js'
+import {formatOAuthLines} from '../cli/oauth-display.js'
 import {openConnectedRuntime} from '../cli/open-runtime.js'
 import {PtcError} from '../errors.js'
+import {type OAuthServerState, oauthStates} from '../oauth/status.js'
+import {TokenStore} from '../oauth/store.js'
 
 export interface ListResult {
   config: string | null
@@ -13,6 +16,8 @@ export interface ListResult {
   /** `needs_approval` says why calls to a tool ask the user first (SPEC §12). */
   tools: Array<ToolInfo & {needs_approval?: string}>
   servers: ServerStatus[]
+  /** Sign-in state of each OAuth server (SPEC §13). */
+  oauth: OAuthServerState[]
 }
 
 export default class List extends BaseCommand {
@@ -49,6 +54,7 @@ export default class List extends BaseCommand {
             return note === undefined ? t : {...t, needs_approval: note}
           }),
         servers: servers.filter((s) => wanted(s.name)),
+        oauth: (await oauthStates(runtime.config.servers, new TokenStore())).filter((s) => wanted(s.server)),
       }
       if (!this.jsonEnabled()) this.display(result)
       return result
@@ -66,5 +72,6 @@ export default class List extends BaseCommand {
     this.log(formatToolTable(result.tools))
     this.log('')
     this.log(formatServerStatus(result.servers))
+    if (result.oauth.length > 0) this.log(`\nSign-in:\n${formatOAuthLines(result.oauth)}`)
   }
 }

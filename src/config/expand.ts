@@ -9,7 +9,8 @@
  * - VAR is letters, digits and `_`, not starting with a digit. Anything else inside `${...}`, or a
  *   `${` without its `}`, is an error rather than being passed on silently.
  *
- * Expanded: a server's `command`, `args`, `env` values, `cwd`, `url` and `headers` values. Nothing
+ * Expanded: a server's `command`, `args`, `env` values, `cwd`, `url`, `headers` values and
+ * `oauth.client_id` / `oauth.client_secret`. Nothing
  * else, and never keys. Values never appear in messages, only variable names.
  */
 import type {ConfigIssue} from './schema.js'
@@ -83,6 +84,7 @@ export function expandString(text: string, env: Environment = process.env): Expa
 
 const STRING_FIELDS = new Set(['command', 'cwd', 'url'])
 const MAP_FIELDS = new Set(['env', 'headers'])
+const OAUTH_FIELDS = new Set(['client_id', 'client_secret'])
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -125,6 +127,18 @@ export function expandConfig(
         return [
           field,
           Object.fromEntries(Object.entries(value).map(([key, text]) => [key, expand(text, [field, key])])),
+        ]
+      }
+
+      if (field === 'oauth' && isRecord(value)) {
+        return [
+          field,
+          Object.fromEntries(
+            Object.entries(value).map(([key, text]) => [
+              key,
+              OAUTH_FIELDS.has(key) ? expand(text, [field, key]) : text,
+            ]),
+          ),
         ]
       }
 

@@ -47,6 +47,11 @@ describe('config.schema.json', () => {
         'cwd',
         'url',
         'headers',
+        'oauth',
+        'client_id',
+        'client_secret',
+        'scopes',
+        'callback_port',
         'tools',
         'allow',
         'block',
@@ -65,6 +70,7 @@ describe('config.schema.json', () => {
         'trace',
         'max_tool_result_bytes',
         'python',
+        'record_samples',
         'warm_pool',
       ].sort(),
     )
@@ -92,10 +98,11 @@ describe('config.example.yaml', () => {
     const [head = '', rest = ''] = text.split(/^servers:$/m)
     const [section = '', tail = ''] = rest.split(/^tools:$/m)
     const uncommented = `${head}servers:${section.replaceAll(/^# (?=- | {2})/gm, '')}tools:${tail}`
-    const {config} = parseConfigText(uncommented, {env: {FIN_KEY: 'k', TOKEN: 't'}})
+    const {config} = parseConfigText(uncommented, {env: {FIN_KEY: 'k', TOKEN: 't', ISSUES_SECRET: 's'}})
     expect(config.servers).toMatchObject([
       {name: 'financial-data', transport: 'stdio', env: {API_KEY: 'k'}},
       {name: 'internal-apis', transport: 'http', headers: {Authorization: 'Bearer t'}},
+      {name: 'issues', transport: 'http', oauth: {client_id: 'ptc-mcp-local', client_secret: 's'}},
     ])
   })
 

@@ -73,6 +73,38 @@ const stdioServer = z
   })
   .describe('A server launched as a child process and spoken to over stdin/stdout.')
 
+export const oauthSchema = z
+  .strictObject({
+    client_id: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'A client registered with the authorization server in advance. Default: ptc-mcp registers itself (dynamic client registration).',
+      ),
+    client_secret: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Secret of client_id, for a confidential client. ${VAR} expanded; never logged.'),
+    scopes: z
+      .array(z.string().min(1))
+      .optional()
+      .describe("Scopes to ask for. Default: the ones the server's metadata lists."),
+    callback_port: z
+      .number()
+      .int()
+      .min(1)
+      .max(65_535)
+      .optional()
+      .describe(
+        'Loopback port for the sign-in redirect (http://127.0.0.1:<port>/callback), for a client_id registered with a fixed redirect. Default: a free port.',
+      ),
+  })
+  .describe(
+    'Sign in with OAuth 2.1 (run `ptc-mcp auth <name>` once). Also used, without this key, when the server answers 401 with OAuth metadata.',
+  )
+
 const remoteServer = (transport: 'http' | 'sse', description: string) =>
   z
     .strictObject({
@@ -85,6 +117,7 @@ const remoteServer = (transport: 'http' | 'sse', description: string) =>
       headers: stringMap(
         'HTTP headers sent with every request, e.g. Authorization. Values: ${VAR} expanded.',
       ).default({}),
+      oauth: oauthSchema.optional(),
     })
     .describe(description)
 
@@ -182,6 +215,12 @@ export const executionSchema = z
       .min(0)
       .default(1)
       .describe('Sandboxed interpreters started ahead of time, each used once (0 = off).'),
+    record_samples: z
+      .boolean()
+      .default(false)
+      .describe(
+        "inspect_tool's observed_result shows the shapes of results seen (types, keys, list lengths); true adds short samples of the values.",
+      ),
   })
   .describe('How programs run.')
 
@@ -235,4 +274,5 @@ export type StdioServerConfig = Extract<ServerConfig, {transport: 'stdio'}>
 export type RemoteServerConfig = Exclude<ServerConfig, StdioServerConfig>
 export type ExecutionConfig = z.infer<typeof executionSchema>
 export type ToolsConfig = z.infer<typeof toolsSchema>
+export type OAuthConfig = z.infer<typeof oauthSchema>
 export type PermissionsConfig = z.infer<typeof permissionsSchema>

@@ -6,6 +6,8 @@ import {loadConfig} from '../config/load.js'
 import {ToolRegistry} from '../downstream/registry.js'
 import {PtcError} from '../errors.js'
 import {resolvePython} from '../execution/python.js'
+import {describeState, describeStateLine} from '../oauth/status.js'
+import {TokenStore} from '../oauth/store.js'
 import {probeSandbox} from './sandbox-probe.js'
 import {fixForServerFailure} from './server-errors.js'
 
@@ -151,12 +153,22 @@ async function checkServer(
   const started = performance.now()
   const status = await registry.firstAttempt(server.name)
   const ms = Math.round(performance.now() - started)
-  if (status?.connected)
-    return {status: 'pass', detail: `${status.transport}, ${status.tools} tools, connected in ${ms} ms`}
+  if (status?.connected) {
+    const detail = `${status.transport}, ${status.tools} tools, connected in ${ms} ms`
+    const signIn = server.transport === 'stdio' ? undefined : await signInDetail(server)
+    return {status: 'pass', detail: signIn ? `${detail}; ${signIn}` : detail}
+  }
   const error = status?.lastError ?? 'no answer'
   return {
     status: 'fail',
     detail: `${status?.transport ?? ''} ${error}`.trim(),
     fix: fixForServerFailure(registry.connectFailure(server.name), server),
   }
+}
+
+/** "signed in, expires ..." for a connected server that signed in with OAuth (SPEC §13). */
+async function signInDetail(server: Extract<ServerConfig, {url: string}>): Promise<string | undefined> {
+  const record = await new TokenStore().read(server.url)
+  if (!record && !server.oauth) return undefined
+  return describeStateLine(describeState(server, record))
 }

@@ -1,6 +1,8 @@
 import type {ServerConfig} from '../config/schema.js'
 import type {ConnectFailure} from '../downstream/connect-failure.js'
 
+import {authCommand} from '../oauth/errors.js'
+
 /** Advice for an HTTP error status, by status. */
 function httpFix(status: number | undefined, url: string): string {
   const path = URL.canParse(url) ? new URL(url).pathname : ''
@@ -56,6 +58,9 @@ export function fixForServerFailure(failure: ConnectFailure | null, server: Serv
     }
     case 'timeout': {
       return 'the server did not answer in time: check that it starts on its own and speaks MCP'
+    }
+    case 'needs_sign_in': {
+      return `run \`${authCommand(server.name)}\``
     }
     default: {
       return "run with --log-level debug to see the server's output"

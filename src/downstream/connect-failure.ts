@@ -19,6 +19,8 @@ export type ConnectFailureKind =
   | 'unknown_host'
   /** No answer within the connect timeout. */
   | 'timeout'
+  /** An OAuth server without usable tokens: `ptc-mcp auth NAME` (SPEC §13). */
+  | 'needs_sign_in'
   | 'other'
 
 export interface ConnectFailure {

@@ -2,7 +2,14 @@ import {describe, expect, it} from 'vitest'
 
 import type {ToolInfo} from './types.js'
 
-import {describeTool, NO_OUTPUT_SCHEMA_NOTE, unknownToolMessage} from './inspect.js'
+import {
+  describeTool,
+  InspectError,
+  inspectTools,
+  NO_OUTPUT_SCHEMA_NOTE,
+  OBSERVED_NOTE,
+  unknownToolMessage,
+} from './inspect.js'
 
 const QUERY: ToolInfo = {
   name: 'mcp__fin__query',
@@ -22,6 +29,8 @@ describe('describeTool', () => {
       outputSchema: null,
       note: NO_OUTPUT_SCHEMA_NOTE,
       signature: expect.stringMatching(/^await mcp__fin__query\(\*, ticker: str\)/),
+      server: 'fin',
+      original_name: 'query',
     })
     expect(Object.keys(described)).toEqual([
       'name',
@@ -30,7 +39,17 @@ describe('describeTool', () => {
       'outputSchema',
       'note',
       'signature',
+      'server',
+      'original_name',
     ])
+  })
+
+  it('shows the observed shape, and the signature returns what was seen', () => {
+    const described = describeTool(QUERY, ['list of 3', {date: 'str', close: 'float'}])
+    expect(described.observed_result).toEqual(['list of 3', {date: 'str', close: 'float'}])
+    expect(described.signature).toMatch(/-> list\[dict\]$/)
+    expect(described.note).toBe(OBSERVED_NOTE)
+    expect(describeTool(QUERY, 'free text, 4 lines').signature).toMatch(/-> str$/)
   })
 
   it('includes a declared outputSchema and no note', () => {
@@ -55,5 +74,48 @@ describe('unknownToolMessage', () => {
     expect(unknownToolMessage('mcp__x__y', [])).toBe(
       "Unknown tool 'mcp__x__y': no tools are available right now.",
     )
+  })
+})
+
+describe('inspectTools (inspect_tool with tool_names and brief)', () => {
+  const tools: ToolInfo[] = [
+    QUERY,
+    {...QUERY, name: 'mcp__fin__quote', tool: 'quote', description: 'Latest quote.\nDetails.'},
+    {...QUERY, name: 'mcp__web__search', server: 'web', tool: 'search'},
+  ]
+  const source = {
+    listTools: () => tools,
+    getTool: (name: string) => tools.find((t) => t.name === name),
+    observedResult: (name: string) => (name === 'mcp__fin__quote' ? {price: 'float'} : undefined),
+  }
+
+  it('inspects several names and globs in one call, briefly when asked', () => {
+    const brief = inspectTools(source, {tool_names: 'mcp__fin__*', brief: true})
+    expect(brief).toEqual([
+      {
+        name: 'mcp__fin__query',
+        signature: 'await mcp__fin__query(*, ticker: str) -> Any',
+        description: 'Financial rows.',
+      },
+      {
+        name: 'mcp__fin__quote',
+        signature: 'await mcp__fin__quote(*, ticker: str) -> dict',
+        description: 'Latest quote.',
+      },
+    ])
+    const full = inspectTools(source, {tool_names: ['mcp__web__search', 'mcp__fin__qoute']}) as {
+      name: string
+    }[]
+    expect(full[0]).toMatchObject({name: 'mcp__web__search', original_name: 'search', server: 'web'})
+    expect(full[1]).toEqual({
+      name: 'mcp__fin__qoute',
+      error: expect.stringMatching(/Did you mean mcp__fin__quote/),
+    })
+  })
+
+  it('refuses a request naming nothing, or naming only unknown tools', () => {
+    expect(() => inspectTools(source, {})).toThrow(InspectError)
+    expect(() => inspectTools(source, {tool_names: ['mcp__x__*']})).toThrow("no tool matches 'mcp__x__*'")
+    expect(() => inspectTools(source, {tool_name: 'mcp__fin__qery'})).toThrow(/Did you mean mcp__fin__query/)
   })
 })

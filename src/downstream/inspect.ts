@@ -1,7 +1,11 @@
-import type {ToolHost, ToolInfo} from './types.js'
+import {minimatch} from 'minimatch'
+
+import type {ToolInfo} from './types.js'
 
 import {suggestNames} from './naming.js'
+import {shapeReturnType} from './shapes.js'
 import {pythonSignature} from './signature.js'
+import {firstLine} from './tool-search.js'
 
 /**
  * What `inspect_tool` returns (SPEC §5), shared by the `inspect` command, the `inspect_tool` MCP
@@ -16,7 +20,20 @@ export interface ToolDescription {
   note?: string
   /** The Python call as a program writes it, e.g. `await mcp__fin__query(*, ticker: str, limit: int = 4) -> dict`. */
   signature: string
+  /** Without an outputSchema: the shape of the results seen so far (types, keys, list lengths). */
+  observed_result?: unknown
+  /** The server's config name and the tool's own name there. */
+  server: string
+  original_name: string
   /** Present when calls ask the user first (SPEC §12): why, and how a refusal surfaces. */
+  needs_approval?: string
+}
+
+/** `inspect_tool(..., brief=True)`: the call and what the tool does, in one line each. */
+export interface BriefToolDescription {
+  name: string
+  signature: string
+  description: string
   needs_approval?: string
 }
 
@@ -24,31 +41,130 @@ export const NO_OUTPUT_SCHEMA_NOTE =
   'This tool declares no outputSchema, so the shape of its result is unknown: inspect the return value at runtime ' +
   '(e.g. print(type(r)), list(r) or r[:1] on a first call) before relying on its structure.'
 
-/** `describeTool` with the approval note the host gives (inspect_tool, `inspect` and the helper agree). */
-export function describeToolFor(host: Pick<ToolHost, 'approvalNote'>, tool: ToolInfo): ToolDescription {
-  const description = describeTool(tool)
-  const note = host.approvalNote?.(tool)
+export const OBSERVED_NOTE =
+  'This tool declares no outputSchema; observed_result is the shape of its results seen so far ' +
+  '(types, keys, list lengths), which may vary.'
+
+/** A description with the approval note of its tool, when calls to it ask the user first. */
+export function withApprovalNote<T extends {needs_approval?: string}>(
+  description: T,
+  note: string | undefined,
+): T {
   return note === undefined ? description : {...description, needs_approval: note}
 }
 
-export function describeTool(tool: ToolInfo): ToolDescription {
-  const signature = pythonSignature(tool.name, tool.inputSchema, tool.outputSchema)
+/** `observed` is the shape seen for a tool without an outputSchema (ToolHost.observedResult). */
+export function describeTool(tool: ToolInfo, observed?: unknown): ToolDescription {
+  const common = {name: tool.name, description: tool.description}
+  const origin = {server: tool.server, original_name: tool.tool}
   if (tool.outputSchema) {
-    return {
-      name: tool.name,
-      description: tool.description,
-      inputSchema: tool.inputSchema,
-      outputSchema: tool.outputSchema,
-      signature,
-    }
+    const signature = pythonSignature(tool.name, tool.inputSchema, tool.outputSchema)
+    return {...common, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, signature, ...origin}
   }
+  const returns = observed === undefined ? undefined : shapeReturnType(observed)
+  const signature = pythonSignature(tool.name, tool.inputSchema, undefined, returns)
   return {
-    name: tool.name,
-    description: tool.description,
+    ...common,
     inputSchema: tool.inputSchema,
     outputSchema: null,
-    note: NO_OUTPUT_SCHEMA_NOTE,
+    note: observed === undefined ? NO_OUTPUT_SCHEMA_NOTE : OBSERVED_NOTE,
     signature,
+    ...(observed === undefined ? {} : {observed_result: observed}),
+    ...origin,
+  }
+}
+
+export function briefDescription(tool: ToolInfo, observed?: unknown): BriefToolDescription {
+  const {signature} = describeTool(tool, observed)
+  return {name: tool.name, signature, description: firstLine(tool.description)}
+}
+
+/** What `inspect_tool` is asked: one name, or several names and `mcp__server__*` globs. */
+export interface InspectRequest {
+  tool_name?: unknown
+  tool_names?: unknown
+  brief?: unknown
+}
+
+export interface InspectSource {
+  listTools(): ToolInfo[]
+  getTool(name: string): ToolInfo | undefined
+  observedResult?(name: string): unknown
+  /** Whether calls to the tool ask the user first (SPEC §12). */
+  approvalNote?(tool: ToolInfo): string | undefined
+}
+
+/**
+ * `inspect_tool` for the MCP tool and the in-program helper alike: one description for
+ * `tool_name`, a list for `tool_names` (names or globs, unknown ones answered with an `error`
+ * naming the closest), short ones with `brief`. Throws (message for the model) on a bad request
+ * or when nothing matched.
+ */
+export function inspectTools(
+  source: InspectSource,
+  request: InspectRequest,
+): BriefToolDescription | BriefToolDescription[] | ToolDescription | ToolDescription[] | unknown[] {
+  const brief = request.brief === true
+  const describe = (tool: ToolInfo) =>
+    withApprovalNote(
+      brief
+        ? briefDescription(tool, source.observedResult?.(tool.name))
+        : describeTool(tool, source.observedResult?.(tool.name)),
+      source.approvalNote?.(tool),
+    )
+  const allNames = () => source.listTools().map((t) => t.name)
+  const {tool_name: single, tool_names: many} = request
+  if (many === undefined || many === null) {
+    if (typeof single !== 'string')
+      throw new InspectError(
+        'give tool_name (a string) or tool_names (a list, or a glob like mcp__server__*)',
+      )
+    const tool = source.getTool(single)
+    if (!tool) throw new InspectError(unknownToolMessage(single, allNames()), 'unknown_tool')
+    return describe(tool)
+  }
+  const patterns = typeof many === 'string' ? [many] : many
+  if (!Array.isArray(patterns) || !patterns.every((p) => typeof p === 'string') || patterns.length === 0)
+    throw new InspectError('tool_names must be a list of tool names, or a glob like mcp__server__*')
+  const out: unknown[] = []
+  const seen = new Set<string>()
+  for (const pattern of (patterns as string[]).slice(0, MAX_INSPECTED)) {
+    const matched = isGlob(pattern)
+      ? source.listTools().filter((tool) => minimatch(tool.name, pattern, {dot: true}))
+      : [source.getTool(pattern)].filter((tool): tool is ToolInfo => tool !== undefined)
+    if (matched.length === 0) {
+      out.push({
+        name: pattern,
+        error: isGlob(pattern) ? `no tool matches '${pattern}'` : unknownToolMessage(pattern, allNames()),
+      })
+      continue
+    }
+    for (const tool of matched) {
+      if (seen.has(tool.name)) continue
+      seen.add(tool.name)
+      out.push(describe(tool))
+    }
+  }
+  if (seen.size === 0)
+    throw new InspectError(out.map((entry) => (entry as {error: string}).error).join('; '), 'unknown_tool')
+  return out
+}
+
+/** Names (or globs) in one inspect_tool request; more are ignored. */
+const MAX_INSPECTED = 100
+
+function isGlob(pattern: string): boolean {
+  return /[*?[]/.test(pattern)
+}
+
+/** A request inspect_tool cannot answer: the message says what to ask instead. */
+export class InspectError extends Error {
+  override name = 'InspectError'
+  constructor(
+    message: string,
+    readonly kind: 'invalid_arguments' | 'unknown_tool' = 'invalid_arguments',
+  ) {
+    super(message)
   }
 }
 

@@ -11,6 +11,8 @@ import {createToolFilter, type ToolFilter} from './filter.js'
 import {unknownToolMessage} from './inspect.js'
 import {normaliseName} from './naming.js'
 import {loneText, parseToolResult, toolErrorText} from './result-parser.js'
+import {defaultShapesDir, ShapeStore} from './shape-store.js'
+import {shapeOf, textShape} from './shapes.js'
 import {type BackoffOptions, ServerSupervisor} from './supervisor.js'
 import {
   type CallToolOptions,
@@ -42,6 +44,11 @@ export interface ToolRegistryOptions {
   upstream?: UpstreamClient
   /** Servers whose config entry cannot be used: always unavailable, with the reason. Default: none. */
   unusable?: readonly UnusableServer[]
+  /**
+   * Where result shapes are kept across restarts (SPEC §5 observed_result); null keeps them in
+   * memory only. Default `$XDG_CACHE_HOME/ptc-mcp/shapes`.
+   */
+  shapesDir?: string | null
 }
 
 /** What the registry needs of the permission rules: `PermissionPolicy` implements it. */
@@ -79,6 +86,8 @@ export class ToolRegistry implements ToolHost {
   private readonly filter: ToolFilter
   private readonly validator = new SchemaValidator()
   private readonly log: Logger
+  private readonly shapes: ShapeStore
+  private readonly recordSamples: boolean
   private readonly visibility: ToolVisibility | undefined
   private readonly listeners = new Set<() => void>()
   private readonly unusable: readonly UnusableServer[]
@@ -93,6 +102,11 @@ export class ToolRegistry implements ToolHost {
   constructor(config: RegistryConfig, options: ToolRegistryOptions = {}) {
     this.log = options.logger ?? createLogger()
     this.filter = createToolFilter(config.tools)
+    this.shapes = new ShapeStore(
+      options.shapesDir === undefined ? defaultShapesDir() : options.shapesDir,
+      this.log,
+    )
+    this.recordSamples = config.execution?.record_samples ?? false
     this.unusable = options.unusable ?? []
     const resultLimit = config.execution?.max_tool_result_bytes ?? 16 * 1024 * 1024
     const maxMessageBytes =
@@ -133,6 +147,11 @@ export class ToolRegistry implements ToolHost {
 
   getTool(name: string): ToolInfo | undefined {
     return this.index.get(name)?.tool
+  }
+
+  observedResult(name: string): unknown {
+    const tool = this.index.get(name)?.tool
+    return tool && !tool.outputSchema ? this.shapes.get(tool) : undefined
   }
 
   /** Servers that are not connected, with the reason ("connecting" while on the first attempt). */
@@ -270,11 +289,26 @@ export class ToolRegistry implements ToolHost {
         )
       }
     }
+    // Rule: the first result of a tool without an outputSchema in each run is described for
+    // inspect_tool (SPEC §5); later ones are not looked at again.
+    const describe = !tool.outputSchema && !this.shapes.recordedThisRun(tool)
+    const shapeOptions = {samples: this.recordSamples}
     if (options.deferTextParsing) {
       const text = loneText(result)
-      if (text !== undefined) return new JsonText(text)
+      if (text !== undefined) {
+        if (describe) this.shapes.record(tool, textShape(text, shapeOptions))
+        return new JsonText(text)
+      }
     }
-    return parseToolResult(result)
+    const value = parseToolResult(result)
+    if (describe) {
+      const text = typeof value === 'string' ? value : undefined
+      this.shapes.record(
+        tool,
+        text === undefined ? shapeOf(value, shapeOptions) : textShape(text, shapeOptions),
+      )
+    }
+    return value
   }
 
   /** Unknown tool, or a tool of a server that is down (then the server and its reason are named). */

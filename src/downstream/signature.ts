@@ -28,7 +28,13 @@ export function isPythonKeywordArgument(name: string): boolean {
 }
 
 /** `await <name>(*, required..., optional = default...) -> dict | Any`. */
-export function pythonSignature(name: string, inputSchema: JsonSchema, outputSchema?: JsonSchema): string {
+export function pythonSignature(
+  name: string,
+  inputSchema: JsonSchema,
+  outputSchema?: JsonSchema,
+  /** The return type when there is no outputSchema, e.g. from the results observed. */
+  observedReturn?: string,
+): string {
   const properties = asSchema(inputSchema['properties']) ?? {}
   const required = new Set(stringArray(inputSchema['required']))
 
@@ -60,7 +66,8 @@ export function pythonSignature(name: string, inputSchema: JsonSchema, outputSch
   const parts: string[] = []
   if (plain.length > 0) parts.push('*', ...plain)
   if (unpacked.length > 0) parts.push(`**{${unpacked.join(', ')}}`)
-  return `await ${name}(${parts.join(', ')}) -> ${returnType(outputSchema)}`
+  const returns = outputSchema || !observedReturn ? returnType(outputSchema) : observedReturn
+  return `await ${name}(${parts.join(', ')}) -> ${returns}`
 }
 
 /** `T | None`, unless None is already a member (or the type is Any). */

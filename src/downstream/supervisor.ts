@@ -15,6 +15,9 @@ import type {ServerConfig} from '../config/schema.js'
 import type {Logger} from '../log.js'
 import type {UpstreamClient} from './upstream.js'
 
+import {signInMessage} from '../oauth/errors.js'
+import {createOAuthSession, type OAuthSession} from '../oauth/session.js'
+import {TokenStore} from '../oauth/store.js'
 import {forwardedCapabilities, installForwarding} from './client-requests.js'
 import {type ConnectFailure, remoteFailureKind} from './connect-failure.js'
 import {dedupeTools, type NameClash} from './naming.js'
@@ -39,6 +42,8 @@ export interface SupervisorOptions {
   maxMessageBytes?: number
   /** ptc-mcp's own client, which the server's elicitation and sampling requests go to. Default: none (refused). */
   upstream?: UpstreamClient
+  /** Where OAuth tokens are kept (SPEC §13). Default: `$XDG_STATE_HOME/ptc-mcp/oauth`. */
+  tokenStore?: TokenStore
 }
 
 export interface SupervisorStatus {
@@ -89,6 +94,11 @@ export class ServerSupervisor {
 
   private readonly maxMessageBytes: number | undefined
   private readonly upstream: UpstreamClient | undefined
+  /** OAuth for a remote server that may sign in (SPEC §13); undefined for stdio and header-auth servers. */
+  readonly oauth: OAuthSession | undefined
+  /** Waiting for new tokens (needs sign-in): no timed retries, the token store's watcher starts the next attempt. */
+  private awaitingSignIn = false
+  private stopWatching: (() => void) | undefined
   private state: State = 'idle'
   /** Bumped by every attempt, loss and close: callbacks of an older connection see a stale value and stop. */
   private generation = 0
@@ -126,6 +136,7 @@ export class ServerSupervisor {
     this.backoff = {...DEFAULT_BACKOFF, ...options.backoff}
     this.maxMessageBytes = options.maxMessageBytes
     this.upstream = options.upstream
+    this.oauth = createOAuthSession(config, options.tokenStore ?? new TokenStore(), this.log)
     const first = deferred()
     this.firstAttempt = first.promise
     this.resolveFirstAttempt = first.resolve
@@ -207,6 +218,9 @@ export class ServerSupervisor {
     this.generation++
     clearTimeout(this.retryTimer)
     this.retryTimer = undefined
+    this.stopWatching?.()
+    this.stopWatching = undefined
+    this.awaitingSignIn = false
     this.markFirstAttemptDone()
     this.tools = []
     this.disconnect()
@@ -224,6 +238,7 @@ export class ServerSupervisor {
 
   private async connect(): Promise<void> {
     const generation = ++this.generation
+    this.awaitingSignIn = false
     this.state = 'connecting'
     this.attempts++
     this.refreshAgain = false
@@ -281,6 +296,7 @@ export class ServerSupervisor {
     return createTransport(this.config, {
       logger: this.log,
       maxMessageBytes: this.maxMessageBytes,
+      authProvider: this.oauth,
       onStderrLine: (line) => this.stderr.add(line),
     })
   }
@@ -375,7 +391,8 @@ export class ServerSupervisor {
         (error: unknown) => {
           // An error answer means the server is there; a slow answer is not a lost connection either.
           if (error instanceof ProtocolError || isTimeout(error)) return
-          this.lose(generation, `connection lost: ${describeError(cause)}`)
+          const signIn = signInMessage(error) ?? signInMessage(cause)
+          this.lose(generation, signIn ?? `connection lost: ${describeError(cause)}`, signIn !== undefined)
         },
       )
       .finally(() => {
@@ -383,8 +400,8 @@ export class ServerSupervisor {
       })
   }
 
-  /** The connection was lost: drop the tools, report, and reconnect after a backoff. */
-  private lose(generation: number, reason: string): void {
+  /** The connection was lost: drop the tools, report, and reconnect after a backoff (or after a sign-in). */
+  private lose(generation: number, reason: string, signIn = false): void {
     if (generation !== this.generation || this.state !== 'connected') return
     this.generation++
     // A connection that lasted resets the backoff; one that dies at once keeps it growing.
@@ -394,8 +411,13 @@ export class ServerSupervisor {
     this.since = new Date()
     this.tools = []
     this.disconnect()
-    const delay = this.scheduleRetry()
-    this.log.warn(`${reason}; reconnecting in ${formatSeconds(delay)}`)
+    if (signIn) {
+      this.waitForSignIn()
+      this.log.warn(reason)
+    } else {
+      const delay = this.scheduleRetry()
+      this.log.warn(`${reason}; reconnecting in ${formatSeconds(delay)}`)
+    }
     this.emit()
   }
 
@@ -408,12 +430,43 @@ export class ServerSupervisor {
     this.lastError = reason
     this.disconnect()
     this.markFirstAttemptDone()
+    if (failure.kind === 'needs_sign_in') {
+      this.waitForSignIn()
+      if (repeated) this.log.debug(reason)
+      else this.log.warn(reason)
+      this.emit()
+      return
+    }
     const delay = this.scheduleRetry()
     // A server that stays down would otherwise repeat the same warning every minute, forever.
     const message = `cannot connect: ${reason}; retrying in ${formatSeconds(delay)}`
     if (repeated) this.log.debug(message)
     else this.log.warn(message)
     this.emit()
+  }
+
+  /**
+   * Only the user can help a server that needs sign-in, so nothing is retried on a timer (no retry
+   * storm against the authorization server): the next attempt starts when tokens appear in the store.
+   */
+  private waitForSignIn(): void {
+    const {oauth} = this
+    if (!oauth) return
+    clearTimeout(this.retryTimer)
+    this.retryTimer = undefined
+    this.awaitingSignIn = true
+    this.stopWatching ??= oauth.watch(() => {
+      if (!this.awaitingSignIn) return
+      oauth.hasTokens().then(
+        (has) => {
+          if (!has || !this.awaitingSignIn || this.state !== 'waiting') return
+          this.awaitingSignIn = false
+          this.log.info('new sign-in found; connecting')
+          this.attempt()
+        },
+        () => {},
+      )
+    })
   }
 
   private scheduleRetry(): number {
@@ -450,6 +503,11 @@ export class ServerSupervisor {
 
   private callError(error: unknown, generation: number, options: CallOptions): ToolError {
     if (error instanceof ToolError) return error
+    const signIn = signInMessage(error)
+    if (signIn !== undefined) {
+      this.lose(generation, signIn, true)
+      return new ToolError(`server '${this.name}' ${signIn}`, {cause: error, kind: 'unavailable'})
+    }
     if (options.signal?.aborted) return new ToolError('tool call cancelled', {cause: error})
     if (isTimeout(error))
       return new ToolError(`tool call timed out after ${formatSeconds(options.timeoutMs)}`, {
@@ -509,6 +567,8 @@ export class ServerSupervisor {
       })
     }
     if (deadline.aborted) return result(describeError(deadline.reason), {kind: 'timeout'})
+    const signIn = signInMessage(error)
+    if (signIn !== undefined) return {reason: signIn, failure: {kind: 'needs_sign_in'}}
     if (this.config.transport !== 'stdio') return result(describeError(error), remoteFailureKind(error))
     const code = errorCode(error)
     if (code === 'ENOENT')

@@ -1,6 +1,7 @@
 import type {Stream} from 'node:stream'
 
 import {
+  type AuthProvider,
   type JSONRPCMessage,
   ReadBuffer,
   SSEClientTransport,
@@ -75,12 +76,14 @@ export interface TransportOptions {
   maxMessageBytes?: number
   /** Called with every stderr line of a stdio server (after logging), e.g. to keep the last few for error reports. */
   onStderrLine?: (line: string) => void
+  /** Bearer tokens for a remote server (OAuth, SPEC §13). */
+  authProvider?: AuthProvider
 }
 
 /** A transport for one connection attempt to a downstream server. */
 export function createTransport(server: ServerConfig, options: TransportOptions): Transport {
   if (isStdio(server)) return createStdioTransport(server, options)
-  return createRemoteTransport(server)
+  return createRemoteTransport(server, options.authProvider)
 }
 
 function isStdio(server: ServerConfig): server is StdioServerConfig {
@@ -108,12 +111,13 @@ function createStdioTransport(server: StdioServerConfig, options: TransportOptio
   return transport
 }
 
-function createRemoteTransport(server: RemoteServerConfig): Transport {
+function createRemoteTransport(server: RemoteServerConfig, authProvider?: AuthProvider): Transport {
   const url = new URL(server.url)
   const requestInit = {headers: {...server.headers}}
-  if (server.transport === 'sse') return new SSEClientTransport(url, {requestInit})
+  if (server.transport === 'sse') return new SSEClientTransport(url, {requestInit, authProvider})
   return new StreamableHTTPClientTransport(url, {
     requestInit,
+    authProvider,
     // The supervisor owns reconnecting; the transport only retries its standalone stream briefly.
     reconnectionOptions: {
       initialReconnectionDelay: 500,

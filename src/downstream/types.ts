@@ -107,6 +107,8 @@ export interface ToolHost {
   serverStatus(): ServerStatus[]
   /** Validates args against inputSchema, calls, checks size and outputSchema, parses (SPEC §6). Throws ToolError. */
   callTool(name: string, args: Record<string, unknown>, options: CallToolOptions): Promise<unknown>
+  /** The shape of the results seen for a tool without an outputSchema, when it has returned before. */
+  observedResult?(name: string): unknown
   /** Resolves when every server has finished its first connection attempt, or after timeoutMs. */
   waitForInitialConnections(timeoutMs: number): Promise<void>
 }

@@ -466,18 +466,31 @@ def _load_runtime(channel, devnull):
         tool.__name__ = tool.__qualname__ = name
         return tool
 
-    async def list_callable_tools():
-        """The namespaced names of the tools this program can call (not counted)."""
+    def helper_args(**given):
+        return {key: value for key, value in given.items() if value is not None}
+
+    async def list_callable_tools(query=None, server=None):
+        """The names of the tools this program can call; with `query`, the best 20 matches and
+        their first description line; with `server`, that server's only (not counted)."""
         return await request(
-            {"type": "helper", "name": "list_callable_tools", "args": {}},
+            {
+                "type": "helper",
+                "name": "list_callable_tools",
+                "args": helper_args(query=query, server=server),
+            },
             "list_callable_tools()",
             "list_callable_tools",
         )
 
-    async def inspect_tool(tool_name):
-        """Description, input and output schema and Python signature of one tool (not counted)."""
+    async def inspect_tool(tool_name=None, tool_names=None, brief=False):
+        """Description, schemas and Python signature of a tool, or of several (`tool_names`: a
+        list, or a glob like mcp__server__*); `brief=True`: signature and first line (not counted)."""
         return await request(
-            {"type": "helper", "name": "inspect_tool", "args": {"tool_name": tool_name}},
+            {
+                "type": "helper",
+                "name": "inspect_tool",
+                "args": helper_args(tool_name=tool_name, tool_names=tool_names, brief=brief or None),
+            },
             "inspect_tool()",
             "inspect_tool",
         )

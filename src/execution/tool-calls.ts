@@ -1,11 +1,11 @@
-import type {ToolHost, ToolInfo} from '../downstream/types.js'
+import type {ToolError, type ToolErrorKind, ToolHost, ToolInfo} from '../downstream/types.js'
 import type {ApprovalDecision} from '../permissions/approvals.js'
 import type {ChildRequestHandlers} from './child.js'
 import type {ToolCallTrace} from './format.js'
 import type {HelperName, ResultMessage} from './protocol.js'
 
-import {describeToolFor, unknownToolMessage} from '../downstream/inspect.js'
-import {ToolError, type ToolErrorKind} from '../downstream/types.js'
+import {InspectError, inspectTools} from '../downstream/inspect.js'
+import {onServer, searchTools} from '../downstream/tool-search.js'
 import {traceArgs, traceError} from './trace.js'
 
 export interface ToolCallLimits {
@@ -222,23 +222,24 @@ export class ToolCallBroker implements ChildRequestHandlers {
   private helper(name: HelperName, args: Record<string, unknown>): unknown {
     switch (name) {
       case 'inspect_tool': {
-        const toolName = args.tool_name
-        if (typeof toolName !== 'string')
-          throw new ToolError('inspect_tool(tool_name=...) needs the tool name as a string', {
-            kind: 'invalid_arguments',
-          })
-        const tool = this.host.getTool(toolName)
-        if (!tool) {
-          const names = this.host.listTools().map((t) => t.name)
-          throw new ToolError(unknownToolMessage(toolName, names), {kind: 'unknown_tool'})
+        try {
+          return inspectTools(this.host, args)
+        } catch (error) {
+          if (error instanceof InspectError) throw new ToolError(error.message, {kind: error.kind})
+          throw error
         }
-        return describeToolFor(this.host, tool)
       }
       case 'list_callable_tools': {
-        return this.host
-          .listTools()
-          .map((tool) => tool.name)
-          .sort()
+        const {query, server} = args
+        if (
+          (query !== undefined && typeof query !== 'string') ||
+          (server !== undefined && typeof server !== 'string')
+        )
+          throw new ToolError('list_callable_tools(query=..., server=...) takes strings', {
+            kind: 'invalid_arguments',
+          })
+        const tools = this.host.listTools().filter((tool) => server === undefined || onServer(tool, server))
+        return query === undefined ? tools.map((tool) => tool.name).sort() : searchTools(tools, query)
       }
       case 'server_status': {
         return this.host.serverStatus()

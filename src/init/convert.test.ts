@@ -70,6 +70,24 @@ describe('convertServer', () => {
     expect(converted({url: 'https://a.example/sse?x=1'}).server.transport).toBe('sse')
   })
 
+  it("keeps a server that signs in with OAuth, with Claude Code's oauth settings as ptc-mcp's", () => {
+    const kept = converted({
+      type: 'http',
+      url: 'https://a.example/mcp',
+      oauth: {clientId: 'c', callbackPort: 8123},
+    })
+    expect(kept.server).toEqual({
+      name: 'srv',
+      transport: 'http',
+      url: 'https://a.example/mcp',
+      headers: {},
+      oauth: {client_id: 'c', callback_port: 8123},
+    })
+    expect(converted({type: 'sse', url: 'https://a.example/sse', oauth: {}}).server).toMatchObject({
+      oauth: {},
+    })
+  })
+
   it('accepts a URL built from variables, which only the loader can check', () => {
     expect(converted({type: 'http', url: '${BASE_URL}/mcp'}).server).toMatchObject({url: '${BASE_URL}/mcp'})
   })
@@ -77,7 +95,7 @@ describe('convertServer', () => {
   it.each([
     [{type: 'ws', url: 'wss://a.example'}, /transport "ws" is not supported/],
     [{type: 'http', url: 'https://a.example', headersHelper: '/bin/h'}, /headersHelper/],
-    [{type: 'http', url: 'https://a.example', oauth: {clientId: 'x'}}, /OAuth/],
+    [{type: 'http', url: 'https://a.example', oauth: 'yes'}, /"oauth" is not an object/],
     [{type: 'http'}, /without a "url"/],
     [{type: 'http', url: 'ftp://a.example'}, /not an http\(s\) URL/],
     [{type: 'stdio', args: ['x']}, /without a "command"/],

@@ -1,4 +1,4 @@
-import type {ServerConfig} from '../config/schema.js'
+import type {RemoteServerConfig, ServerConfig} from '../config/schema.js'
 
 import {launchesSelf} from '../config/load.js'
 import {normaliseName} from '../downstream/naming.js'
@@ -54,9 +54,8 @@ export function convertServer({name, entry, origin}: RawServer): ConvertResult {
   if (entry.headersHelper !== undefined) {
     return {ok: false, reason: 'its headers come from a "headersHelper" command, which ptc-mcp cannot run'}
   }
-  if (entry.oauth !== undefined) {
-    return {ok: false, reason: 'it signs in with OAuth ("oauth" settings), which ptc-mcp does not do'}
-  }
+  const oauth = entry.oauth === undefined ? undefined : convertOAuth(entry.oauth)
+  if (oauth === null) return {ok: false, reason: '"oauth" is not an object with clientId and callbackPort'}
   if (typeof entry.url !== 'string' || entry.url.trim() === '')
     return {ok: false, reason: `${type} entry without a "url"`}
   const {url} = entry
@@ -64,15 +63,31 @@ export function convertServer({name, entry, origin}: RawServer): ConvertResult {
   if (!url.includes('${') && !isHttpUrl(url)) return {ok: false, reason: `"url" is not an http(s) URL`}
   const headers = stringRecord(entry.headers)
   if (headers === undefined) return {ok: false, reason: '"headers" is not an object of strings'}
-  if (Object.keys(headers).length === 0) {
-    notes.push(
-      'no headers: if Claude signs in to it with OAuth, ptc-mcp cannot; give it an Authorization header',
-    )
-  }
   return {
     ok: true,
-    server: {name, transport: type, url: literal(url), headers: mapValues(headers, literal)},
+    server: {
+      name,
+      transport: type,
+      url: literal(url),
+      headers: mapValues(headers, literal),
+      ...(oauth === undefined ? {} : {oauth}),
+    },
     notes,
+  }
+}
+
+/**
+ * Claude Code's `oauth` settings (`clientId`, `callbackPort`) as ptc-mcp's (`client_id`,
+ * `callback_port`); `{}` when it has neither. Null for something that is not such an object.
+ */
+function convertOAuth(value: unknown): NonNullable<RemoteServerConfig['oauth']> | null {
+  if (!isRecord(value)) return null
+  const {clientId, callbackPort} = value
+  if (clientId !== undefined && (typeof clientId !== 'string' || clientId === '')) return null
+  if (callbackPort !== undefined && !(Number.isInteger(callbackPort) && Number(callbackPort) > 0)) return null
+  return {
+    ...(clientId === undefined ? {} : {client_id: clientId}),
+    ...(callbackPort === undefined ? {} : {callback_port: Number(callbackPort)}),
   }
 }
 

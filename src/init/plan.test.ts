@@ -258,6 +258,47 @@ describe('planInit from Claude Desktop or a file', () => {
     expectPtcError(await plan({from: other}).catch((error_: unknown) => error_), 'SOURCE_INVALID')
   })
 
+  it('keeps OAuth servers with oauth settings and gives the `ptc-mcp auth` line each needs', async () => {
+    const source = join(sandbox.home, 'oauth.json')
+    await writeFile(
+      source,
+      JSON.stringify({
+        mcpServers: {
+          linear: {type: 'http', url: 'https://mcp.linear.example/mcp', oauth: {}},
+          sentry: {
+            type: 'sse',
+            url: 'https://mcp.sentry.example/sse',
+            oauth: {clientId: 'ptc', callbackPort: 8123},
+          },
+          open: {type: 'http', url: 'https://open.example/mcp'},
+        },
+      }),
+    )
+    const result = await plan({from: source, launcher: ['/opt/bin/ptc-mcp']})
+    const {config} = parseConfigText(result.yaml)
+    expect(config.servers).toMatchObject([
+      {name: 'linear', transport: 'http', oauth: {}},
+      {name: 'sentry', transport: 'sse', oauth: {client_id: 'ptc', callback_port: 8123}},
+      {name: 'open', transport: 'http'},
+    ])
+    expect(result.skipped).toEqual([])
+    expect(result.signIn).toEqual([
+      {server: 'linear', command: '/opt/bin/ptc-mcp auth linear'},
+      {server: 'sentry', command: '/opt/bin/ptc-mcp auth sentry'},
+    ])
+    expect(result.notes).toContain(
+      'open: no headers: if it signs in with OAuth, run `/opt/bin/ptc-mcp auth open` once',
+    )
+    const elsewhere = await plan({
+      from: source,
+      output: join(sandbox.home, 'my config.yaml'),
+      launcher: ['node', '/src/ptc-mcp/bin/run.js'],
+    })
+    expect(elsewhere.signIn[0]?.command).toBe(
+      `node /src/ptc-mcp/bin/run.js auth linear --config '${join(sandbox.home, 'my config.yaml')}'`,
+    )
+  })
+
   it('writes a valid empty config when the source has no servers', async () => {
     const empty = join(sandbox.home, 'empty.json')
     await writeFile(empty, '{"mcpServers": {}}')

@@ -88,6 +88,13 @@ export interface InitPlan {
   mcpJson: ReturnType<typeof mcpJsonEntry>
   /** Commands that remove the converted servers from Claude Code (for the user to run, if they want). */
   removeCommands: RemoveCommand[]
+  /** The `ptc-mcp auth NAME` line each OAuth server needs once (SPEC §9, §13). */
+  signIn: SignInCommand[]
+}
+
+export interface SignInCommand {
+  server: string
+  command: string
 }
 
 export interface RemoveCommand {
@@ -141,6 +148,18 @@ export async function planInit(options: InitOptions = {}): Promise<InitPlan> {
     notes.push(...c.notes.map((note) => `${name}: ${note}`))
     return {...c.server, name}
   })
+  const launcher = options.launcher ?? runningLauncher()
+  const authLine = (name: string) => signInLine(launcher, name, output, environment)
+  for (const server of renamed) {
+    if (
+      server.transport !== 'stdio' &&
+      server.oauth === undefined &&
+      Object.keys(server.headers).length === 0
+    )
+      notes.push(
+        `${server.name}: no headers: if it signs in with OAuth, run \`${authLine(server.name)}\` once`,
+      )
+  }
   const {servers, secrets} = protectSecrets(renamed, {envRefs: options.envRefs ?? false})
   const envVars = referencedVariables(servers)
 
@@ -166,7 +185,6 @@ export async function planInit(options: InitOptions = {}): Promise<InitPlan> {
       : []),
   ]
   const scope = options.scope ?? 'user'
-  const launcher = options.launcher ?? runningLauncher()
   return {
     output,
     sources: discovered.sources,
@@ -188,7 +206,25 @@ export async function planInit(options: InitOptions = {}): Promise<InitPlan> {
     claudeAddCommand: claudeAddCommand(output, scope, environment.platform, launcher),
     mcpJson: mcpJsonEntry(output, launcher),
     removeCommands: converted.flatMap(({raw}) => removeCommand(raw, environment.platform)),
+    signIn: servers
+      .filter((server) => server.transport !== 'stdio' && server.oauth !== undefined)
+      .map((server) => ({server: server.name, command: authLine(server.name)})),
   }
+}
+
+/**
+ * `ptc-mcp auth NAME` as this installation runs it (like the registration line), with `--config`
+ * when the config is not where ptc-mcp looks by default.
+ */
+function signInLine(
+  launcher: readonly string[],
+  name: string,
+  output: string,
+  environment: InitEnvironment,
+): string {
+  const words = [...launcher, 'auth', name]
+  if (output !== defaultConfigPath(environment)) words.push('--config', output)
+  return words.map((w) => shellQuote(w, environment.platform)).join(' ')
 }
 
 /** How to take a server out of Claude Code once ptc-mcp proxies it. Claude Desktop has no CLI for it. */

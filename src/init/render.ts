@@ -52,6 +52,7 @@ function compact(server: ServerConfig): Record<string, unknown> {
     transport: server.transport,
     url: server.url,
     ...(Object.keys(server.headers).length > 0 && {headers: server.headers}),
+    ...(server.oauth !== undefined && {oauth: server.oauth}),
   }
 }
 

@@ -5,7 +5,8 @@ import type {Logger} from '../log.js'
 import type {Runtime} from '../runtime.js'
 import type {UpstreamBridge} from './upstream-bridge.js'
 
-import {describeToolFor, unknownToolMessage} from '../downstream/inspect.js'
+import {InspectError, inspectTools} from '../downstream/inspect.js'
+import {onServer, searchTools} from '../downstream/tool-search.js'
 import {type ProgramEngine, type RunOutcome, startFailureOutcome} from '../execution/engine.js'
 import {structuredOutcome} from '../execution/outcome.js'
 import {elicitationPrompter} from './approval-prompter.js'
@@ -60,11 +61,23 @@ export function createMcpServer(
 
   server.registerTool(
     'list_callable_tools',
-    {description: LIST_CALLABLE_TOOLS_DESCRIPTION, inputSchema: z.object({})},
-    async () => {
+    {
+      description: LIST_CALLABLE_TOOLS_DESCRIPTION,
+      inputSchema: z.object({
+        query: z
+          .string()
+          .optional()
+          .describe('Words to look for in tool names, descriptions and parameter names; best 20 first.'),
+        server: z.string().optional().describe("Only this server's tools."),
+      }),
+    },
+    async ({query, server: serverName}) => {
       await registry.waitForInitialConnections(INITIAL_CONNECT_WAIT_MS)
-      const names = registry.listTools().map((tool) => tool.name)
-      const content = [text(JSON.stringify(names))]
+      const tools = registry
+        .listTools()
+        .filter((tool) => serverName === undefined || onServer(tool, serverName))
+      const listing = query === undefined ? tools.map((tool) => tool.name) : searchTools(tools, query)
+      const content = [text(JSON.stringify(listing))]
       const down = registry.unavailableServers()
       if (down.length > 0) {
         const reasons = down.map((s) => `${s.name}: ${s.reason}`).join('; ')
@@ -79,17 +92,22 @@ export function createMcpServer(
     {
       description: INSPECT_TOOL_DESCRIPTION,
       inputSchema: z.object({
-        tool_name: z.string().describe('A name from list_callable_tools, e.g. mcp__fin__query.'),
+        tool_name: z.string().optional().describe('A name from list_callable_tools, e.g. mcp__fin__query.'),
+        tool_names: z
+          .union([z.array(z.string()), z.string()])
+          .optional()
+          .describe('Several names, or a glob such as mcp__fin__*, inspected in one call.'),
+        brief: z.boolean().optional().describe('Only the signature and the first line of the description.'),
       }),
     },
-    async ({tool_name: name}) => {
+    async (request) => {
       await registry.waitForInitialConnections(INITIAL_CONNECT_WAIT_MS)
-      const tool = registry.getTool(name)
-      if (!tool) {
-        const names = registry.listTools().map((t) => t.name)
-        return {isError: true, content: [text(unknownToolMessage(name, names))]}
+      try {
+        return {content: [text(JSON.stringify(inspectTools(registry, request), null, 2))]}
+      } catch (error) {
+        if (!(error instanceof InspectError)) throw error
+        return {isError: true, content: [text(error.message)]}
       }
-      return {content: [text(JSON.stringify(describeToolFor(registry, tool), null, 2))]}
     },
   )
 

@@ -145,4 +145,25 @@ describe('ptc-mcp doctor', () => {
     })
     expect(JSON.stringify(byId['server:crash'])).not.toContain('Node.js v')
   })
+
+  it('reports every config error and exits 2, like the other commands', async () => {
+    const configPath = join(dir, 'invalid.yaml')
+    writeFileSync(
+      configPath,
+      stringify({
+        servers: [
+          {name: 'a', command: 'x', env: {K: '${PTC_DOCTOR_TEST_UNSET}'}},
+          {name: 'b', transport: 'http', url: 'not a url'},
+        ],
+      }),
+    )
+    const run = await runDoctor(['--config', configPath])
+    expect(run.exitCode).toBe(2)
+    const config = run.result!.checks.find((c) => c.id === 'config')
+    expect(config?.status).toBe('fail')
+    expect(config?.detail).toContain(
+      'servers[0].env.K: environment variable PTC_DOCTOR_TEST_UNSET is not set',
+    )
+    expect(config?.detail).toContain('servers[1].url: expected a URL')
+  })
 })

@@ -15,6 +15,8 @@ export function setup(): void {
   root = mkdtempSync(join(tmpdir(), 'ptc-test-'))
   // Inherited by the test workers, which start after global setup.
   process.env.TMPDIR = root
+  // Result shapes (inspect_tool's observed_result) are cached there, not in the real home.
+  process.env.XDG_CACHE_HOME = join(root, 'cache')
 }
 
 /** Live processes (not zombies) whose cwd or environment points into this run's TMPDIR. */

@@ -1,0 +1,55 @@
+import {describe, expect, it} from 'vitest'
+
+import {shapeOf, shapeReturnType, textShape} from './shapes.js'
+
+describe('result shapes for observed_result (SPEC §5)', () => {
+  it('shows types, keys and list lengths, never values', () => {
+    const value = {
+      ticker: 'ACME',
+      statements: [
+        {quarter: 'Q1', revenue: 10, margin: 0.5},
+        {quarter: 'Q2', revenue: 11, note: null},
+      ],
+    }
+    expect(shapeOf(value)).toEqual({
+      ticker: 'str',
+      statements: ['list of 2', {quarter: 'str', revenue: 'int', margin: 'float', note: 'None'}],
+    })
+    expect(JSON.stringify(shapeOf(value))).not.toContain('ACME')
+    expect(shapeOf([])).toEqual(['list of 0'])
+    expect(shapeOf([1, 'a'])).toEqual(['list of 2', 'mixed: int | str'])
+  })
+
+  it('adds short samples only when asked', () => {
+    expect(shapeOf({ticker: 'ACME', n: 3}, {samples: true})).toEqual({
+      ticker: "str, e.g. 'ACME'",
+      n: 'int, e.g. 3',
+    })
+    expect(textShape(`${'long line '.repeat(20)}\nsecond`, {samples: true})).toMatch(
+      /^free text, 2 lines, e\.g\. 'long line .{30}…'$/,
+    )
+  })
+
+  it('describes text as free text with its line count, or as the shape of its JSON', () => {
+    expect(textShape('[FILE] a.txt\n[DIR] b\n')).toBe('free text, 2 lines')
+    expect(textShape('one line')).toBe('free text, 1 line')
+    expect(textShape('{"a": [1, 2]}')).toEqual({a: ['list of 2', 'int']})
+    expect(textShape('[not json')).toBe('free text, 1 line')
+  })
+
+  it('stays small for wide and deep values', () => {
+    const wide = Object.fromEntries(Array.from({length: 500}, (_, i) => [`k${i}`, i]))
+    expect(Object.keys(shapeOf(wide) as object)).toHaveLength(31)
+    let deep: unknown = 1
+    for (let i = 0; i < 1000; i++) deep = {d: deep}
+    expect(JSON.stringify(shapeOf(deep)).length).toBeLessThan(100)
+  })
+
+  it('gives the signature a return type', () => {
+    expect(shapeReturnType({a: 'int'})).toBe('dict')
+    expect(shapeReturnType(['list of 3', {a: 'int'}])).toBe('list[dict]')
+    expect(shapeReturnType(['list of 0'])).toBe('list')
+    expect(shapeReturnType('free text, 3 lines')).toBe('str')
+    expect(shapeReturnType('int, e.g. 3')).toBe('int')
+  })
+})

@@ -1,0 +1,65 @@
+import type {RemoteServerConfig, ServerConfig} from '../config/schema.js'
+
+import {authCommand} from './errors.js'
+import {expiresAt, type OAuthRecord, type TokenStore} from './store.js'
+
+export type OAuthState = 'signed-in' | 'expired' | 'needs-sign-in'
+
+/** What `auth --list`, `list` and `doctor` say about one OAuth server (never a token). */
+export interface OAuthServerState {
+  server: string
+  url: string
+  /** signed-in: a usable token (or one that refreshes); expired: past expiry, no refresh token; needs-sign-in: none. */
+  state: OAuthState
+  /** ISO time the access token expires, or null. */
+  expires: string | null
+  /** Whether the access token is refreshed without the user. */
+  refreshable: boolean
+  scopes: string[]
+  /** What to do, when something is needed. */
+  fix?: string
+}
+
+/** The servers whose sign-in state is worth showing: remote ones with `oauth`, or with stored tokens. */
+export async function oauthStates(
+  servers: readonly ServerConfig[],
+  store: TokenStore,
+): Promise<OAuthServerState[]> {
+  const remote = servers.filter((s): s is RemoteServerConfig => s.transport !== 'stdio')
+  const states = await Promise.all(
+    remote.map(async (server) => {
+      const record = await store.read(server.url)
+      return server.oauth || record ? describeState(server, record) : undefined
+    }),
+  )
+  return states.filter((state): state is OAuthServerState => state !== undefined)
+}
+
+export function describeState(
+  server: RemoteServerConfig,
+  record: OAuthRecord | undefined,
+  now = Date.now(),
+): OAuthServerState {
+  const tokens = record?.tokens
+  const expiry = expiresAt(record)
+  const refreshable = Boolean(tokens?.refresh_token)
+  const base = {
+    server: server.name,
+    url: server.url,
+    expires: expiry === null ? null : new Date(expiry).toISOString(),
+    refreshable,
+    scopes: tokens?.scope?.split(' ').filter(Boolean) ?? [],
+  }
+  if (!tokens) return {...base, state: 'needs-sign-in', fix: `run \`${authCommand(server.name)}\``}
+  if (expiry !== null && expiry <= now && !refreshable)
+    return {...base, state: 'expired', fix: `run \`${authCommand(server.name)}\``}
+  return {...base, state: 'signed-in'}
+}
+
+/** One line for people: "signed in, expires 2026-12-01T10:00:00Z (refreshed automatically)". */
+export function describeStateLine(state: OAuthServerState): string {
+  if (state.state === 'needs-sign-in') return `needs sign-in: ${state.fix}`
+  if (state.state === 'expired') return `sign-in expired: ${state.fix}`
+  const expires = state.expires ? `, expires ${state.expires}` : ''
+  return `signed in${expires}${state.refreshable ? ' (refreshed automatically)' : ''}`
+}
