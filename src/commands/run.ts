@@ -3,7 +3,7 @@ import {readFile} from 'node:fs/promises'
 
 import {BaseCommand} from '../cli/base-command.js'
 import {showConnectProgress} from '../cli/connect-progress.js'
-import {formatCancelled} from '../cli/display.js'
+import {CANCELLED_HEADER, formatCancelled} from '../cli/display.js'
 import {CLI_CONNECT_WAIT_MS} from '../cli/open-runtime.js'
 import {APPROVE_ALL, TerminalPrompter} from '../cli/terminal-prompter.js'
 import {PtcError} from '../errors.js'
@@ -40,10 +40,18 @@ export default class Run extends BaseCommand {
     const runtime = await Runtime.open({configFlag: flags.config, logger: createLogger(this.logLevel(flags))})
     const interrupt = onInterrupt()
     try {
-      const [engine] = await Promise.all([
+      const ready = Promise.all([
         runtime.engine(),
         showConnectProgress(runtime.registry, CLI_CONNECT_WAIT_MS, this.jsonEnabled()),
       ])
+      // Ctrl-C while servers connect or Python starts: nothing ran, nothing to wait for.
+      const engine = await Promise.race([ready.then(([ready]) => ready), interrupt.stopped.then(() => null)])
+      if (engine === null) {
+        ready.catch(() => {})
+        if (!this.jsonEnabled()) this.log(CANCELLED_HEADER)
+        process.exitCode = EXIT_INTERRUPTED
+        return NOTHING_RAN
+      }
       const started = performance.now()
       const prompter = flags.yes ? APPROVE_ALL : new TerminalPrompter()
       const outcome = await engine.run(code, {signal: interrupt.signal, prompter})
@@ -63,12 +71,24 @@ export default class Run extends BaseCommand {
 /** The shell's code for a process ended by Ctrl-C (128 + SIGINT), documented in the README. */
 const EXIT_INTERRUPTED = 130
 
+const NOTHING_RAN: StructuredOutcome = {
+  ok: false,
+  output: '',
+  result: null,
+  error: 'CancelledError: interrupted (Ctrl-C) before the program started',
+  tool_calls: [],
+  sandbox: '',
+}
+
 /**
  * The first Ctrl-C cancels the program (its output is still printed, then everything is cleaned
  * up); a second one leaves at once.
  */
-function onInterrupt(): {signal: AbortSignal; dispose(): void} {
+function onInterrupt(): {signal: AbortSignal; stopped: Promise<void>; dispose(): void} {
   const controller = new AbortController()
+  const stopped = new Promise<void>((resolve) => {
+    controller.signal.addEventListener('abort', () => resolve(), {once: true})
+  })
   const handler = (): void => {
     if (!controller.signal.aborted) {
       controller.abort(new Error('interrupted (Ctrl-C)'))
@@ -79,7 +99,7 @@ function onInterrupt(): {signal: AbortSignal; dispose(): void} {
     process.kill(process.pid, 'SIGINT')
   }
   process.on('SIGINT', handler)
-  return {signal: controller.signal, dispose: () => process.off('SIGINT', handler)}
+  return {signal: controller.signal, stopped, dispose: () => process.off('SIGINT', handler)}
 }
 
 async function readProgram(file: string): Promise<string> {

@@ -7,6 +7,7 @@
 import type {TransportKind} from '../downstream/types.js'
 
 import {ConfigError} from '../errors.js'
+import {isRecord} from '../guards.js'
 import {type ConfigLookup, findConfig, type FoundConfig} from './discover.js'
 import {
   checkConfig,
@@ -73,11 +74,10 @@ export async function loadConfigLeniently(options: ConfigLookup = {}): Promise<D
   }
 
   if (elsewhere.length > 0) return unusableFile(found, configIssuesError(issues, path))
-  const entries = (raw as {servers?: unknown[]}).servers ?? []
-  const usable = {
-    ...(raw as Record<string, unknown>),
-    servers: entries.filter((_, index) => !perServer.has(index)),
-  }
+  // No issue outside server entries: the file is a mapping, and `servers` a list when present.
+  const file = isRecord(raw) ? raw : {}
+  const entries = Array.isArray(file.servers) ? (file.servers as unknown[]) : []
+  const usable = {...file, servers: entries.filter((_, index) => !perServer.has(index))}
   let validated: ReturnType<typeof validateConfig>
   try {
     validated = validateConfig(usable, {path, env})
@@ -100,7 +100,7 @@ export async function loadConfigLeniently(options: ConfigLookup = {}): Promise<D
 
 /** The problems of one entry, as the reason its server is unavailable. */
 function describeEntry(entry: unknown, index: number, problems: ConfigIssue[], path: string): UnusableServer {
-  const record = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : {}
+  const record = isRecord(entry) ? entry : {}
   const name =
     typeof record.name === 'string' && /^[\w-]+$/.test(record.name) ? record.name : `servers[${index}]`
   const transport = TRANSPORTS.find((t) => t === record.transport) ?? 'stdio'

@@ -10,6 +10,7 @@ import {
   OBSERVED_NOTE,
   unknownToolMessage,
 } from './inspect.js'
+import {MAX_SUGGESTED_NAME_CHARS, suggestNames} from './naming.js'
 
 const QUERY: ToolInfo = {
   name: 'mcp__fin__query',
@@ -117,5 +118,20 @@ describe('inspectTools (inspect_tool with tool_names and brief)', () => {
     expect(() => inspectTools(source, {})).toThrow(InspectError)
     expect(() => inspectTools(source, {tool_names: ['mcp__x__*']})).toThrow("no tool matches 'mcp__x__*'")
     expect(() => inspectTools(source, {tool_name: 'mcp__fin__qery'})).toThrow(/Did you mean mcp__fin__query/)
+  })
+})
+
+describe('unknown tool names of any length (SPEC §15)', () => {
+  const names = ['mcp__fin__query', 'mcp__fin__quote']
+
+  it('a name longer than any real one gets no suggestions, and the error repeats only its head', () => {
+    const long = `mcp__fin__${'q'.repeat(MAX_SUGGESTED_NAME_CHARS)}`
+    expect(suggestNames(long, names)).toEqual([])
+    // Under the bound it is still compared.
+    expect(suggestNames(`mcp__fin__query${'y'.repeat(10)}`, names)).toEqual(['mcp__fin__query'])
+    const huge = 'q'.repeat(16_000_000)
+    expect(unknownToolMessage(huge, names)).toBe(
+      `Unknown tool '${'q'.repeat(MAX_SUGGESTED_NAME_CHARS)}…' (16000000 characters), and no tool has a similar name; list_callable_tools() shows the 2 available tools.`,
+    )
   })
 })

@@ -2,7 +2,7 @@ import {minimatch} from 'minimatch'
 
 import type {ToolInfo} from './types.js'
 
-import {suggestNames} from './naming.js'
+import {MAX_SUGGESTED_NAME_CHARS, suggestNames} from './naming.js'
 import {shapeReturnType} from './shapes.js'
 import {pythonSignature} from './signature.js'
 import {firstLine} from './tool-search.js'
@@ -171,9 +171,17 @@ export class InspectError extends Error {
 /** `Unknown tool 'mcp__fin__qeury'. Did you mean mcp__fin__query?`, or a pointer to the tool list. */
 export function unknownToolMessage(name: string, names: readonly string[]): string {
   const suggestions = suggestNames(name, names, 3)
-  if (suggestions.length > 0) return `Unknown tool '${name}'. Did you mean ${joinOr(suggestions)}?`
-  if (names.length === 0) return `Unknown tool '${name}': no tools are available right now.`
-  return `Unknown tool '${name}', and no tool has a similar name; list_callable_tools() shows the ${names.length} available tools.`
+  const shown = echoedName(name)
+  if (suggestions.length > 0) return `Unknown tool ${shown}. Did you mean ${joinOr(suggestions)}?`
+  if (names.length === 0) return `Unknown tool ${shown}: no tools are available right now.`
+  return `Unknown tool ${shown}, and no tool has a similar name; list_callable_tools() shows the ${names.length} available tools.`
+}
+
+/** A name quoted as an error repeats it: a huge one by its head and length. */
+function echoedName(name: string): string {
+  return name.length <= MAX_SUGGESTED_NAME_CHARS
+    ? `'${name}'`
+    : `'${name.slice(0, MAX_SUGGESTED_NAME_CHARS)}…' (${name.length} characters)`
 }
 
 function joinOr(items: readonly string[]): string {

@@ -57,12 +57,20 @@ export function dedupeTools<T extends {name: string}>(
 }
 
 /**
- * The names closest to an unknown one, best first, for "did you mean". Compares the tool part (after
+ * Longest name that gets suggestions: the edit distance costs its length times every name's, and
+ * no real name is longer (MCP tool names are at most 128 characters).
+ */
+export const MAX_SUGGESTED_NAME_CHARS = 128
+
+/**
+ * The names closest to an unknown one, best first, for "did you mean"; none for a name over
+ * `MAX_SUGGESTED_NAME_CHARS`. Compares the tool part (after
  * the last `__`) so a wrong server still finds the tool, then the whole name to break ties. A name
  * whose tool part contains the query's (or the reverse), or starts with a near miss of it, counts as
  * close. Case and `-` vs `_` are ignored.
  */
 export function suggestNames(query: string, names: readonly string[], max = 3): string[] {
+  if (query.length > MAX_SUGGESTED_NAME_CHARS) return []
   const wanted = comparable(query)
   const wantedTool = toolPart(wanted)
   if (!wantedTool || max <= 0) return []

@@ -21,6 +21,7 @@ import {
   LineSplitter,
   parseChildMessage,
   ProtocolError,
+  RefusedRequest,
   type ResultMessage,
   type RunMessage,
   type StartMessage,
@@ -88,14 +89,22 @@ const DONE_KILL_DELAY_MS = 20
 /** How long pipes may stay open after the process group was killed (a process that escaped it). */
 const DRAIN_LIMIT_MS = 1000
 
+/** How long answers may wait unread, over the backlog bound, before the run ends. */
+export const ANSWER_STALL_MS = 10_000
+
 export interface ChildOptions {
   python: PythonInfo
   backend: SandboxBackend
   limits: ChildLimits
-  /** Largest line the child may send; a longer one ends the run. */
+  /**
+   * Largest line the child may send; a longer one ends the run. Also the bound on answers waiting
+   * for the child to read them: over it, the child's next requests are not read until it catches up.
+   */
   maxMessageBytes: number
-  /** Cap on captured fd 1 + fd 2 output (UTF-8 bytes). */
+  /** Cap on captured fd 1 + fd 2 output (UTF-8 bytes), and on the `done` result's JSON. */
   maxOutputBytes: number
+  /** How long answers may wait over the backlog bound before the run ends. Default ANSWER_STALL_MS. */
+  answerStallMs?: number
   /** Bound on spawn + confinement + runner load. */
   startTimeoutMs: number
   logger: Logger
@@ -117,7 +126,8 @@ export interface ChildRunResult {
 
 /** What the engine does with the child's requests; it answers with `ProgramChild.reply`. */
 export interface ChildRequestHandlers {
-  onCall(id: number, tool: string, args: Record<string, unknown>): void
+  /** `bytes`: the size of the call's message, what its arguments cost the server (about). */
+  onCall(id: number, tool: string, args: Record<string, unknown>, bytes: number): void
   onHelper(id: number, name: HelperName, args: Record<string, unknown>): void
   onCancel(id: number): void
 }
@@ -170,6 +180,14 @@ export class ProgramChild {
   private readonly pipesOpen = new Set<string>()
   /** Writes waiting behind a large text that is going out a slice at a time. */
   private readonly writeQueue: (string | TextInFlight)[] = []
+  /** Characters in `writeQueue` not yet handed to the socket. */
+  private queuedChars = 0
+  /** Set while the child's requests are not read because it has not read the answers. */
+  private stallTimer: NodeJS.Timeout | undefined
+  /** Why the child's requests are not being read: answers it has not taken, calls waiting. */
+  private readonly holds = new Set<'answers' | 'calls'>()
+  /** Call and helper ids must increase: a reused id would run twice under one trace entry. */
+  private lastRequestId = 0
   private exitDescription = 'the Python process ended'
   private startupFailure: Error | undefined
   private settleReady: ((error?: Error) => void) | undefined
@@ -280,6 +298,21 @@ export class ProgramChild {
     this.write(line)
   }
 
+  /**
+   * Stops (or resumes) reading the child's requests while the engine has enough of them waiting:
+   * the child then blocks on its next write, and the server holds no more of them.
+   */
+  holdRequests(hold: boolean): void {
+    this.setHold('calls', hold)
+  }
+
+  private setHold(reason: 'answers' | 'calls', hold: boolean): void {
+    if (hold) this.holds.add(reason)
+    else this.holds.delete(reason)
+    if (this.holds.size > 0) this.channel?.pause()
+    else this.channel?.resume()
+  }
+
   /** Kills the child's process group now. Safe at any stage, any number of times. */
   kill(): void {
     this.killed = true
@@ -387,6 +420,49 @@ export class ProgramChild {
     this.enqueue(`${line}\n`)
   }
 
+  /** Bytes (about) of answers the child has not taken yet: Node's socket buffer and the queue. */
+  private get backlog(): number {
+    return (this.channel?.writableLength ?? 0) + this.queuedChars
+  }
+
+  /**
+   * Flow control (SPEC §15): answers pile up only as far as the bound. Over it, the child's next
+   * requests wait unread until it has read the answers; a child that does not within
+   * `answerStallMs` has stopped reading, and its run ends.
+   */
+  private checkBacklog(): void {
+    const {channel} = this
+    if (!channel || this.state !== 'running' || this.end) return
+    if (this.stallTimer) {
+      if (this.backlog > this.options.maxMessageBytes / 2) return
+      clearTimeout(this.stallTimer)
+      this.stallTimer = undefined
+      this.setHold('answers', false)
+      return
+    }
+    if (this.backlog <= this.options.maxMessageBytes) return
+    this.setHold('answers', true)
+    const waiting = this.backlog
+    const stallMs = this.options.answerStallMs ?? ANSWER_STALL_MS
+    this.stallTimer = setTimeout(() => {
+      this.options.logger.warn(`a program stopped reading its channel (${waiting} bytes of answers waiting)`)
+      this.finish({
+        kind: 'crashed',
+        reason:
+          `the program stopped reading the answers to its requests (${formatMegabytes(waiting)} waiting for ${stallMs / 1000}s); ` +
+          'await tool calls and helpers rather than blocking (long computation, time.sleep) while they run',
+      })
+    }, stallMs)
+    channel.once('drain', () => this.onDrain())
+  }
+
+  private onDrain(): void {
+    if (!this.stallTimer) return
+    this.checkBacklog()
+    // Still over half the bound: what is left goes out in slices, each ending in a drain.
+    if (this.stallTimer) this.channel?.once('drain', () => this.onDrain())
+  }
+
   /** A result that is a lone text item, as a header line and the raw text (runner.py `_TEXT_HEADER`). */
   private writeText(id: number, text: string): void {
     const header = `{"text_bytes":${Buffer.byteLength(text)},"type":"result","id":${id},"ok":true}\n`
@@ -405,15 +481,18 @@ export class ProgramChild {
   private enqueue(item: string | TextInFlight): void {
     if (this.writeQueue.length > 0) {
       this.writeQueue.push(item)
-      return
+      this.queuedChars += typeof item === 'string' ? item.length : item.text.length - item.offset
+    } else {
+      const {channel} = this
+      if (!channel || channel.destroyed || !channel.writable) return
+      if (typeof item === 'string') channel.write(item)
+      else {
+        this.writeQueue.push(item)
+        this.queuedChars += item.text.length - item.offset
+        this.flushWrites()
+      }
     }
-    const {channel} = this
-    if (!channel || channel.destroyed || !channel.writable) return
-    if (typeof item === 'string') channel.write(item)
-    else {
-      this.writeQueue.push(item)
-      this.flushWrites()
-    }
+    this.checkBacklog()
   }
 
   private flushWrites(): void {
@@ -422,11 +501,13 @@ export class ProgramChild {
     while (queue.length > 0) {
       if (!channel || channel.destroyed || !channel.writable) {
         queue.length = 0
+        this.queuedChars = 0
         return
       }
       const item = queue[0]!
       if (typeof item === 'string') {
         queue.shift()
+        this.queuedChars -= item.length
         channel.write(item)
         continue
       }
@@ -435,6 +516,7 @@ export class ProgramChild {
       // A surrogate pair stays in one slice: each slice is encoded to UTF-8 on its own.
       if (end < text.length && (text.codePointAt(end - 1) ?? 0) > 0xff_ff) end--
       const more = channel.write(text.slice(item.offset, end))
+      this.queuedChars -= end - item.offset
       item.offset = end
       if (end === text.length) queue.shift()
       if (!more) {
@@ -442,11 +524,24 @@ export class ProgramChild {
         return
       }
     }
+    this.checkBacklog()
   }
 
   private onChannelData(chunk: Buffer): void {
     try {
-      this.splitter.push(chunk, (line) => this.onMessage(parseChildMessage(line)))
+      this.splitter.push(chunk, (line) => {
+        let message: ChildMessage
+        try {
+          message = parseChildMessage(line, this.options.maxOutputBytes)
+        } catch (error) {
+          if (!(error instanceof RefusedRequest) || this.state !== 'running') throw error
+          if (this.end) return
+          this.checkRequestId(error.id)
+          this.reply({type: 'result', id: error.id, ok: false, error: error.message})
+          return
+        }
+        this.onMessage(message, line.length)
+      })
     } catch (error) {
       const reason =
         error instanceof ProtocolError ? error.message : `channel failure: ${(error as Error).message}`
@@ -455,6 +550,7 @@ export class ProgramChild {
   }
 
   private protocolFailure(reason: string): void {
+    this.options.logger.warn(`a program child broke the protocol: ${reason}`)
     this.channel?.destroy()
     if (this.state === 'running') this.finish({kind: 'crashed', reason: `protocol error: ${reason}`})
     else {
@@ -465,13 +561,14 @@ export class ProgramChild {
     }
   }
 
-  private onMessage(message: ChildMessage): void {
+  private onMessage(message: ChildMessage, bytes: number): void {
     if (this.end) return
     if (this.state === 'running') {
       const handlers = this.handlers!
       switch (message.type) {
         case 'call': {
-          handlers.onCall(message.id, message.tool, message.args)
+          this.checkRequestId(message.id)
+          handlers.onCall(message.id, message.tool, message.args, bytes)
           return
         }
         case 'cancel': {
@@ -489,6 +586,7 @@ export class ProgramChild {
           return
         }
         case 'helper': {
+          this.checkRequestId(message.id)
           handlers.onHelper(message.id, message.name, message.args)
           return
         }
@@ -515,6 +613,15 @@ export class ProgramChild {
       }
     }
     throw new ProtocolError(`unexpected "${message.type}" message`)
+  }
+
+  private checkRequestId(id: number): void {
+    if (id <= this.lastRequestId) {
+      throw new ProtocolError(
+        `the child reused request id ${id} (ids must increase: ${this.lastRequestId} came before)`,
+      )
+    }
+    this.lastRequestId = id
   }
 
   private onChannelClosed(): void {
@@ -573,6 +680,11 @@ export class ProgramChild {
     this.end = end
     this.endedAt = performance.now()
     clearTimeout(this.timer)
+    clearTimeout(this.stallTimer)
+    this.stallTimer = undefined
+    // What the child still sends is read and dropped: its pipes and channel can close.
+    this.holds.clear()
+    this.channel?.resume()
     this.detachSignal?.()
     this.handlers = undefined
     if (end.kind === 'done') this.killTimer = setTimeout(() => this.killGroup(), DONE_KILL_DELAY_MS)
@@ -632,6 +744,10 @@ export class ProgramChild {
       .catch((error: Error) => this.options.logger.warn(`could not remove ${dir}: ${error.message}`))
       .finally(() => this.markDisposed())
   }
+}
+
+function formatMegabytes(bytes: number): string {
+  return `${(bytes / 1024 ** 2).toFixed(1)} MB`
 }
 
 function describeExit(

@@ -94,6 +94,8 @@ export class ProgramEngine {
   private readonly logger: Logger
   private readonly permissions: PermissionPolicy | undefined
   private readonly pool: WarmPool
+  /** Largest child message; also the bound on answers and on queued calls waiting, in bytes. */
+  private readonly maxMessageBytes: number
   private closed = false
 
   constructor(options: ProgramEngineOptions) {
@@ -103,12 +105,13 @@ export class ProgramEngine {
     this.logger = options.logger ?? silentLogger
     this.permissions = options.permissions
     const {execution} = options
+    this.maxMessageBytes =
+      Math.max(execution.max_tool_result_bytes, execution.max_output_bytes) + MESSAGE_MARGIN_BYTES
     const childOptions = {
       python: options.python,
       backend: options.backend,
       limits: childLimits(execution),
-      maxMessageBytes:
-        Math.max(execution.max_tool_result_bytes, execution.max_output_bytes) + MESSAGE_MARGIN_BYTES,
+      maxMessageBytes: this.maxMessageBytes,
       maxOutputBytes: execution.max_output_bytes,
       startTimeoutMs: START_TIMEOUT_MS,
       logger: this.logger,
@@ -151,9 +154,13 @@ export class ProgramEngine {
         maxConcurrent: execution.max_concurrent_calls,
         callTimeoutMs: execution.tool_call_timeout_seconds * 1000,
         maxResultBytes: execution.max_tool_result_bytes,
+        maxQueuedBytes: this.maxMessageBytes,
       },
-      options.onToolCallDone,
-      this.approver(child, options.prompter),
+      {
+        onCallDone: options.onToolCallDone,
+        approver: this.approver(child, options.prompter),
+        holdRequests: (hold) => child.holdRequests(hold),
+      },
     )
     let run: ChildRunResult
     try {

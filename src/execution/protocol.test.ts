@@ -1,6 +1,15 @@
 import {describe, expect, test} from 'vitest'
 
-import {LineSplitter, parseChildMessage, ProtocolError} from './protocol.js'
+import {
+  jsonShapeProblem,
+  LineSplitter,
+  MAX_DONE_ERROR_CHARS,
+  MAX_JSON_CONTAINERS,
+  MAX_JSON_DEPTH,
+  parseChildMessage,
+  ProtocolError,
+  RefusedRequest,
+} from './protocol.js'
 
 function split(splitter: LineSplitter, ...chunks: string[]): string[] {
   const lines: string[] = []
@@ -63,6 +72,82 @@ describe('child protocol', () => {
       ['a done with a non-string error', Buffer.from('{"type":"done","ok":false,"error":3}')],
     ])('refuses %s', (_name, line) => {
       expect(() => parseChildMessage(line)).toThrow(ProtocolError)
+    })
+  })
+
+  describe('hostile messages (SPEC §15)', () => {
+    const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`
+    const thrown = (line: string): unknown => {
+      try {
+        parseChildMessage(Buffer.from(line))
+      } catch (error) {
+        return error
+      }
+      return undefined
+    }
+
+    test('jsonShapeProblem counts nesting outside strings only, escapes included', () => {
+      expect(jsonShapeProblem(Buffer.from(nested(5)), 5)).toBeUndefined()
+      expect(jsonShapeProblem(Buffer.from(nested(6)), 5)).toMatch(/nested deeper than 5 levels/)
+      expect(jsonShapeProblem(Buffer.from(`{"a":"${'['.repeat(50)}"}`), 5)).toBeUndefined()
+      expect(jsonShapeProblem(Buffer.from(String.raw`{"a":"\"` + `${'['.repeat(50)}"}`), 5)).toBeUndefined()
+      expect(jsonShapeProblem(Buffer.from(`{"a\\\\":[[[[[[]]]]]]}`), 5)).toMatch(/deeper/)
+      expect(jsonShapeProblem(Buffer.from(`[${'{},'.repeat(10)}{}]`), 10, 12)).toBeUndefined()
+      expect(jsonShapeProblem(Buffer.from(`[${'{},'.repeat(11)}{}]`), 10, 12)).toMatch(/more than 12 lists/)
+    })
+
+    test('a done or a call nested 200,000 deep is refused before parsing, without a stack overflow', () => {
+      const done = `{"type":"done","ok":true,"error":null,"has_result":true,"result":${nested(200_000)}}`
+      expect(() => parseChildMessage(Buffer.from(done))).toThrow(
+        new ProtocolError(
+          `the child sent a message nested deeper than ${MAX_JSON_DEPTH} levels (tool arguments and emit() values must be smaller)`,
+        ),
+      )
+      const call = `{"type":"call","id":1,"tool":"t","args":{"a":${nested(200_000)}}}`
+      expect(() => parseChildMessage(Buffer.from(call))).toThrow(/nested deeper/)
+      // The deepest value a call may carry still parses.
+      const deepest = `{"type":"call","id":1,"tool":"t","args":{"a":${nested(MAX_JSON_DEPTH - 2)}}}`
+      expect(parseChildMessage(Buffer.from(deepest))).toMatchObject({type: 'call'})
+    })
+
+    test('a request as runner.py writes it is refused alone: its id is read without parsing', () => {
+      const call = `{"type":"call","tool":"mcp__a__b","args":{"a":${nested(200_000)}},"id":7}`
+      const refusal = thrown(call)
+      expect(refusal).toBeInstanceOf(RefusedRequest)
+      expect(refusal).toMatchObject({
+        id: 7,
+        message: `the arguments are refused: they are nested deeper than ${MAX_JSON_DEPTH} levels; pass less data per call`,
+      })
+      const helper = `{"type":"helper","name":"inspect_tool","args":{"a":${nested(200)}},"id":8}`
+      expect(() => parseChildMessage(Buffer.from(helper))).toThrow(RefusedRequest)
+      // Anything else so shaped ends the run.
+      const done = `{"type":"done","ok":true,"result":${nested(200)},"id":9}`
+      expect(thrown(done)).toBeInstanceOf(ProtocolError)
+      expect(thrown(done)).not.toBeInstanceOf(RefusedRequest)
+    })
+
+    test('a message of a million empty objects is refused: its parsed form would cost the server ~60x', () => {
+      const line = `{"type":"call","id":1,"tool":"t","args":{"a":[${'{},'.repeat(MAX_JSON_CONTAINERS)}{}]}}`
+      expect(() => parseChildMessage(Buffer.from(line))).toThrow(/more than 1000000 lists and objects/)
+    })
+
+    test('a done result over max_output_bytes is refused, whatever else the line holds', () => {
+      const done = (result: unknown, error: string | null = null) =>
+        Buffer.from(JSON.stringify({type: 'done', ok: error === null, error, has_result: true, result}))
+      expect(() => parseChildMessage(done('x'.repeat(1000)), 1000)).toThrow(
+        /result of 1002 bytes, over the 1000-byte limit \(max_output_bytes\)/,
+      )
+      expect(parseChildMessage(done('x'.repeat(998)), 1000)).toMatchObject({type: 'done', hasResult: true})
+      // A long error makes the line long, not the result.
+      expect(parseChildMessage(done(1, 'e'.repeat(5000)), 1000)).toMatchObject({type: 'done', result: 1})
+    })
+
+    test('a done error longer than any traceback keeps its head', () => {
+      const error = 'e'.repeat(10 * MAX_DONE_ERROR_CHARS)
+      const message = parseChildMessage(
+        Buffer.from(JSON.stringify({type: 'done', ok: false, error, has_result: false, result: null})),
+      )
+      expect(message).toMatchObject({type: 'done', error: `${'e'.repeat(MAX_DONE_ERROR_CHARS)}\n... (cut)`})
     })
   })
 })

@@ -6,9 +6,11 @@ import {isRecord} from '../guards.js'
  * The private channel between the engine and a program child (fd 3 of the child): newline-delimited
  * JSON, one object per line. runner.py's docstring lists the same messages from the child's side.
  *
- * Everything the child sends is untrusted: `parseChildMessage` accepts only the shapes below, and
- * `LineSplitter` refuses lines over a bound, so a hostile or broken child ends its own run, never
- * the server.
+ * Everything the child sends is untrusted (SPEC §15): `LineSplitter` refuses lines over a bound,
+ * `parseChildMessage` refuses JSON nested too deep or with too many containers before parsing it
+ * (so no recursive code later — serialising, validating — can overflow the stack, and a message
+ * costs bounded memory once parsed), accepts only the
+ * shapes below and caps `done`, so a hostile or broken child ends its own run, never the server.
  */
 
 /** Rlimits the child sets on itself before confinement; soft = hard. */
@@ -68,7 +70,93 @@ export class ProtocolError extends Error {
   }
 }
 
+/**
+ * A call or helper request refused for its size or shape before parsing: only that request fails
+ * (a ToolError in the program), the run goes on.
+ */
+export class RefusedRequest extends ProtocolError {
+  constructor(
+    readonly id: number,
+    message: string,
+  ) {
+    super(message)
+    this.name = 'RefusedRequest'
+  }
+}
+
 const NEWLINE = 10
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+const OPEN_BRACKET = 0x5b
+const CLOSE_BRACKET = 0x5d
+const OPEN_BRACE = 0x7b
+const CLOSE_BRACE = 0x7d
+
+/**
+ * Deepest nesting of arrays and objects accepted in a child message, the message itself included
+ * (a call's arguments may nest 98 levels). Python's own encoder stops near 1,000.
+ */
+export const MAX_JSON_DEPTH = 100
+
+/**
+ * Most arrays and objects in one child message. Parsed, an empty object costs the server some 60
+ * bytes for its 3 bytes of JSON: this bounds what a message can cost once parsed.
+ */
+export const MAX_JSON_CONTAINERS = 1_000_000
+
+/**
+ * Longest `done` error kept, in characters; runner.py clips its tracebacks to 20,000. A longer one
+ * (only a forged `done` has it) keeps its head.
+ */
+export const MAX_DONE_ERROR_CHARS = 32_000
+
+/**
+ * What is wrong with the shape of a JSON text (nested deeper than `MAX_JSON_DEPTH`, more than
+ * `MAX_JSON_CONTAINERS` arrays and objects), or undefined: one pass over the bytes, without parsing,
+ * skipping string contents.
+ */
+export function jsonShapeProblem(
+  text: Buffer,
+  maxDepth = MAX_JSON_DEPTH,
+  maxContainers = MAX_JSON_CONTAINERS,
+): string | undefined {
+  let depth = 0
+  let containers = 0
+  const {length} = text
+  for (let i = 0; i < length; i++) {
+    switch (text[i]) {
+      case QUOTE: {
+        i = closingQuote(text, i + 1)
+        if (i === -1) return undefined // unterminated: JSON.parse refuses it
+        break
+      }
+      case OPEN_BRACKET:
+      case OPEN_BRACE: {
+        if (++depth > maxDepth) return `nested deeper than ${maxDepth} levels`
+        if (++containers > maxContainers) return `with more than ${maxContainers} lists and objects`
+        break
+      }
+      case CLOSE_BRACKET:
+      case CLOSE_BRACE: {
+        depth--
+        break
+      }
+    }
+  }
+  return undefined
+}
+
+/** The index of the quote that ends the string starting at `from`, or -1. */
+function closingQuote(text: Buffer, from: number): number {
+  let quote = text.indexOf(QUOTE, from)
+  while (quote !== -1) {
+    let backslashes = 0
+    while (text[quote - 1 - backslashes] === BACKSLASH) backslashes++
+    if (backslashes % 2 === 0) return quote
+    quote = text.indexOf(QUOTE, quote + 1)
+  }
+  return -1
+}
 
 /** Splits a byte stream into lines, refusing any line longer than `maxLineBytes`. */
 export class LineSplitter {
@@ -121,8 +209,35 @@ function argsOf(message: Record<string, unknown>): Record<string, unknown> {
   return message.args
 }
 
-/** Parses and validates one line from the child. Throws ProtocolError. */
-export function parseChildMessage(line: Buffer): ChildMessage {
+const REQUEST_START = /^\{"type":"(?:call|helper)",/
+const ID_AT_END = /,"id":([1-9]\d{0,15})\}$/
+
+/**
+ * The id of a call or helper request as runner.py writes it (`{"type":"call",...,"id":N}`), read
+ * without parsing; undefined for anything else.
+ */
+function requestIdAtEnd(line: Buffer): number | undefined {
+  if (!REQUEST_START.test(line.subarray(0, 32).toString('latin1'))) return undefined
+  const id = Number(ID_AT_END.exec(line.subarray(-32).toString('latin1'))?.[1])
+  return Number.isSafeInteger(id) ? id : undefined
+}
+
+/**
+ * Parses and validates one line from the child. Throws ProtocolError. A `done` result whose JSON is
+ * over `maxResultBytes` (max_output_bytes: runner.py's emit() refuses such values, so only a forged
+ * `done` has one) is refused.
+ */
+export function parseChildMessage(line: Buffer, maxResultBytes = Infinity): ChildMessage {
+  const problem = jsonShapeProblem(line)
+  if (problem) {
+    const id = requestIdAtEnd(line)
+    if (id !== undefined) {
+      throw new RefusedRequest(id, `the arguments are refused: they are ${problem}; pass less data per call`)
+    }
+    throw new ProtocolError(
+      `the child sent a message ${problem} (tool arguments and emit() values must be smaller)`,
+    )
+  }
   let message: unknown
   try {
     message = JSON.parse(line.toString('utf8'))
@@ -139,11 +254,7 @@ export function parseChildMessage(line: Buffer): ChildMessage {
       return {type: 'cancel', id: requestId(message)}
     }
     case 'done': {
-      const {ok, error} = message
-      if (typeof ok !== 'boolean' || !(error === null || typeof error === 'string')) {
-        throw new ProtocolError('malformed "done" message')
-      }
-      return {type: 'done', ok, error, hasResult: message.has_result === true, result: message.result}
+      return parseDone(message, line.length, maxResultBytes)
     }
     case 'helper': {
       const name = HELPER_NAMES.find((helper) => helper === message.name)
@@ -163,5 +274,35 @@ export function parseChildMessage(line: Buffer): ChildMessage {
     default: {
       throw new ProtocolError(`unknown message type ${JSON.stringify(message.type)}`)
     }
+  }
+}
+
+function parseDone(
+  message: Record<string, unknown>,
+  lineBytes: number,
+  maxResultBytes: number,
+): Extract<ChildMessage, {type: 'done'}> {
+  const {ok, error} = message
+  if (typeof ok !== 'boolean' || !(error === null || typeof error === 'string')) {
+    throw new ProtocolError('malformed "done" message')
+  }
+  // Whatever the line holds beyond max_output_bytes, the result's own JSON is what counts.
+  if (lineBytes > maxResultBytes) {
+    const bytes = Buffer.byteLength(JSON.stringify(message.result) ?? '')
+    if (bytes > maxResultBytes) {
+      throw new ProtocolError(
+        `the child sent a result of ${bytes} bytes, over the ${maxResultBytes}-byte limit (max_output_bytes)`,
+      )
+    }
+  }
+  return {
+    type: 'done',
+    ok,
+    error:
+      error !== null && error.length > MAX_DONE_ERROR_CHARS
+        ? `${error.slice(0, MAX_DONE_ERROR_CHARS)}\n... (cut)`
+        : error,
+    hasResult: message.has_result === true,
+    result: message.result,
   }
 }

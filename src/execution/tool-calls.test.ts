@@ -3,18 +3,21 @@ import {describe, expect, test} from 'vitest'
 import type {ResultMessage} from './protocol.js'
 
 import {LocalHost, standardTools} from '../../test/helpers/local-host.js'
-import {ToolCallBroker, type ToolCallLimits} from './tool-calls.js'
+import {MAX_HELPER_CALLS, ToolCallBroker, type ToolCallLimits} from './tool-calls.js'
+import {MAX_TRACE_ARGS_CHARS} from './trace.js'
 
 const LIMITS: ToolCallLimits = {
   maxCalls: 100,
   maxConcurrent: 8,
   callTimeoutMs: 5000,
   maxResultBytes: 1_048_576,
+  maxQueuedBytes: 1_048_576,
 }
 
 function createBroker(limits: Partial<ToolCallLimits> = {}) {
   const host = new LocalHost(standardTools())
   const replies: ResultMessage[] = []
+  const holds: boolean[] = []
   const waiters: {count: number; resolve: () => void}[] = []
   const broker = new ToolCallBroker(
     host,
@@ -23,13 +26,14 @@ function createBroker(limits: Partial<ToolCallLimits> = {}) {
       for (const waiter of waiters) if (replies.length >= waiter.count) waiter.resolve()
     },
     {...LIMITS, ...limits},
+    {holdRequests: (hold) => holds.push(hold)},
   )
   const repliesReach = (count: number) =>
     new Promise<void>((resolve) => {
       if (replies.length >= count) resolve()
       else waiters.push({count, resolve})
     })
-  return {host, replies, broker, repliesReach}
+  return {host, replies, broker, repliesReach, holds}
 }
 
 describe('ToolCallBroker', () => {
@@ -139,5 +143,43 @@ describe('ToolCallBroker', () => {
     ])
     broker.onCall(2, 'mcp__local__echo', {})
     expect(replies).toHaveLength(0)
+  })
+
+  test(`helpers are bounded: the ${MAX_HELPER_CALLS + 1}th is refused`, async () => {
+    const {replies, broker, repliesReach} = createBroker()
+    for (let id = 1; id <= MAX_HELPER_CALLS + 2; id++) broker.onHelper(id, 'server_status', {})
+    await repliesReach(MAX_HELPER_CALLS + 2)
+    expect(replies.filter((reply) => reply.ok)).toHaveLength(MAX_HELPER_CALLS)
+    expect(replies.at(-1)).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^helper budget exhausted: a program may call .* 1000 times/),
+    })
+  })
+
+  test('queued calls over the byte bound hold the child back until the queue shrinks', async () => {
+    const {host, broker, holds, repliesReach} = createBroker({maxConcurrent: 1, maxQueuedBytes: 250})
+    broker.onCall(1, 'mcp__local__sleep', {ms: 20}, 100)
+    broker.onCall(2, 'mcp__local__echo', {}, 100)
+    broker.onCall(3, 'mcp__local__echo', {}, 100)
+    expect(holds).toEqual([])
+    broker.onCall(4, 'mcp__local__echo', {}, 100)
+    expect(holds).toEqual([true])
+    await repliesReach(4)
+    expect(holds).toEqual([true, false])
+    expect(host.calls).toHaveLength(4)
+  })
+
+  test('the trace records the head of huge arguments, names and errors, not the whole', async () => {
+    const {broker, repliesReach} = createBroker()
+    const huge = Array.from({length: 1_000_000}, () => ({}))
+    broker.onCall(1, `mcp__local__${'n'.repeat(1_000_000)}`, {a: huge})
+    broker.onCall(2, 'mcp__local__fail', {message: 'e'.repeat(1_000_000)})
+    await repliesReach(2)
+    const [first, second] = [...broker.calls].sort((a, b) => a.tool.length - b.tool.length)
+    expect(second?.tool).toBe(`mcp__local__${'n'.repeat(187)}…`)
+    expect(JSON.stringify(second?.args).length).toBeLessThanOrEqual(MAX_TRACE_ARGS_CHARS)
+    expect(second?.error?.length).toBeLessThanOrEqual(300)
+    expect(first).toMatchObject({tool: 'mcp__local__fail', error: `${'e'.repeat(299)}…`})
+    expect(JSON.stringify(first?.args).length).toBeLessThanOrEqual(MAX_TRACE_ARGS_CHARS)
   })
 })

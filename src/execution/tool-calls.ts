@@ -6,7 +6,7 @@ import type {HelperName, ResultMessage} from './protocol.js'
 import {InspectError, inspectTools} from '../downstream/inspect.js'
 import {onServer, searchTools} from '../downstream/tool-search.js'
 import {ToolError, type ToolErrorKind, type ToolHost, type ToolInfo} from '../downstream/types.js'
-import {traceArgs, traceError} from './trace.js'
+import {traceArgs, traceError, traceTool} from './trace.js'
 
 export interface ToolCallLimits {
   /** Counted calls per program (execution.max_tool_calls). */
@@ -17,7 +17,15 @@ export interface ToolCallLimits {
   callTimeoutMs: number
   /** Largest result passed to the program (execution.max_tool_result_bytes). */
   maxResultBytes: number
+  /**
+   * Bytes of call messages allowed to wait for a concurrency slot; over it, `holdRequests` is asked
+   * to stop reading the child's requests until the queue shrinks.
+   */
+  maxQueuedBytes: number
 }
+
+/** Helper calls per program (SPEC §15); they are not counted against max_tool_calls. */
+export const MAX_HELPER_CALLS = 1000
 
 /**
  * Decides whether one call may run (SPEC §12): resolves `approved` once the user allowed it,
@@ -32,10 +40,20 @@ export type CallApprover = (
 /** Called after every finished tool call with the number finished so far, and that call. */
 export type ToolCallListener = (finished: number, call: ToolCallTrace) => void
 
+export interface BrokerHooks {
+  /** Called after every finished tool call (progress notifications). */
+  onCallDone?: ToolCallListener
+  /** Asks before a call runs (SPEC §12). */
+  approver?: CallApprover
+  /** Stops (true) or resumes reading the child's requests: `ProgramChild.holdRequests`. */
+  holdRequests?: (hold: boolean) => void
+}
+
 interface PendingCall {
   id: number
   tool: string
   args: Record<string, unknown>
+  bytes: number
 }
 
 interface RunningCall extends PendingCall {
@@ -59,8 +77,12 @@ export class ToolCallBroker implements ChildRequestHandlers {
   /** Bytes of the results that reached the program (SPEC §8: what it kept out of the context). */
   resultBytes = 0
   private counted = 0
+  private helpers = 0
+  private queuedBytes = 0
+  private holding = false
   private readonly running = new Map<number, RunningCall>()
-  private readonly queue: PendingCall[] = []
+  /** Calls waiting for a slot from `queueHead` on; started ones are let go (their arguments are large). */
+  private readonly queue: (PendingCall | undefined)[] = []
   private queueHead = 0
   private closed = false
   /** One signal for all calls of the run (an AbortController per call costs more than the rest). */
@@ -70,11 +92,10 @@ export class ToolCallBroker implements ChildRequestHandlers {
     private readonly host: ToolHost,
     private readonly reply: (message: ResultMessage) => void,
     private readonly limits: ToolCallLimits,
-    private readonly onCallDone?: ToolCallListener,
-    private readonly approver?: CallApprover,
+    private readonly hooks: BrokerHooks = {},
   ) {}
 
-  onCall(id: number, tool: string, args: Record<string, unknown>): void {
+  onCall(id: number, tool: string, args: Record<string, unknown>, bytes = 0): void {
     if (this.closed) return
     this.counted++
     if (this.counted > this.limits.maxCalls) {
@@ -90,9 +111,21 @@ export class ToolCallBroker implements ChildRequestHandlers {
       })
       return
     }
-    const call = {id, tool, args}
+    const call = {id, tool, args, bytes}
     if (this.running.size < this.limits.maxConcurrent) this.begin(call)
-    else this.queue.push(call)
+    else {
+      this.queue.push(call)
+      this.queuedBytes += bytes
+      this.updateHold()
+    }
+  }
+
+  /** Parsed arguments waiting in the queue cost memory: past the bound, the child waits instead. */
+  private updateHold(): void {
+    const hold = !this.closed && this.queuedBytes > this.limits.maxQueuedBytes
+    if (hold === this.holding) return
+    this.holding = hold
+    this.hooks.holdRequests?.(hold)
   }
 
   onCancel(id: number): void {
@@ -103,12 +136,26 @@ export class ToolCallBroker implements ChildRequestHandlers {
       return
     }
     // Not started yet: it never reaches the server.
-    const index = this.queue.findIndex((call, position) => position >= this.queueHead && call.id === id)
-    if (index !== -1) this.queue.splice(index, 1)
+    const index = this.queue.findIndex((call) => call?.id === id)
+    if (index !== -1) {
+      this.queuedBytes -= this.queue[index]!.bytes
+      this.queue.splice(index, 1)
+      this.updateHold()
+    }
   }
 
   onHelper(id: number, name: HelperName, args: Record<string, unknown>): void {
     if (this.closed) return
+    if (++this.helpers > MAX_HELPER_CALLS) {
+      this.reply({
+        type: 'result',
+        id,
+        ok: false,
+        kind: 'budget',
+        error: `helper budget exhausted: a program may call list_callable_tools, inspect_tool and server_status ${MAX_HELPER_CALLS} times; keep what they return instead of asking again`,
+      })
+      return
+    }
     try {
       this.reply({type: 'result', id, ok: true, value: this.helper(name, args)})
     } catch (error) {
@@ -122,12 +169,13 @@ export class ToolCallBroker implements ChildRequestHandlers {
     this.closed = true
     this.queue.length = 0
     this.queueHead = 0
+    this.queuedBytes = 0
     // Only calls in flight listen (an Error and its stack trace cost a little on every run).
     if (this.running.size > 0) this.runController.abort(new Error(ENDED_BEFORE_FINISH))
     const now = performance.now()
     for (const call of this.running.values()) {
       this.calls.push({
-        tool: call.tool,
+        tool: traceTool(call.tool),
         args: traceArgs(call.args),
         ok: false,
         ms: Math.round(now - call.startedAt),
@@ -147,6 +195,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
       id: call.id,
       tool: call.tool,
       args: call.args,
+      bytes: call.bytes,
       startedAt: performance.now(),
       cancelled: false,
     }
@@ -159,7 +208,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
         // The child parses a lone text item itself: large results are not parsed twice.
         deferTextParsing: true,
         onResultBytes: this.countResultBytes,
-        ...(this.approver && {approve: (tool, args) => this.approve(running, tool, args)}),
+        ...(this.hooks.approver && {approve: (tool, args) => this.approve(running, tool, args)}),
       })
       .then(
         (value) => this.settle(running, {type: 'result', id: call.id, ok: true, value}),
@@ -176,7 +225,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
 
   private async approve(call: RunningCall, tool: ToolInfo, args: Record<string, unknown>): Promise<void> {
     try {
-      const decision = await this.approver!(tool, args, this.runController.signal)
+      const decision = await this.hooks.approver!(tool, args, this.runController.signal)
       if (decision) call.approval = decision
     } catch (error) {
       call.approval = 'denied'
@@ -188,7 +237,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
     if (this.closed || this.running.get(call.id) !== call) return
     this.running.delete(call.id)
     const trace: ToolCallTrace = {
-      tool: call.tool,
+      tool: traceTool(call.tool),
       args: traceArgs(call.args),
       ok: message.ok && !call.cancelled,
       ms: Math.round(performance.now() - call.startedAt),
@@ -199,9 +248,9 @@ export class ToolCallBroker implements ChildRequestHandlers {
     this.calls.push(trace)
     this.reply(message)
     this.startQueued()
-    if (this.onCallDone) {
+    if (this.hooks.onCallDone) {
       try {
-        this.onCallDone(this.calls.length, trace)
+        this.hooks.onCallDone(this.calls.length, trace)
       } catch {
         // A listener's failure is not the program's.
       }
@@ -210,13 +259,17 @@ export class ToolCallBroker implements ChildRequestHandlers {
 
   private startQueued(): void {
     while (this.running.size < this.limits.maxConcurrent && this.queueHead < this.queue.length) {
-      const next = this.queue[this.queueHead++]!
+      const next = this.queue[this.queueHead]!
+      // The queue lets go of what it started: its arguments are the call's now.
+      this.queue[this.queueHead++] = undefined
+      this.queuedBytes -= next.bytes
       if (this.queueHead > 1024 && this.queueHead * 2 > this.queue.length) {
         this.queue.splice(0, this.queueHead)
         this.queueHead = 0
       }
       this.begin(next)
     }
+    this.updateHold()
   }
 
   private helper(name: HelperName, args: Record<string, unknown>): unknown {

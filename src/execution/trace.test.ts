@@ -2,7 +2,14 @@ import {describe, expect, it} from 'vitest'
 
 import type {ToolCallTrace} from './format.js'
 
-import {boundedTrace, MAX_TRACE_ARGS_CHARS, MAX_TRACED_CALLS, traceArgs, traceError} from './trace.js'
+import {
+  boundedTrace,
+  MAX_TRACE_ARGS_CHARS,
+  MAX_TRACED_CALLS,
+  traceArgs,
+  traceError,
+  traceTool,
+} from './trace.js'
 
 describe('the trace in structured content (SPEC §5)', () => {
   it('lists the first 50 calls, then counts the others per tool, most called first', () => {
@@ -41,5 +48,24 @@ describe('the trace in structured content (SPEC §5)', () => {
     expect(more).toHaveLength(50)
     expect(more.at(-1)).toEqual({tool: '(other tools)', calls: 101, failed: 0})
     expect(more.reduce((sum, count) => sum + count.calls, 0)).toBe(150)
+  })
+})
+
+describe('what the trace keeps of a call (SPEC §15)', () => {
+  it('huge tool names and errors are cut; a long error on one line too', () => {
+    expect(traceTool(`mcp__a__${'n'.repeat(1_000_000)}`)).toBe(`mcp__a__${'n'.repeat(191)}…`)
+    expect(traceTool('mcp__a__b')).toBe('mcp__a__b')
+    expect(traceError('e'.repeat(10_000_000))).toBe(`${'e'.repeat(299)}…`)
+    expect(traceError('short')).toBe('short')
+  })
+
+  it('huge arguments are cut without walking them all, and keep their keys', () => {
+    const args = {a: Array.from({length: 5_000_000}, () => ({})), b: 1}
+    const traced = traceArgs(args)
+    expect(JSON.stringify(traced).length).toBeLessThanOrEqual(MAX_TRACE_ARGS_CHARS)
+    expect(traced).toMatchObject({
+      b: 1,
+      a: expect.arrayContaining([expect.stringMatching(/^…\(\+\d+ items\)$/)]),
+    })
   })
 })

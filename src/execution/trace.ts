@@ -7,6 +7,8 @@ import {shortenJson} from '../shorten-json.js'
 export const MAX_TRACE_ARGS_CHARS = 200
 /** Each failed call's `error` in the trace, at most this long. */
 export const MAX_TRACE_ERROR_CHARS = 300
+/** Each call's tool name in the trace, at most this long: a forged one can be any size (SPEC §15). */
+export const MAX_TRACE_TOOL_CHARS = 200
 /** Calls listed one by one in structured content; the rest are counted per tool (SPEC §5). */
 export const MAX_TRACED_CALLS = 50
 /** Tools counted one by one after the listed calls; the rest are summed under OTHER_TOOLS. */
@@ -20,13 +22,33 @@ const OTHER_TOOLS = '(other tools)'
  */
 export function traceArgs(args: Record<string, unknown>): Record<string, unknown> {
   const short = shortenJson(args, MAX_TRACE_ARGS_CHARS)
-  return isRecord(short) ? short : {'…': short}
+  if (short === args) return args
+  // Its strings are slices of the program's: a copy of the few characters lets the whole go.
+  const copy = structuredClone(short)
+  return isRecord(copy) ? copy : {'…': copy}
 }
 
 /** An error message as the trace keeps it: one line of at most MAX_TRACE_ERROR_CHARS. */
 export function traceError(message: string): string {
-  const flat = message.replaceAll(/\s*\n\s*/g, ' ').trim()
-  return flat.length <= MAX_TRACE_ERROR_CHARS ? flat : `${flat.slice(0, MAX_TRACE_ERROR_CHARS - 1)}…`
+  const flat = message
+    .slice(0, 4 * MAX_TRACE_ERROR_CHARS)
+    .replaceAll(/\s*\n\s*/g, ' ')
+    .trim()
+  if (flat.length <= MAX_TRACE_ERROR_CHARS && message.length <= 4 * MAX_TRACE_ERROR_CHARS) return flat
+  return ownCopy(`${flat.slice(0, MAX_TRACE_ERROR_CHARS - 1)}…`)
+}
+
+/** A tool name as the trace keeps it: at most MAX_TRACE_TOOL_CHARS. */
+export function traceTool(name: string): string {
+  return name.length <= MAX_TRACE_TOOL_CHARS ? name : ownCopy(`${name.slice(0, MAX_TRACE_TOOL_CHARS - 1)}…`)
+}
+
+/**
+ * A string of its own: V8 keeps a slice of a string as a view of the whole, so a short cut of a
+ * 15 MB argument would hold all 15 MB for as long as the trace lives.
+ */
+function ownCopy(text: string): string {
+  return Buffer.from(text, 'utf16le').toString('utf16le')
 }
 
 /** Calls not listed in `tool_calls`, counted by tool, most called first. */

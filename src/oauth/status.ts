@@ -37,7 +37,7 @@ export async function oauthStates(
 
 export function describeState(
   server: RemoteServerConfig,
-  record: OAuthRecord | undefined,
+  record?: OAuthRecord,
   now = Date.now(),
 ): OAuthServerState {
   const tokens = record?.tokens

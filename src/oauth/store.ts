@@ -160,7 +160,7 @@ function parseRecord(text: string): OAuthRecord | undefined {
 }
 
 /** When the access token of a record expires (ms since the epoch), or null when the server did not say. */
-export function expiresAt(record: OAuthRecord | undefined): number | null {
+export function expiresAt(record?: OAuthRecord): number | null {
   const seconds = record?.tokens?.expires_in
   if (typeof seconds !== 'number' || record?.obtained_at === undefined) return null
   return record.obtained_at + seconds * 1000

@@ -5,7 +5,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {isAlive, waitUntil} from '../helpers/processes.js'
+import {commandLine, descendants, isAlive, waitUntil} from '../helpers/processes.js'
 import {BIN} from '../helpers/serve.js'
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -124,5 +124,29 @@ describe('the CLI around the commands', () => {
     expect(result.stdout).toBe('first line\n[Script execution cancelled]\n')
     expect(isAlive(pid)).toBe(false)
     expect(existsSync(cwd)).toBe(false)
+  })
+
+  it('Ctrl-C while servers are still connecting stops at once: [Script execution cancelled], exit 130, no server left', async () => {
+    // A "server" that never answers keeps the first connection attempt open.
+    const config = join(dir, 'hanging.yaml')
+    writeFileSync(
+      config,
+      `servers:\n  - name: silent\n    command: sleep\n    args: ["300"]\nexecution:\n  sandbox: none\n  warm_pool: 0\n`,
+    )
+    const program = join(dir, 'quick.py')
+    writeFileSync(program, 'print("ran")\n')
+    const run = start(['run', '--config', config, program])
+    let server: number | undefined
+    expect(
+      await waitUntil(() => {
+        server = descendants(run.pid).find((pid) => commandLine(pid) === 'sleep 300')
+        return server !== undefined
+      }, 30_000),
+    ).toBe(true)
+    process.kill(run.pid, 'SIGINT')
+    const result = await run.done
+    expect(result.code).toBe(130)
+    expect(result.stdout).toBe('[Script execution cancelled]\n')
+    expect(isAlive(server!)).toBe(false)
   })
 })

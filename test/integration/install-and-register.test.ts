@@ -158,7 +158,8 @@ describe('from a fresh clone to a connected Claude Code', () => {
     // ${VAR} reference that is not set: that server is unavailable, and ptc-mcp still connects.
     const claudeHome = join(dir, 'claude-home')
     mkdirSync(claudeHome)
-    const claudeEnv = {...env, HOME: claudeHome}
+    // MCP_TIMEOUT: a loaded CI machine may take a while to start node twice; the default is tighter.
+    const claudeEnv = {...env, HOME: claudeHome, MCP_TIMEOUT: '60000'}
     await succeed('sh', ['-c', line!], {cwd: project, env: claudeEnv, timeoutMs: 60_000})
     const list = await succeed('claude', ['mcp', 'list'], {cwd: project, env: claudeEnv, timeoutMs: 120_000})
     expect(list.stdout).toContain(`ptc-mcp: ${bin} serve --config ${configPath} - ✔ Connected`)

@@ -1,3 +1,5 @@
+import type {AddressInfo} from 'node:net'
+
 // OAuth sign-in end to end (SPEC §13): a fixture authorization server and the MCP server it
 // protects (streamable HTTP and SSE) on loopback, `ptc-mcp auth` with a $BROWSER script that
 // follows the consent redirects, then `serve` and `run` calling the protected tools, through token
@@ -10,13 +12,14 @@ import {
 } from '@modelcontextprotocol/client'
 import {spawn} from 'node:child_process'
 import {mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {createServer} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {fileURLToPath} from 'node:url'
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {type OAuthFixture, startOAuthFixture} from '../fixtures/oauth-fixture.js'
+import {type OAuthFixture, type OAuthFixtureOptions, startOAuthFixture} from '../fixtures/oauth-fixture.js'
 import {type RawServe, startRawServe} from '../helpers/json-rpc.js'
 import {execute, waitForListing} from '../helpers/serve-session.js'
 import {BIN, prepareServe, type ServeSetup} from '../helpers/serve.js'
@@ -45,17 +48,23 @@ afterEach(async () => {
   for (const close of open.splice(0).reverse()) await close()
 })
 
-async function scenario(
-  transport: 'http' | 'sse',
-  options: {oauthKey?: boolean; ttl?: number} = {},
-): Promise<Scenario> {
-  const fixture = await startOAuthFixture({transport, accessTtlSeconds: options.ttl})
+interface ScenarioOptions {
+  /** Put `oauth:` in the config (default true): its value is `oauth` (default {}). */
+  oauthKey?: boolean
+  oauth?: Record<string, unknown>
+  ttl?: number
+  fixture?: Partial<OAuthFixtureOptions>
+  env?: Record<string, string>
+}
+
+async function scenario(transport: 'http' | 'sse', options: ScenarioOptions = {}): Promise<Scenario> {
+  const fixture = await startOAuthFixture({transport, accessTtlSeconds: options.ttl, ...options.fixture})
   open.push(() => fixture.close())
   const server = {
     name: 'issues',
     transport,
     url: fixture.url,
-    ...(options.oauthKey === false ? {} : {oauth: {}}),
+    ...(options.oauthKey === false ? {} : {oauth: options.oauth ?? {}}),
   }
   const setup = prepareServe({servers: [server], execution: {timeout_seconds: 30}})
   open.push(() => setup.cleanup())
@@ -65,6 +74,9 @@ async function scenario(
   setup.env.XDG_STATE_HOME = stateDir
   setup.env.BROWSER = `${process.execPath} ${BROWSER_SCRIPT}`
   setup.env.OAUTH_BROWSER_LOG = browserLog
+  // Everything at debug level, so the secret check sees every line ptc-mcp could log.
+  setup.env.PTC_MCP_LOG_LEVEL = 'debug'
+  Object.assign(setup.env, options.env)
   const shown: string[] = []
   const cli = (args: string[]): Promise<Cli> =>
     new Promise((resolve) => {
@@ -99,6 +111,16 @@ async function program(s: Scenario, raw: RawServe, code: string) {
   const result = await execute(raw, code)
   s.shown.push(result.text, JSON.stringify(result.structured))
   return result
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer()
+    server.listen(0, '127.0.0.1', () => {
+      const {port} = server.address() as AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
 }
 
 const WHOAMI = 'r = await mcp__issues__whoami()\nprint(r["client"], r["scope"])'
@@ -173,6 +195,79 @@ describe('ptc-mcp auth', () => {
       detail: expect.stringMatching(/needs sign-in/),
       fix: 'run `ptc-mcp auth issues`',
     })
+    expectNoSecrets(s)
+  })
+
+  it('signs in with a client registered in advance (client_id, a ${VAR} secret, a fixed callback_port); --no-browser only prints the URL', async () => {
+    const port = await freePort()
+    const secret = 'client-secret-value-7f3a9c'
+    const s = await scenario('http', {
+      oauth: {
+        client_id: 'ptc-local',
+        client_secret: '${ISSUES_SECRET}',
+        callback_port: port,
+        scopes: ['tools'],
+      },
+      fixture: {
+        preRegistered: {
+          client_id: 'ptc-local',
+          client_secret: secret,
+          redirect_uri: `http://127.0.0.1:${port}/callback`,
+        },
+      },
+      env: {ISSUES_SECRET: secret},
+    })
+    // The user: reads the printed URL and opens it.
+    const child = spawn(
+      process.execPath,
+      [BIN, 'auth', 'issues', '--no-browser', '--config', s.setup.configPath],
+      {
+        env: s.setup.env,
+      },
+    )
+    let stderr = ''
+    let stdout = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk
+    })
+    const printed = new Promise<string>((resolve) => {
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk
+        const url = /^ {2}(http\S+)$/m.exec(stderr)?.[1]
+        if (url) resolve(url)
+      })
+    })
+    const exited = new Promise<number | null>((resolve) => {
+      child.once('close', resolve)
+    })
+    const url = await printed
+    expect(new URL(url).searchParams.get('redirect_uri')).toBe(`http://127.0.0.1:${port}/callback`)
+    const consent = await fetch(url, {redirect: 'follow'})
+    expect(await consent.text()).toMatch(/Signed in/)
+    expect(await exited, stderr).toBe(0)
+    s.shown.push(stdout, stderr)
+    expect(() => statSync(s.browserLog)).toThrow() // no browser was started
+    expect(s.fixture.stats).toMatchObject({registrations: 0, codeExchanges: 1})
+    // The configured scope, plus offline_access (the SDK asks for it when the server offers refresh tokens).
+    expect(s.fixture.grantedScopes).toEqual(['tools offline_access'])
+    // The secret stays in the config: the store has only the tokens.
+    const dir = join(s.stateDir, 'ptc-mcp', 'oauth')
+    const stored = readFileSync(join(dir, readdirSync(dir)[0]!), 'utf8')
+    expect(stored).not.toContain(secret)
+    expect(JSON.parse(stored)).not.toHaveProperty('client')
+
+    const script = join(s.stateDir, 'whoami.py')
+    writeFileSync(script, WHOAMI)
+    const run = await s.cli(['run', script, '--json'])
+    expect(run.code, run.stderr).toBe(0)
+    expect(JSON.parse(run.stdout)).toMatchObject({ok: true, output: 'ptc-local tools offline_access\n'})
+    const raw = await serve(s)
+    await waitForListing(raw, ['issues'], (l) => l.names.includes('mcp__issues__whoami'), {what: 'connected'})
+    s.fixture.expireAccessTokens()
+    expect((await program(s, raw, TRY_WHOAMI)).text).toMatch(/^ok ptc-local/m)
+    expect(s.fixture.stats.refreshes).toBe(1)
+    await raw.kill()
+    s.shown.push(raw.stderr(), JSON.stringify(raw.lines.all))
     expectNoSecrets(s)
   })
 

@@ -1,0 +1,292 @@
+// A program that speaks the child's channel itself (fd 255 in the child) or sends what the runner
+// would never send: every message is checked by the parent (SPEC §15). Each attack gets a clear
+// answer; afterwards the server answers the next request, its memory stayed under a stated bound,
+// the trace matches what reached the downstream server, and nothing is left running or on disk.
+import {spawn} from 'node:child_process'
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+
+import {fixtureCommand} from '../fixtures/start-fixture.js'
+import {type RawServe, startRawServe} from '../helpers/json-rpc.js'
+import {commandLine, descendants, waitUntil} from '../helpers/processes.js'
+import {execute, expectCleanShutdown, serves, waitForListing} from '../helpers/serve-session.js'
+import {BIN, prepareServe, type ServeSetup} from '../helpers/serve.js'
+
+const MAX_OUTPUT = 65_536
+const TIMEOUT_SECONDS = 40
+const WARM_POOL = 1
+/** serve idles near 90 MB here; every attack must stay under this peak (unbounded before: GBs, then OOM). */
+const PEAK_RSS_MB = 512
+
+/** The child's end of the private channel (runner.py `_PRIVATE_FD`) and a way to write to it. */
+const RAW = [
+  'import os, time',
+  'def send(data):',
+  '    while data:',
+  '        data = data[os.write(255, data):]',
+  '',
+].join('\n')
+
+/** A request id no real request of the run reaches. */
+const FORGED_ID = 10 ** 9
+
+describe('hostile channel messages (SPEC §15)', () => {
+  let setup: ServeSetup
+  let serve: RawServe
+  let counterFile: string
+
+  const runners = () =>
+    descendants(serve.child.pid!).filter(
+      (pid) => /runner\.py/.test(commandLine(pid)) && !/\bbwrap\b/.test(commandLine(pid)),
+    )
+  const status = (field: string) =>
+    Number(
+      new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${serve.child.pid}/status`, 'utf8'))?.[1],
+    ) / 1024
+  /** Calls the fixture received so far (its --counter-file has one line per call). */
+  const fixtureCalls = () => readFileSync(counterFile, 'utf8').split('\n').filter(Boolean)
+
+  beforeAll(async () => {
+    setup = prepareServe({servers: []})
+    counterFile = join(setup.configPath, '..', 'calls.txt')
+    writeFileSync(counterFile, '')
+    writeFileSync(
+      setup.configPath,
+      JSON.stringify({
+        servers: [{name: 'fx', ...fixtureCommand(['--name', 'fx', '--counter-file', counterFile])}],
+        execution: {
+          timeout_seconds: TIMEOUT_SECONDS,
+          max_output_bytes: MAX_OUTPUT,
+          max_concurrent_calls: 2,
+          max_tool_calls: 1000,
+          warm_pool: WARM_POOL,
+        },
+      }),
+    )
+    serve = await startRawServe(setup)
+    await waitForListing(serve, ['fx'], (l) => serves(l, 'fx'), {what: 'fx connected', timeoutMs: 30_000})
+  }, 60_000)
+
+  beforeEach(() => {
+    // Resets the peak RSS (VmHWM) of serve: each test measures its own attack.
+    writeFileSync(`/proc/${serve.child.pid}/clear_refs`, '5')
+  })
+
+  afterAll(async () => {
+    if (serve) await expectCleanShutdown(serve, setup)
+    setup?.cleanup()
+  })
+
+  /** The server answers the next request, stayed under the memory bound and left nothing behind. */
+  async function expectHealthy(): Promise<void> {
+    const next = await execute(serve, 'print((await mcp__fx__add(a=40, b=2))["sum"])')
+    expect(next.text).toMatch(/^\[Script executed successfully\]\n42\n/)
+    expect(status('VmHWM')).toBeLessThan(PEAK_RSS_MB)
+    expect(
+      await waitUntil(() => runners().length <= WARM_POOL && setup.scratchDirs().length <= WARM_POOL, 5000),
+    ).toBe(true)
+    expect(serve.lines.invalid).toEqual([])
+  }
+
+  it('a done nested 200,000 deep ends its run with a clear error; no stack overflow anywhere', async () => {
+    const run = await execute(
+      serve,
+      `${RAW}send(b'{"type":"done","ok":true,"error":null,"has_result":true,"result":' + b'['*200000 + b']'*200000 + b'}\\n')\ntime.sleep(30)`,
+    )
+    expect(run.structured).toMatchObject({
+      ok: false,
+      error:
+        'RuntimeError: protocol error: the child sent a message nested deeper than 100 levels (tool arguments and emit() values must be smaller)',
+      result: null,
+      tool_calls: [],
+    })
+    expect(serve.stderr()).toMatch(
+      /a program child broke the protocol: the child sent a message nested deeper/,
+    )
+    await expectHealthy()
+  })
+
+  it('call arguments nested too deep: that call fails (ToolError), the program goes on', async () => {
+    const before = fixtureCalls().length
+    const run = await execute(
+      serve,
+      [
+        RAW,
+        // A real call whose arguments nest 150 levels: Python can send it, the parent refuses it.
+        'deep = []',
+        'for _ in range(150):',
+        '    deep = [deep]',
+        'try:',
+        '    await mcp__fx__echo(text=deep)',
+        'except ToolError as e:',
+        '    print("refused:", e)',
+        'print((await mcp__fx__add(a=1, b=2))["sum"])',
+        // Forged in the runner's own format, with the next id: answered (nobody waits), the run goes on.
+        `send(b'{"type":"call","tool":"mcp__fx__echo","args":{"text":' + b'['*200000 + b']'*200000 + b'},"id":3}\\n')`,
+        'time.sleep(0.5)',
+      ].join('\n'),
+    )
+    expect(run.structured, run.text).toMatchObject({
+      ok: true,
+      output:
+        'refused: the arguments are refused: they are nested deeper than 100 levels; pass less data per call\n3\n',
+    })
+    // The trace is the add call alone, and so is what reached the server.
+    expect(run.structured.tool_calls).toMatchObject([{tool: 'mcp__fx__add', ok: true}])
+    expect(fixtureCalls().slice(before)).toEqual(['add'])
+
+    // Not in the runner's format: the run ends.
+    const forged = await execute(
+      serve,
+      `${RAW}send(b'{"type":"call","id":${FORGED_ID},"tool":"mcp__fx__echo","args":{"text":' + b'['*200000 + b']'*200000 + b'}}\\n')\ntime.sleep(30)`,
+    )
+    expect(forged.structured.error).toMatch(
+      /^RuntimeError: protocol error: the child sent a message nested deeper/,
+    )
+    await expectHealthy()
+  })
+
+  it('ten calls with one id: the run ends at the second, and the trace says what reached the server', async () => {
+    const before = fixtureCalls().length
+    const run = await execute(
+      serve,
+      `${RAW}for _ in range(10):\n    send(b'{"type":"call","id":${FORGED_ID},"tool":"mcp__fx__slow","args":{"ms":3000}}\\n')\ntime.sleep(30)`,
+    )
+    expect(run.structured.error).toBe(
+      `RuntimeError: protocol error: the child reused request id ${FORGED_ID} (ids must increase: ${FORGED_ID} came before)`,
+    )
+    // One call started before the second message ended the run: it is in the trace, as stopped.
+    expect(run.structured.tool_calls).toEqual([
+      expect.objectContaining({
+        tool: 'mcp__fx__slow',
+        ok: false,
+        error: 'the program ended before the call finished',
+      }),
+    ])
+    expect(await waitUntil(() => fixtureCalls().length > before, 5000)).toBe(true)
+    expect(fixtureCalls().slice(before)).toEqual(['slow'])
+
+    // Going back to an earlier id is the same.
+    const back = await execute(
+      serve,
+      `${RAW}await mcp__fx__add(a=1, b=1)\nsend(b'{"type":"helper","name":"server_status","args":{},"id":1}\\n')\ntime.sleep(30)`,
+    )
+    expect(back.structured.error).toBe(
+      'RuntimeError: protocol error: the child reused request id 1 (ids must increase: 1 came before)',
+    )
+    expect(back.structured.tool_calls).toMatchObject([{tool: 'mcp__fx__add', ok: true}])
+    await expectHealthy()
+  })
+
+  it('a child that writes requests without reading the answers: its run ends with a clear error, memory bounded', async () => {
+    const started = Date.now()
+    const run = await execute(
+      serve,
+      `${RAW}i = ${FORGED_ID}\nwhile True:\n    i += 1\n    send(b'{"type":"helper","name":"list_callable_tools","args":{},"id":%d}\\n' % i)`,
+    )
+    expect(run.structured.error).toMatch(
+      /^RuntimeError: the program stopped reading the answers to its requests \(\d+\.\d MB waiting for 10s\); await tool calls and helpers rather than blocking/,
+    )
+    // Well before the program's own timeout.
+    expect(Date.now() - started).toBeLessThan((TIMEOUT_SECONDS - 5) * 1000)
+    await expectHealthy()
+  }, 60_000)
+
+  it('a forged done with a 10 MB result is refused: max_output_bytes holds whatever the child claims', async () => {
+    const run = await execute(
+      serve,
+      `${RAW}send(b'{"type":"done","ok":true,"error":null,"has_result":true,"result":"' + b'x'*10_000_000 + b'"}\\n')\ntime.sleep(30)`,
+    )
+    expect(run.structured).toMatchObject({
+      ok: false,
+      error: `RuntimeError: protocol error: the child sent a result of 10000002 bytes, over the ${MAX_OUTPUT}-byte limit (max_output_bytes)`,
+      result: null,
+    })
+    // A forged 10 MB error keeps its head.
+    const error = await execute(
+      serve,
+      `${RAW}send(b'{"type":"done","ok":false,"error":"' + b'e'*10_000_000 + b'","has_result":false,"result":null}\\n')\ntime.sleep(30)`,
+    )
+    expect(error.structured.error).toMatch(/^e{32000}\n\.\.\. \(cut\)$/)
+    expect(error.text.length).toBeLessThan(40_000)
+    await expectHealthy()
+  })
+
+  it('huge arguments in a loop: every call fails alone, the trace keeps their head, memory bounded', async () => {
+    const run = await execute(
+      serve,
+      [
+        'failed = 0',
+        'for i in range(10):',
+        '    try:',
+        '        await mcp__fx__nope(a=[{}]*5_000_000)',
+        '    except ToolError:',
+        '        failed += 1',
+        'for i in range(20):',
+        '    try:',
+        '        await mcp__fx__nope(a=[{}]*500_000)',
+        '    except ToolError:',
+        '        failed += 1',
+        'for i in range(20):',
+        '    try:',
+        '        await mcp__fx__add(a="x"*15_000_000, b=1)',
+        '    except ToolError:',
+        '        failed += 1',
+        'print(failed)',
+      ].join('\n'),
+      120_000,
+    )
+    expect(run.structured, run.text).toMatchObject({ok: true, output: '50\n'})
+    // The 5,000,000-item lists never reached the host (refused as sent); the others did, and each
+    // is recorded cut (SPEC §5: 200 characters).
+    const calls = run.structured.tool_calls as unknown as Array<{tool: string; args: Record<string, unknown>}>
+    expect(calls).toHaveLength(40)
+    for (const call of calls) expect(JSON.stringify(call.args).length).toBeLessThanOrEqual(200)
+    expect(calls[0]).toMatchObject({
+      tool: 'mcp__fx__nope',
+      args: {a: expect.arrayContaining([{}, expect.stringMatching(/^…\(\+4999\d\d items\)$/)])},
+    })
+    expect(calls[39]).toMatchObject({tool: 'mcp__fx__add', args: {a: expect.stringMatching(/^x+…x+$/), b: 1}})
+    await expectHealthy()
+  }, 150_000)
+
+  it('inspect_tool with a 16,000,000-character name answers at once; a concurrent program is not held up', async () => {
+    const attack = execute(
+      serve,
+      'for _ in range(20):\n    try:\n        await inspect_tool(tool_name="q"*16_000_000)\n    except ToolError as e:\n        msg = str(e)\nprint(msg[-110:])',
+    )
+    const innocent = await execute(serve, 'print("innocent")')
+    expect(innocent.structured).toMatchObject({ok: true, output: 'innocent\n'})
+    const run = await attack
+    expect(run.structured).toMatchObject({
+      ok: true,
+      output: expect.stringMatching(
+        /…' \(16000000 characters\), and no tool has a similar name; list_callable_tools\(\) shows the \d+ available tools\.\n$/,
+      ),
+    })
+    await expectHealthy()
+  }, 60_000)
+
+  it('run --json prints the structured content whatever the trace held (a 15 MB argument)', async () => {
+    const program = join(setup.configPath, '..', 'big-arg.py')
+    writeFileSync(
+      program,
+      'try:\n    await mcp__fx__add(a="x"*15_000_000, b=1)\nexcept ToolError as e:\n    print("failed")',
+    )
+    const child = spawn(process.execPath, [BIN, 'run', program, '--json', '--config', setup.configPath], {
+      env: setup.env,
+    })
+    let stdout = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk
+    })
+    const code = await new Promise<number | null>((resolve) => {
+      child.on('exit', resolve)
+    })
+    expect(code).toBe(0)
+    const outcome = JSON.parse(stdout) as {output: string; tool_calls: Array<{args: {a: string}}>}
+    expect(outcome.output).toBe('failed\n')
+    expect(outcome.tool_calls[0]?.args.a).toMatch(/^x{50,}…x{20,}$/)
+  }, 60_000)
+})
