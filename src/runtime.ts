@@ -7,6 +7,7 @@ import type {Logger} from './log.js'
 
 import {loadConfigLeniently} from './config/degrade.js'
 import {loadConfig} from './config/load.js'
+import {Redactor} from './downstream/redactor.js'
 import {ToolRegistry} from './downstream/registry.js'
 import {ProgramEngine} from './execution/engine.js'
 import {resolvePython} from './execution/python.js'
@@ -45,15 +46,17 @@ export class Runtime {
     readonly registry: ToolRegistry,
     /** The user's permission rules (SPEC §12): what is hidden, what needs approval. */
     readonly permissions: PermissionPolicy,
-    private readonly logger: Logger,
+    /** Redacts the config's secrets from every line (SPEC §15): what serve and the engine log through. */
+    readonly logger: Logger,
   ) {}
 
   static async open(options: RuntimeOptions): Promise<Runtime> {
-    const {logger} = options
-    const lookup = {flag: options.configFlag, logger}
+    const lookup = {flag: options.configFlag, logger: options.logger}
     const loaded = options.lenient
       ? await loadConfigLeniently(lookup)
       : {...(await loadConfig(lookup)), unusable: [], error: null}
+    const redactor = Redactor.fromConfig(loaded.config.servers, loaded.secrets)
+    const logger = redactor.logger(options.logger)
     for (const warning of loaded.warnings) logger.warn(warning)
     for (const server of loaded.unusable)
       logger.warn(`server ${server.name} is unavailable: ${server.reason}`)
@@ -71,6 +74,7 @@ export class Runtime {
       unusable: loaded.unusable,
       visibility: permissions,
       upstream: options.upstream,
+      redactor,
     })
     if (options.connect !== false) registry.start()
     const runtime = new Runtime(loaded.config, loaded.path, loaded.searched, registry, permissions, logger)

@@ -9,6 +9,7 @@ import {
   unknownToolMessage,
   withApprovalNote,
 } from '../downstream/inspect.js'
+import {normaliseName} from '../downstream/naming.js'
 import {PtcError} from '../errors.js'
 
 export default class Inspect extends BaseCommand {
@@ -26,6 +27,18 @@ export default class Inspect extends BaseCommand {
     const runtime = await openConnectedRuntime(flags.config, this.logLevel(flags))
     try {
       const tool = runtime.registry.getTool(args.tool)
+      // The server's own spelling (get-env) names the same hidden tool as get_env.
+      const hidden = runtime.registry.hiddenTool(normaliseName(args.tool))
+      if (!tool && hidden) {
+        throw new PtcError(
+          'TOOL_NOT_FOUND',
+          `${args.tool} is ${hidden.reason}: programs can neither see nor call it.`,
+          {
+            exitCode: 1,
+            suggestion: 'Change tools.allow / tools.block in the config to make it callable.',
+          },
+        )
+      }
       if (!tool) {
         const names = runtime.registry.listTools().map((t) => t.name)
         throw new PtcError('TOOL_NOT_FOUND', unknownToolMessage(args.tool, names), {

@@ -3,7 +3,7 @@ import {Flags} from '@oclif/core'
 import type {ServerStatus, ToolInfo} from '../downstream/types.js'
 
 import {BaseCommand} from '../cli/base-command.js'
-import {formatServerStatus, formatToolTable} from '../cli/display.js'
+import {formatHiddenTools, formatServerStatus, formatToolTable} from '../cli/display.js'
 import {formatOAuthLines} from '../cli/oauth-display.js'
 import {openConnectedRuntime} from '../cli/open-runtime.js'
 import {PtcError} from '../errors.js'
@@ -15,6 +15,8 @@ export interface ListResult {
   searched: string[]
   /** `needs_approval` says why calls to a tool ask the user first (SPEC §12). */
   tools: Array<ToolInfo & {needs_approval?: string}>
+  /** Tools of connected servers that tools.allow / tools.block hides, and why. */
+  hidden: {name: string; server: string; reason: string}[]
   servers: ServerStatus[]
   /** Sign-in state of each OAuth server (SPEC §13). */
   oauth: OAuthServerState[]
@@ -53,6 +55,10 @@ export default class List extends BaseCommand {
             const note = runtime.registry.approvalNote(t)
             return note === undefined ? t : {...t, needs_approval: note}
           }),
+        hidden: runtime.registry
+          .hiddenTools()
+          .filter(({tool}) => wanted(tool.server))
+          .map(({tool, reason}) => ({name: tool.name, server: tool.server, reason})),
         servers: servers.filter((s) => wanted(s.name)),
         oauth: (await oauthStates(runtime.config.servers, new TokenStore())).filter((s) => wanted(s.server)),
       }
@@ -70,6 +76,7 @@ export default class List extends BaseCommand {
       )
     }
     this.log(formatToolTable(result.tools))
+    if (result.hidden.length > 0) this.log(`\n${formatHiddenTools(result.hidden)}`)
     this.log('')
     this.log(formatServerStatus(result.servers))
     if (result.oauth.length > 0) this.log(`\nSign-in:\n${formatOAuthLines(result.oauth)}`)

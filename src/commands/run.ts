@@ -3,7 +3,7 @@ import {readFile} from 'node:fs/promises'
 
 import {BaseCommand} from '../cli/base-command.js'
 import {showConnectProgress} from '../cli/connect-progress.js'
-import {CANCELLED_HEADER, formatCancelled} from '../cli/display.js'
+import {CANCELLED_HEADER, formatCancelled, terminalSafe} from '../cli/display.js'
 import {CLI_CONNECT_WAIT_MS} from '../cli/open-runtime.js'
 import {APPROVE_ALL, TerminalPrompter} from '../cli/terminal-prompter.js'
 import {PtcError} from '../errors.js'
@@ -23,6 +23,11 @@ export default class Run extends BaseCommand {
     '<%= config.bin %> run --config examples/config.yaml examples/programs/revenue-trend.py --yes',
   ]
   static override flags = {
+    raw: Flags.boolean({
+      summary: 'Print control characters in the output as they are.',
+      description:
+        'By default, on a terminal, escape sequences and other control characters the program printed are shown as visible symbols (␛[31m), so a program cannot drive the terminal (clipboard writes, cursor moves).',
+    }),
     yes: Flags.boolean({
       char: 'y',
       summary: 'Approve every call that needs approval (permissions) without asking.',
@@ -56,8 +61,10 @@ export default class Run extends BaseCommand {
       const prompter = flags.yes ? APPROVE_ALL : new TerminalPrompter()
       const outcome = await engine.run(code, {signal: interrupt.signal, prompter})
       const cancelled = interrupt.signal.aborted
-      if (!this.jsonEnabled())
-        this.log(cancelled ? formatCancelled(outcome, performance.now() - started) : outcome.text)
+      if (!this.jsonEnabled()) {
+        const text = cancelled ? formatCancelled(outcome, performance.now() - started) : outcome.text
+        this.log(flags.raw || !process.stdout.isTTY ? text : terminalSafe(text))
+      }
       if (!outcome.ok) process.exitCode = cancelled ? EXIT_INTERRUPTED : 1
       return structuredOutcome(outcome)
     } finally {

@@ -24,7 +24,7 @@ export default class Serve extends BaseCommand {
       upstream,
       connect: false,
     })
-    await serveStdio(runtime, logger, this.config.version, upstream)
+    await serveStdio(runtime, runtime.logger, this.config.version, upstream)
     // Downstream stdio children and sockets are closed; leave no timers holding the process open.
     this.exit(0)
   }

@@ -42,7 +42,7 @@ export async function loadConfigLeniently(options: ConfigLookup = {}): Promise<D
   const defaults = configSchema.parse({})
   const unusableFile = (found: FoundConfig, error: unknown): DegradedConfig => {
     if (!(error instanceof ConfigError)) throw error
-    return {...found, config: defaults, warnings: [], unusable: [], error}
+    return {...found, config: defaults, warnings: [], secrets: [], unusable: [], error}
   }
 
   let found: FoundConfig
@@ -53,7 +53,7 @@ export async function loadConfigLeniently(options: ConfigLookup = {}): Promise<D
   }
 
   const {path} = found
-  if (path === null) return {...found, config: defaults, warnings: [], unusable: [], error: null}
+  if (path === null) return {...found, config: defaults, warnings: [], secrets: [], unusable: [], error: null}
   let parsed: ReturnType<typeof parseYaml>
   try {
     parsed = parseYaml(await readConfigFile(path), path)
@@ -63,7 +63,8 @@ export async function loadConfigLeniently(options: ConfigLookup = {}): Promise<D
 
   const {raw, warnings: yamlWarnings} = parsed
 
-  const {issues} = checkConfig(raw, env)
+  // The secrets of every entry, usable or not, so none can slip out through a reason.
+  const {issues, secrets} = checkConfig(raw, env)
   const perServer = new Map<number, ConfigIssue[]>()
   const elsewhere: ConfigIssue[] = []
   for (const issue of issues) {
@@ -95,7 +96,14 @@ export async function loadConfigLeniently(options: ConfigLookup = {}): Promise<D
     else unusable.push(server)
   }
 
-  return {...found, config: withResolvedPaths(validated.config, path), warnings, unusable, error: null}
+  return {
+    ...found,
+    config: withResolvedPaths(validated.config, path),
+    warnings,
+    secrets,
+    unusable,
+    error: null,
+  }
 }
 
 /** The problems of one entry, as the reason its server is unavailable. */

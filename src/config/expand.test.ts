@@ -10,6 +10,7 @@ describe('expandString', () => {
       value: 'https://api.example.com/mcp?h=api.example.com',
       unset: [],
       malformed: [],
+      substituted: ['api.example.com', 'api.example.com'],
     })
   })
 
@@ -20,7 +21,12 @@ describe('expandString', () => {
   })
 
   it('keeps a set but empty ${VAR} as the empty string', () => {
-    expect(expandString('a${EMPTY}b', env)).toEqual({value: 'ab', unset: [], malformed: []})
+    expect(expandString('a${EMPTY}b', env)).toEqual({
+      value: 'ab',
+      unset: [],
+      malformed: [],
+      substituted: [''],
+    })
   })
 
   it('lists each unset variable once', () => {
@@ -32,7 +38,15 @@ describe('expandString', () => {
       value: '${HOST} $HOST $$ $1 cost: 5$',
       unset: [],
       malformed: [],
+      substituted: [],
     })
+  })
+
+  it('reports the values variables took, for redaction, but not the defaults written in the file', () => {
+    expect(expandString('${TOKEN}:${MISSING:-fallback-text}:${HOST:-other}', env).substituted).toEqual([
+      's3cr3t',
+      'api.example.com',
+    ])
   })
 
   it('does not expand a default', () => {
@@ -94,6 +108,7 @@ describe('expandConfig', () => {
         execution: {python: '${NOT_EXPANDED}'},
       },
       issues: [],
+      secrets: ['/srv', 'k', 'h.example', 't'],
     })
   })
 
@@ -135,7 +150,7 @@ describe('expandConfig', () => {
   })
 
   it('leaves a config without a list of servers as it is', () => {
-    expect(expandConfig(null, {})).toEqual({value: null, issues: []})
-    expect(expandConfig({servers: 'nope'}, {})).toEqual({value: {servers: 'nope'}, issues: []})
+    expect(expandConfig(null, {})).toEqual({value: null, issues: [], secrets: []})
+    expect(expandConfig({servers: 'nope'}, {})).toEqual({value: {servers: 'nope'}, issues: [], secrets: []})
   })
 })

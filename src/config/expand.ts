@@ -11,7 +11,8 @@
  *
  * Expanded: a server's `command`, `args`, `env` values, `cwd`, `url`, `headers` values and
  * `oauth.client_id` / `oauth.client_secret`. Nothing
- * else, and never keys. Values never appear in messages, only variable names.
+ * else, and never keys. Values never appear in messages, only variable names; the values that
+ * variables took are returned as `secrets`, for the downstream layer's redaction (SPEC §15).
  */
 import type {ConfigIssue} from './schema.js'
 
@@ -23,6 +24,8 @@ export interface ExpandedString {
   unset: string[]
   /** Why a `${...}` could not be read, one entry per bad reference. */
   malformed: string[]
+  /** The values variables took (not defaults: those are written in the file). */
+  substituted: string[]
 }
 
 const VARIABLE = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([^]*))?$/
@@ -31,6 +34,7 @@ const VARIABLE = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([^]*))?$/
 export function expandString(text: string, env: Environment = process.env): ExpandedString {
   const unset: string[] = []
   const malformed: string[] = []
+  const substituted: string[] = []
   let value = ''
   let at = 0
   while (at < text.length) {
@@ -68,18 +72,19 @@ export function expandString(text: string, env: Environment = process.env): Expa
 
     const [, name = '', fallback] = match
     const current = env[name]
-    if (fallback !== undefined) {
-      value += current === undefined || current === '' ? fallback : current
+    if (fallback !== undefined && (current === undefined || current === '')) {
+      value += fallback
     } else if (current === undefined) {
       if (!unset.includes(name)) unset.push(name)
       value += reference
     } else {
       value += current
+      substituted.push(current)
     }
   }
 
   value += text.slice(at)
-  return {value, unset, malformed}
+  return {value, unset, malformed, substituted}
 }
 
 const STRING_FIELDS = new Set(['command', 'cwd', 'url'])
@@ -97,9 +102,10 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 export function expandConfig(
   raw: unknown,
   env: Environment = process.env,
-): {value: unknown; issues: ConfigIssue[]} {
-  if (!isRecord(raw) || !Array.isArray(raw.servers)) return {value: raw, issues: []}
+): {value: unknown; issues: ConfigIssue[]; secrets: string[]} {
+  if (!isRecord(raw) || !Array.isArray(raw.servers)) return {value: raw, issues: [], secrets: []}
   const issues: ConfigIssue[] = []
+  const secrets = new Set<string>()
   const servers = raw.servers.map((server: unknown, index) => {
     if (!isRecord(server)) return server
     const label = typeof server.name === 'string' ? `server "${server.name}"` : `servers[${index}]`
@@ -115,6 +121,7 @@ export function expandConfig(
       }
 
       for (const problem of result.malformed) issues.push({path: at, message: `${problem} (${label})`})
+      for (const secret of result.substituted) secrets.add(secret)
       return result.value
     }
 
@@ -146,5 +153,5 @@ export function expandConfig(
     })
     return Object.fromEntries(expanded)
   })
-  return {value: {...raw, servers}, issues}
+  return {value: {...raw, servers}, issues, secrets: [...secrets]}
 }

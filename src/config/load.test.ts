@@ -156,6 +156,7 @@ describe('loadConfig', () => {
       searched: [join(dir, 'ptc-mcp.yaml'), path],
       source: 'cwd',
       warnings: [],
+      secrets: [],
     })
   })
 

@@ -26,6 +26,8 @@ export interface LoadedConfig extends FoundConfig {
   config: Config
   /** Problems that did not stop loading (a skipped self-launching server, YAML warnings). */
   warnings: string[]
+  /** The values `${VAR}` references took: the downstream layer redacts them (SPEC §15). */
+  secrets: string[]
 }
 
 const SUGGESTION = 'Fix these entries in the file; config.schema.json lets an editor check it as you type.'
@@ -39,10 +41,10 @@ export {type ConfigLookup, type ConfigSource, findConfig, type FoundConfig} from
 export async function loadConfig(options: ConfigLookup = {}): Promise<LoadedConfig> {
   const env = options.env ?? process.env
   const found = findConfig(options)
-  if (found.path === null) return {...found, config: configSchema.parse({}), warnings: []}
+  if (found.path === null) return {...found, config: configSchema.parse({}), warnings: [], secrets: []}
   const text = await readConfigFile(found.path)
-  const {config, warnings} = parseConfigText(text, {path: found.path, env})
-  return {...found, config: withResolvedPaths(config, found.path), warnings}
+  const {config, warnings, secrets} = parseConfigText(text, {path: found.path, env})
+  return {...found, config: withResolvedPaths(config, found.path), warnings, secrets}
 }
 
 /** The config with each server's relative paths taken from the config file's directory. */
@@ -55,10 +57,10 @@ export function withResolvedPaths(config: Config, path: string): Config {
 export function parseConfigText(
   text: string,
   options: {path?: string | null; env?: Environment} = {},
-): {config: Config; warnings: string[]} {
+): {config: Config; warnings: string[]; secrets: string[]} {
   const {raw, warnings} = parseYaml(text, options.path ?? null)
   const validated = validateConfig(raw, options)
-  return {config: validated.config, warnings: [...warnings, ...validated.warnings]}
+  return {...validated, warnings: [...warnings, ...validated.warnings]}
 }
 
 /** The YAML document as plain data (an empty document is `{}`), with its warnings. Throws a ConfigError on bad syntax. */
@@ -103,8 +105,8 @@ export function parseYaml(text: string, path: string | null): {raw: unknown; war
 export function validateConfig(
   raw: unknown,
   options: {path?: string | null; env?: Environment} = {},
-): {config: Config; warnings: string[]} {
-  const {issues, data} = checkConfig(raw, options.env ?? process.env)
+): {config: Config; warnings: string[]; secrets: string[]} {
+  const {issues, data, secrets} = checkConfig(raw, options.env ?? process.env)
   if (data === undefined || issues.length > 0) throw configIssuesError(issues, options.path ?? null)
 
   const warnings: string[] = []
@@ -115,11 +117,17 @@ export function validateConfig(
     )
     return false
   })
-  return {config: {...data, servers}, warnings}
+  return {config: {...data, servers}, warnings, secrets}
 }
 
-/** Every expansion and schema problem of a raw config, and the validated config when there are none. */
-export function checkConfig(raw: unknown, env: Environment): {issues: ConfigIssue[]; data?: Config} {
+/**
+ * Every expansion and schema problem of a raw config, and the validated config when there are none;
+ * `secrets` are the values `${VAR}` references took.
+ */
+export function checkConfig(
+  raw: unknown,
+  env: Environment,
+): {issues: ConfigIssue[]; data?: Config; secrets: string[]} {
   const expanded = expandConfig(raw, env)
   const result = configSchema.safeParse(expanded.value, {reportInput: true})
   // A value with an unset variable is also malformed (e.g. not a URL): report the cause only.
@@ -128,7 +136,8 @@ export function checkConfig(raw: unknown, env: Environment): {issues: ConfigIssu
     ? []
     : toConfigIssues(result.error.issues).filter((issue) => !expansionPaths.has(formatPath(issue.path)))
   const issues = [...expanded.issues, ...schemaIssues]
-  return result.success ? {issues, data: result.data} : {issues}
+  const {secrets} = expanded
+  return result.success ? {issues, data: result.data, secrets} : {issues, secrets}
 }
 
 /** One ConfigError listing every issue, with the usual fix. */

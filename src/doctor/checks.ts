@@ -53,6 +53,7 @@ export async function doctorChecks(
     ? new ToolRegistry(config, {
         logger: options.logger.child('downstream'),
         connectTimeoutMs: options.connectTimeoutMs,
+        secrets: loaded.ok ? loaded.secrets : [],
       })
     : undefined
   registry?.start()
@@ -71,6 +72,9 @@ export async function doctorChecks(
       title: `Server ${server.name}`,
       run: () => checkServer(registry!, server),
     })),
+    ...(registry && (config?.tools.allow ?? config?.tools.block)
+      ? [{id: 'tools', title: 'Tool rules', run: () => checkToolRules(registry)} satisfies DoctorCheck]
+      : []),
   ]
   return {checks, close: async () => registry?.close()}
 }
@@ -143,7 +147,10 @@ async function checkSandbox(
     }
   }
   const refused = probe.attempts.map((a) => a.name).join(', ')
-  return {status: 'pass', detail: `${probe.tier}: refused ${refused}; a normal program runs`}
+  const bounds = probe.bounds
+    ? `; per program: threads ${probe.bounds.threads}, memory ${probe.bounds.memory}, scratch ${probe.bounds.scratch}`
+    : ''
+  return {status: 'pass', detail: `${probe.tier}: refused ${refused}; a normal program runs${bounds}`}
 }
 
 async function checkServer(
@@ -171,4 +178,18 @@ async function signInDetail(server: Extract<ServerConfig, {url: string}>): Promi
   const record = await new TokenStore().read(server.url)
   if (!record && !server.oauth) return undefined
   return describeStateLine(describeState(server, record))
+}
+
+/** Every allow/block pattern should match a tool: a misspelt block rule hides nothing (SPEC §4). */
+async function checkToolRules(registry: ToolRegistry): Promise<Omit<CheckResult, 'id' | 'ms' | 'title'>> {
+  await Promise.all(registry.serverStatus().map((server) => registry.firstAttempt(server.name)))
+  const unmatched = registry.unmatchedRules()
+  const hidden = registry.hiddenTools().length
+  if (unmatched.length === 0)
+    return {status: 'pass', detail: `every pattern matches a tool; ${hidden} tools hidden`}
+  return {
+    status: 'warn',
+    detail: unmatched.map((rule) => rule.message).join('; '),
+    fix: 'write each pattern as "ptc-mcp list" names the tool (mcp__<server>__<tool>), or remove it',
+  }
 }

@@ -1,6 +1,13 @@
 import {describe, expect, it} from 'vitest'
 
-import {dedupeTools, levenshtein, namespacedName, normaliseName, suggestNames} from './naming.js'
+import {
+  dedupeTools,
+  levenshtein,
+  namespacedName,
+  normaliseName,
+  normalisePattern,
+  suggestNames,
+} from './naming.js'
 
 describe('namespacedName', () => {
   it('replaces every character outside [A-Za-z0-9_] by _', () => {
@@ -79,5 +86,32 @@ describe('levenshtein', () => {
     expect(levenshtein('kitten', 'sitting')).toBe(3)
     expect(levenshtein('', 'abc')).toBe(3)
     expect(levenshtein('abc', 'abc')).toBe(0)
+  })
+})
+
+describe('normalisePattern', () => {
+  it('normalises like names: every character outside [A-Za-z0-9_] becomes one "_"', () => {
+    expect(normalisePattern('mcp__my-srv__get-x')).toBe('mcp__my_srv__get_x')
+    expect(normalisePattern('mcp__my_srv__get_x')).toBe('mcp__my_srv__get_x')
+    expect(normalisePattern('mcp__fs__files/read.v2')).toBe('mcp__fs__files_read_v2')
+    expect(normalisePattern('mcp__x__caf\u00E9😀')).toBe(namespacedName('x', 'caf\u00E9😀'))
+    expect(normalisePattern('mcp__x__c++')).toBe('mcp__x__c__')
+  })
+
+  it('keeps glob syntax: stars, ?, classes verbatim, braces, extglobs, a leading !', () => {
+    expect(normalisePattern('mcp__my-srv__*')).toBe('mcp__my_srv__*')
+    expect(normalisePattern('mcp__a-b__get?x')).toBe('mcp__a_b__get?x')
+    expect(normalisePattern('mcp__[a-c]-x__*')).toBe('mcp__[a-c]_x__*')
+    expect(normalisePattern('mcp__s__{get-a,put-b}')).toBe('mcp__s__{get_a,put_b}')
+    expect(normalisePattern('mcp__s__+(get-a|put-b)')).toBe('mcp__s__+(get_a|put_b)')
+    expect(normalisePattern('!mcp__s-1__*')).toBe('!mcp__s_1__*')
+  })
+
+  it('turns unbalanced syntax and escapes into literal characters, normalised', () => {
+    expect(normalisePattern('mcp__s__a[b')).toBe('mcp__s__a_b')
+    expect(normalisePattern('mcp__s__a{b')).toBe('mcp__s__a_b')
+    expect(normalisePattern('mcp__s__a,b)')).toBe('mcp__s__a_b_')
+    expect(normalisePattern('mcp__s__a\\*b\\x')).toBe('mcp__s__a_bx')
+    expect(normalisePattern('mcp__s__a!b')).toBe('mcp__s__a_b')
   })
 })

@@ -12,6 +12,70 @@ export function normaliseName(name: string): string {
   return name.replaceAll(NOT_NAME_CHAR, '_')
 }
 
+const NAME_CHAR = /^[A-Za-z0-9_]$/u
+
+/**
+ * A tool pattern (`tools.allow`, `tools.block`, and every later rule list) normalised exactly as
+ * names are, so a rule written with a server's own spelling means what it says:
+ * `mcp__my-srv__get-x` → `mcp__my_srv__get_x`, `mcp__my-srv__*` → `mcp__my_srv__*`. Glob syntax
+ * is kept: `*`, `?`, `[...]` classes (verbatim, so `[a-z]` stays a range), `{a,b}` braces,
+ * `+(...)`-style extglobs, a leading `!`, and `\` escapes (an escaped character is normalised).
+ * Everything else that is not `[A-Za-z0-9_]` becomes `_`, one per code point, as in names.
+ */
+export function normalisePattern(pattern: string): string {
+  const chars = [...pattern]
+  const depth = {braces: 0, parens: 0}
+  let out = ''
+  for (let i = 0; i < chars.length; i++) {
+    const syntax = globSyntaxAt(chars, i, depth)
+    const next = chars[i + 1]
+    if (syntax > 0) {
+      out += chars.slice(i, i + syntax).join('')
+      i += syntax - 1
+    } else if (chars[i] === '\\' && next !== undefined) {
+      out += NAME_CHAR.test(next) ? next : '_'
+      i++
+    } else {
+      out += NAME_CHAR.test(chars[i]!) ? chars[i] : '_'
+    }
+  }
+  return out
+}
+
+/** How many characters from `at` are glob syntax to keep as they are (0: none); tracks nesting in `depth`. */
+function globSyntaxAt(chars: readonly string[], at: number, depth: {braces: number; parens: number}): number {
+  const char = chars[at]!
+  if ('+@!?*'.includes(char) && chars[at + 1] === '(' && chars.includes(')', at + 2)) {
+    depth.parens++
+    return 2
+  }
+  if (char === '*' || char === '?' || (char === '!' && at === 0)) return 1
+  if (char === '[') return classEnd(chars, at) === -1 ? 0 : classEnd(chars, at) - at + 1
+  if (char === '{' && chars.includes('}', at + 1)) {
+    depth.braces++
+    return 1
+  }
+  if ((char === '}' || char === ',') && depth.braces > 0) {
+    if (char === '}') depth.braces--
+    return 1
+  }
+  if ((char === ')' || char === '|') && depth.parens > 0) {
+    if (char === ')') depth.parens--
+    return 1
+  }
+  return 0
+}
+
+/** Index of the `]` closing the class opened at `start`, or -1 (then `[` is a literal). */
+function classEnd(chars: readonly string[], start: number): number {
+  let at = start + 1
+  if (chars[at] === '!' || chars[at] === '^') at++
+  // A `]` right after the opening is a member, not the end.
+  if (chars[at] === ']') at++
+  for (; at < chars.length; at++) if (chars[at] === ']') return at
+  return -1
+}
+
 /** `('my-cool-server', 'get-data-now')` → `mcp__my_cool_server__get_data_now`. */
 export function namespacedName(server: string, tool: string): string {
   return `mcp${SEPARATOR}${normaliseName(server)}${SEPARATOR}${normaliseName(tool)}`

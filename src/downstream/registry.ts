@@ -7,9 +7,10 @@ import type {UpstreamClient} from './upstream.js'
 
 import {createLogger, type Logger} from '../log.js'
 import {prepareArguments} from './arguments.js'
-import {createToolFilter, type ToolFilter} from './filter.js'
+import {ToolFilter, type ToolRule} from './filter.js'
 import {unknownToolMessage} from './inspect.js'
 import {normaliseName} from './naming.js'
+import {Redactor} from './redactor.js'
 import {loneText, parseToolResult, toolErrorText} from './result-parser.js'
 import {defaultShapesDir, ShapeStore} from './shape-store.js'
 import {shapeOf, textShape} from './shapes.js'
@@ -17,6 +18,7 @@ import {type BackoffOptions, ServerSupervisor} from './supervisor.js'
 import {
   type CallToolOptions,
   JsonText,
+  ResultTooLargeError,
   type ServerStatus,
   ToolError,
   type ToolHost,
@@ -33,9 +35,10 @@ export interface ToolRegistryOptions {
   /** Reconnection delays. Default 1 s doubling to 60 s, with jitter. */
   backoff?: Partial<BackoffOptions>
   /**
-   * Largest single message accepted from a stdio server. Default: twice `max_tool_result_bytes`
-   * plus 1 MiB (JSON escaping inflates text), at least the SDK's 10 MB; a larger message closes
-   * the connection, so results just over the limit still get a clean `ToolError`.
+   * Largest single message received from a stdio server. Default: twice `max_tool_result_bytes`
+   * plus 1 MiB (JSON escaping inflates text), at least the SDK's 10 MB. A result in a larger message
+   * is skipped unread and fails its own call only; smaller ones are measured as the program would
+   * receive them. Either way the `ToolError` is the same.
    */
   maxMessageBytes?: number
   /** Rules that hide tools beyond tools.allow/block (Claude Code deny rules, SPEC §12); followed as they change. */
@@ -49,6 +52,28 @@ export interface ToolRegistryOptions {
    * memory only. Default `$XDG_CACHE_HOME/ptc-mcp/shapes`.
    */
   shapesDir?: string | null
+  /**
+   * The values `${VAR}` references took when the config was loaded (`loadConfig().secrets`); with
+   * the config's header and env values they are redacted from everything the registry says.
+   */
+  secrets?: Iterable<string>
+  /** The redactor to use instead of one built from the config and `secrets` (the runtime shares its own). */
+  redactor?: Redactor
+}
+
+/** A tool a connected server offers that `tools.allow` / `tools.block` hides. */
+export interface HiddenTool {
+  tool: ToolInfo
+  /** `hidden by tools.block ("mcp__x__get-env")`, for the CLI only: the model is told nothing. */
+  reason: string
+}
+
+/** A rule that matches no tool of the connected servers (SPEC §4): warned about in the log and by doctor. */
+export interface UnmatchedRule {
+  list: ToolRule['list']
+  pattern: string
+  /** One line for the log and doctor, with what to check. */
+  message: string
 }
 
 /** What the registry needs of the permission rules: `PermissionPolicy` implements it. */
@@ -86,6 +111,8 @@ export class ToolRegistry implements ToolHost {
   private readonly filter: ToolFilter
   private readonly validator = new SchemaValidator()
   private readonly log: Logger
+  /** Redacts the config's secrets from every message, status and log line (SPEC §15). */
+  readonly redactor: Redactor
   private readonly shapes: ShapeStore
   private readonly recordSamples: boolean
   private readonly visibility: ToolVisibility | undefined
@@ -94,20 +121,25 @@ export class ToolRegistry implements ToolHost {
   /** Permitted tools of connected servers, by namespaced name; rebuilt on every change. */
   private index = new Map<string, Entry>()
   private sorted: ToolInfo[] = []
+  private hidden = new Map<string, HiddenTool>()
+  /** Every tool of the connected servers, allowed or not, for checking the rules. */
+  private offered: string[] = []
+  private readonly warnedRules = new Set<string>()
   private started = false
   private closed = false
   /** Every server has finished its first attempt: waiting for them costs nothing from then on. */
   private firstAttemptsDone = false
 
   constructor(config: RegistryConfig, options: ToolRegistryOptions = {}) {
-    this.log = options.logger ?? createLogger()
-    this.filter = createToolFilter(config.tools)
+    this.redactor = options.redactor ?? Redactor.fromConfig(config.servers, options.secrets)
+    this.log = this.redactor.logger(options.logger ?? createLogger())
+    this.filter = new ToolFilter(config.tools)
+    this.unusable = (options.unusable ?? []).map((s) => ({...s, reason: this.redactor.redact(s.reason)}))
     this.shapes = new ShapeStore(
       options.shapesDir === undefined ? defaultShapesDir() : options.shapesDir,
       this.log,
     )
     this.recordSamples = config.execution?.record_samples ?? false
-    this.unusable = options.unusable ?? []
     const resultLimit = config.execution?.max_tool_result_bytes ?? 16 * 1024 * 1024
     const maxMessageBytes =
       options.maxMessageBytes ?? Math.max(SDK_STDIO_BUFFER, 2 * resultLimit + 1024 * 1024)
@@ -119,6 +151,7 @@ export class ToolRegistry implements ToolHost {
           backoff: options.backoff,
           maxMessageBytes,
           upstream: options.upstream,
+          redact: (text) => this.redactor.redact(text),
         }),
     )
     for (const supervisor of this.supervisors) supervisor.onChange(() => this.rebuild())
@@ -133,6 +166,7 @@ export class ToolRegistry implements ToolHost {
     for (const supervisor of this.supervisors) supervisor.start()
     Promise.all(this.supervisors.map((s) => s.firstAttempt)).then(() => {
       this.firstAttemptsDone = true
+      this.warnUnmatchedRules()
     })
   }
 
@@ -147,6 +181,32 @@ export class ToolRegistry implements ToolHost {
 
   getTool(name: string): ToolInfo | undefined {
     return this.index.get(name)?.tool
+  }
+
+  /** Tools of connected servers hidden by `tools.allow` / `tools.block`, sorted by name: for the CLI only. */
+  hiddenTools(): HiddenTool[] {
+    return [...this.hidden.values()].sort((a, b) => byName(a.tool, b.tool))
+  }
+
+  /** Why `name` is hidden, when a connected server offers it and a rule hides it: for the CLI only. */
+  hiddenTool(name: string): HiddenTool | undefined {
+    return this.hidden.get(name)
+  }
+
+  /**
+   * The allow/block patterns that match no tool of any connected server: a misspelt rule, or a tool
+   * that is gone. Meaningful once the servers have made their first attempt.
+   */
+  unmatchedRules(): UnmatchedRule[] {
+    const down = this.supervisors.filter((s) => !s.connected).map((s) => `'${s.name}'`)
+    const unchecked = down.length > 0 ? ` (not connected, so not checked: ${down.join(', ')})` : ''
+    return this.filter.unmatched(this.offered).map((rule) => ({
+      list: rule.list,
+      pattern: rule.pattern,
+      message:
+        `${rule.list} pattern ${JSON.stringify(rule.pattern)} matches no tool of the connected servers${unchecked}; ` +
+        `check its spelling against "ptc-mcp list"`,
+    }))
   }
 
   observedResult(name: string): unknown {
@@ -164,6 +224,7 @@ export class ToolRegistry implements ToolHost {
 
   serverStatus(): DownstreamServerStatus[] {
     const counts = new Map<string, number>()
+    // lastError is redacted where it is set (the supervisor); warnings hold only tool names.
     for (const {tool} of this.index.values()) counts.set(tool.server, (counts.get(tool.server) ?? 0) + 1)
     const connectable = this.supervisors.map((supervisor): DownstreamServerStatus => {
       const {name, transport, connected, lastError, attempts, since, warnings} = supervisor.status()
@@ -225,6 +286,18 @@ export class ToolRegistry implements ToolHost {
   }
 
   async callTool(name: string, args: Record<string, unknown>, options: CallToolOptions): Promise<unknown> {
+    try {
+      return await this.callPermittedTool(name, args, options)
+    } catch (error) {
+      throw this.redactError(error)
+    }
+  }
+
+  private async callPermittedTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: CallToolOptions,
+  ): Promise<unknown> {
     const entry = this.index.get(name)
     if (!entry) throw this.missingToolError(name)
     const {tool, supervisor} = entry
@@ -242,10 +315,17 @@ export class ToolRegistry implements ToolHost {
     // Rule: a call the user did not approve never reaches the server either.
     if (options.approve) await options.approve(tool, args)
 
-    const result = await supervisor.callTool(tool.tool, args, {
-      signal: options.signal,
-      timeoutMs: options.timeoutMs,
-    })
+    let result: CallToolResult
+    try {
+      result = await supervisor.callTool(tool.tool, args, {
+        signal: options.signal,
+        timeoutMs: options.timeoutMs,
+      })
+    } catch (error) {
+      if (error instanceof ResultTooLargeError)
+        throw new ToolError(tooLargeMessage(tool, error.bytes, options), {kind: 'too_large'})
+      throw error
+    }
     return this.checkResult(tool, result, options)
   }
 
@@ -259,18 +339,22 @@ export class ToolRegistry implements ToolHost {
     this.listeners.clear()
   }
 
+  /** The error with the config's secrets taken out of its message (a server's error text may quote them). */
+  private redactError(error: unknown): unknown {
+    if (!(error instanceof Error)) return error
+    const message = this.redactor.redact(error.message)
+    if (message === error.message) return error
+    return error instanceof ToolError
+      ? new ToolError(message, {cause: error, kind: error.kind})
+      : new Error(message, {cause: error})
+  }
+
   private checkResult(tool: ToolInfo, result: CallToolResult, options: CallToolOptions): unknown {
     if (result.isError) throw new ToolError(toolErrorText(result))
     const {maxResultBytes} = options
 
     const size = resultSize(result, maxResultBytes)
-    if (size > maxResultBytes) {
-      throw new ToolError(
-        `result of ${tool.name} is ${formatBytes(size)}, over the ${formatBytes(maxResultBytes)} limit ` +
-          `(execution.max_tool_result_bytes); ${LESS_DATA_HINT}`,
-        {kind: 'too_large'},
-      )
-    }
+    if (size > maxResultBytes) throw new ToolError(tooLargeMessage(tool, size, options), {kind: 'too_large'})
     options.onResultBytes?.(size)
 
     if (tool.outputSchema) {
@@ -329,9 +413,17 @@ export class ToolRegistry implements ToolHost {
 
   private rebuild(): void {
     const index = new Map<string, Entry>()
+    const hidden = new Map<string, HiddenTool>()
+    const offered: string[] = []
     for (const supervisor of this.supervisors) {
-      for (const tool of supervisor.listTools()) {
-        if (!this.filter(tool.name) || this.visibility?.hiddenBy(tool)) continue
+      for (const listed of supervisor.listTools()) {
+        const tool = this.redactor.redactValue(listed)
+        offered.push(tool.name)
+        const reason = this.filter.hiddenBy(tool.name) ?? this.visibility?.hiddenBy(tool)
+        if (reason !== undefined) {
+          if (!hidden.has(tool.name)) hidden.set(tool.name, {tool, reason})
+          continue
+        }
         const existing = index.get(tool.name)
         if (existing) {
           // Possible only across servers (`a` + `x__y` vs `a__x` + `y`): the first configured wins.
@@ -344,7 +436,10 @@ export class ToolRegistry implements ToolHost {
       }
     }
     this.index = index
+    this.hidden = hidden
+    this.offered = offered
     this.sorted = [...index.values()].map((e) => e.tool).sort(byName)
+    if (this.firstAttemptsDone) this.warnUnmatchedRules()
     for (const listener of this.listeners) {
       try {
         listener()
@@ -353,6 +448,24 @@ export class ToolRegistry implements ToolHost {
       }
     }
   }
+
+  /** Logs each rule that matches nothing, once: a misspelt block rule must not fail open silently. */
+  private warnUnmatchedRules(): void {
+    for (const rule of this.unmatchedRules()) {
+      const key = `${rule.list} ${rule.pattern}`
+      if (this.warnedRules.has(key)) continue
+      this.warnedRules.add(key)
+      this.log.warn(rule.message)
+    }
+  }
+}
+
+/** The one message for a result over `max_tool_result_bytes`, whether it was received or skipped on the wire. */
+function tooLargeMessage(tool: ToolInfo, bytes: number, options: CallToolOptions): string {
+  return (
+    `result of ${tool.name} is ${formatBytes(bytes)}, over the ${formatBytes(options.maxResultBytes)} limit ` +
+    `(execution.max_tool_result_bytes); ${LESS_DATA_HINT}`
+  )
 }
 
 /** Code-point order, as Python's sorted() gives, whatever the locale. */

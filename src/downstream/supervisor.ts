@@ -22,8 +22,8 @@ import {forwardedCapabilities, installForwarding} from './client-requests.js'
 import {type ConnectFailure, remoteFailureKind} from './connect-failure.js'
 import {dedupeTools, type NameClash} from './naming.js'
 import {StderrRecord} from './stderr-record.js'
-import {createTransport, transportPid} from './transports.js'
-import {ToolError, type ToolHints, type ToolInfo, type TransportKind} from './types.js'
+import {createTransport, oversizedMessageBytes, transportPid} from './transports.js'
+import {ResultTooLargeError, ToolError, type ToolHints, type ToolInfo, type TransportKind} from './types.js'
 
 export interface BackoffOptions {
   /** First delay after a failure. Default 1000 ms. */
@@ -42,6 +42,12 @@ export interface SupervisorOptions {
   maxMessageBytes?: number
   /** ptc-mcp's own client, which the server's elicitation and sampling requests go to. Default: none (refused). */
   upstream?: UpstreamClient
+  /**
+   * Takes the config's secrets out of a reason before it is kept as `lastError` (which reaches
+   * server_status(), list_callable_tools and every ToolError about this server). Default: none.
+   * The logger given is expected to redact its lines already.
+   */
+  redact?: (text: string) => string
   /** Where OAuth tokens are kept (SPEC §13). Default: `$XDG_STATE_HOME/ptc-mcp/oauth`. */
   tokenStore?: TokenStore
 }
@@ -94,6 +100,7 @@ export class ServerSupervisor {
 
   private readonly maxMessageBytes: number | undefined
   private readonly upstream: UpstreamClient | undefined
+  private readonly redact: (text: string) => string
   /** OAuth for a remote server that may sign in (SPEC §13); undefined for stdio and header-auth servers. */
   readonly oauth: OAuthSession | undefined
   /** Waiting for new tokens (needs sign-in): no timed retries, the token store's watcher starts the next attempt. */
@@ -136,6 +143,7 @@ export class ServerSupervisor {
     this.backoff = {...DEFAULT_BACKOFF, ...options.backoff}
     this.maxMessageBytes = options.maxMessageBytes
     this.upstream = options.upstream
+    this.redact = options.redact ?? ((text) => text)
     this.oauth = createOAuthSession(config, options.tokenStore ?? new TokenStore(), this.log)
     const first = deferred()
     this.firstAttempt = first.promise
@@ -407,22 +415,23 @@ export class ServerSupervisor {
     // A connection that lasted resets the backoff; one that dies at once keeps it growing.
     if (Date.now() - this.connectedAt >= this.backoff.maxMs) this.failureStreak = 0
     this.state = 'waiting'
-    this.lastError = reason
+    this.lastError = this.redact(reason)
     this.since = new Date()
     this.tools = []
     this.disconnect()
     if (signIn) {
       this.waitForSignIn()
-      this.log.warn(reason)
+      this.log.warn(this.lastError)
     } else {
       const delay = this.scheduleRetry()
-      this.log.warn(`${reason}; reconnecting in ${formatSeconds(delay)}`)
+      this.log.warn(`${this.lastError}; reconnecting in ${formatSeconds(delay)}`)
     }
     this.emit()
   }
 
   /** A connection attempt failed. */
-  private fail(reason: string, failure: ConnectFailure): void {
+  private fail(unredacted: string, failure: ConnectFailure): void {
+    const reason = this.redact(unredacted)
     const repeated = reason === this.lastError
     this.failure = failure
     this.generation++
@@ -514,6 +523,8 @@ export class ServerSupervisor {
         cause: error,
         kind: 'timeout',
       })
+    const oversized = oversizedMessageBytes(error)
+    if (oversized !== undefined) return new ResultTooLargeError(oversized, {cause: error})
     if (error instanceof ProtocolError) {
       return new ToolError(`server '${this.name}' answered with an error: ${error.message}`, {
         cause: error,

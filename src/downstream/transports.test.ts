@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {LineBuffer, minimalEnvironment} from './transports.js'
+import {LineBuffer, minimalEnvironment, OVERSIZED_MESSAGE_CODE} from './transports.js'
 
 describe('minimalEnvironment', () => {
   it('keeps only the safe variables, and no shell functions', () => {
@@ -49,10 +49,66 @@ describe('LineBuffer', () => {
     expect(buffer.readMessage()).toMatchObject({params: {text: 'é€😀'}})
   })
 
-  it('throws when one message outgrows the limit', () => {
-    const buffer = new LineBuffer(10)
-    buffer.append(Buffer.from('{"a":1}\n'))
-    expect(() => buffer.append(Buffer.from('x'.repeat(11)))).toThrow(/exceeded maximum size of 10 bytes/)
+  it('answers a result over the limit as an error to its own request, and goes on', () => {
+    const dropped: unknown[] = []
+    const buffer = new LineBuffer(100, (line, id) => dropped.push([line.bytes, id]))
+    const big = (id: number, order: 'ts' | 'py') =>
+      order === 'ts'
+        ? `{"result":{"content":[{"type":"text","text":"${'x'.repeat(300)}"}]},"jsonrpc":"2.0","id":${id}}`
+        : `{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":"${'x'.repeat(300)}"}]}}`
+    buffer.append(
+      Buffer.from(`${message(1)}
+${big(2, 'ts').slice(0, 50)}`),
+    )
+    for (const part of big(2, 'ts')
+      .slice(50)
+      .match(/.{1,7}/g)!)
+      buffer.append(Buffer.from(part))
+    buffer.append(
+      Buffer.from(`
+${big(3, 'py')}
+${message(4)}
+`),
+    )
+    expect(buffer.readMessage()).toMatchObject({id: 1, result: {}})
+    for (const [id, order] of [
+      [2, 'ts'],
+      [3, 'py'],
+    ] as const) {
+      const bytes = big(id, order).length
+      expect(buffer.readMessage()).toEqual({
+        jsonrpc: '2.0',
+        id,
+        error: {
+          code: OVERSIZED_MESSAGE_CODE,
+          message: `message of ${bytes} bytes is over the 100-byte limit`,
+          data: {oversizedBytes: bytes},
+        },
+      })
+    }
+    expect(buffer.readMessage()).toMatchObject({id: 4, result: {}})
+    expect(buffer.readMessage()).toBeNull()
+    expect(dropped).toEqual([])
+  })
+
+  it('drops a request or notification over the limit, telling onDropped the id to refuse', () => {
+    const dropped: unknown[] = []
+    const buffer = new LineBuffer(50, (line, id) => dropped.push([line.bytes, id]))
+    const request = `{"method":"sampling/createMessage","params":{"x":"${'y'.repeat(100)}"},"jsonrpc":"2.0","id":7}`
+    const notification = `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"${'z'.repeat(100)}"}}`
+    // A response whose result quotes "method" in a nested object is still a response.
+    const nested = `{"jsonrpc":"2.0","id":8,"result":{"method":"x","text":"${'w'.repeat(100)}"}}`
+    buffer.append(
+      Buffer.from(`${request}
+${notification}
+${nested}
+`),
+    )
+    expect(buffer.readMessage()).toMatchObject({id: 8, error: {code: OVERSIZED_MESSAGE_CODE}})
+    expect(dropped).toEqual([
+      [request.length, 7],
+      [notification.length, undefined],
+    ])
   })
 
   it('throws for JSON that is not a JSON-RPC message', () => {

@@ -4,6 +4,7 @@ import {
   type AuthProvider,
   type JSONRPCMessage,
   ReadBuffer,
+  type RequestId,
   SSEClientTransport,
   STDIO_DEFAULT_MAX_BUFFER_SIZE,
   StreamableHTTPClientTransport,
@@ -16,6 +17,7 @@ import type {RemoteServerConfig, ServerConfig, StdioServerConfig} from '../confi
 import type {Logger} from '../log.js'
 
 import {parseMessage} from '../json-rpc.js'
+import {idOfSkipped, isCallHead, OversizedLine, type SkippedLine} from '../oversized-line.js'
 
 /**
  * Variables a stdio server inherits from ptc-mcp's environment: enough to find programs, a home, a
@@ -70,8 +72,9 @@ export interface TransportOptions {
   /** Receives each stderr line of a stdio server; it is logged with the server name as prefix. */
   logger: Logger
   /**
-   * Largest single message accepted from a stdio server. The SDK's default (10 MB) is below
-   * `max_tool_result_bytes`, and a message over the limit closes the connection, so the caller sizes it.
+   * Largest single message accepted from a stdio server (default: the SDK's 10 MB). A message over
+   * it is skipped, not buffered: a result is answered as an error to its own request (see
+   * {@link oversizedMessageBytes}), anything else is logged and dropped; the connection stays.
    */
   maxMessageBytes?: number
   /** Called with every stderr line of a stdio server (after logging), e.g. to keep the last few for error reports. */
@@ -100,7 +103,24 @@ function createStdioTransport(server: StdioServerConfig, options: TransportOptio
     stderr: 'pipe',
     ...(options.maxMessageBytes === undefined ? {} : {maxBufferSize: options.maxMessageBytes}),
   })
-  useLinearFraming(transport, options.maxMessageBytes ?? STDIO_DEFAULT_MAX_BUFFER_SIZE)
+  const limit = options.maxMessageBytes ?? STDIO_DEFAULT_MAX_BUFFER_SIZE
+  useLinearFraming(
+    transport,
+    new LineBuffer(limit, (line, id) => {
+      options.logger.warn(
+        `dropped a message of ${line.bytes} bytes from the server, over the ${limit}-byte limit`,
+      )
+      // A request of the server's gets its answer, so it does not wait for one forever.
+      if (id !== undefined) {
+        const answer = {
+          jsonrpc: '2.0' as const,
+          id,
+          error: {code: -32_600, message: tooLargeText(line.bytes, limit)},
+        }
+        transport.send(answer).catch(() => {})
+      }
+    }),
+  )
   // The PassThrough exists before start(), so early output (a crash at startup) is not lost.
   const {stderr} = transport
   if (stderr)
@@ -128,10 +148,30 @@ function createRemoteTransport(server: RemoteServerConfig, authProvider?: AuthPr
   })
 }
 
+/** JSON-RPC error code of the answer {@link LineBuffer} makes up for a result over the size limit. */
+export const OVERSIZED_MESSAGE_CODE = -32_097
+
+/**
+ * The size of a result that was skipped for being over the message limit, when `error` is the
+ * answer {@link LineBuffer} made up for it; undefined for any other error.
+ */
+export function oversizedMessageBytes(error: unknown): number | undefined {
+  const {code, data} = (error ?? {}) as {code?: unknown; data?: unknown}
+  const bytes = (data as {oversizedBytes?: unknown} | undefined)?.oversizedBytes
+  return code === OVERSIZED_MESSAGE_CODE && typeof bytes === 'number' ? bytes : undefined
+}
+
+function tooLargeText(bytes: number, limit: number): string {
+  return `message of ${bytes} bytes is over the ${limit}-byte limit`
+}
+
 /**
  * Newline framing of stdio messages in linear time, with the SDK's `ReadBuffer` interface and
- * behaviour (lines that are not JSON are skipped, anything else malformed throws, a message over
- * `maxBufferSize` throws and the transport closes).
+ * behaviour (lines that are not JSON are skipped, anything else malformed throws), except for a
+ * message over `maxBufferSize`: the SDK's buffer throws and the transport closes, failing every
+ * call in flight on the shared connection. Here the line is skipped (counted, not kept, save its
+ * two ends), and a result is answered by an error to its own request id
+ * ({@link OVERSIZED_MESSAGE_CODE}); anything else over the limit goes to `onDropped`.
  *
  * Why: the SDK's `ReadBuffer` (2.4.0) concatenates the whole pending buffer on every chunk and
  * searches it again from the start, so one large message costs O(size²): a 12 MB tool result took
@@ -147,16 +187,26 @@ export class LineBuffer {
   private pendingBytes = 0
   /** Keeps a character split between two chunks whole. */
   private readonly decoder = new StringDecoder('utf8')
-  private readonly lines: string[] = []
+  private readonly lines: (string | SkippedLine)[] = []
+  /** Set while skipping the rest of a line over the limit. */
+  private skipping: OversizedLine | undefined
 
-  constructor(private readonly maxBufferSize: number = STDIO_DEFAULT_MAX_BUFFER_SIZE) {}
+  constructor(
+    private readonly maxBufferSize: number = STDIO_DEFAULT_MAX_BUFFER_SIZE,
+    /** A message over the limit that is not a result (or has no id to answer): `id` is a request's. */
+    private readonly onDropped: (line: SkippedLine, id: RequestId | undefined) => void = () => {},
+  ) {}
 
   append(chunk: Buffer): void {
     let start = 0
     let newline = chunk.indexOf(NEWLINE)
     while (newline !== -1) {
       const tail = chunk.subarray(start, newline)
-      if (this.pendingBytes === 0) this.lines.push(tail.toString('utf8'))
+      if (this.skipping || this.pendingBytes + tail.length > this.maxBufferSize) {
+        this.skip(tail)
+        this.lines.push(this.skipping!.finish())
+        this.skipping = undefined
+      } else if (this.pendingBytes === 0) this.lines.push(tail.toString('utf8'))
       else {
         this.lines.push(this.pending + this.decoder.end(tail))
         this.pending = ''
@@ -167,16 +217,33 @@ export class LineBuffer {
     }
     if (start === chunk.length) return
     const rest = chunk.subarray(start)
-    if (this.pendingBytes + rest.length > this.maxBufferSize) {
-      this.clear()
-      throw new Error(`ReadBuffer exceeded maximum size of ${this.maxBufferSize} bytes`)
+    if (this.skipping || this.pendingBytes + rest.length > this.maxBufferSize) {
+      this.skip(rest)
+      return
     }
     this.pending += this.decoder.write(rest)
     this.pendingBytes += rest.length
   }
 
+  /** Counts `part` into the line being skipped, starting to skip (and dropping what is held) if need be. */
+  private skip(part: Buffer): void {
+    if (!this.skipping) {
+      this.skipping = new OversizedLine()
+      if (this.pendingBytes > 0) this.skipping.addText(this.pending, this.pendingBytes)
+      this.pending = ''
+      this.pendingBytes = 0
+      this.decoder.end()
+    }
+    this.skipping.add(part)
+  }
+
   readMessage(): JSONRPCMessage | null {
     for (let line = this.lines.shift(); line !== undefined; line = this.lines.shift()) {
+      if (typeof line !== 'string') {
+        const answer = this.answerSkipped(line)
+        if (answer) return answer
+        continue
+      }
       try {
         return parseMessage(line.endsWith('\r') ? line.slice(0, -1) : line)
       } catch (error) {
@@ -193,15 +260,34 @@ export class LineBuffer {
     this.pendingBytes = 0
     this.decoder.end()
     this.lines.length = 0
+    this.skipping = undefined
+  }
+
+  /** A result over the limit becomes an error answer to its request; anything else is dropped. */
+  private answerSkipped(line: SkippedLine): JSONRPCMessage | undefined {
+    const id = idOfSkipped(line)
+    if (id === undefined || isCallHead(line.head)) {
+      this.onDropped(line, id)
+      return undefined
+    }
+    return {
+      jsonrpc: '2.0',
+      id,
+      error: {
+        code: OVERSIZED_MESSAGE_CODE,
+        message: tooLargeText(line.bytes, this.maxBufferSize),
+        data: {oversizedBytes: line.bytes},
+      },
+    }
   }
 }
 
 const NEWLINE = 0x0a
 
-/** Swaps the transport's read buffer for `LineBuffer`, if the SDK still has the field we expect. */
-function useLinearFraming(transport: StdioClientTransport, maxBufferSize: number): void {
+/** Swaps the transport's read buffer for `buffer`, if the SDK still has the field we expect. */
+function useLinearFraming(transport: StdioClientTransport, buffer: LineBuffer): void {
   const internals = transport as unknown as {_readBuffer?: unknown}
-  if (internals._readBuffer instanceof ReadBuffer) internals._readBuffer = new LineBuffer(maxBufferSize)
+  if (internals._readBuffer instanceof ReadBuffer) internals._readBuffer = buffer
 }
 
 /** The pid of a started stdio server, for tests and diagnostics. */

@@ -67,6 +67,20 @@ export class ToolError extends Error {
   }
 }
 
+/**
+ * A result too large even to be received: the transport skipped it (counted, not kept) and failed
+ * its call only, so the connection and every other call on it go on (SPEC §15).
+ */
+export class ResultTooLargeError extends ToolError {
+  constructor(
+    /** Size of the message that carried it. */
+    readonly bytes: number,
+    options?: {cause?: unknown},
+  ) {
+    super(`the result is a message of ${bytes} bytes, too large to receive`, {...options, kind: 'too_large'})
+  }
+}
+
 export interface CallToolOptions {
   signal?: AbortSignal
   /** Per-call limit (execution.tool_call_timeout_seconds). */

@@ -25,8 +25,8 @@ describe('LineFramer', () => {
     expect(oversized).toEqual({
       kind: 'oversized',
       bytes: 68,
-      // The head is what was held when the line went over the limit (up to 4 KiB).
-      head: `{"id":"s",${'x'.repeat(50)}`,
+      // Head and tail are the first and the last 4 KiB: here, the whole line.
+      head: `{"id":"s",${'x'.repeat(50)}"end":1}`,
       tail: `{"id":"s",${'x'.repeat(50)}"end":1}`,
     })
     expect(next).toEqual({kind: 'line', text: '{"ok":1}'})

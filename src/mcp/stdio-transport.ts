@@ -7,11 +7,9 @@ import type {Logger} from '../log.js'
 
 import {isRecord} from '../guards.js'
 import {parseMessage} from '../json-rpc.js'
+import {idOfSkipped, OversizedLine, requestId, type SkippedLine} from '../oversized-line.js'
 
-/** How much of an oversized line is kept (its start and its end) to find the request's id. */
-const KEPT_EDGE_BYTES = 4096
-
-type Line = {kind: 'line'; text: string} | {kind: 'oversized'; bytes: number; head: string; tail: string}
+type Line = {kind: 'line'; text: string} | (SkippedLine & {kind: 'oversized'})
 
 /**
  * Splits stdin into lines in linear time. A line over `maxLineBytes` is not buffered: its bytes are
@@ -22,7 +20,7 @@ export class LineFramer {
   private chunks: Buffer[] = []
   private pendingBytes = 0
   /** Set while skipping the rest of an oversized line. */
-  private oversized: {bytes: number; head: Buffer; tail: Buffer} | undefined
+  private oversized: OversizedLine | undefined
 
   constructor(private readonly maxLineBytes: number) {}
 
@@ -42,13 +40,7 @@ export class LineFramer {
 
   private keep(part: Buffer): void {
     if (this.oversized) {
-      const {tail} = this.oversized
-      this.oversized.bytes += part.length
-      this.oversized.tail = Buffer.from(
-        part.length >= KEPT_EDGE_BYTES
-          ? lastBytes(part, KEPT_EDGE_BYTES)
-          : lastBytes(Buffer.concat([tail, part]), KEPT_EDGE_BYTES),
-      )
+      this.oversized.add(part)
       return
     }
     if (this.pendingBytes + part.length <= this.maxLineBytes) {
@@ -57,22 +49,19 @@ export class LineFramer {
       this.pendingBytes += part.length
       return
     }
-    const line = Buffer.concat([...this.chunks, part])
+    this.oversized = new OversizedLine()
+    for (const kept of this.chunks) this.oversized.add(kept)
+    this.oversized.add(part)
     this.chunks = []
     this.pendingBytes = 0
-    this.oversized = {
-      bytes: line.length,
-      head: Buffer.from(line.subarray(0, KEPT_EDGE_BYTES)),
-      tail: Buffer.from(lastBytes(line, KEPT_EDGE_BYTES)),
-    }
   }
 
   private take(end: Buffer): Line {
     if (this.oversized || this.pendingBytes + end.length > this.maxLineBytes) {
       this.keep(end)
-      const {bytes, head, tail} = this.oversized!
+      const skipped = this.oversized!.finish()
       this.oversized = undefined
-      return {kind: 'oversized', bytes, head: head.toString('utf8'), tail: tail.toString('utf8')}
+      return {kind: 'oversized', ...skipped}
     }
     const line = this.chunks.length === 0 ? end : Buffer.concat([...this.chunks, end])
     this.chunks = []
@@ -80,10 +69,6 @@ export class LineFramer {
     const text = line.toString('utf8')
     return {kind: 'line', text: text.endsWith('\r') ? text.slice(0, -1) : text}
   }
-}
-
-function lastBytes(buffer: Buffer, count: number): Buffer {
-  return buffer.length <= count ? buffer : buffer.subarray(buffer.length - count)
 }
 
 /**
@@ -114,7 +99,7 @@ export class JsonLinesServerTransport extends StdioServerTransport {
 
   private handleLine(line: Line): void {
     if (line.kind === 'oversized') {
-      const id = idOfTruncated(line.head, line.tail)
+      const id = idOfSkipped(line)
       this.reject(
         id,
         ProtocolErrorCode.InvalidRequest,
@@ -140,7 +125,7 @@ export class JsonLinesServerTransport extends StdioServerTransport {
       // A malformed response from the client is only logged: answering a response makes no sense.
       if (isRecord(value) && !('method' in value) && ('result' in value || 'error' in value))
         this.options.logger.warn(`protocol: ${what}`)
-      else this.reject(idOf(value), ProtocolErrorCode.InvalidRequest, what)
+      else this.reject(requestId(value), ProtocolErrorCode.InvalidRequest, what)
       return
     }
     try {
@@ -166,25 +151,6 @@ function parseOrUndefined(text: string): unknown {
   } catch {
     return undefined
   }
-}
-
-function idOf(value: unknown): RequestId | undefined {
-  if (!isRecord(value)) return undefined
-  const {id} = value
-  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : undefined
-}
-
-const ID_VALUE = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`
-/** `{"jsonrpc":"2.0","id":7,...` (Python SDK order) */
-const ID_AT_START = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID_VALUE}`)
-/** `...,"jsonrpc":"2.0","id":7}` (TypeScript SDK order) */
-const ID_AT_END = new RegExp(String.raw`"id"\s*:\s*${ID_VALUE}\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$`)
-
-/** The id of a request too large to parse, from where SDKs put it: first or last. */
-function idOfTruncated(head: string, tail: string): RequestId | undefined {
-  const match = ID_AT_START.exec(head) ?? ID_AT_END.exec(tail)
-  if (!match?.[1]) return undefined
-  return idOf(parseOrUndefined(`{"id":${match[1]}}`))
 }
 
 function brief(text: string): string {

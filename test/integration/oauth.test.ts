@@ -324,14 +324,16 @@ describe.each(['http', 'sse'] as const)('serve with an OAuth server over %s', (t
     })
     expect(needs.unavailable.issues).toBe('needs sign-in: run `ptc-mcp auth issues`')
     const before = {...s.fixture.stats}
+    // No retry storm: three initial backoffs later, nobody was asked anything again.
+    await sleep(3000)
+    expect(s.fixture.stats).toEqual(before)
+    expect(before).toMatchObject({unauthorized: 1, registrations: 0, refreshes: 0})
 
     const signedIn = await s.cli(['auth', 'issues'])
     expect(signedIn.code, signedIn.stderr).toBe(0)
     await waitForListing(raw, ['issues'], (l) => l.names.includes('mcp__issues__whoami'), {what: 'signed in'})
     expect((await program(s, raw, WHOAMI)).text).toMatch(/^client-\S+ tools offline_access$/m)
-    // Waiting for sign-in asked nobody anything: one 401 to find the metadata, then only the CLI's.
     expect(s.fixture.stats.refreshes).toBe(0)
-    expect(before.registrations).toBe(0)
 
     // The access token stops working mid-session: the next call refreshes and succeeds.
     s.fixture.expireAccessTokens()
@@ -364,6 +366,36 @@ describe.each(['http', 'sse'] as const)('serve with an OAuth server over %s', (t
     await raw.kill()
     s.shown.push(raw.stderr(), JSON.stringify(raw.lines.all))
     expectNoSecrets(s)
+  })
+})
+
+describe('a server that names its OAuth metadata only at the well-known URL', () => {
+  it('is recognised from its bare Bearer 401, signs in, and connects without a restart', async () => {
+    const s = await scenario('http', {oauthKey: false, fixture: {challengeMetadata: false}})
+    const raw = await serve(s)
+    const needs = await waitForListing(raw, ['issues'], (l) => l.unavailable.issues !== undefined, {
+      what: 'unavailable',
+    })
+    expect(needs.unavailable.issues).toBe('needs sign-in: run `ptc-mcp auth issues`')
+    const signedIn = await s.cli(['auth', 'issues'])
+    expect(signedIn.code, signedIn.stderr).toBe(0)
+    await waitForListing(raw, ['issues'], (l) => l.names.includes('mcp__issues__whoami'), {what: 'signed in'})
+    expect((await program(s, raw, WHOAMI)).text).toMatch(/^client-\S+ tools offline_access$/m)
+    await raw.kill()
+    s.shown.push(raw.stderr(), JSON.stringify(raw.lines.all))
+    expectNoSecrets(s)
+  })
+
+  it('a server that answers 401 without OAuth metadata keeps the plain HTTP 401 reason', async () => {
+    const s = await scenario('http', {
+      oauthKey: false,
+      fixture: {challengeMetadata: false, resourceMetadata: false},
+    })
+    const raw = await serve(s)
+    const listing = await waitForListing(raw, ['issues'], (l) => l.unavailable.issues !== undefined, {
+      what: 'unavailable',
+    })
+    expect(listing.unavailable.issues).toMatch(/^HTTP 401 Unauthorized/)
   })
 })
 
