@@ -35,6 +35,7 @@ export interface RuntimeOptions {
  */
 export class Runtime {
   private enginePromise?: Promise<ProgramEngine>
+  private closing = false
 
   /** Why the config file cannot be used at all (lenient mode only; then there are no servers), else null. */
   configError: null | PtcError = null
@@ -93,6 +94,9 @@ export class Runtime {
   }
 
   async close(): Promise<void> {
+    // An engine still starting when we close must not start its warm pool: a client such as Claude
+    // Code's health check kills the process a few hundred milliseconds after asking it to stop.
+    this.closing = true
     const engine = this.enginePromise?.catch(() => {})
     this.permissions.close()
     await Promise.allSettled([engine?.then((e) => e?.close()), this.registry.close()])
@@ -103,6 +107,7 @@ export class Runtime {
     const python = await resolvePython(execution.python)
     const backend = await selectBackend(execution.sandbox)
     await backend.check(python)
+    if (this.closing) throw new Error('ptc-mcp is shutting down')
     return new ProgramEngine({
       execution,
       host: this.registry,
