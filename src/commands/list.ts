@@ -1,4 +1,5 @@
 import {Flags} from '@oclif/core'
+import {existsSync} from 'node:fs'
 
 import type {ServerStatus, ToolInfo} from '../downstream/types.js'
 
@@ -71,8 +72,11 @@ export default class List extends BaseCommand {
 
   private display(result: ListResult): void {
     if (result.config === null) {
+      // A file that exists and was not taken is a ./config.yaml of another application.
+      const passedOver = result.searched.filter((path) => existsSync(path))
+      const why = passedOver.length > 0 ? `; ${passedOver.join(', ')} is not a ptc-mcp config` : ''
       this.logToStderr(
-        `No config found (looked in: ${result.searched.join(', ')}). Run "ptc-mcp init" to create one.`,
+        `No config found (looked in: ${result.searched.join(', ')}${why}). Run "ptc-mcp init" to create one.`,
       )
     }
     this.log(formatToolTable(result.tools))
