@@ -1,6 +1,7 @@
 import {homedir} from 'node:os'
 
 import type {Config} from './config/schema.js'
+import type {UpstreamClient} from './downstream/upstream.js'
 import type {PtcError} from './errors.js'
 import type {Logger} from './log.js'
 
@@ -24,6 +25,8 @@ export interface RuntimeOptions {
    * servers, an unusable file leaves `configError` set. Default false: every problem throws.
    */
   lenient?: boolean
+  /** serve's client, which downstream elicitation and sampling requests are passed on to (SPEC §12). */
+  upstream?: UpstreamClient
 }
 
 /**
@@ -32,6 +35,7 @@ export interface RuntimeOptions {
  */
 export class Runtime {
   private enginePromise?: Promise<ProgramEngine>
+  private closing = false
 
   /** Why the config file cannot be used at all (lenient mode only; then there are no servers), else null. */
   configError: null | PtcError = null
@@ -70,6 +74,7 @@ export class Runtime {
       logger: logger.child('downstream'),
       unusable: loaded.unusable,
       visibility: permissions,
+      upstream: options.upstream,
       redactor,
     })
     if (options.connect !== false) registry.start()
@@ -89,6 +94,9 @@ export class Runtime {
   }
 
   async close(): Promise<void> {
+    // An engine still starting when we close must not start its warm pool: a client such as Claude
+    // Code's health check kills the process a few hundred milliseconds after asking it to stop.
+    this.closing = true
     const engine = this.enginePromise?.catch(() => {})
     this.permissions.close()
     await Promise.allSettled([engine?.then((e) => e?.close()), this.registry.close()])
@@ -99,6 +107,7 @@ export class Runtime {
     const python = await resolvePython(execution.python)
     const backend = await selectBackend(execution.sandbox)
     await backend.check(python)
+    if (this.closing) throw new Error('ptc-mcp is shutting down')
     return new ProgramEngine({
       execution,
       host: this.registry,

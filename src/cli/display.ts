@@ -27,11 +27,15 @@ export function firstLine(text: string, max = 80): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line
 }
 
-export function formatToolTable(tools: ToolInfo[]): string {
+export function formatToolTable(tools: Array<ToolInfo & {needs_approval?: string}>): string {
   if (tools.length === 0) return chalk.dim('(no tools)')
   return table(
     ['TOOL', 'SERVER', 'DESCRIPTION'],
-    tools.map((t) => [t.name, t.server, safe(firstLine(t.description))]),
+    tools.map((t) => [
+      t.name,
+      t.server,
+      `${t.needs_approval ? chalk.yellow('[asks] ') : ''}${safe(firstLine(t.description))}`,
+    ]),
   )
 }
 
@@ -73,6 +77,7 @@ export function formatToolDescription(tool: ToolDescription): string {
     '',
     chalk.bold('Output schema'),
     tool.outputSchema === null ? `null — ${tool.note ?? ''}` : json(tool.outputSchema),
+    ...(tool.needs_approval ? ['', chalk.bold('Needs approval'), `  ${tool.needs_approval}`] : []),
   ].join('\n')
 }
 

@@ -204,6 +204,9 @@ export const executionSchema = z
       `Largest tool result passed to a program, in bytes (at most ${MAX_TOOL_RESULT_CEILING}).`,
       MAX_TOOL_RESULT_CEILING,
     ).default(16_777_216),
+    max_scratch_bytes: positiveInt(
+      'Bytes a program may keep in its scratch directory (a private tmpfs; one file per 4 KiB of it).',
+    ).default(268_435_456),
     python: z
       .string()
       .min(1)

@@ -147,7 +147,10 @@ async function checkSandbox(
     }
   }
   const refused = probe.attempts.map((a) => a.name).join(', ')
-  return {status: 'pass', detail: `${probe.tier}: refused ${refused}; a normal program runs`}
+  const bounds = probe.bounds
+    ? `; per program: threads ${probe.bounds.threads}, memory ${probe.bounds.memory}, scratch ${probe.bounds.scratch}`
+    : ''
+  return {status: 'pass', detail: `${probe.tier}: refused ${refused}; a normal program runs${bounds}`}
 }
 
 async function checkServer(

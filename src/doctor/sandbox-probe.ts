@@ -6,7 +6,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import type {Logger} from '../log.js'
-import type {PythonInfo} from '../sandbox/backend.js'
+import type {BoundsInForce, PythonInfo} from '../sandbox/backend.js'
 
 import {executionSchema, type SANDBOX_BACKENDS} from '../config/schema.js'
 import {ToolRegistry} from '../downstream/registry.js'
@@ -19,6 +19,8 @@ export interface SandboxProbe {
   attempts: Array<{name: string; refused: boolean}>
   controlWorked: boolean
   controlError?: string
+  /** How each per-program bound is enforced here, when the backend says (SPEC §15). */
+  bounds?: BoundsInForce
 }
 
 /**
@@ -32,7 +34,7 @@ export async function probeSandbox(
   logger: Logger,
 ): Promise<SandboxProbe> {
   const backend = await selectBackend(setting)
-  await backend.check(python)
+  const {bounds} = await backend.check(python)
   const execution = executionSchema.parse({sandbox: setting, warm_pool: 0, timeout_seconds: 20, trace: 'off'})
   const host = new ToolRegistry({servers: []}, {logger})
   const engine = new ProgramEngine({execution, host, backend, python, logger})
@@ -58,6 +60,7 @@ export async function probeSandbox(
       attempts,
       controlWorked,
       controlError: controlWorked ? undefined : (control.error ?? control.output),
+      bounds,
     }
   } finally {
     await engine.close()

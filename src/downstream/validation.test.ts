@@ -130,3 +130,57 @@ describe('parseAjvErrorsText', () => {
     ])
   })
 })
+
+describe('validation that no value can stall (SPEC §15)', () => {
+  const validator = new SchemaValidator()
+  const object = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+    type: 'object',
+    properties,
+    ...extra,
+  })
+
+  it('patterns run in linear time: ^(a+)+$ against "a"*28+"!" (seconds, exponentially, with RegExp)', () => {
+    const schema = object({word: {type: 'string', pattern: '^(a+)+$'}})
+    expect(validator.checkArguments(schema, {word: `${'a'.repeat(28)}!`})).toEqual([
+      `argument 'word': must match pattern "^(a+)+$"`,
+    ])
+    expect(validator.checkArguments(schema, {word: 'a'.repeat(100_000)})).toEqual([])
+    // patternProperties too, in Ajv and where unexpected keys are named.
+    const keyed = object({}, {patternProperties: {'^(a+)+$': {type: 'number'}}, additionalProperties: false})
+    expect(validator.checkArguments(keyed, {[`${'a'.repeat(28)}!`]: 1, aaa: 2})).toEqual([
+      `unexpected argument '${'a'.repeat(28)}!'`,
+    ])
+  })
+
+  it('a pattern the linear-time engine cannot run is refused with a clear error', () => {
+    const schema = object({code: {type: 'string', pattern: '^(?=.*[A-Z]).+$'}})
+    expect(validator.checkArguments(schema, {code: 'Abc'})).toEqual([
+      'its schema has the pattern "^(?=.*[A-Z]).+$", which ptc-mcp cannot check in linear time (invalid or unsupported Perl syntax: `(?=`)',
+    ])
+    expect(validator.checkResult(object({a: {pattern: '(x)\\1'}}), {a: 'xx'})).toEqual([
+      expect.stringMatching(
+        /^its schema has the pattern "\(x\)\\\\1", which ptc-mcp cannot check in linear time/,
+      ),
+    ])
+  })
+
+  it('a large value is checked up to its first problem: a million wrong items cost one message', () => {
+    const schema = object({fields: {type: 'array', items: {enum: ['revenue', 'profit']}}})
+    const problems = validator.checkArguments(schema, {fields: Array.from({length: 1_000_000}, () => 1)})
+    expect(problems).toEqual([`argument 'fields[0]': must be one of "revenue", "profit"`])
+    // A small one still gets its problems together.
+    expect(validator.checkArguments(schema, {fields: [1, 2, 'profit', 3]})).toEqual([
+      `argument 'fields[0]': must be one of "revenue", "profit"`,
+      `argument 'fields[1]': must be one of "revenue", "profit"`,
+      `argument 'fields[3]': must be one of "revenue", "profit"`,
+    ])
+  })
+
+  it('declared dialects still pick their engine, and an unknown one is left to the server', () => {
+    const draft7 = {$schema: 'http://json-schema.org/draft-07/schema#', ...object({a: {type: 'string'}})}
+    expect(validator.checkArguments(draft7, {a: 1})).toEqual(["argument 'a': must be string"])
+    const unknown = {$schema: 'https://example.com/my-dialect', ...object({a: {type: 'string'}})}
+    expect(validator.compile(unknown)).toMatchObject({ok: false, refused: false})
+    expect(validator.checkArguments(unknown, {a: 1})).toEqual([])
+  })
+})

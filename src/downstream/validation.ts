@@ -1,13 +1,15 @@
 import type {JsonSchemaType, JsonSchemaValidator} from '@modelcontextprotocol/client'
 
-import {AjvJsonSchemaValidator} from '@modelcontextprotocol/client/validators/ajv'
-
 import {isRecord} from '../guards.js'
+import {jsonLength} from '../shorten-json.js'
+import {linearRegExp, SchemaEngines, UnsupportedPatternError} from './schema-engines.js'
 
 /**
  * JSON Schema checks of tool arguments (before anything is sent, SPEC §6) and of structured results
  * against `outputSchema`, with the SDK's Ajv-based validator (2020-12 by default, 2019-09, draft-07
- * and draft-06 when a schema declares them). Each schema is compiled once and cached.
+ * and draft-06 when a schema declares them). Each schema is compiled once and cached. Patterns run
+ * on a linear-time engine (schema-engines.ts); a value over ALL_ERRORS_MAX_CHARS of JSON gets its
+ * first problem only, so no value costs more to check than its own size (SPEC §15).
  *
  * The SDK's validator reports one string (Ajv's `errorsText`: `data/limit must be integer, ...`);
  * this module turns it into messages a model can act on (`argument 'limit': must be integer`),
@@ -17,22 +19,27 @@ import {isRecord} from '../guards.js'
 
 /** At most this many problems are reported for one value; the rest are counted. */
 const MAX_PROBLEMS = 5
+/** Values with more JSON than this are checked up to their first problem. */
+export const ALL_ERRORS_MAX_CHARS = 65_536
 
-export type CompiledSchema = {ok: true; validate: JsonSchemaValidator<unknown>} | {ok: false; error: string}
+/** `refused`: the schema has a pattern the linear-time engine cannot run; nothing is checked against it. */
+export type CompiledSchema =
+  {ok: true; validate: JsonSchemaValidator<unknown>} | {ok: false; error: string; refused: boolean}
 
 export class SchemaValidator {
-  private readonly provider: AjvJsonSchemaValidator
+  private readonly engines: SchemaEngines
   // Keyed by the schema object itself: a refreshed tool list brings new objects and so new entries,
-  // and the old ones go with the old tools.
-  private readonly cache = new WeakMap<object, CompiledSchema>()
+  // and the old ones go with the old tools. One cache per error mode.
+  private readonly caches = [new WeakMap<object, CompiledSchema>(), new WeakMap<object, CompiledSchema>()]
 
-  constructor(provider: AjvJsonSchemaValidator = new AjvJsonSchemaValidator()) {
-    this.provider = provider
+  constructor(engines: SchemaEngines = new SchemaEngines()) {
+    this.engines = engines
   }
 
   /** Compiles (once) a schema. A schema the engine cannot compile gives `{ok: false, error}`. */
-  compile(schema: Record<string, unknown>): CompiledSchema {
-    const cached = this.cache.get(schema)
+  compile(schema: Record<string, unknown>, allErrors = true): CompiledSchema {
+    const cache = this.caches[allErrors ? 0 : 1]!
+    const cached = cache.get(schema)
     if (cached) return cached
     let compiled: CompiledSchema
     try {
@@ -40,18 +47,24 @@ export class SchemaValidator {
       // that both use `$id: "input"` would otherwise get each other's schema (or a compile error).
       const withoutId = {...schema}
       delete withoutId.$id
-      compiled = {ok: true, validate: this.provider.getValidator<unknown>(withoutId as JsonSchemaType)}
+      const provider = this.engines.provider(schema, allErrors)
+      compiled = {ok: true, validate: provider.getValidator<unknown>(withoutId as JsonSchemaType)}
     } catch (error) {
-      compiled = {ok: false, error: error instanceof Error ? error.message : String(error)}
+      compiled = {
+        ok: false,
+        error: error instanceof Error ? error.message : String(error),
+        refused: error instanceof UnsupportedPatternError,
+      }
     }
-    this.cache.set(schema, compiled)
+    cache.set(schema, compiled)
     return compiled
   }
 
   /**
    * Problems with `args` against a tool's `inputSchema`, one message each
    * (`argument 'limit': must be integer`), or `[]` when they are valid. A schema that does not
-   * compile is not held against the caller: the server remains the judge.
+   * compile is not held against the caller: the server remains the judge; but one with a pattern
+   * that cannot be checked in linear time is refused, and so is every value against it.
    */
   checkArguments(inputSchema: Record<string, unknown>, args: Record<string, unknown>): string[] {
     return this.check(inputSchema, args, 'argument')
@@ -63,8 +76,8 @@ export class SchemaValidator {
   }
 
   private check(schema: Record<string, unknown>, value: unknown, noun: Noun): string[] {
-    const compiled = this.compile(schema)
-    if (!compiled.ok) return []
+    const compiled = this.compile(schema, jsonLength(value, ALL_ERRORS_MAX_CHARS) <= ALL_ERRORS_MAX_CHARS)
+    if (!compiled.ok) return compiled.refused ? [compiled.error] : []
     const result = compiled.validate(value)
     if (result.valid) return []
     return describeProblems(result.errorMessage, schema, value, noun)
@@ -106,14 +119,14 @@ function describeProblems(
   value: unknown,
   noun: Noun,
 ): string[] {
-  const messages: string[] = []
+  // A Set: a value may have tens of thousands of problems.
+  const messages = new Set<string>()
   for (const problem of parseAjvErrorsText(errorsText)) {
-    for (const message of describeProblem(problem, schema, value, noun)) {
-      if (!messages.includes(message)) messages.push(message)
-    }
+    for (const message of describeProblem(problem, schema, value, noun)) messages.add(message)
   }
-  if (messages.length <= MAX_PROBLEMS) return messages
-  return [...messages.slice(0, MAX_PROBLEMS), `... and ${messages.length - MAX_PROBLEMS} more`]
+  const all = [...messages]
+  if (all.length <= MAX_PROBLEMS) return all
+  return [...all.slice(0, MAX_PROBLEMS), `... and ${all.length - MAX_PROBLEMS} more`]
 }
 
 function describeProblem(
@@ -184,9 +197,9 @@ function unexpectedKeys(schema: Record<string, unknown> | undefined, value: unkn
   )
 }
 
-function safeRegExp(pattern: string): RegExp | undefined {
+function safeRegExp(pattern: string): undefined | {test(text: string): boolean} {
   try {
-    return new RegExp(pattern, 'u')
+    return linearRegExp(pattern)
   } catch {
     return undefined
   }

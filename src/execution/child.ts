@@ -2,14 +2,13 @@ import type {Socket} from 'node:net'
 
 import {type ChildProcess, spawn} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
-import {mkdtemp, readdir, rm, rmdir} from 'node:fs/promises'
-import {constants, tmpdir} from 'node:os'
-import {dirname, join} from 'node:path'
+import {constants} from 'node:os'
+import {dirname} from 'node:path'
 import {performance} from 'node:perf_hooks'
 import {fileURLToPath} from 'node:url'
 
 import type {Logger} from '../log.js'
-import type {PythonInfo, SandboxBackend} from '../sandbox/backend.js'
+import type {ProgramBounds, PythonInfo, SandboxBackend} from '../sandbox/backend.js'
 
 import {JsonText} from '../downstream/types.js'
 import {SandboxError} from '../errors.js'
@@ -26,46 +25,10 @@ import {
   type RunMessage,
   type StartMessage,
 } from './protocol.js'
+import {createScratchDir, removeScratchDir, watchScratch} from './scratch.js'
 
 /** The bootstrap every child runs (copied next to the compiled file by scripts/copy-assets.js). */
 export const RUNNER_PATH = fileURLToPath(new URL('runner.py', import.meta.url))
-
-/** Prefix of per-run scratch directories under os.tmpdir(): `ptc-run-<server pid>-XXXXXX`. */
-export const SCRATCH_PREFIX = 'ptc-run-'
-
-/**
- * Removes the scratch directories of servers that no longer run (killed with SIGKILL, say, which
- * leaves no chance to clean up). Their pid is in the name; a directory whose process is alive, or
- * that belongs to another user, is left alone.
- */
-export async function sweepOrphanedScratchDirs(logger: Logger, base = tmpdir()): Promise<void> {
-  let names: string[]
-  try {
-    names = await readdir(base)
-  } catch {
-    return
-  }
-  for (const name of names) {
-    const pid = Number(/^ptc-run-(\d+)-/.exec(name)?.[1])
-    if (!pid || isAlive(pid)) continue
-    const dir = join(base, name)
-    // Links planted inside are removed, never followed.
-    await rm(dir, {recursive: true, force: true}).then(
-      () => logger.debug(`removed ${dir}, left by a server that is gone`),
-      () => {},
-    )
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: alive, another user's.
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH'
-  }
-}
 
 /** A text result longer than this goes to the child in slices of this many characters. */
 const TEXT_SLICE_CHARS = 256 * 1024
@@ -107,6 +70,8 @@ export interface ChildOptions {
   answerStallMs?: number
   /** Bound on spawn + confinement + runner load. */
   startTimeoutMs: number
+  /** Scratch and thread bounds for the backend to enforce. Default: DEFAULT_BOUNDS. */
+  bounds?: ProgramBounds
   logger: Logger
 }
 
@@ -193,6 +158,7 @@ export class ProgramChild {
   private settleReady: ((error?: Error) => void) | undefined
   private markDisposed!: () => void
   private disposing = false
+  private stopWatching: (() => void) | undefined
 
   // Set while running.
   private handlers: ChildRequestHandlers | undefined
@@ -325,7 +291,7 @@ export class ProgramChild {
   private async boot(): Promise<void> {
     const {options} = this
     try {
-      this.scratchDir = await mkdtemp(join(tmpdir(), `${SCRATCH_PREFIX}${process.pid}-`))
+      this.scratchDir = await createScratchDir()
       if (this.killed) throw new SandboxError('the Python child was stopped before it was ready')
       const launch = await options.backend.launch({
         python: options.python,
@@ -333,6 +299,7 @@ export class ProgramChild {
         scratchDir: this.scratchDir,
         runtimePaths: [dirname(RUNNER_PATH)],
         env: childEnvironment(this.scratchDir),
+        bounds: options.bounds,
       })
       if (this.killed) throw new SandboxError('the Python child was stopped before it was ready')
       this.tier = launch.tier
@@ -597,8 +564,11 @@ export class ProgramChild {
     }
     if (this.state === 'starting') {
       if (message.type === 'ready') {
-        const report = message.confine as {tier?: unknown} | null | undefined
+        const report = message.confine as {tier?: unknown; bounds?: {scratch?: unknown}} | null | undefined
         if (report && typeof report === 'object' && typeof report.tier === 'string') this.tier = report.tier
+        // Unless the sandbox made it a capped tmpfs, the scratch dir is on the host's disk.
+        const scratch = report?.bounds?.scratch
+        if (typeof scratch !== 'string' || !scratch.startsWith('tmpfs')) this.watchScratch()
         this.settleReady?.()
         return
       }
@@ -716,6 +686,20 @@ export class ProgramChild {
     resolve({end: this.end, output: this.capture.text(), elapsedMs: this.endedAt - this.startedAt})
   }
 
+  /** No capped tmpfs holds the scratch dir (SPEC §15's next best bound): the server watches it. */
+  private watchScratch(): void {
+    const {bounds} = this.options
+    if (!this.scratchDir || !bounds) return
+    this.stopWatching = watchScratch(
+      this.scratchDir,
+      {bytes: bounds.scratchBytes, files: bounds.scratchFiles},
+      (reason) => {
+        if (this.state === 'running') this.finish({kind: 'crashed', reason})
+        this.killGroup()
+      },
+    )
+  }
+
   private killGroup(): void {
     clearTimeout(this.killTimer)
     const pid = this.proc?.pid
@@ -731,16 +715,13 @@ export class ProgramChild {
   private dispose(): void {
     if (this.disposing) return
     this.disposing = true
+    this.stopWatching?.()
     const dir = this.scratchDir
     if (!dir) {
       this.markDisposed()
       return
     }
-    // Usually empty (inside bwrap the program writes to a private tmpfs): one rmdir then, where a
-    // recursive rm costs three file system operations. rm does not follow symbolic links planted
-    // in the directory: it removes the links.
-    rmdir(dir)
-      .catch(() => rm(dir, {recursive: true, force: true, maxRetries: 2}))
+    removeScratchDir(dir)
       .catch((error: Error) => this.options.logger.warn(`could not remove ${dir}: ${error.message}`))
       .finally(() => this.markDisposed())
   }

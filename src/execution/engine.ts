@@ -2,14 +2,15 @@ import type {ExecutionConfig} from '../config/schema.js'
 import type {ToolHost} from '../downstream/types.js'
 import type {ApprovalPrompter} from '../permissions/approvals.js'
 import type {PermissionPolicy} from '../permissions/policy.js'
-import type {PythonInfo, SandboxBackend} from '../sandbox/backend.js'
+import type {ProgramBounds, PythonInfo, SandboxBackend} from '../sandbox/backend.js'
 import type {ChildLimits} from './protocol.js'
 
 import {PtcError} from '../errors.js'
 import {type Logger, silentLogger} from '../log.js'
 import {ProgramApprovals} from '../permissions/approvals.js'
-import {type ChildEnd, type ChildRunResult, ProgramChild, sweepOrphanedScratchDirs} from './child.js'
+import {type ChildEnd, type ChildRunResult, ProgramChild} from './child.js'
 import {formatOutcome, type ToolCallTrace} from './format.js'
+import {sweepOrphanedScratchDirs} from './scratch.js'
 import {type CallApprover, ToolCallBroker, type ToolCallListener} from './tool-calls.js'
 import {WarmPool} from './warm-pool.js'
 
@@ -78,8 +79,22 @@ export function childLimits(execution: ExecutionConfig): ChildLimits {
     cpu_seconds: execution.timeout_seconds + 2,
     // Room for the interpreter, a few parsed results of the largest size, and thread stacks.
     address_space_bytes: 2 * 1024 ** 3 + 8 * execution.max_tool_result_bytes,
-    file_size_bytes: 64 * 1024 ** 2,
+    file_size_bytes: Math.min(64 * 1024 ** 2, execution.max_scratch_bytes),
     open_files: 256,
+  }
+}
+
+/** Threads a program may run at once (SPEC §15). */
+const MAX_THREADS = 256
+/** Bytes of scratch per file the program may keep: its inode bound follows its byte bound. */
+const SCRATCH_BYTES_PER_FILE = 4096
+
+/** Per-program bounds the sandbox enforces (SPEC §15), from the execution config. */
+export function programBounds(execution: ExecutionConfig): ProgramBounds {
+  return {
+    scratchBytes: execution.max_scratch_bytes,
+    scratchFiles: Math.max(1024, Math.floor(execution.max_scratch_bytes / SCRATCH_BYTES_PER_FILE)),
+    threads: MAX_THREADS,
   }
 }
 
@@ -114,6 +129,7 @@ export class ProgramEngine {
       maxMessageBytes: this.maxMessageBytes,
       maxOutputBytes: execution.max_output_bytes,
       startTimeoutMs: START_TIMEOUT_MS,
+      bounds: programBounds(execution),
       logger: this.logger,
     }
     this.pool = new WarmPool({

@@ -1,23 +1,35 @@
 import type {ExecutionConfig} from '../config/schema.js'
 
-/** What the model needs to write a working program, with the limits in force. */
+import {TOOL_ERROR_KINDS} from '../downstream/types.js'
+
+/**
+ * What the model needs to write a working program, with the limits in force (SPEC §5). Every word
+ * is read in every session: short, and nothing a model would not act on.
+ */
 export function executeProgramDescription(execution: ExecutionConfig): string {
-  return `Run one Python program that calls many MCP tools; only what it prints (and an optional emit() value) comes back.
-Use it instead of calling tools one by one when a task needs several calls, loops, filtering or aggregation: intermediate results stay inside the program.
-
-How programs work:
-- Python 3 standard library only (no pip packages), no network, no subprocesses, files only in the current (scratch) directory, which is deleted afterwards. Every run is fresh: nothing survives between programs.
-- Top-level await works. Every tool from list_callable_tools is an async function named mcp__<server>__<tool>; call it with keyword arguments only: \`rows = await mcp__fin__query(ticker="AAPL", limit=4)\`. Arguments must be JSON-serialisable and are validated against the tool's input schema before anything is sent.
-- Results are already parsed JSON (dict, list, str, number or None): structured content when the tool declares it, otherwise the text parsed as JSON when it parses, else the plain string. Extra text that is not part of the value is kept in a "_notes" list on it; a value that cannot carry notes is wrapped as {"data": value, "_notes": [...]}. Images and other non-text content are replaced by a note.
-- A failed call raises ToolError (an Exception subclass available by name): tool errors, invalid arguments, timeouts, unavailable servers, results too large. Catch it to carry on.
-- Fan out with asyncio.gather(*[mcp__x__y(id=i) for i in ids]); at most ${execution.max_concurrent_calls} calls run at once.
-- print() what the user needs to see, concisely. emit(value) returns one JSON-serialisable structured result (the last call wins).
-- Helpers (not counted against the budget): await list_callable_tools(), await inspect_tool(tool_name="mcp__x__y") (schema and Python signature), await server_status().
-
-Limits: ${execution.max_tool_calls} tool calls per program, ${execution.max_concurrent_calls} at once, ${execution.tool_call_timeout_seconds}s per call, ${execution.timeout_seconds}s per program (wall clock), ${execution.max_output_bytes} bytes of output, ${execution.max_tool_result_bytes} bytes per tool result.
-Call list_callable_tools first, and inspect_tool for any tool whose arguments or return shape you do not know.`
+  // A call cannot outlast its program: never show a per-call limit above the program's.
+  const perCall = Math.min(execution.tool_call_timeout_seconds, execution.timeout_seconds)
+  return `Run a Python program that calls the tools of list_callable_tools. Only what it prints (and an optional emit(value)) comes back: intermediate results stay out of your context. Use it whenever a task needs several calls, loops, filtering or aggregation.
+- Python 3 standard library only; no network or subprocesses; files only in the current directory, deleted afterwards. Every run starts fresh.
+- Each tool is an async function taking keyword arguments: \`r = await mcp__server__tool(name=value)\`. Top-level await works, and so does asyncio.run(main()). Fan out with \`await asyncio.gather(*[mcp__x__y(id=i) for i in ids])\`.
+- Arguments are checked against the tool's input schema before sending; an argument it does not list is an error; None leaves an optional argument out.
+- Results are parsed JSON (dict, list, str, number or None): the structured content when there is one, else the text as JSON when it parses, else the text. Other text comes in a "_notes" list (a value that cannot hold it is wrapped as {"data": value, "_notes": [...]}); images and other non-text content become a note.
+- A failed call raises ToolError (available by name) with .tool, .kind (${TOOL_ERROR_KINDS.join(', ')}) and .message; catch it to go on.
+- Some calls ask the user first (needs_approval in inspect_tool); a refusal raises ToolError kind "denied", nothing sent: do not retry.
+- Print only what is needed. Output over the limit keeps its start and its end.
+- Helpers, not counted: await list_callable_tools(query="words", server="name"), await inspect_tool(tool_name="mcp__x__y") or inspect_tool(tool_names=[...] or "mcp__x__*", brief=True), await server_status().
+Look names up with list_callable_tools and signatures with inspect_tool before the first program.
+Limits: ${execution.max_tool_calls} tool calls per program, ${execution.max_concurrent_calls} at once, ${perCall}s per call, ${execution.timeout_seconds}s per program, ${formatBytes(execution.max_output_bytes)} of output, ${formatBytes(execution.max_tool_result_bytes)} per result.`
 }
 
-export const LIST_CALLABLE_TOOLS_DESCRIPTION = `List the MCP tools a program run by execute_program can call, as a JSON array of names (mcp__<server>__<tool>). Servers that are temporarily unavailable are named in a second item.`
+export const LIST_CALLABLE_TOOLS_DESCRIPTION = `The tools execute_program can call, as a JSON array of names (mcp__<server>__<tool>); unavailable servers are named in a second item. With query (words matched against names, descriptions and parameters): the best 20, each with the first line of its description. With server: that server's tools only.`
 
-export const INSPECT_TOOL_DESCRIPTION = `Show one callable tool: its description, input schema, output schema (null when the server declares none: then inspect the return value at runtime) and the Python call signature to use inside execute_program, e.g. "await mcp__fin__query(*, ticker: str, limit: int = 4) -> dict".`
+export const INSPECT_TOOL_DESCRIPTION = `A tool's description, input and output schemas and its Python signature, e.g. "await mcp__fin__query(*, ticker: str, limit: int = 4) -> dict". Without an output schema, observed_result shows the shape of the results seen so far. tool_names (a list, or a glob like mcp__fin__*) inspects several; brief gives only signatures and first lines. needs_approval: the user is asked first.`
+
+/** `64 KiB`, `16 MiB`, or a plain byte count. */
+function formatBytes(bytes: number): string {
+  const MiB = 1024 * 1024
+  if (bytes % MiB === 0) return `${bytes / MiB} MiB`
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`
+  return `${bytes} bytes`
+}

@@ -148,8 +148,8 @@ describe('PermissionPolicy', () => {
       project: rules('ask', 'mcp__github__get_issue'),
     })
     expect(both.approvalReason(readOnly)).toMatchObject({source: 'claude_code'})
-    const configured = policyFor({user: rules('allow', 'mcp__github')}, {ask: ['mcp__github__get_*']})
-    expect(configured.approvalReason(readOnly)).toEqual({source: 'ask', pattern: 'mcp__github__get_*'})
+    const configured = policyFor({user: rules('allow', 'mcp__github')}, {ask: ['mcp__github__get-*']})
+    expect(configured.approvalReason(readOnly)).toEqual({source: 'ask', pattern: 'mcp__github__get-*'})
     expect(describeReason({source: 'ask', pattern: 'mcp__github__get_*'})).toBe(
       'permissions.ask "mcp__github__get_*"',
     )

@@ -15,6 +15,23 @@ export interface PythonInfo {
   stdlibPaths: string[]
 }
 
+/** Per-program bounds a backend enforces where its platform allows (SPEC §15). */
+export interface ProgramBounds {
+  /** Bytes the program may keep in its scratch directory (execution.max_scratch_bytes). */
+  scratchBytes: number
+  /** Files and directories it may keep there. */
+  scratchFiles: number
+  /** Threads (the only tasks a sandboxed program can start). */
+  threads: number
+}
+
+/** How each bound is enforced on this host, in words (`threads: "256 (user namespace)"`). */
+export interface BoundsInForce {
+  threads: string
+  memory: string
+  scratch: string
+}
+
 export interface LaunchRequest {
   python: PythonInfo
   /** Arguments after the interpreter (`-I -S -B runner.py ...`). */
@@ -24,6 +41,15 @@ export interface LaunchRequest {
   /** Directories of ptc-mcp's own Python files the child must read (the runner, the confine module). */
   runtimePaths: string[]
   env: Record<string, string>
+  /** Default: DEFAULT_BOUNDS. */
+  bounds?: ProgramBounds
+}
+
+/** The bounds when the request names none: SPEC §15's defaults. */
+export const DEFAULT_BOUNDS: ProgramBounds = {
+  scratchBytes: 256 * 1024 ** 2,
+  scratchFiles: 65_536,
+  threads: 256,
 }
 
 export interface Launch {
@@ -41,7 +67,10 @@ export interface Launch {
 
 export interface SandboxBackend {
   readonly name: SandboxName
-  /** Resolves with the tier this backend reaches here; throws SandboxError (with the fix) when unavailable. */
-  check(python: PythonInfo): Promise<{tier: string}>
+  /**
+   * Resolves with the tier this backend reaches here and the per-program bounds in force (SPEC
+   * §15, shown by `doctor`); throws SandboxError (with the fix) when unavailable.
+   */
+  check(python: PythonInfo): Promise<{tier: string; bounds?: BoundsInForce}>
   launch(request: LaunchRequest): Promise<Launch>
 }

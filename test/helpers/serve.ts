@@ -1,8 +1,10 @@
 // Starts the built `ptc-mcp serve` as a real child process for end-to-end tests.
-import {mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {stringify} from 'yaml'
+
+import {SCRATCH_PREFIX, scratchRoot} from '../../src/execution/scratch.js'
 
 export const BIN = resolve(import.meta.dirname, '../../bin/run.js')
 
@@ -30,7 +32,10 @@ export function prepareServe(config: Record<string, unknown>): ServeSetup {
     configPath,
     args: [BIN, 'serve', '--config', configPath],
     env: {...(process.env as Record<string, string>), TMPDIR: tmp, PTC_MCP_LOG_LEVEL: 'warn'},
-    scratchDirs: () => readdirSync(tmp).filter((name) => name.startsWith('ptc-run-')),
+    scratchDirs: () =>
+      existsSync(scratchRoot(tmp))
+        ? readdirSync(scratchRoot(tmp)).filter((name) => name.startsWith(SCRATCH_PREFIX))
+        : [],
     cleanup: () => rmSync(dir, {force: true, recursive: true}),
   }
 }

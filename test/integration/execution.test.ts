@@ -16,6 +16,7 @@ import {type ExecutionConfig, executionSchema} from '../../src/config/schema.js'
 import {ToolRegistry} from '../../src/downstream/registry.js'
 import {ProgramEngine, type RunOptions, type RunOutcome} from '../../src/execution/engine.js'
 import {resolvePython} from '../../src/execution/python.js'
+import {SCRATCH_PREFIX, scratchRoot} from '../../src/execution/scratch.js'
 import {silentLogger} from '../../src/log.js'
 import {type SandboxSetting, selectBackend} from '../../src/sandbox/index.js'
 import {noneBackend} from '../../src/sandbox/none.js'
@@ -429,7 +430,7 @@ describe('isolation', () => {
     )
     expect(outcome.ok).toBe(true)
     const scratch = outcome.output.trim()
-    expect(scratch.startsWith(join(tmpdir(), 'ptc-run-'))).toBe(true)
+    expect(scratch.startsWith(join(scratchRoot(tmpdir()), SCRATCH_PREFIX))).toBe(true)
     await engine.close()
     expect(existsSync(scratch)).toBe(false)
     expect(await readFile(join(outside, 'keep.txt'), 'utf8')).toBe('precious')

@@ -123,6 +123,13 @@ describe('from a fresh clone to a connected Claude Code', () => {
       {cwd: dir, env: base, timeoutMs: 240_000},
     )
     const bin = join(prefix, 'bin', 'ptc-mcp')
+    // help and -v come from the installed dependencies alone (no devDependency behind them).
+    const [help, version] = await Promise.all([
+      succeed(bin, ['help'], {cwd: dir, env: base, timeoutMs: 60_000}),
+      succeed(bin, ['-v'], {cwd: dir, env: base, timeoutMs: 60_000}),
+    ])
+    expect(help.stdout).toMatch(/^\s+serve\s/m)
+    expect(version.stdout).toMatch(/^ptc-mcp\/\d+\.\d+\.\d+ /)
 
     // Claude Code's own config: a working stdio server, and a remote one whose token is not set.
     const home = join(dir, 'home')

@@ -54,7 +54,9 @@ describe('hostile channel messages (SPEC §15)', () => {
     writeFileSync(
       setup.configPath,
       JSON.stringify({
-        servers: [{name: 'fx', ...fixtureCommand(['--name', 'fx', '--counter-file', counterFile])}],
+        servers: [
+          {name: 'fx', ...fixtureCommand(['--name', 'fx', '--counter-file', counterFile, '--pattern-tools'])},
+        ],
         execution: {
           timeout_seconds: TIMEOUT_SECONDS,
           max_output_bytes: MAX_OUTPUT,
@@ -264,6 +266,60 @@ describe('hostile channel messages (SPEC §15)', () => {
       output: expect.stringMatching(
         /…' \(16000000 characters\), and no tool has a similar name; list_callable_tools\(\) shows the \d+ available tools\.\n$/,
       ),
+    })
+    await expectHealthy()
+  }, 60_000)
+
+  it('a downstream pattern ^(a+)+$ against "a"*28+"!" is checked in linear time; a concurrent program completes', async () => {
+    const before = fixtureCalls().length
+    const attack = execute(
+      serve,
+      [
+        'refused = 0',
+        'for n in range(20, 40):',
+        '    try:',
+        '        await mcp__fx__redos(word="a" * n + "!")',
+        '    except ToolError as e:',
+        '        refused += 1',
+        '        last = str(e)',
+        'print(refused, last)',
+        'print(await mcp__fx__redos(word="a" * 28))',
+        'try:',
+        '    await mcp__fx__lookahead(code="Abc")',
+        'except ToolError as e:',
+        '    print(e)',
+      ].join('\n'),
+    )
+    const innocent = await execute(serve, 'print("innocent")')
+    expect(innocent.structured).toMatchObject({ok: true, output: 'innocent\n'})
+    const run = await attack
+    expect(run.structured, run.text).toMatchObject({
+      ok: true,
+      output: [
+        `20 invalid arguments for mcp__fx__redos: argument 'word': must match pattern "^(a+)+$"`,
+        'word of 28',
+        'invalid arguments for mcp__fx__lookahead: its schema has the pattern "^(?=.*[A-Z]).+$", which ptc-mcp cannot check in linear time (invalid or unsupported Perl syntax: `(?=`)',
+        '',
+      ].join('\n'),
+    })
+    // Only the valid word reached the server; the trace says the same.
+    expect(fixtureCalls().slice(before)).toEqual(['redos'])
+    expect(run.structured.tool_calls.filter((call) => call.ok)).toMatchObject([{tool: 'mcp__fx__redos'}])
+    expect(run.structured.tool_calls).toHaveLength(22)
+    await expectHealthy()
+  }, 60_000)
+
+  it('arguments with a million invalid items: one problem reported, at once; a concurrent program completes', async () => {
+    const attack = execute(
+      serve,
+      'for _ in range(5):\n    try:\n        await mcp__fx__structured(ticker="A", fields=[1] * 1_000_000)\n    except ToolError as e:\n        msg = str(e)\nprint(msg)',
+    )
+    const innocent = await execute(serve, 'print("innocent")')
+    expect(innocent.structured).toMatchObject({ok: true, output: 'innocent\n'})
+    const run = await attack
+    expect(run.structured, run.text).toMatchObject({
+      ok: true,
+      output: "invalid arguments for mcp__fx__structured: argument 'fields[0]': must be string\n",
     })
     await expectHealthy()
   }, 60_000)

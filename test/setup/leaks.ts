@@ -1,6 +1,7 @@
 // Global setup: every test run gets its own TMPDIR, so that afterwards we can tell exactly which
 // program children and scratch directories belong to it. Teardown fails the run when a `ptc-run-*`
-// scratch directory or a process started in one (a program child) is left behind.
+// scratch directory or a process started in one (a program child) is left behind. Scratch
+// directories live under the user's private root, `<TMPDIR>/ptc-mcp-<uid>` (src/execution/scratch.ts).
 import {mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -17,6 +18,18 @@ export function setup(): void {
   process.env.TMPDIR = root
   // Result shapes (inspect_tool's observed_result) are cached there, not in the real home.
   process.env.XDG_CACHE_HOME = join(root, 'cache')
+}
+
+function scratchRootOf(dir: string): string {
+  return join(dir, `ptc-mcp-${process.geteuid?.() ?? 0}`)
+}
+
+function scratchLeft(dir: string): string[] {
+  try {
+    return readdirSync(scratchRootOf(dir)).filter((name) => name.startsWith(SCRATCH_PREFIX))
+  } catch {
+    return []
+  }
 }
 
 /** Live processes (not zombies) whose cwd or environment points into this run's TMPDIR. */
@@ -38,8 +51,8 @@ function processesUnder(dir: string): string[] {
       } catch {
         // another user's process
       }
-      const inScratch =
-        cwd.startsWith(join(dir, SCRATCH_PREFIX)) || environ.includes(`=${join(dir, SCRATCH_PREFIX)}`)
+      const prefix = join(scratchRootOf(dir), SCRATCH_PREFIX)
+      const inScratch = cwd.startsWith(prefix) || environ.includes(`=${prefix}`)
       if (inScratch) {
         const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim()
         found.push(`pid ${pid}: ${cmdline}`)
@@ -62,13 +75,13 @@ export async function teardown(): Promise<void> {
     // Children killed at the very end may still be exiting: give them a bounded moment.
     for (let attempt = 0; attempt < 30; attempt++) {
       processes = process.platform === 'linux' ? processesUnder(dir) : []
-      scratch = readdirSync(dir).filter((name) => name.startsWith(SCRATCH_PREFIX))
+      scratch = scratchLeft(dir)
       if (processes.length === 0 && scratch.length === 0) return
       await sleep(100)
     }
     const problems = [
       ...processes.map((p) => `program child still running: ${p}`),
-      ...scratch.map((name) => `scratch directory left behind: ${join(dir, name)}`),
+      ...scratch.map((name) => `scratch directory left behind: ${join(scratchRootOf(dir), name)}`),
     ]
     // vitest reports a teardown error but keeps exit code 0: set it too.
     process.exitCode = 1

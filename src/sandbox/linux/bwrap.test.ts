@@ -121,7 +121,7 @@ describe('bwrap arguments', () => {
     }
 
     test('unshares everything, maps to nobody, dies with its parent, clears the environment', () => {
-      const args = bwrapArgs({...base, scratchDir: '/tmp/ptc-run-1'}, debian)
+      const args = bwrapArgs({...base, scratchDir: '/tmp/ptc-run-1', asRoot: false}, debian)
       const head = args.slice(0, args.indexOf('--setenv'))
       expect(head).toEqual([
         '--unshare-all',
@@ -136,6 +136,10 @@ describe('bwrap arguments', () => {
         '--new-session',
         '--cap-drop',
         'ALL',
+        '--cap-add',
+        'CAP_SYS_ADMIN',
+        '--cap-add',
+        'CAP_SETPCAP',
         '--clearenv',
       ])
       expect(args).toContain('--setenv')
@@ -155,6 +159,16 @@ describe('bwrap arguments', () => {
         '-B',
         'runner.py',
       ])
+    })
+
+    test('as root: no user namespace (it would map the program to host uid 0), caps to drop to its own uid', () => {
+      const args = bwrapArgs({...base, scratchDir: '/tmp/ptc-run-1', asRoot: true}, debian)
+      const head = args.slice(0, args.indexOf('--setenv')).join(' ')
+      expect(head).toBe(
+        '--unshare-ipc --unshare-pid --unshare-net --unshare-uts --unshare-cgroup-try --hostname sandbox ' +
+          '--die-with-parent --new-session --cap-drop ALL --cap-add CAP_SYS_ADMIN --cap-add CAP_SETPCAP ' +
+          '--cap-add CAP_SETUID --cap-add CAP_SETGID --cap-add CAP_CHOWN --clearenv',
+      )
     })
 
     test('the scratch dir is a size-limited private tmpfs that is also /tmp, mounted before the binds', () => {

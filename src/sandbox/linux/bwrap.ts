@@ -1,7 +1,9 @@
 import {accessSync, constants, lstatSync, readlinkSync} from 'node:fs'
 import {delimiter, join, posix} from 'node:path'
 
-/** The uid and gid the program has inside the namespace (nobody). */
+import {DEFAULT_BOUNDS} from '../backend.js'
+
+/** The uid and gid the program has inside the user namespace (nobody). */
 export const SANDBOX_ID = 65_534
 
 export type MountMode = 'ro' | 'rw' | 'dev'
@@ -128,36 +130,43 @@ export interface BwrapOptions {
   scratchDir: string
   /** Size of the scratch tmpfs. Default SCRATCH_BYTES. */
   scratchBytes?: number
+  /**
+   * Whether bwrap runs as root. Default: this process's euid is 0. Root's child gets no user
+   * namespace (it would map the program to host uid 0, which RLIMIT_NPROC never binds): it starts
+   * as root with the few capabilities confine.py needs to drop to a uid of its own.
+   */
+  asRoot?: boolean
   env: Record<string, string>
   command: string
   args: string[]
 }
 
-/** Size of the private tmpfs that holds the scratch dir inside bwrap. */
-export const SCRATCH_BYTES = 256 * 1024 * 1024
+/** Size of the private tmpfs that holds the scratch dir inside bwrap, unless told. */
+export const SCRATCH_BYTES = DEFAULT_BOUNDS.scratchBytes
 
 /**
- * bwrap's arguments: new user, mount, pid, net, ipc, uts and cgroup namespaces; an empty
- * read-only root holding only the paths asked for; the scratch dir at its own path on a private
- * size-limited tmpfs, which is also /tmp; no /proc, no /dev but the devices.
+ * Capabilities the child keeps until confine.py has used them and dropped every one: remounting
+ * the scratch tmpfs with an inode limit (bwrap cannot set one), and for root, dropping to the
+ * program's own uid (chown of the scratch dir, setuid, emptying the bounding set).
+ */
+const CONFINE_CAPS = ['CAP_SYS_ADMIN', 'CAP_SETPCAP']
+const ROOT_CONFINE_CAPS = [...CONFINE_CAPS, 'CAP_SETUID', 'CAP_SETGID', 'CAP_CHOWN']
+
+/**
+ * bwrap's arguments: new mount, pid, net, ipc, uts and cgroup namespaces, and a user namespace
+ * unless bwrap runs as root; an empty read-only root holding only the paths asked for; the scratch
+ * dir at its own path on a private size-limited tmpfs, which is also /tmp; no /proc, no /dev but
+ * the devices.
  */
 export function bwrapArgs(options: BwrapOptions, fs: FileSystem = hostFileSystem): string[] {
   const plan = cachedPlan(options, fs)
-  const args = [
-    '--unshare-all',
-    '--unshare-user',
-    '--uid',
-    String(SANDBOX_ID),
-    '--gid',
-    String(SANDBOX_ID),
-    '--hostname',
-    'sandbox',
-    '--die-with-parent',
-    '--new-session',
-    '--cap-drop',
-    'ALL',
-    '--clearenv',
-  ]
+  const asRoot = options.asRoot ?? process.geteuid?.() === 0
+  const args = asRoot
+    ? ['--unshare-ipc', '--unshare-pid', '--unshare-net', '--unshare-uts', '--unshare-cgroup-try']
+    : ['--unshare-all', '--unshare-user', '--uid', String(SANDBOX_ID), '--gid', String(SANDBOX_ID)]
+  args.push('--hostname', 'sandbox', '--die-with-parent', '--new-session', '--cap-drop', 'ALL')
+  for (const cap of asRoot ? ROOT_CONFINE_CAPS : CONFINE_CAPS) args.push('--cap-add', cap)
+  args.push('--clearenv')
   for (const [name, value] of Object.entries(options.env)) args.push('--setenv', name, value)
   // The program's files live in a private tmpfs of bounded size, never on the host's disk: the
   // host scratch dir stays empty, and filling the scratch space ends in ENOSPC. Mounted first, so
@@ -181,12 +190,27 @@ export function bwrapArgs(options: BwrapOptions, fs: FileSystem = hostFileSystem
     if (!plan.binds.some((bind) => isUnder(bind.path, '/tmp')))
       args.push('--symlink', options.scratchDir, '/tmp')
   }
+  // Running as root, bwrap makes the directories above a bind 0700: the uid the child drops to
+  // must traverse them.
+  if (asRoot) for (const dir of ancestorsOutsideBinds(plan)) args.push('--perms', '0755', '--dir', dir)
   const flag: Record<MountMode, string> = {ro: '--ro-bind', rw: '--bind', dev: '--dev-bind'}
   for (const bind of plan.binds) args.push(flag[bind.mode], bind.path, bind.path)
   for (const dir of plan.dirs) args.push('--dir', dir)
   for (const link of plan.symlinks) args.push('--symlink', link.target, link.path)
   args.push('--remount-ro', '/', '--chdir', options.scratchDir, '--', options.command, ...options.args)
   return args
+}
+
+/** The directories above the binds that no bind provides (bwrap creates them), parents first. */
+function ancestorsOutsideBinds(plan: MountPlan): string[] {
+  const found = new Set<string>()
+  for (const path of [...plan.binds.map((bind) => bind.path), ...plan.dirs]) {
+    for (let dir = posix.dirname(path); dir !== '/'; dir = posix.dirname(dir)) {
+      if (plan.binds.some((bind) => isUnder(dir, bind.path))) continue
+      found.add(dir)
+    }
+  }
+  return [...found].sort(comparePaths)
 }
 
 /**

@@ -5,20 +5,24 @@ The child's bootstrap (src/execution/runner.py) imports this file by absolute pa
 the raw calls). Everything is applied to this process, in this order:
 
   1. every rlimit: soft = hard (the program can never raise one again);
-  2. a Landlock ruleset is prepared (paths opened while they are still reachable);
-  3. root gives up root: it becomes `dropRoot.uid` when that uid can still read the interpreter,
-     else it stays uid 0 without any capability (an interpreter under /root 0700 stays readable);
+  2. the bounds that need namespaces (namespaces.py): the scratch directory becomes a tmpfs capped
+     in bytes and files, RLIMIT_NPROC counts this program's threads alone, and for root without
+     bwrap the paths the interpreter reads are made reachable by the uid it drops to;
+  3. a Landlock ruleset is prepared (paths opened while they are still reachable);
+  4. root gives up root: it becomes `dropRoot.uid` (one per program) when that uid can read the
+     interpreter (namespaces.py saw to it), else it stays uid 0 without any capability;
      either way supplementary groups, the bounding set, permitted, effective, inheritable and
      ambient capabilities are emptied and the securebits locked;
-  4. PR_SET_NO_NEW_PRIVS, then PR_SET_PDEATHSIG(SIGKILL) (a credential change clears it);
-  5. landlock_restrict_self: read-only interpreter and libraries, read-write scratch without exec
+  5. PR_SET_NO_NEW_PRIVS, then PR_SET_PDEATHSIG(SIGKILL) (a credential change clears it);
+  6. landlock_restrict_self: read-only interpreter and libraries, read-write scratch without exec
      or device nodes, nothing else; TCP bind/connect denied (ABI >= 4); signals and abstract unix
      sockets scoped to the sandbox (ABI >= 6);
-  6. a seccomp filter (see POLICY below), on every thread.
+  7. a seccomp filter (see POLICY below), on every thread.
 
 The spec (built by src/sandbox/linux/index.ts):
   {"module": "/abs/confine.py", "tier": "linux:...", "namespace": bool,
-   "dropRoot": {"uid": int, "gid": int} | null,
+   "dropRoot": {"uid": int, "gid": int} | null, "threads": int,
+   "scratch": {"path": str, "mountPoint": str, "bytes": int, "files": int},
    "landlock": {"required": bool, "readOnly": [paths], "readWrite": [paths], "devices": [paths]},
    "seccomp": {"required": true}}
 A path that does not exist is skipped. Anything that cannot be applied raises ConfineError, and
@@ -39,18 +43,19 @@ class ConfineError(Exception):
     """The sandbox could not be applied; the message says why and how to fix it."""
 
 
-def _load_table():
+def _load_sibling(name, file):
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("_ptc_syscalls", os.path.join(_HERE, "syscalls.py"))
+    spec = importlib.util.spec_from_file_location(name, os.path.join(_HERE, file))
     if spec is None or spec.loader is None:
-        raise ConfineError(f"cannot load the syscall table next to {__file__}")
+        raise ConfineError(f"cannot load {file} next to {__file__}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-_table = _load_table()
+_table = _load_sibling("_ptc_syscalls", "syscalls.py")
+_namespaces = _load_sibling("_ptc_namespaces", "namespaces.py")
 
 # ---------------------------------------------------------------------------------------------
 # The seccomp policy. Default: allow (what threads, asyncio and the standard library need keeps
@@ -89,7 +94,9 @@ POLICY = {
         "keyctl", "add_key", "request_key", "bpf", "perf_event_open", "userfaultfd",
         "io_uring_setup", "io_uring_enter", "io_uring_register",
         "io_setup", "io_destroy", "io_submit", "io_cancel", "io_getevents", "io_pgetevents",
-        "vmsplice", "memfd_secret", "lsm_set_self_attr", "personality", "modify_ldt", "uselib",
+        "vmsplice", "memfd_secret",
+        # memory outside RLIMIT_AS: a memfd's pages are counted by no limit of this process
+        "memfd_create", "lsm_set_self_attr", "personality", "modify_ldt", "uselib",
         "ustat", "sysfs", "_sysctl", "lookup_dcookie", "nfsservctl", "syslog", "vhangup", "acct",
         "swapon", "swapoff", "reboot", "kexec_load", "kexec_file_load", "init_module",
         "finit_module", "delete_module", "iopl", "ioperm", "settimeofday", "clock_settime",
@@ -479,9 +486,10 @@ def _bounding_set(last):
     return held
 
 
-def _reachable_as(uid, gid, spec):
-    """Whether `uid` could still read everything the interpreter needs (tested with the effective
-    ids, which are put back afterwards), and reach the scratch directories' parents."""
+def _unreachable_as(uid, gid, spec):
+    """The first path the interpreter needs that `uid` could not read, or scratch directory parent
+    it could not reach (tested with the effective ids, which are put back afterwards); None if
+    there is none."""
     landlock = spec.get("landlock") or {}
     wanted = []
     for path in (landlock.get("readOnly") or []) + (landlock.get("devices") or []):
@@ -492,10 +500,18 @@ def _reachable_as(uid, gid, spec):
     os.setegid(gid)
     os.seteuid(uid)
     try:
-        return all(os.access(path, mode, effective_ids=True) for path, mode in wanted)
+        return next((path for path, mode in wanted if not os.access(path, mode, effective_ids=True)), None)
     finally:
         os.seteuid(0)
         os.setegid(0)
+
+
+def _drop_target(spec):
+    """The (uid, gid) root is to become, or None (not root, or nothing asked)."""
+    drop = spec.get("dropRoot")
+    if drop and (os.getuid() == 0 or os.geteuid() == 0):
+        return int(drop["uid"]), int(drop["gid"])
+    return None
 
 
 def _give_up_privileges(spec):
@@ -504,9 +520,12 @@ def _give_up_privileges(spec):
     drop = spec.get("dropRoot")
     is_root = os.getuid() == 0 or os.geteuid() == 0
     become = None
+    unreachable = None
     if is_root:
         os.setgroups([])
-        if drop and _reachable_as(int(drop["uid"]), int(drop["gid"]), spec):
+        if drop:
+            unreachable = _unreachable_as(int(drop["uid"]), int(drop["gid"]), spec)
+        if drop and unreachable is None:
             become = (int(drop["uid"]), int(drop["gid"]))
             for path in (spec.get("landlock") or {}).get("readWrite") or []:
                 _chown_tree(path, *become)
@@ -530,7 +549,7 @@ def _give_up_privileges(spec):
         if _bounding_set(last):
             raise ConfineError("uid 0 kept capabilities in its bounding set")
         if become is None:
-            return "uid 0 without capabilities (the interpreter is not readable by an unprivileged uid)"
+            return f"uid 0 without capabilities ({unreachable or 'the interpreter'} is not readable by an unprivileged uid)"
     return f"uid {os.getuid()}"
 
 
@@ -610,6 +629,10 @@ def apply(spec):
         ) from exc
 
     _freeze_rlimits()
+    try:
+        bounds = _namespaces.apply(spec, _libc, _drop_target(spec))
+    except OSError as exc:
+        raise ConfineError(f"cannot set up the program's bounds: {exc}") from exc
 
     landlock = spec.get("landlock") or {}
     abi = landlock_abi()
@@ -623,6 +646,8 @@ def apply(spec):
     program = build_seccomp_filter(_arch, os.getpid())
 
     identity = _give_up_privileges(spec)
+    if os.getuid() == 0 and bounds.get("threads"):
+        bounds["threads"] = f"none: the program kept uid 0, which RLIMIT_NPROC exempts ({identity})"
 
     parent = os.getppid()
     _prctl(_PR_SET_NO_NEW_PRIVS, 1)
@@ -648,4 +673,5 @@ def apply(spec):
         "seccomp": True,
         "identity": identity,
         "namespace": bool(spec.get("namespace")),
+        "bounds": bounds,
     }

@@ -8,7 +8,7 @@ import type {LaunchRequest, PythonInfo} from '../backend.js'
 
 import {resolvePython} from '../../execution/python.js'
 import {findBwrap} from './bwrap.js'
-import {CONFINE_MODULE, createLinuxBackend, type LinuxConfineSpec} from './index.js'
+import {CONFINE_MODULE, createLinuxBackend, type LinuxConfineSpec, RUN_UID_BASE} from './index.js'
 
 const python3 = process.env.PTC_MCP_TEST_PYTHON ?? 'python3'
 
@@ -51,7 +51,7 @@ describe('linux backend', () => {
 
     test('without bwrap: runs the interpreter itself and hands confine.py a Landlock + seccomp spec', async () => {
       const backend = createLinuxBackend({bwrap: false})
-      expect(await backend.check(python)).toEqual({tier: 'linux:landlock+seccomp'})
+      expect((await backend.check(python)).tier).toBe('linux:landlock+seccomp')
       const launch = await backend.launch(request)
       expect(launch.tier).toBe('linux:landlock+seccomp')
       expect(launch.command).toBe(python.executable)
@@ -61,7 +61,17 @@ describe('linux backend', () => {
       expect(confine.module).toBe(CONFINE_MODULE)
       expect(existsSync(confine.module)).toBe(true)
       expect(confine.namespace).toBe(false)
-      expect(confine.dropRoot).toEqual({uid: 65_534, gid: 65_534})
+      // Root drops to a uid of its own per program (RLIMIT_NPROC counts per uid).
+      expect(confine.dropRoot.uid).toBe(confine.dropRoot.gid)
+      expect(confine.dropRoot.uid - RUN_UID_BASE).toBeGreaterThanOrEqual(0)
+      expect(confine.dropRoot.uid - RUN_UID_BASE).toBeLessThan(0x10_00_00)
+      expect(confine.threads).toBe(256)
+      expect(confine.scratch).toEqual({
+        path: scratchDir,
+        mountPoint: scratchDir,
+        bytes: 268_435_456,
+        files: 65_536,
+      })
       expect(confine.seccomp).toEqual({required: true})
       expect(confine.landlock.required).toBe(true)
       expect(confine.landlock.readWrite).toEqual([scratchDir])

@@ -1,14 +1,16 @@
 import {spawn} from 'node:child_process'
+import {randomInt} from 'node:crypto'
 import {chmod, mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-import type {Launch, LaunchRequest, PythonInfo, SandboxBackend} from '../backend.js'
+import type {BoundsInForce, Launch, LaunchRequest, PythonInfo, SandboxBackend} from '../backend.js'
 
 import {SandboxError} from '../../errors.js'
 import {type Logger, silentLogger} from '../../log.js'
-import {bwrapArgs, findBwrap, SANDBOX_ID} from './bwrap.js'
+import {DEFAULT_BOUNDS} from '../backend.js'
+import {bwrapArgs, findBwrap} from './bwrap.js'
 import {interpreterFiles} from './interpreter-files.js'
 
 /** confine.py: imported by the child's bootstrap, which calls `apply(spec)` before reading the program. */
@@ -25,10 +27,17 @@ export interface LinuxConfineSpec {
   /** Whether the child runs inside bwrap's namespaces. */
   namespace: boolean
   /**
-   * When the child starts as root: the uid/gid to become if it can still read the interpreter;
-   * otherwise it stays uid 0 without any capability.
+   * When the child starts as root: the uid/gid to become, one per program (RLIMIT_NPROC counts
+   * per uid), once confine.py has made what the interpreter reads reachable by it; if that cannot
+   * be done it stays uid 0 without any capability.
    */
   dropRoot: {uid: number; gid: number}
+  /** RLIMIT_NPROC, counted for this program alone (namespaces.py). */
+  threads: number
+  /** The tmpfs the scratch dir becomes: at mountPoint (bwrap's, remounted) or at path itself. */
+  scratch: {path: string; mountPoint: string; bytes: number; files: number}
+  /** False: no namespaces of the child's own (LinuxBackendOptions.ownNamespaces). */
+  ownNamespaces: boolean
   landlock: {required: boolean; readOnly: string[]; readWrite: string[]; devices: string[]}
   seccomp: {required: true}
 }
@@ -40,26 +49,37 @@ export interface LinuxBackendOptions {
    */
   bwrap?: boolean
   logger?: Logger
+  /**
+   * Without bwrap, let the child make namespaces of its own (a mount namespace for the scratch
+   * tmpfs; a user namespace when unprivileged). Default true; false shows the fallback bounds of a
+   * host that has none.
+   */
+  ownNamespaces?: boolean
   /** For tests: the platform to act on. Default process.platform. */
   platform?: NodeJS.Platform
 }
 
 /** What the once-per-process probe found for one interpreter. */
 interface Verified {
+  ownNamespaces: boolean
   tier: string
   bwrap: string | undefined
   landlockAbi: number
+  bounds?: BoundsInForce
 }
 
 interface ProbeOutput {
   confined: boolean
   error?: string
-  report?: {landlockAbi?: number; identity?: string}
+  report?: {landlockAbi?: number; identity?: string; bounds?: {threads?: string; scratch?: string}}
   refused?: Record<string, boolean>
   hidden?: boolean
   works?: Record<string, boolean>
   uid?: number
 }
+
+/** The memory bound, the same in every tier: seccomp refuses what RLIMIT_AS does not count. */
+const MEMORY_BOUND = 'RLIMIT_AS (memfd and shared memory refused)'
 
 const FIX =
   'use a Linux kernel with Landlock (5.13+, "landlock" in the lsm= boot list) and seccomp, or install bubblewrap; ' +
@@ -79,10 +99,11 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): SandboxBa
       )
     }
     const useBwrap = options.bwrap ?? process.env.PTC_MCP_BWRAP !== '0'
+    const ownNamespaces = options.ownNamespaces ?? true
     const key = `${python.executable}\0${useBwrap}`
     let result = verified.get(key)
     if (!result) {
-      result = verifyTiers(python, useBwrap, logger)
+      result = verifyTiers(python, useBwrap, ownNamespaces, logger)
       verified.set(key, result)
       // A failed probe is not remembered: the fix (installing something) may come while we run.
       result.catch(() => verified.delete(key))
@@ -93,8 +114,8 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): SandboxBa
   return {
     name: 'linux',
     async check(python) {
-      const {tier} = await verify(python)
-      return {tier}
+      const {tier, bounds} = await verify(python)
+      return {tier, bounds}
     },
     async launch(request) {
       const state = await verify(request.python)
@@ -110,14 +131,34 @@ function tierName(bwrap: boolean, landlockAbi: number): string {
   return `linux:${[bwrap ? 'bwrap' : '', landlockAbi > 0 ? 'landlock' : '', 'seccomp'].filter(Boolean).join('+')}`
 }
 
+/**
+ * The uids root's children drop to: one per program, picked at random from a range no system
+ * allocates (above the container ranges, below 2^31). Two programs sharing one by chance share
+ * their thread budget, nothing else: each is confined to its own scratch dir and signals only
+ * itself.
+ */
+export const RUN_UID_BASE = 0x7a_00_00_00
+const RUN_UID_SPAN = 0x10_00_00
+
 async function linuxLaunch(request: LaunchRequest, state: Verified): Promise<Launch> {
   const files = await interpreterFiles(request.python)
   const readOnly = [...new Set([RUNTIME_DIR, ...files.readOnly, ...request.runtimePaths])]
+  const bounds = request.bounds ?? DEFAULT_BOUNDS
+  const runId = RUN_UID_BASE + randomInt(RUN_UID_SPAN)
+  const inTmp = request.scratchDir.startsWith('/tmp/')
   const confine: LinuxConfineSpec = {
     module: CONFINE_MODULE,
     tier: state.tier,
     namespace: state.bwrap !== undefined,
-    dropRoot: {uid: SANDBOX_ID, gid: SANDBOX_ID},
+    dropRoot: {uid: runId, gid: runId},
+    threads: bounds.threads,
+    scratch: {
+      path: request.scratchDir,
+      mountPoint: state.bwrap !== undefined && inTmp ? '/tmp' : request.scratchDir,
+      bytes: bounds.scratchBytes,
+      files: bounds.scratchFiles,
+    },
+    ownNamespaces: state.ownNamespaces,
     // Inside bwrap only these paths exist anyway; Landlock is then a second wall, not the only one.
     landlock: {
       required: state.bwrap === undefined,
@@ -142,6 +183,7 @@ async function linuxLaunch(request: LaunchRequest, state: Verified): Promise<Lau
     devices: files.devices,
     links: files.links,
     scratchDir: request.scratchDir,
+    scratchBytes: bounds.scratchBytes,
     env: request.env,
     command: request.python.executable,
     args: request.pythonArgs,
@@ -149,10 +191,15 @@ async function linuxLaunch(request: LaunchRequest, state: Verified): Promise<Lau
   return {command: state.bwrap, args, env: {}, confine, tier: state.tier}
 }
 
-async function verifyTiers(python: PythonInfo, useBwrap: boolean, logger: Logger): Promise<Verified> {
+async function verifyTiers(
+  python: PythonInfo,
+  useBwrap: boolean,
+  ownNamespaces: boolean,
+  logger: Logger,
+): Promise<Verified> {
   const bwrap = useBwrap ? findBwrap() : undefined
   if (bwrap) {
-    const attempt = await probe(python, {tier: tierName(true, 1), bwrap, landlockAbi: 1})
+    const attempt = await probe(python, {tier: tierName(true, 1), bwrap, landlockAbi: 1, ownNamespaces})
     if (attempt.ok) return attempt.verified
     if (!attempt.bwrapBroken) throw attempt.error
     logger.warn(
@@ -161,7 +208,12 @@ async function verifyTiers(python: PythonInfo, useBwrap: boolean, logger: Logger
   } else if (useBwrap) {
     logger.debug('bwrap is not installed; using Landlock and seccomp alone')
   }
-  const attempt = await probe(python, {tier: tierName(false, 1), bwrap: undefined, landlockAbi: 1})
+  const attempt = await probe(python, {
+    tier: tierName(false, 1),
+    bwrap: undefined,
+    landlockAbi: 1,
+    ownNamespaces,
+  })
   if (attempt.ok) return attempt.verified
   throw attempt.bwrapBroken ? refusalError(attempt.reason) : attempt.error
 }
@@ -222,12 +274,23 @@ async function probe(python: PythonInfo, candidate: Verified): Promise<ProbeResu
       ok: true,
       verified: {
         tier: tierName(candidate.bwrap !== undefined, landlockAbi),
+        ownNamespaces: candidate.ownNamespaces,
         bwrap: candidate.bwrap,
         landlockAbi,
+        bounds: boundsInForce(output),
       },
     }
   } finally {
     await rm(base, {recursive: true, force: true})
+  }
+}
+
+function boundsInForce(output: ProbeOutput): BoundsInForce {
+  const reported = output.report?.bounds
+  return {
+    threads: reported?.threads ?? 'not reported',
+    memory: MEMORY_BOUND,
+    scratch: reported?.scratch ?? 'not reported',
   }
 }
 

@@ -85,6 +85,7 @@ SYSCALLS = {
     'lremovexattr':             ( 198,   15),
     'lsetxattr':                ( 189,    6),
     'lsm_set_self_attr':        ( 460,  460),
+    'memfd_create':             ( 319,  279),
     'memfd_secret':             ( 447,  447),
     'migrate_pages':            ( 256,  238),
     'mknod':                    ( 133, None),

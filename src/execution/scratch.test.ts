@@ -1,0 +1,176 @@
+import {spawn} from 'node:child_process'
+import {existsSync} from 'node:fs'
+import {
+  chmod,
+  chown,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  symlink,
+  writeFile,
+} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+
+import {silentLogger} from '../log.js'
+import {
+  createScratchDir,
+  ensureScratchRoot,
+  removeScratchDir,
+  scratchRoot,
+  sweepOrphanedScratchDirs,
+} from './scratch.js'
+
+const dirs: string[] = []
+const isRoot = process.geteuid?.() === 0
+
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) {
+    await chmod(dir, 0o700).catch(() => {})
+    await rm(dir, {recursive: true, force: true})
+  }
+})
+
+async function tempBase(): Promise<string> {
+  const base = await mkdtemp(join(tmpdir(), 'ptc-scratch-test-'))
+  dirs.push(base)
+  return base
+}
+
+/** The pid of a process that has exited. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '0'], {stdio: 'ignore'})
+  await new Promise((resolve) => {
+    child.once('exit', resolve)
+  })
+  return child.pid!
+}
+
+/** A directory outside the scratch root with a file that must survive. */
+async function victim(base: string): Promise<{dir: string; file: string}> {
+  const dir = join(base, 'victim')
+  await mkdir(dir)
+  const file = join(dir, 'keep.txt')
+  await writeFile(file, 'precious')
+  return {dir, file}
+}
+
+describe('the private scratch root', () => {
+  it('is created 0700 and holds each run in its own directory', async () => {
+    const base = await tempBase()
+    const dir = await createScratchDir(base)
+    const root = scratchRoot(base)
+    expect(dir.startsWith(join(root, `ptc-run-${process.pid}-`))).toBe(true)
+    expect(((await lstat(root)).mode % 0o1000).toString(8)).toBe('700')
+    await removeScratchDir(dir)
+    expect(await readdir(root)).toEqual([])
+  })
+
+  it('is refused when it is a link, open to others, or not a directory', async () => {
+    const base = await tempBase()
+    const root = scratchRoot(base)
+    const elsewhere = join(base, 'elsewhere')
+    await mkdir(elsewhere, {mode: 0o700})
+    await symlink(elsewhere, root)
+    await expect(ensureScratchRoot(base)).rejects.toThrow(/is not a directory.*programs will not run there/)
+    await rm(root)
+    await mkdir(root, {mode: 0o700})
+    await chmod(root, 0o755)
+    await expect(ensureScratchRoot(base)).rejects.toThrow(/is open to other users \(mode 755\)/)
+    await rm(root, {recursive: true})
+    await writeFile(root, '')
+    await expect(ensureScratchRoot(base)).rejects.toThrow(/is not a directory/)
+  })
+
+  it.runIf(isRoot)(
+    "is refused when another user made it (squatting), and that user's files are untouched",
+    async () => {
+      const base = await tempBase()
+      await chmod(base, 0o1777)
+      const root = scratchRoot(base)
+      await mkdir(root, {mode: 0o700})
+      await writeFile(join(root, 'theirs'), 'x')
+      await chown(join(root, 'theirs'), 12_345, 12_345)
+      await chown(root, 12_345, 12_345)
+      await expect(createScratchDir(base)).rejects.toThrow(/belongs to uid 12345, not 0/)
+      await sweepOrphanedScratchDirs(silentLogger, base)
+      expect(await readdir(root)).toEqual(['theirs'])
+    },
+  )
+})
+
+describe('removal and the sweep of leftovers', () => {
+  it("removes the dirs of servers that are gone, without following links, keeping live servers'", async () => {
+    const base = await tempBase()
+    const {dir: outside, file} = await victim(base)
+    const root = await ensureScratchRoot(base)
+    const orphan = join(root, `ptc-run-${await deadPid()}-AbC123`)
+    await mkdir(join(orphan, 'sub'), {recursive: true})
+    await writeFile(join(orphan, 'sub', 'data.txt'), 'left behind')
+    await symlink(outside, join(orphan, 'link-to-dir'))
+    await symlink(file, join(orphan, 'sub', 'link-to-file'))
+    const mine = join(root, `ptc-run-${process.pid}-XyZ789`)
+    const unnamed = join(root, 'ptc-run-AbCdEf')
+    await mkdir(mine)
+    await mkdir(unnamed)
+
+    await sweepOrphanedScratchDirs(silentLogger, base)
+
+    expect(existsSync(orphan)).toBe(false)
+    expect(existsSync(mine)).toBe(true)
+    expect(existsSync(unnamed)).toBe(true)
+    expect(await readFile(file, 'utf8')).toBe('precious')
+  })
+
+  it.runIf(isRoot)("leaves a directory in the root that is not this user's", async () => {
+    const base = await tempBase()
+    const root = await ensureScratchRoot(base)
+    const foreign = join(root, `ptc-run-${await deadPid()}-foreign`)
+    await mkdir(foreign)
+    await chown(foreign, 12_345, 12_345)
+    await sweepOrphanedScratchDirs(silentLogger, base)
+    expect(existsSync(foreign)).toBe(true)
+  })
+
+  it('never looks outside the private root: a dead-pid ptc-run dir planted in the base stays', async () => {
+    const base = await tempBase()
+    const {file} = await victim(base)
+    const planted = join(base, `ptc-run-${await deadPid()}-planted`)
+    await mkdir(planted)
+    await symlink(file, join(planted, 'link'))
+    await sweepOrphanedScratchDirs(silentLogger, base)
+    expect(existsSync(join(planted, 'link'))).toBe(true)
+    expect(await readFile(file, 'utf8')).toBe('precious')
+  })
+
+  it('removes what a program made unreadable (mkdir 0o300, 0o000) with the files inside', async () => {
+    const base = await tempBase()
+    const dir = await createScratchDir(base)
+    for (const mode of [0o300, 0o000, 0o500]) {
+      const sub = join(dir, `d${mode.toString(8)}`)
+      await mkdir(join(sub, 'inner'), {recursive: true})
+      await writeFile(join(sub, 'inner', 'f'), 'x')
+      await writeFile(join(sub, 'f'), 'x')
+      await chmod(join(sub, 'inner'), mode)
+      await chmod(sub, mode)
+    }
+    await removeScratchDir(dir)
+    expect(existsSync(dir)).toBe(false)
+    expect(await readdir(scratchRoot(base))).toEqual([])
+  })
+
+  it('removes a tree wider than one pass and deeper than a few levels', async () => {
+    const base = await tempBase()
+    const dir = await createScratchDir(base)
+    await Promise.all(Array.from({length: 2500}, (_, n) => writeFile(join(dir, `f${n}`), '')))
+    let deep = dir
+    for (let level = 0; level < 40; level++) deep = join(deep, 'd')
+    await mkdir(deep, {recursive: true})
+    await removeScratchDir(dir)
+    expect(existsSync(dir)).toBe(false)
+  })
+})

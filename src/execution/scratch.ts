@@ -1,0 +1,308 @@
+/* eslint-disable no-bitwise -- file modes and open flags are bit patterns */
+import type {Stats} from 'node:fs'
+
+import {constants} from 'node:fs'
+import {chmod, lstat, mkdir, mkdtemp, open, opendir, readdir, rm, rmdir, unlink} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import type {Logger} from '../log.js'
+
+import {SandboxError} from '../errors.js'
+
+/**
+ * Per-run scratch directories (SPEC §7, §15). They live under a private root of this user,
+ * `<tmpdir>/ptc-mcp-<uid>` (TMPDIR honoured), created 0700 and refused unless it is a real
+ * directory of this user that no one else can enter: no other user can then plant, swap or read
+ * anything there, so cleanup and the sweep of leftovers only ever meet what this server and its
+ * own children made. Removal is fd-relative all the same (a program's scratch may hold links
+ * and directories it made unreadable), and never follows a link.
+ */
+export const SCRATCH_PREFIX = 'ptc-run-'
+
+/** The private root of this user's scratch directories under `base`. */
+export function scratchRoot(base = tmpdir(), uid = effectiveUid()): string {
+  return join(base, `ptc-mcp-${uid}`)
+}
+
+/**
+ * Creates the private root when missing and verifies it: a directory, not a link, owned by this
+ * user, with no access for group or others. Anything else is refused, with the fix.
+ */
+export async function ensureScratchRoot(base = tmpdir()): Promise<string> {
+  const uid = effectiveUid()
+  const root = scratchRoot(base, uid)
+  try {
+    await mkdir(root, {mode: 0o700})
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+      throw new SandboxError(`cannot create the scratch root ${root}: ${(error as Error).message}`, {
+        suggestion: 'set TMPDIR to a writable directory of this user',
+        cause: error,
+      })
+    }
+  }
+  const problem = rootProblem(await lstat(root), uid)
+  if (problem) {
+    throw new SandboxError(`the scratch root ${root} ${problem}; programs will not run there`, {
+      suggestion: `remove ${root} (ptc-mcp creates it again, private), or set TMPDIR to a private directory`,
+    })
+  }
+  return root
+}
+
+function rootProblem(stats: Stats, uid: number): string | undefined {
+  if (!stats.isDirectory()) return 'is not a directory'
+  if (stats.uid !== uid) return `belongs to uid ${stats.uid}, not ${uid}`
+  if ((stats.mode & 0o077) !== 0) return `is open to other users (mode ${(stats.mode & 0o777).toString(8)})`
+  return undefined
+}
+
+/** A new, empty scratch directory for one child of this server: `ptc-run-<pid>-XXXXXX`. */
+export async function createScratchDir(base = tmpdir()): Promise<string> {
+  const root = await ensureScratchRoot(base)
+  return mkdtemp(join(root, `${SCRATCH_PREFIX}${process.pid}-`))
+}
+
+/**
+ * Removes one scratch directory and everything in it, restoring permissions a program removed and
+ * never following a link. Usually empty (the program's files live in a private tmpfs): one rmdir.
+ */
+export async function removeScratchDir(dir: string): Promise<void> {
+  try {
+    await rmdir(dir)
+    return
+  } catch (error) {
+    const {code} = error as NodeJS.ErrnoException
+    if (code === 'ENOENT') return
+    if (code !== 'ENOTEMPTY' && code !== 'EEXIST' && code !== 'EACCES' && code !== 'EPERM') throw error
+  }
+  await removeTree(dir)
+}
+
+/**
+ * Removes the scratch directories under this user's private root whose server is gone (killed
+ * with SIGKILL, say, which leaves no chance to clean up). Nothing outside the root is looked at.
+ */
+export async function sweepOrphanedScratchDirs(logger: Logger, base = tmpdir()): Promise<void> {
+  const uid = effectiveUid()
+  const root = scratchRoot(base, uid)
+  let names: string[]
+  try {
+    const stats = await lstat(root)
+    if (rootProblem(stats, uid)) return
+    names = await readdir(root)
+  } catch {
+    return
+  }
+  for (const name of names) {
+    const pid = Number(/^ptc-run-(\d+)-/.exec(name)?.[1])
+    if (!pid || isAlive(pid)) continue
+    const dir = join(root, name)
+    // Only this user's own directories (the root is private: anything else was not made here).
+    const stats = await lstat(dir).catch(() => null)
+    if (!stats?.isDirectory() || stats.uid !== uid) continue
+    await removeScratchDir(dir).then(
+      () => logger.debug(`removed ${dir}, left by a server that is gone`),
+      (error: Error) => logger.warn(`could not remove ${dir}: ${error.message}`),
+    )
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: alive, another user's.
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH'
+  }
+}
+
+function effectiveUid(): number {
+  return process.geteuid?.() ?? 0
+}
+
+/** O_PATH (Linux, the same value on x86_64 and aarch64): an fd naming a file without opening it. */
+const O_PATH = 0o1000_0000
+/** Names removed per pass over a directory, so a huge one is never listed into memory at once. */
+const BATCH = 1000
+/** Directories deeper than this are left in place (each level holds a descriptor). */
+const MAX_DEPTH = 256
+
+/**
+ * Removes `path` and everything under it. On Linux each step is relative to a descriptor of the
+ * directory it is in (`/proc/self/fd/N/name`): a directory swapped for a symlink halfway is seen
+ * as the link and unlinked, never followed, so nothing outside the tree can be reached. A
+ * directory of this user without rwx for its owner (a program's `mkdir(d, 0o300)`) is given
+ * 0700 first, through its own descriptor. Elsewhere (macOS) a path-based removal, which the
+ * private root keeps out of other users' reach.
+ */
+export async function removeTree(path: string): Promise<void> {
+  if (process.platform !== 'linux') {
+    await rm(path, {recursive: true, force: true, maxRetries: 2})
+    return
+  }
+  const slash = path.lastIndexOf('/')
+  const parent = await open(slash <= 0 ? '/' : path.slice(0, slash), O_PATH | constants.O_DIRECTORY)
+  try {
+    await removeEntry(parent.fd, path.slice(slash + 1), 0)
+  } finally {
+    await parent.close()
+  }
+}
+
+async function removeEntry(dirFd: number, name: string, depth: number): Promise<void> {
+  const path = `/proc/self/fd/${dirFd}/${name}`
+  let handle
+  try {
+    handle = await open(path, O_PATH | constants.O_DIRECTORY | constants.O_NOFOLLOW)
+  } catch (error) {
+    const {code} = error as NodeJS.ErrnoException
+    if (code === 'ENOENT') return
+    // A file, a link (to a directory or not), a socket...: the name itself goes.
+    if (code === 'ENOTDIR' || code === 'ELOOP') return ignoreMissing(unlink(path))
+    throw error
+  }
+  try {
+    if (depth >= MAX_DEPTH) throw new Error(`more than ${MAX_DEPTH} directories deep`)
+    const self = `/proc/self/fd/${handle.fd}`
+    const stats: Stats = await handle.stat()
+    if ((stats.mode & 0o700) !== 0o700 && stats.uid === effectiveUid() && effectiveUid() !== 0) {
+      await chmod(self, 0o700)
+    }
+    const dirFd = handle.fd
+    for (let batch = await firstEntries(self); batch.length > 0; batch = await firstEntries(self)) {
+      // What was no directory when listed is unlinked at once (unlink never follows a link, and
+      // fails on a directory swapped in since: that one is then walked like the others).
+      const files = batch.filter((entry) => !entry.directory).map((entry) => entry.name)
+      const failed = await Promise.all(files.map((name) => unlinkOrKeep(`/proc/self/fd/${dirFd}/${name}`)))
+      const walk = [
+        ...batch.filter((entry) => entry.directory).map((entry) => entry.name),
+        ...files.filter((_, n) => failed[n]),
+      ]
+      for (const name of walk) await removeEntry(dirFd, name, depth + 1)
+    }
+  } finally {
+    await handle.close()
+  }
+  await ignoreMissing(rmdir(path))
+}
+
+/** Unlinks `path`; true when it is still there to be walked (a directory). */
+async function unlinkOrKeep(path: string): Promise<boolean> {
+  try {
+    await unlink(path)
+    return false
+  } catch (error) {
+    const {code} = error as NodeJS.ErrnoException
+    if (code === 'ENOENT') return false
+    if (code === 'EISDIR' || code === 'EPERM') return true
+    throw error
+  }
+}
+
+/** Up to BATCH entries of the directory (read without listing all of it). */
+async function firstEntries(path: string): Promise<{name: string; directory: boolean}[]> {
+  const names: {name: string; directory: boolean}[] = []
+  const listing = await opendir(path, {bufferSize: 128})
+  try {
+    for await (const entry of listing) {
+      names.push({name: entry.name, directory: entry.isDirectory()})
+      if (names.length >= BATCH) break
+    }
+  } finally {
+    // Closed already when the loop ran to its end.
+    await listing.close().catch(() => {})
+  }
+  return names
+}
+
+async function ignoreMissing(operation: Promise<void>): Promise<void> {
+  try {
+    await operation
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+  }
+}
+
+/** Limits a watched scratch directory is held to (when it is on the host's file system). */
+export interface ScratchLimits {
+  bytes: number
+  files: number
+}
+
+/** Shortest pause between two looks at a watched scratch directory. */
+const WATCH_INTERVAL_MS = 100
+
+/**
+ * Watches a scratch directory that lives on the host's file system (the landlock-only tier where
+ * no private tmpfs could be mounted): measures the space its files take and counts its entries,
+ * and calls `onOver` once when either goes over its limit (the caller then kills the program).
+ * Links are counted, never followed. A big tree is measured less often, so that watching never
+ * costs the server more than a fraction of its time. Returns the function that stops watching.
+ */
+export function watchScratch(
+  dir: string,
+  limits: ScratchLimits,
+  onOver: (reason: string) => void,
+): () => void {
+  let stopped = false
+  let timer: NodeJS.Timeout | undefined
+  const look = async (): Promise<void> => {
+    const started = Date.now()
+    const usage = await measure(dir, limits.files).catch(() => null)
+    if (stopped) return
+    if (usage && usage.bytes > limits.bytes) {
+      stopped = true
+      onOver(
+        `the program kept more than ${limits.bytes} bytes in its scratch directory (execution.max_scratch_bytes)`,
+      )
+      return
+    }
+    if (usage && usage.files > limits.files) {
+      stopped = true
+      onOver(`the program kept more than ${limits.files} files in its scratch directory`)
+      return
+    }
+    timer = setTimeout(lookSoon, Math.max(WATCH_INTERVAL_MS, 4 * (Date.now() - started)))
+    timer.unref()
+  }
+  function lookSoon(): void {
+    look().catch(() => {})
+  }
+
+  timer = setTimeout(lookSoon, WATCH_INTERVAL_MS)
+  timer.unref()
+  return () => {
+    stopped = true
+    clearTimeout(timer)
+  }
+}
+
+/** Bytes on disk (allocated blocks) and entries under `dir`; stops counting past `maxFiles`. */
+async function measure(dir: string, maxFiles: number): Promise<{bytes: number; files: number}> {
+  const usage = {bytes: 0, files: 0}
+  const pending = [dir]
+  while (pending.length > 0 && usage.files <= maxFiles) {
+    const current = pending.pop()!
+    let entries
+    try {
+      entries = await readdir(current, {withFileTypes: true})
+    } catch {
+      continue
+    }
+    for (const entry of entries) {
+      usage.files++
+      const path = join(current, entry.name)
+      if (entry.isDirectory()) pending.push(path)
+      else if (entry.isFile())
+        usage.bytes += await lstat(path).then(
+          (stats) => stats.blocks * 512,
+          () => 0,
+        )
+      if (usage.files > maxFiles) break
+    }
+  }
+  return usage
+}
