@@ -1,6 +1,7 @@
 import {homedir} from 'node:os'
 
 import type {Config} from './config/schema.js'
+import type {UpstreamClient} from './downstream/upstream.js'
 import type {PtcError} from './errors.js'
 import type {Logger} from './log.js'
 
@@ -24,6 +25,8 @@ export interface RuntimeOptions {
    * servers, an unusable file leaves `configError` set. Default false: every problem throws.
    */
   lenient?: boolean
+  /** serve's client, which downstream elicitation and sampling requests are passed on to (SPEC §12). */
+  upstream?: UpstreamClient
 }
 
 /**
@@ -71,6 +74,7 @@ export class Runtime {
       logger: logger.child('downstream'),
       unusable: loaded.unusable,
       visibility: permissions,
+      upstream: options.upstream,
       redactor,
     })
     if (options.connect !== false) registry.start()

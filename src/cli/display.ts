@@ -23,11 +23,15 @@ export function firstLine(text: string, max = 80): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line
 }
 
-export function formatToolTable(tools: ToolInfo[]): string {
+export function formatToolTable(tools: Array<ToolInfo & {needs_approval?: string}>): string {
   if (tools.length === 0) return chalk.dim('(no tools)')
   return table(
     ['TOOL', 'SERVER', 'DESCRIPTION'],
-    tools.map((t) => [t.name, t.server, firstLine(t.description)]),
+    tools.map((t) => [
+      t.name,
+      t.server,
+      `${t.needs_approval ? chalk.yellow('[asks] ') : ''}${firstLine(t.description)}`,
+    ]),
   )
 }
 
@@ -58,6 +62,7 @@ const json = (value: unknown) => JSON.stringify(value, null, 2)
 export function formatToolDescription(tool: ToolDescription): string {
   return [
     chalk.bold(tool.name),
+    chalk.dim(`${tool.original_name} on server ${tool.server}`),
     '',
     tool.description || chalk.dim('(no description)'),
     '',
@@ -69,6 +74,10 @@ export function formatToolDescription(tool: ToolDescription): string {
     '',
     chalk.bold('Output schema'),
     tool.outputSchema === null ? `null — ${tool.note ?? ''}` : json(tool.outputSchema),
+    ...(tool.observed_result === undefined
+      ? []
+      : ['', chalk.bold('Observed result'), json(tool.observed_result)]),
+    ...(tool.needs_approval ? ['', chalk.bold('Needs approval'), `  ${tool.needs_approval}`] : []),
   ].join('\n')
 }
 

@@ -1,4 +1,5 @@
 import {Flags} from '@oclif/core'
+import {existsSync} from 'node:fs'
 
 import type {ServerStatus, ToolInfo} from '../downstream/types.js'
 
@@ -13,7 +14,8 @@ import {TokenStore} from '../oauth/store.js'
 export interface ListResult {
   config: string | null
   searched: string[]
-  tools: ToolInfo[]
+  /** `needs_approval` says why calls to a tool ask the user first (SPEC §12). */
+  tools: Array<ToolInfo & {needs_approval?: string}>
   /** Tools of connected servers that tools.allow / tools.block hides, and why. */
   hidden: {name: string; server: string; reason: string}[]
   servers: ServerStatus[]
@@ -47,7 +49,13 @@ export default class List extends BaseCommand {
       const result: ListResult = {
         config: runtime.configPath,
         searched: runtime.searched,
-        tools: runtime.registry.listTools().filter((t) => wanted(t.server)),
+        tools: runtime.registry
+          .listTools()
+          .filter((t) => wanted(t.server))
+          .map((t) => {
+            const note = runtime.registry.approvalNote(t)
+            return note === undefined ? t : {...t, needs_approval: note}
+          }),
         hidden: runtime.registry
           .hiddenTools()
           .filter(({tool}) => wanted(tool.server))
@@ -64,8 +72,11 @@ export default class List extends BaseCommand {
 
   private display(result: ListResult): void {
     if (result.config === null) {
+      // A file that exists and was not taken is a ./config.yaml of another application.
+      const passedOver = result.searched.filter((path) => existsSync(path))
+      const why = passedOver.length > 0 ? `; ${passedOver.join(', ')} is not a ptc-mcp config` : ''
       this.logToStderr(
-        `No config found (looked in: ${result.searched.join(', ')}). Run "ptc-mcp init" to create one.`,
+        `No config found (looked in: ${result.searched.join(', ')}${why}). Run "ptc-mcp init" to create one.`,
       )
     }
     this.log(formatToolTable(result.tools))

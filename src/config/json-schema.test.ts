@@ -74,6 +74,7 @@ describe('config.schema.json', () => {
         'python',
         'record_samples',
         'warm_pool',
+        'max_scratch_bytes',
       ].sort(),
     )
   })

@@ -41,6 +41,7 @@ _CHANNEL_FD = 3
 _PRIVATE_FD = 255
 _CO_COROUTINE = 0x80
 _RUNNER_FILE = __file__ if "__file__" in globals() else ""
+_CALL_FILE = "<tool call>"
 _MAX_ERROR_CHARS = 20000
 _READ_SIZE = 65536
 # A result whose value is a tool's lone text item arrives as this header line (the parent always
@@ -312,7 +313,7 @@ def _load_runtime(channel, devnull):
     import warnings
 
     habits = _load_sibling("program_habits")
-    runner_files = frozenset((_RUNNER_FILE, habits.__file__))
+    runner_files = frozenset((_RUNNER_FILE, habits.__file__, _CALL_FILE))
 
     top_level_await = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
     loop = asyncio.new_event_loop()
@@ -444,11 +445,23 @@ def _load_runtime(channel, devnull):
     never_awaited = habits.NeverAwaited()
     get_frame = sys._getframe
 
-    def make_tool(name):
-        async def call(record, kwargs):
-            never_awaited.started(record)
-            return await request({"type": "call", "tool": name, "args": kwargs}, f"{name}()", name)
+    # The coroutine of every tool call runs this code, compiled under a name of its own: a task's
+    # repr ("running at ...") and its traceback frames never show the runner's path.
+    call_namespace = {}
+    exec(
+        compile(
+            "async def call(name, record, kwargs, started, request):\n"
+            "    started(record)\n"
+            '    return await request({"type": "call", "tool": name, "args": kwargs}, f"{name}()", name)\n',
+            _CALL_FILE,
+            "exec",
+        ),
+        call_namespace,
+    )
+    call_tool = call_namespace["call"]
+    started = never_awaited.started
 
+    def make_tool(name):
         # A plain function returning the call's coroutine: the line that made it is known, so a
         # call that is never awaited can be named.
         def tool(*args, **kwargs):
@@ -458,7 +471,7 @@ def _load_runtime(channel, devnull):
                     f" write: await {name}(name=value, ...)"
                 )
             record = never_awaited.created(name, habits.program_line(get_frame(1)), None)
-            coroutine = call(record, kwargs)
+            coroutine = call_tool(name, record, kwargs, started, request)
             coroutine.__name__ = coroutine.__qualname__ = name
             record[2] = coroutine
             return coroutine
@@ -655,6 +668,18 @@ def _load_runtime(channel, devnull):
             if name not in program_globals:
                 program_globals[name] = make_tool(name)
         habits.install_warning_hook(warnings, runner_files, never_awaited, out)
+
+        def on_loop_error(_loop, context):
+            # asyncio's own report ("Task exception was never retrieved") names the task's code
+            # and frames; this one names the program's only.
+            exc = context.get("exception")
+            try:
+                detail = f"\n{format_error(exc)}" if isinstance(exc, BaseException) else ""
+                out.write(f"{context.get('message') or 'asyncio error'}{detail}\n")
+            except BaseException:
+                pass
+
+        loop.set_exception_handler(on_loop_error)
         original_run = asyncio.run
 
         def asyncio_run(main, **options):

@@ -126,6 +126,16 @@ describe('removal and the sweep of leftovers', () => {
     expect(await readFile(file, 'utf8')).toBe('precious')
   })
 
+  it.runIf(isRoot)("leaves a directory in the root that is not this user's", async () => {
+    const base = await tempBase()
+    const root = await ensureScratchRoot(base)
+    const foreign = join(root, `ptc-run-${await deadPid()}-foreign`)
+    await mkdir(foreign)
+    await chown(foreign, 12_345, 12_345)
+    await sweepOrphanedScratchDirs(silentLogger, base)
+    expect(existsSync(foreign)).toBe(true)
+  })
+
   it('never looks outside the private root: a dead-pid ptc-run dir planted in the base stays', async () => {
     const base = await tempBase()
     const {file} = await victim(base)

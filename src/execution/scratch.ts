@@ -99,6 +99,9 @@ export async function sweepOrphanedScratchDirs(logger: Logger, base = tmpdir()):
     const pid = Number(/^ptc-run-(\d+)-/.exec(name)?.[1])
     if (!pid || isAlive(pid)) continue
     const dir = join(root, name)
+    // Only this user's own directories (the root is private: anything else was not made here).
+    const stats = await lstat(dir).catch(() => null)
+    if (!stats?.isDirectory() || stats.uid !== uid) continue
     await removeScratchDir(dir).then(
       () => logger.debug(`removed ${dir}, left by a server that is gone`),
       (error: Error) => logger.warn(`could not remove ${dir}: ${error.message}`),

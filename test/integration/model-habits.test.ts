@@ -237,6 +237,20 @@ const cases = (): Case[] => [
     ok: true,
     output: "['dict', 'ToolError'] tool_error\n",
   },
+  {
+    name: "a task's repr and an exception never retrieved name no runner code",
+    code: py([
+      'import asyncio, gc',
+      't = asyncio.create_task(mcp__fx__is_error(message="lost"))',
+      'await asyncio.sleep(0.2)',
+      'print(t)',
+      'del t',
+      'gc.collect()',
+    ]),
+    ok: true,
+    output:
+      /^<Task finished .*coro=<mcp__fx__is_error\(\) done, defined at <tool call>:1>.*\nTask exception was never retrieved\nToolError: lost\n$/,
+  },
   // --- ToolError
   {
     name: 'try/except ToolError: .kind, .tool, .message',

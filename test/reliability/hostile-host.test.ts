@@ -401,6 +401,30 @@ for n in range(10_000_000):
       expect(await waitUntil(() => readdirSync(scratchRoot(base)).length === 0, 30_000)).toBe(true)
     })
 
+    test('directories the program made unreadable on the host disk are removed with their files', async () => {
+      const outcome = await engine.run(
+        PRELUDE +
+          `
+import os
+# No chmod in the sandbox: the modes come with mkdir. wx without r: files go in, no one lists them.
+os.mkdir("locked", 0o300)
+os.mkdir("locked/inner", 0o300)
+for n in range(20):
+    open(f"locked/inner/{n}", "w").write("x")
+open("locked/f", "w").write("x")
+os.makedirs("sealed/inner")
+open("sealed/inner/f", "w").write("x")
+os.mkdir("sealed/empty", 0o000)
+attempt("list locked", lambda: os.listdir("locked"))
+print(sorted(os.listdir(".")))
+`,
+      )
+      expect(outcome.ok, outcome.text).toBe(true)
+      // Unreadable even to its owner: the cleanup has to give the permission back first.
+      expectVerdicts(outcome, {'list locked': 'refused'})
+      expect(await waitUntil(() => readdirSync(scratchRoot(base)).length === 0, 10_000)).toBe(true)
+    })
+
     test('sandbox: none is watched the same way', async () => {
       const none = await startEngine(noneBackend, {timeout_seconds: 30, max_scratch_bytes: SCRATCH_BYTES})
       try {

@@ -79,7 +79,7 @@ interface ProbeOutput {
 }
 
 /** The memory bound, the same in every tier: seccomp refuses what RLIMIT_AS does not count. */
-const MEMORY_BOUND = 'RLIMIT_AS; memfd and shared memory refused'
+const MEMORY_BOUND = 'RLIMIT_AS (memfd and shared memory refused)'
 
 const FIX =
   'use a Linux kernel with Landlock (5.13+, "landlock" in the lsm= boot list) and seccomp, or install bubblewrap; ' +
