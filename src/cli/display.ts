@@ -66,6 +66,7 @@ const json = (value: unknown) => safe(JSON.stringify(value, null, 2))
 export function formatToolDescription(tool: ToolDescription): string {
   return [
     chalk.bold(tool.name),
+    chalk.dim(`${tool.original_name} on server ${tool.server}`),
     '',
     safe(tool.description) || chalk.dim('(no description)'),
     '',
@@ -77,6 +78,9 @@ export function formatToolDescription(tool: ToolDescription): string {
     '',
     chalk.bold('Output schema'),
     tool.outputSchema === null ? `null — ${tool.note ?? ''}` : json(tool.outputSchema),
+    ...(tool.observed_result === undefined
+      ? []
+      : ['', chalk.bold('Observed result'), json(tool.observed_result)]),
     ...(tool.needs_approval ? ['', chalk.bold('Needs approval'), `  ${tool.needs_approval}`] : []),
   ].join('\n')
 }
