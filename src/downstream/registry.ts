@@ -152,6 +152,7 @@ export class ToolRegistry implements ToolHost {
           maxMessageBytes,
           upstream: options.upstream,
           redact: (text) => this.redactor.redact(text),
+          addSecrets: (values) => this.redactor.add(values),
         }),
     )
     for (const supervisor of this.supervisors) supervisor.onChange(() => this.rebuild())

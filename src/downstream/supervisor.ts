@@ -50,6 +50,8 @@ export interface SupervisorOptions {
   redact?: (text: string) => string
   /** Where OAuth tokens are kept (SPEC §13). Default: `$XDG_STATE_HOME/ptc-mcp/oauth`. */
   tokenStore?: TokenStore
+  /** Told every OAuth token value as it is read or obtained, so `redact` and the logger take it out too. */
+  addSecrets?: (values: string[]) => void
 }
 
 export interface SupervisorStatus {
@@ -144,7 +146,12 @@ export class ServerSupervisor {
     this.maxMessageBytes = options.maxMessageBytes
     this.upstream = options.upstream
     this.redact = options.redact ?? ((text) => text)
-    this.oauth = createOAuthSession(config, options.tokenStore ?? new TokenStore(), this.log)
+    this.oauth = createOAuthSession(
+      config,
+      options.tokenStore ?? new TokenStore(),
+      this.log,
+      options.addSecrets,
+    )
     const first = deferred()
     this.firstAttempt = first.promise
     this.resolveFirstAttempt = first.resolve
