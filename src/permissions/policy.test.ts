@@ -155,6 +155,22 @@ describe('PermissionPolicy', () => {
     )
   })
 
+  it('every rule form from the files: mcp__* (user), mcp__server__* with a dashed name (project), exact (local)', () => {
+    const everything = policyFor({user: rules('deny', 'mcp__*')})
+    expect(everything.hiddenBy(readOnly)).toContain('"mcp__*"')
+    expect(everything.hiddenBy(tool('my-srv', 'x'))).toContain('"mcp__*"')
+
+    const dashed = policyFor({
+      project: rules('ask', 'mcp__my-srv__*'),
+      local: rules('deny', 'mcp__my-srv__drop-all'),
+    })
+    expect(dashed.approvalReason(tool('my-srv', 'get-data'))).toMatchObject({rule: 'mcp__my-srv__*'})
+    expect(dashed.approvalReason(tool('my_srv', 'get_data'))).toMatchObject({rule: 'mcp__my-srv__*'})
+    expect(dashed.approvalReason(tool('other', 'get-data'))).toBeUndefined()
+    expect(dashed.hiddenBy(tool('my-srv', 'drop-all'))).toContain('settings.local.json')
+    expect(dashed.hiddenBy(tool('my-srv', 'get-data'))).toBeUndefined()
+  })
+
   it('claude_code: false ignores the settings files', () => {
     const policy = policyFor({user: rules('deny', 'mcp__*')}, {claude_code: false})
     expect(policy.hiddenBy(readOnly)).toBeUndefined()

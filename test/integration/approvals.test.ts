@@ -56,7 +56,12 @@ const SETTINGS = {
   local: {permissions: {allow: ['mcp__fx__delete_item']}},
 }
 
-async function startSession(options: {elicitation: boolean; settings?: typeof SETTINGS}): Promise<Session> {
+async function startSession(options: {
+  elicitation: boolean
+  settings?: typeof SETTINGS
+  /** Negotiate the 2026-07-28 revision (no requests from server to client) instead of the 2025 handshake. */
+  modern?: boolean
+}): Promise<Session> {
   const root = mkdtempSync(join(tmpdir(), 'ptc-approvals-'))
   const home = join(root, 'home')
   const project = join(root, 'project')
@@ -94,7 +99,10 @@ async function startSession(options: {elicitation: boolean; settings?: typeof SE
   })
   const client = new Client(
     {name: 'approvals-test', version: '1.0.0'},
-    {capabilities: options.elicitation ? {elicitation: {form: {}, url: {}}, sampling: {}} : {}},
+    {
+      capabilities: options.elicitation ? {elicitation: {form: {}, url: {}}, sampling: {}} : {},
+      ...(options.modern && {versionNegotiation: {mode: 'auto' as const}}),
+    },
   )
   const session: Session = {
     root,
@@ -354,5 +362,27 @@ describe('approval with a client that cannot be asked', () => {
     )
     expect(run.text).toContain('refused: ptc-mcp does not support elicitation (elicitation/create) here')
     expect(run.text).toContain('refused: ptc-mcp does not support sampling (sampling/createMessage) here')
+  })
+})
+
+describe('approval with a 2026-07-28 client (no requests from server to client)', () => {
+  let session: Session
+
+  beforeAll(async () => {
+    session = await startSession({elicitation: true, modern: true})
+  }, 90_000)
+  afterAll(async () => {
+    await session?.close()
+  })
+
+  it('denies calls that need approval, saying why, and asks nothing', async () => {
+    session.asked.length = 0
+    session.answer = accept('once')
+    const run = await session.execute(
+      'try:\n    await mcp__my_fx__echo(text="x")\nexcept ToolError as e:\n    print("caught:", e.kind, e)',
+    )
+    expect(run.text).toContain('caught: denied')
+    expect(run.text).toContain('the client speaks protocol revision 2026-07-28')
+    expect(session.asked).toHaveLength(0)
   })
 })
