@@ -66,6 +66,8 @@ describe('config.schema.json', () => {
         'sandbox',
         'max_tool_calls',
         'max_concurrent_calls',
+        'max_concurrent_programs',
+        'max_scratch_bytes',
         'tool_call_timeout_seconds',
         'trace',
         'max_tool_result_bytes',

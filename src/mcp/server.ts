@@ -133,6 +133,7 @@ export function createMcpServer(
         const outcome = await engine.run(code, {
           signal: ctx.mcpReq.signal,
           onToolCallDone: (completed) => progress.toolCallsCompleted(completed),
+          onQueue: (ahead) => progress.queued(ahead),
           prompter: elicitationPrompter(server, ctx),
         })
         return toCallResult(outcome)
