@@ -27,6 +27,9 @@ writeFileSync(
     '  - name: fs',
     '    command: node',
     `    args: [${JSON.stringify(join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'))}, ${JSON.stringify(files)}]`,
+    // write_file declares destructiveHint: measured here without asking.
+    'permissions:',
+    '  ask_destructive: false',
     '',
   ].join('\n'),
 )

@@ -1,6 +1,7 @@
 import {homedir} from 'node:os'
 
 import type {Config} from './config/schema.js'
+import type {UpstreamClient} from './downstream/upstream.js'
 import type {PtcError} from './errors.js'
 import type {Logger} from './log.js'
 
@@ -24,6 +25,8 @@ export interface RuntimeOptions {
    * servers, an unusable file leaves `configError` set. Default false: every problem throws.
    */
   lenient?: boolean
+  /** serve's client, which downstream elicitation and sampling requests are passed on to (SPEC §12). */
+  upstream?: UpstreamClient
 }
 
 /**
@@ -71,6 +74,7 @@ export class Runtime {
       logger: logger.child('downstream'),
       unusable: loaded.unusable,
       visibility: permissions,
+      upstream: options.upstream,
       redactor,
     })
     if (options.connect !== false) registry.start()
@@ -87,6 +91,11 @@ export class Runtime {
       this.enginePromise = undefined
     })
     return this.enginePromise
+  }
+
+  /** True once close() was called: an engine failing to start then is not worth reporting. */
+  get closed(): boolean {
+    return this.closing
   }
 
   async close(): Promise<void> {

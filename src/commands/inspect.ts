@@ -3,7 +3,12 @@ import {Args} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
 import {formatToolDescription} from '../cli/display.js'
 import {openConnectedRuntime} from '../cli/open-runtime.js'
-import {describeTool, type ToolDescription, unknownToolMessage} from '../downstream/inspect.js'
+import {
+  describeTool,
+  type ToolDescription,
+  unknownToolMessage,
+  withApprovalNote,
+} from '../downstream/inspect.js'
 import {normaliseName} from '../downstream/naming.js'
 import {PtcError} from '../errors.js'
 
@@ -41,7 +46,10 @@ export default class Inspect extends BaseCommand {
           suggestion: 'Run "ptc-mcp list" to see the callable tools.',
         })
       }
-      const description = describeTool(tool, runtime.registry.observedResult(tool.name))
+      const description = withApprovalNote(
+        describeTool(tool, runtime.registry.observedResult(tool.name)),
+        runtime.registry.approvalNote(tool),
+      )
       if (!this.jsonEnabled()) this.log(formatToolDescription(description))
       return description
     } finally {

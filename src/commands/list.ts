@@ -1,4 +1,5 @@
 import {Flags} from '@oclif/core'
+import {existsSync} from 'node:fs'
 
 import type {ServerStatus, ToolInfo} from '../downstream/types.js'
 
@@ -13,9 +14,12 @@ import {TokenStore} from '../oauth/store.js'
 export interface ListResult {
   config: string | null
   searched: string[]
-  tools: ToolInfo[]
+  /** `needs_approval` says why calls to a tool ask the user first (SPEC §12). */
+  tools: Array<ToolInfo & {needs_approval?: string}>
   /** Tools of connected servers that tools.allow / tools.block hides, and why. */
   hidden: {name: string; server: string; reason: string}[]
+  /** allow/block patterns that match no tool of the connected servers (likely misspelt), as warnings. */
+  unmatchedRules: string[]
   servers: ServerStatus[]
   /** Sign-in state of each OAuth server (SPEC §13). */
   oauth: OAuthServerState[]
@@ -47,11 +51,18 @@ export default class List extends BaseCommand {
       const result: ListResult = {
         config: runtime.configPath,
         searched: runtime.searched,
-        tools: runtime.registry.listTools().filter((t) => wanted(t.server)),
+        tools: runtime.registry
+          .listTools()
+          .filter((t) => wanted(t.server))
+          .map((t) => {
+            const note = runtime.registry.approvalNote(t)
+            return note === undefined ? t : {...t, needs_approval: note}
+          }),
         hidden: runtime.registry
           .hiddenTools()
           .filter(({tool}) => wanted(tool.server))
           .map(({tool, reason}) => ({name: tool.name, server: tool.server, reason})),
+        unmatchedRules: runtime.registry.unmatchedRules().map((rule) => rule.message),
         servers: servers.filter((s) => wanted(s.name)),
         oauth: (await oauthStates(runtime.config.servers, new TokenStore())).filter((s) => wanted(s.server)),
       }
@@ -64,10 +75,14 @@ export default class List extends BaseCommand {
 
   private display(result: ListResult): void {
     if (result.config === null) {
+      // A file that exists and was not taken is a ./config.yaml of another application.
+      const passedOver = result.searched.filter((path) => existsSync(path))
+      const why = passedOver.length > 0 ? `; ${passedOver.join(', ')} is not a ptc-mcp config` : ''
       this.logToStderr(
-        `No config found (looked in: ${result.searched.join(', ')}). Run "ptc-mcp init" to create one.`,
+        `No config found (looked in: ${result.searched.join(', ')}${why}). Run "ptc-mcp init" to create one.`,
       )
     }
+    for (const warning of result.unmatchedRules) this.logToStderr(`Warning: ${warning}`)
     this.log(formatToolTable(result.tools))
     if (result.hidden.length > 0) this.log(`\n${formatHiddenTools(result.hidden)}`)
     this.log('')

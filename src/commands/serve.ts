@@ -1,6 +1,7 @@
 import {BaseCommand} from '../cli/base-command.js'
 import {createLogger} from '../log.js'
 import {serveStdio} from '../mcp/serve.js'
+import {UpstreamBridge} from '../mcp/upstream-bridge.js'
 import {Runtime} from '../runtime.js'
 
 export default class Serve extends BaseCommand {
@@ -14,8 +15,16 @@ export default class Serve extends BaseCommand {
   async run(): Promise<void> {
     const {flags} = await this.parse(Serve)
     const logger = createLogger(this.logLevel(flags, 'warn'))
-    const runtime = await Runtime.open({configFlag: flags.config, logger, lenient: true})
-    await serveStdio(runtime, runtime.logger, this.config.version)
+    const upstream = new UpstreamBridge(logger.child('client'))
+    // serve starts the downstream connections itself, once the client has said what it supports.
+    const runtime = await Runtime.open({
+      configFlag: flags.config,
+      logger,
+      lenient: true,
+      upstream,
+      connect: false,
+    })
+    await serveStdio(runtime, runtime.logger, this.config.version, upstream)
     // Downstream stdio children and sockets are closed; leave no timers holding the process open.
     this.exit(0)
   }

@@ -66,12 +66,15 @@ describe('config.schema.json', () => {
         'sandbox',
         'max_tool_calls',
         'max_concurrent_calls',
+        'max_concurrent_programs',
+        'max_scratch_bytes',
         'tool_call_timeout_seconds',
         'trace',
         'max_tool_result_bytes',
         'python',
         'record_samples',
         'warm_pool',
+        'max_scratch_bytes',
       ].sort(),
     )
   })

@@ -218,6 +218,9 @@ export const executionSchema = z
       .min(0)
       .default(1)
       .describe('Sandboxed interpreters started ahead of time, each used once (0 = off).'),
+    max_concurrent_programs: positiveInt(
+      'Programs run at once; up to 64 more wait in a queue (with progress), beyond that they are refused.',
+    ).default(4),
     record_samples: z
       .boolean()
       .default(false)

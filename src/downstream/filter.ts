@@ -57,9 +57,17 @@ export class ToolFilter {
 
 function compile(list: ToolRule['list'], pattern: string): ToolRule {
   const normalised = normalisePattern(pattern)
+  return {list, pattern, normalised, matches: normalisedMatcher(normalised)}
+}
+
+/** A tool pattern (name or glob) as every rule list matches it: normalised like names first. */
+export function patternMatcher(pattern: string): (name: string) => boolean {
+  return normalisedMatcher(normalisePattern(pattern))
+}
+
+function normalisedMatcher(normalised: string): (name: string) => boolean {
   // Names never contain "/" or a leading "." (normalisation turns both into "_"), so minimatch's
   // path rules do not get in the way.
-  const matches = (name: string): boolean =>
+  return (name) =>
     name === normalised || minimatch(name, normalised, {dot: true, nobrace: false, noext: false})
-  return {list, pattern, normalised, matches}
 }

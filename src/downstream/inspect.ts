@@ -25,6 +25,8 @@ export interface ToolDescription {
   /** The server's config name and the tool's own name there. */
   server: string
   original_name: string
+  /** Present when calls ask the user first (SPEC §12): why, and how a refusal surfaces. */
+  needs_approval?: string
 }
 
 /** `inspect_tool(..., brief=True)`: the call and what the tool does, in one line each. */
@@ -32,6 +34,7 @@ export interface BriefToolDescription {
   name: string
   signature: string
   description: string
+  needs_approval?: string
 }
 
 export const NO_OUTPUT_SCHEMA_NOTE =
@@ -41,6 +44,14 @@ export const NO_OUTPUT_SCHEMA_NOTE =
 export const OBSERVED_NOTE =
   'This tool declares no outputSchema; observed_result is the shape of its results seen so far ' +
   '(types, keys, list lengths), which may vary.'
+
+/** A description with the approval note of its tool, when calls to it ask the user first. */
+export function withApprovalNote<T extends {needs_approval?: string}>(
+  description: T,
+  note: string | undefined,
+): T {
+  return note === undefined ? description : {...description, needs_approval: note}
+}
 
 /** `observed` is the shape seen for a tool without an outputSchema (ToolHost.observedResult). */
 export function describeTool(tool: ToolInfo, observed?: unknown): ToolDescription {
@@ -79,6 +90,8 @@ export interface InspectSource {
   listTools(): ToolInfo[]
   getTool(name: string): ToolInfo | undefined
   observedResult?(name: string): unknown
+  /** Whether calls to the tool ask the user first (SPEC §12). */
+  approvalNote?(tool: ToolInfo): string | undefined
 }
 
 /**
@@ -93,9 +106,12 @@ export function inspectTools(
 ): BriefToolDescription | BriefToolDescription[] | ToolDescription | ToolDescription[] | unknown[] {
   const brief = request.brief === true
   const describe = (tool: ToolInfo) =>
-    brief
-      ? briefDescription(tool, source.observedResult?.(tool.name))
-      : describeTool(tool, source.observedResult?.(tool.name))
+    withApprovalNote(
+      brief
+        ? briefDescription(tool, source.observedResult?.(tool.name))
+        : describeTool(tool, source.observedResult?.(tool.name)),
+      source.approvalNote?.(tool),
+    )
   const allNames = () => source.listTools().map((t) => t.name)
   const {tool_name: single, tool_names: many} = request
   if (many === undefined || many === null) {

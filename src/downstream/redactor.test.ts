@@ -6,6 +6,18 @@ import {createLogger} from '../log.js'
 import {MIN_SECRET_LENGTH, REDACTED, Redactor} from './redactor.js'
 
 describe('Redactor', () => {
+  it('takes secrets added later (OAuth tokens) out too, in loggers made before they were known', () => {
+    const lines: string[] = []
+    const redactor = new Redactor([])
+    const log = redactor.logger(createLogger('debug', (line) => lines.push(line)))
+    redactor.add(['access-token-0123456789', 'short'])
+    log.child('srv').warn('sent access-token-0123456789, and short')
+    expect(redactor.redact('"access-token-0123456789"')).toBe(`"${REDACTED}"`)
+    expect(lines).toEqual([`[ptc-mcp:srv] warn: sent ${REDACTED}, and short\n`])
+    Redactor.none.add(['never-in-the-shared-one'])
+    expect(Redactor.none.empty).toBe(true)
+  })
+
   it('replaces every occurrence of each secret, the longest first', () => {
     const redactor = new Redactor(['tok-12345678', 'tok-12345678-extended'])
     expect(redactor.redact('a tok-12345678-extended b tok-12345678 c')).toBe(`a ${REDACTED} b ${REDACTED} c`)

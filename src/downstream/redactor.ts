@@ -22,17 +22,27 @@ export class Redactor {
   static readonly none = new Redactor([])
 
   /** Longest first, so a secret that contains a shorter one is replaced whole. */
-  private readonly needles: readonly string[]
+  private needles: readonly string[] = []
 
   constructor(secrets: Iterable<string>) {
-    const needles = new Set<string>()
+    this.add(secrets)
+  }
+
+  /**
+   * More secrets, known only later: OAuth tokens as they are obtained and refreshed (SPEC §13).
+   * Loggers made by {@link logger} redact them too from then on.
+   */
+  add(secrets: Iterable<string>): void {
+    if (this === Redactor.none) return // shared: it stays empty
+    const needles = new Set(this.needles)
+    const before = needles.size
     for (const secret of secrets) {
       if (secret.length < MIN_SECRET_LENGTH) continue
       needles.add(secret)
       needles.add(JSON.stringify(secret).slice(1, -1))
       needles.add(encodeURIComponent(secret))
     }
-    this.needles = [...needles].sort((a, b) => b.length - a.length)
+    if (needles.size !== before) this.needles = [...needles].sort((a, b) => b.length - a.length)
   }
 
   /**
@@ -73,7 +83,8 @@ export class Redactor {
 
   /** A logger that redacts every line before `logger` sees it; its children do too. */
   logger(logger: Logger): Logger {
-    if (this.empty) return logger
+    // Wrapped even while empty: secrets added later (OAuth tokens) must not reach the log either.
+    if (this === Redactor.none) return logger
     return {
       error: (message) => logger.error(this.redact(message)),
       warn: (message) => logger.warn(this.redact(message)),

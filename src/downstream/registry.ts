@@ -3,6 +3,7 @@ import type {CallToolResult} from '@modelcontextprotocol/client'
 import type {UnusableServer} from '../config/degrade.js'
 import type {Config} from '../config/schema.js'
 import type {ConnectFailure} from './connect-failure.js'
+import type {UpstreamClient} from './upstream.js'
 
 import {createLogger, type Logger} from '../log.js'
 import {prepareArguments} from './arguments.js'
@@ -42,6 +43,8 @@ export interface ToolRegistryOptions {
   maxMessageBytes?: number
   /** Rules that hide tools beyond tools.allow/block (Claude Code deny rules, SPEC §12); followed as they change. */
   visibility?: ToolVisibility
+  /** ptc-mcp's own client, for the servers' elicitation and sampling requests (SPEC §12). Default: none. */
+  upstream?: UpstreamClient
   /** Servers whose config entry cannot be used: always unavailable, with the reason. Default: none. */
   unusable?: readonly UnusableServer[]
   /**
@@ -77,6 +80,8 @@ export interface UnmatchedRule {
 export interface ToolVisibility {
   /** Why the tool is hidden (for the CLI), or undefined. */
   hiddenBy(tool: ToolInfo): string | undefined
+  /** Whether calls to the tool ask the user first, and why (for inspect_tool and list), or undefined. */
+  approvalNote(tool: ToolInfo): string | undefined
   onChange(listener: () => void): () => void
 }
 
@@ -145,7 +150,9 @@ export class ToolRegistry implements ToolHost {
           connectTimeoutMs: options.connectTimeoutMs,
           backoff: options.backoff,
           maxMessageBytes,
+          upstream: options.upstream,
           redact: (text) => this.redactor.redact(text),
+          addSecrets: (values) => this.redactor.add(values),
         }),
     )
     for (const supervisor of this.supervisors) supervisor.onChange(() => this.rebuild())
@@ -167,6 +174,10 @@ export class ToolRegistry implements ToolHost {
   /** Permitted tools of connected servers, sorted by name. */
   listTools(): ToolInfo[] {
     return [...this.sorted]
+  }
+
+  approvalNote(tool: ToolInfo): string | undefined {
+    return this.visibility?.approvalNote(tool)
   }
 
   getTool(name: string): ToolInfo | undefined {

@@ -13,10 +13,12 @@ import {createRequire} from 'node:module'
 
 import type {ServerConfig} from '../config/schema.js'
 import type {Logger} from '../log.js'
+import type {UpstreamClient} from './upstream.js'
 
 import {signInMessage} from '../oauth/errors.js'
 import {createOAuthSession, type OAuthSession} from '../oauth/session.js'
 import {TokenStore} from '../oauth/store.js'
+import {forwardedCapabilities, installForwarding} from './client-requests.js'
 import {type ConnectFailure, remoteFailureKind} from './connect-failure.js'
 import {dedupeTools, type NameClash} from './naming.js'
 import {StderrRecord} from './stderr-record.js'
@@ -38,6 +40,8 @@ export interface SupervisorOptions {
   backoff?: Partial<BackoffOptions>
   /** Largest single message accepted from a stdio server. Default: the SDK's (10 MB). */
   maxMessageBytes?: number
+  /** ptc-mcp's own client, which the server's elicitation and sampling requests go to. Default: none (refused). */
+  upstream?: UpstreamClient
   /**
    * Takes the config's secrets out of a reason before it is kept as `lastError` (which reaches
    * server_status(), list_callable_tools and every ToolError about this server). Default: none.
@@ -46,6 +50,8 @@ export interface SupervisorOptions {
   redact?: (text: string) => string
   /** Where OAuth tokens are kept (SPEC §13). Default: `$XDG_STATE_HOME/ptc-mcp/oauth`. */
   tokenStore?: TokenStore
+  /** Told every OAuth token value as it is read or obtained, so `redact` and the logger take it out too. */
+  addSecrets?: (values: string[]) => void
 }
 
 export interface SupervisorStatus {
@@ -95,6 +101,7 @@ export class ServerSupervisor {
   private readonly backoff: BackoffOptions
 
   private readonly maxMessageBytes: number | undefined
+  private readonly upstream: UpstreamClient | undefined
   private readonly redact: (text: string) => string
   /** OAuth for a remote server that may sign in (SPEC §13); undefined for stdio and header-auth servers. */
   readonly oauth: OAuthSession | undefined
@@ -137,8 +144,14 @@ export class ServerSupervisor {
     this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
     this.backoff = {...DEFAULT_BACKOFF, ...options.backoff}
     this.maxMessageBytes = options.maxMessageBytes
+    this.upstream = options.upstream
     this.redact = options.redact ?? ((text) => text)
-    this.oauth = createOAuthSession(config, options.tokenStore ?? new TokenStore(), this.log)
+    this.oauth = createOAuthSession(
+      config,
+      options.tokenStore ?? new TokenStore(),
+      this.log,
+      options.addSecrets,
+    )
     const first = deferred()
     this.firstAttempt = first.promise
     this.resolveFirstAttempt = first.resolve
@@ -255,10 +268,12 @@ export class ServerSupervisor {
       this.fail(describeError(error), {kind: 'other'})
       return
     }
-    const client = new Client(CLIENT_INFO, {capabilities: {}, listMaxPages: MAX_TOOL_PAGES})
+    const capabilities = forwardedCapabilities(this.upstream)
+    const client = new Client(CLIENT_INFO, {capabilities, listMaxPages: MAX_TOOL_PAGES})
     this.client = client
     this.transport = transport
     this.installHandlers(client, generation)
+    installForwarding(client, this.name, this.upstream, capabilities)
 
     const deadline = new AbortController()
     const seconds = formatSeconds(this.connectTimeoutMs)
@@ -302,8 +317,8 @@ export class ServerSupervisor {
   }
 
   private installHandlers(client: Client, generation: number): void {
-    // Requests a server makes of its client get an immediate, clear refusal: without a handler the
-    // SDK would answer a bare "Method not found", and declaring the capability is not an option.
+    // Requests a server makes of its client get an immediate, clear refusal unless they are forwarded
+    // (installForwarding): without a handler the SDK would answer a bare "Method not found".
     client.fallbackRequestHandler = async (request) => {
       if (request.method === 'initialize') this.echoedInitialize = true
       throw new ProtocolError(ProtocolErrorCode.MethodNotFound, refusalMessage(request.method))
@@ -618,13 +633,13 @@ function toolHints(tool: Tool): {annotations?: ToolHints} {
 function refusalMessage(method: string): string {
   switch (method) {
     case 'elicitation/create': {
-      return 'ptc-mcp does not support elicitation (elicitation/create): programs run unattended, there is no user to ask'
+      return 'ptc-mcp does not support elicitation (elicitation/create) here: its own client cannot ask the user (serve passes elicitation on to clients that support it)'
     }
     case 'roots/list': {
       return 'ptc-mcp does not support roots (roots/list)'
     }
     case 'sampling/createMessage': {
-      return 'ptc-mcp does not support sampling (sampling/createMessage): tools called from programs cannot ask a model'
+      return 'ptc-mcp does not support sampling (sampling/createMessage) here: its own client cannot sample (serve passes sampling on to clients that support it)'
     }
     default: {
       return `ptc-mcp does not support ${method}`

@@ -115,6 +115,8 @@ export class JsonText {
 export interface ToolHost {
   listTools(): ToolInfo[]
   getTool(name: string): ToolInfo | undefined
+  /** Whether calls to the tool ask the user first, and why (SPEC §12); undefined when they do not. */
+  approvalNote?(tool: ToolInfo): string | undefined
   unavailableServers(): UnavailableServer[]
   serverStatus(): ServerStatus[]
   /** Validates args against inputSchema, calls, checks size and outputSchema, parses (SPEC §6). Throws ToolError. */

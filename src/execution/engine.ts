@@ -10,6 +10,7 @@ import {type Logger, silentLogger} from '../log.js'
 import {ProgramApprovals} from '../permissions/approvals.js'
 import {type ChildEnd, type ChildRunResult, ProgramChild} from './child.js'
 import {formatOutcome, type ToolCallTrace} from './format.js'
+import {ProgramSlots} from './program-slots.js'
 import {sweepOrphanedScratchDirs} from './scratch.js'
 import {type CallApprover, ToolCallBroker, type ToolCallListener} from './tool-calls.js'
 import {WarmPool} from './warm-pool.js'
@@ -36,6 +37,11 @@ export interface RunOptions {
   onToolCallDone?: ToolCallListener
   /** Who is asked when a call needs approval. Default: nobody, so such calls are denied. */
   prompter?: ApprovalPrompter
+  /**
+   * While the program waits for a slot (execution.max_concurrent_programs): how many programs are
+   * ahead of it, each time that changes; then `undefined` once it has one.
+   */
+  onQueue?: (ahead?: number) => void
 }
 
 /** What `execute_program` returns: `text` is SPEC §8, the rest its structured content. */
@@ -109,6 +115,8 @@ export class ProgramEngine {
   private readonly logger: Logger
   private readonly permissions: PermissionPolicy | undefined
   private readonly pool: WarmPool
+  /** At most execution.max_concurrent_programs run at once; the others wait here, or are refused. */
+  private readonly slots: ProgramSlots
   /** Largest child message; also the bound on answers and on queued calls waiting, in bytes. */
   private readonly maxMessageBytes: number
   private closed = false
@@ -132,6 +140,7 @@ export class ProgramEngine {
       bounds: programBounds(execution),
       logger: this.logger,
     }
+    this.slots = new ProgramSlots(execution.max_concurrent_programs)
     this.pool = new WarmPool({
       size: execution.warm_pool,
       create: () => ProgramChild.start(childOptions),
@@ -146,6 +155,28 @@ export class ProgramEngine {
   /** Runs one program to its end. Never throws for the program's own failures: see `ok` and `error`. */
   async run(code: string, options: RunOptions = {}): Promise<RunOutcome> {
     if (this.closed) throw new Error('ProgramEngine.run: the engine is closed')
+    const {signal} = options
+    let release: () => void
+    try {
+      release = await this.slots.acquire(signal, options.onQueue)
+    } catch (error) {
+      const nothingRan = {output: '', toolCalls: [], elapsedMs: 0, sandbox: this.backend.name}
+      if (signal?.aborted) return this.outcome({...nothingRan, end: {kind: 'cancelled'}})
+      return this.outcome({
+        ...nothingRan,
+        end: {kind: 'crashed', reason: ''},
+        startFailure: `${(error as Error).name}: ${(error as Error).message}`,
+      })
+    }
+    try {
+      options.onQueue?.()
+      return await this.runInSlot(code, options)
+    } finally {
+      release()
+    }
+  }
+
+  private async runInSlot(code: string, options: RunOptions): Promise<RunOutcome> {
     const {signal} = options
     let child: ProgramChild
     try {

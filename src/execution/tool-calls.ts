@@ -1,4 +1,3 @@
-import type {ToolHost, ToolInfo} from '../downstream/types.js'
 import type {ApprovalDecision} from '../permissions/approvals.js'
 import type {ChildRequestHandlers} from './child.js'
 import type {ToolCallTrace} from './format.js'
@@ -6,7 +5,7 @@ import type {HelperName, ResultMessage} from './protocol.js'
 
 import {InspectError, inspectTools} from '../downstream/inspect.js'
 import {onServer, searchTools} from '../downstream/tool-search.js'
-import {ToolError, type ToolErrorKind} from '../downstream/types.js'
+import {ToolError, type ToolErrorKind, type ToolHost, type ToolInfo} from '../downstream/types.js'
 import {traceArgs, traceError, traceTool} from './trace.js'
 
 export interface ToolCallLimits {

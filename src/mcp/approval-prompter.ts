@@ -3,7 +3,7 @@ import type {McpServer, ServerContext} from '@modelcontextprotocol/server'
 import type {ApprovalChoice, ApprovalPrompter, ApprovalRequest} from '../permissions/approvals.js'
 
 /** The first protocol revision without server-to-client requests (answers carry `input_required` instead). */
-const FIRST_MODERN_REVISION = '2026-07-28'
+export const FIRST_MODERN_REVISION = '2026-07-28'
 
 /** Longest wait the SDK accepts for a request (a timer's limit); our own bound is shorter. */
 const MAX_REQUEST_TIMEOUT_MS = 2_147_483_647

@@ -29,6 +29,7 @@ describe('tool descriptions (SPEC §5)', () => {
       'emit(value)',
       'None leaves an optional argument out',
       'inspect_tool(tool_names=',
+      'a refusal raises ToolError kind "denied"',
     ]) {
       expect(text).toContain(needed)
     }

@@ -15,6 +15,7 @@ export function executeProgramDescription(execution: ExecutionConfig): string {
 - Arguments are checked against the tool's input schema before sending; an argument it does not list is an error; None leaves an optional argument out.
 - Results are parsed JSON (dict, list, str, number or None): the structured content when there is one, else the text as JSON when it parses, else the text. Other text comes in a "_notes" list (a value that cannot hold it is wrapped as {"data": value, "_notes": [...]}); images and other non-text content become a note.
 - A failed call raises ToolError (available by name) with .tool, .kind (${TOOL_ERROR_KINDS.join(', ')}) and .message; catch it to go on.
+- Some calls ask the user first (needs_approval in inspect_tool); a refusal raises ToolError kind "denied", nothing sent: do not retry.
 - Print only what is needed. Output over the limit keeps its start and its end.
 - Helpers, not counted: await list_callable_tools(query="words", server="name"), await inspect_tool(tool_name="mcp__x__y") or inspect_tool(tool_names=[...] or "mcp__x__*", brief=True), await server_status().
 Look names up with list_callable_tools and signatures with inspect_tool before the first program.
@@ -23,7 +24,7 @@ Limits: ${execution.max_tool_calls} tool calls per program, ${execution.max_conc
 
 export const LIST_CALLABLE_TOOLS_DESCRIPTION = `The tools execute_program can call, as a JSON array of names (mcp__<server>__<tool>); unavailable servers are named in a second item. With query (words matched against names, descriptions and parameters): the best 20, each with the first line of its description. With server: that server's tools only.`
 
-export const INSPECT_TOOL_DESCRIPTION = `A tool's description, input and output schemas and its Python signature, e.g. "await mcp__fin__query(*, ticker: str, limit: int = 4) -> dict". Without an output schema, observed_result shows the shape of the results seen so far. tool_names (a list, or a glob like mcp__fin__*) inspects several; brief gives only signatures and first lines.`
+export const INSPECT_TOOL_DESCRIPTION = `A tool's description, input and output schemas and its Python signature, e.g. "await mcp__fin__query(*, ticker: str, limit: int = 4) -> dict". Without an output schema, observed_result shows the shape of the results seen so far. tool_names (a list, or a glob like mcp__fin__*) inspects several; brief gives only signatures and first lines. needs_approval: the user is asked first.`
 
 /** `64 KiB`, `16 MiB`, or a plain byte count. */
 function formatBytes(bytes: number): string {

@@ -7,10 +7,12 @@ export const HEARTBEAT_MS = 5000
 
 export interface ProgressReporter {
   toolCallsCompleted(count: number): void
+  /** While the program waits for a slot: how many are ahead; undefined once it runs. */
+  queued(ahead?: number): void
   stop(): void
 }
 
-const noop: ProgressReporter = {toolCallsCompleted() {}, stop() {}}
+const noop: ProgressReporter = {toolCallsCompleted() {}, queued() {}, stop() {}}
 
 /**
  * Progress notifications for one execute_program request, when the client sent a progress token:
@@ -23,6 +25,7 @@ export function startProgress(ctx: ServerContext, logger: Logger): ProgressRepor
   const started = Date.now()
   let sent = 0
   let completed = 0
+  let ahead: number | undefined
   let stopped = false
   const send = (message: string) => {
     if (stopped) return
@@ -33,7 +36,8 @@ export function startProgress(ctx: ServerContext, logger: Logger): ProgressRepor
   }
   const heartbeat = setInterval(() => {
     const seconds = Math.round((Date.now() - started) / 1000)
-    send(`running for ${seconds}s; ${completed} tool calls completed`)
+    if (ahead === undefined) send(`running for ${seconds}s; ${completed} tool calls completed`)
+    else send(`waiting for ${seconds}s for a free slot; ${waitingText(ahead)}`)
   }, HEARTBEAT_MS)
   heartbeat.unref()
   return {
@@ -41,9 +45,18 @@ export function startProgress(ctx: ServerContext, logger: Logger): ProgressRepor
       completed = count
       send(`${count} tool calls completed`)
     },
+    queued(count) {
+      ahead = count
+      if (count !== undefined)
+        send(`waiting for a free slot (execution.max_concurrent_programs); ${waitingText(count)}`)
+    },
     stop() {
       stopped = true
       clearInterval(heartbeat)
     },
   }
+}
+
+function waitingText(ahead: number): string {
+  return ahead === 0 ? 'next in line' : `${ahead} ${ahead === 1 ? 'program' : 'programs'} ahead`
 }

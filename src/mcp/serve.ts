@@ -2,18 +2,27 @@ import {serveStdio as serveMcpStdio} from '@modelcontextprotocol/server/stdio'
 
 import type {Logger} from '../log.js'
 import type {Runtime} from '../runtime.js'
+import type {UpstreamBridge} from './upstream-bridge.js'
 
 import {MAX_TOOL_RESULT_CEILING} from '../config/schema.js'
 import {createConfigErrorServer} from './config-error-server.js'
 import {createMcpServer} from './server.js'
 import {JsonLinesServerTransport} from './stdio-transport.js'
 
+/** How long downstream servers wait for the client's `initialized` before connecting anyway. */
+const UPSTREAM_INITIALIZE_WAIT_MS = 1000
+
 /**
  * Serves the three tools over stdio, to 2025-era (initialize handshake) and 2026-07-28 clients
  * alike, until stdin closes or SIGINT/SIGTERM arrives; then kills every program child, closes the
  * downstream servers and resolves. stdout carries protocol messages only.
  */
-export async function serveStdio(runtime: Runtime, logger: Logger, version: string): Promise<void> {
+export async function serveStdio(
+  runtime: Runtime,
+  logger: Logger,
+  version: string,
+  upstream?: UpstreamBridge,
+): Promise<void> {
   // Programs of many megabytes arrive; a message over the limit gets a clear error, not a dropped connection.
   const transport = new JsonLinesServerTransport(process.stdin, process.stdout, {
     maxMessageBytes: MAX_TOOL_RESULT_CEILING,
@@ -28,15 +37,26 @@ export async function serveStdio(runtime: Runtime, logger: Logger, version: stri
   const {configError} = runtime
   const createServer = configError
     ? () => createConfigErrorServer(configError, version)
-    : () => createMcpServer(runtime, logger, version)
+    : () => createMcpServer(runtime, logger, version, upstream)
   const handle = serveMcpStdio(createServer, {
     transport,
     onerror: (error) => logger.warn(`protocol: ${error.message}`),
   })
   logger.info('serving on stdio')
+  if (upstream) {
+    // Downstream servers are told what the client supports (elicitation, sampling), so they connect
+    // once it has initialized; a client that does not initialize (2026-07-28) waits no longer than this.
+    upstream.timeoutMs = runtime.permissions.approvalTimeoutMs
+    const start = (): void => runtime.registry.start()
+    upstream.initialized.then(start, () => {})
+    setTimeout(start, UPSTREAM_INITIALIZE_WAIT_MS).unref()
+  }
   // Start the program engine (Python, sandbox probe, warm pool) while the client is still starting.
   if (!configError)
-    runtime.engine().catch((error: unknown) => logger.warn(`programs cannot run yet: ${String(error)}`))
+    runtime.engine().catch((error: unknown) => {
+      // Stopped before it was ready (a client's health check): nothing to report.
+      if (!runtime.closed) logger.warn(`programs cannot run yet: ${String(error)}`)
+    })
 
   logger.info(`shutting down (${await stopped})`)
   await Promise.allSettled([runtime.close(), handle.close()])

@@ -3,6 +3,7 @@ import {z} from 'zod'
 
 import type {Logger} from '../log.js'
 import type {Runtime} from '../runtime.js'
+import type {UpstreamBridge} from './upstream-bridge.js'
 
 import {InspectError, inspectTools} from '../downstream/inspect.js'
 import {onServer, searchTools} from '../downstream/tool-search.js'
@@ -48,8 +49,14 @@ const executeOutputSchema = z.object({
 
 const text = (value: string) => ({type: 'text' as const, text: value})
 
-export function createMcpServer(runtime: Runtime, logger: Logger, version: string): McpServer {
+export function createMcpServer(
+  runtime: Runtime,
+  logger: Logger,
+  version: string,
+  upstream?: UpstreamBridge,
+): McpServer {
   const server = new McpServer({name: 'ptc-mcp', version}, {capabilities: {tools: {}}})
+  if (upstream) server.server.oninitialized = () => upstream.attach(server)
   const {registry} = runtime
 
   server.registerTool(
@@ -126,6 +133,7 @@ export function createMcpServer(runtime: Runtime, logger: Logger, version: strin
         const outcome = await engine.run(code, {
           signal: ctx.mcpReq.signal,
           onToolCallDone: (completed) => progress.toolCallsCompleted(completed),
+          onQueue: (ahead) => progress.queued(ahead),
           prompter: elicitationPrompter(server, ctx),
         })
         return toCallResult(outcome)

@@ -45,10 +45,12 @@ export class StoreProvider implements OAuthClientProvider {
     readonly server: RemoteServerConfig,
     private readonly store: TokenStore,
     private readonly interactive?: InteractiveSignIn,
+    /** Told the secret values (tokens, a registered client's secret) of every record read or written. */
+    private readonly onSecrets?: (values: string[]) => void,
   ) {}
 
   async load(): Promise<OAuthRecord | undefined> {
-    this.record = await this.store.read(this.server.url)
+    this.setRecord(await this.store.read(this.server.url))
     return this.record
   }
 
@@ -138,7 +140,7 @@ export class StoreProvider implements OAuthClientProvider {
       // then its tokens are the ones to keep, not to drop.
       const onDisk = await this.store.read(this.server.url)
       if (onDisk?.tokens?.refresh_token !== this.record?.tokens?.refresh_token) {
-        this.record = onDisk
+        this.setRecord(onDisk)
         return
       }
     }
@@ -155,7 +157,15 @@ export class StoreProvider implements OAuthClientProvider {
   }
 
   private async change(edit: (record: OAuthRecord) => OAuthRecord): Promise<void> {
-    this.record = await this.store.update(this.server.url, edit)
+    this.setRecord(await this.store.update(this.server.url, edit))
+  }
+
+  private setRecord(record: OAuthRecord | undefined): void {
+    this.record = record
+    if (!record || !this.onSecrets) return
+    const {tokens, client} = record
+    const values = [tokens?.access_token, tokens?.refresh_token, tokens?.id_token, client?.client_secret]
+    this.onSecrets(values.filter((value): value is string => typeof value === 'string'))
   }
 }
 

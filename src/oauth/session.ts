@@ -40,8 +40,10 @@ export class OAuthSession implements AuthProvider {
     readonly server: RemoteServerConfig,
     private readonly store: TokenStore,
     private readonly log: Logger,
+    /** Told every token value as it is read or obtained, for redaction (SPEC §15). */
+    onSecrets?: (values: string[]) => void,
   ) {
-    this.provider = new StoreProvider(server, store)
+    this.provider = new StoreProvider(server, store, undefined, onSecrets)
   }
 
   async token(): Promise<string | undefined> {
@@ -194,9 +196,10 @@ export function createOAuthSession(
   server: ServerConfig,
   store: TokenStore,
   log: Logger,
+  onSecrets?: (values: string[]) => void,
 ): OAuthSession | undefined {
   if (server.transport === 'stdio') return undefined
   const hasAuthorization = Object.keys(server.headers).some((name) => name.toLowerCase() === 'authorization')
   if (hasAuthorization && !server.oauth) return undefined
-  return new OAuthSession(server, store, log)
+  return new OAuthSession(server, store, log, onSecrets)
 }

@@ -148,11 +148,27 @@ describe('PermissionPolicy', () => {
       project: rules('ask', 'mcp__github__get_issue'),
     })
     expect(both.approvalReason(readOnly)).toMatchObject({source: 'claude_code'})
-    const configured = policyFor({user: rules('allow', 'mcp__github')}, {ask: ['mcp__github__get_*']})
-    expect(configured.approvalReason(readOnly)).toEqual({source: 'ask', pattern: 'mcp__github__get_*'})
+    const configured = policyFor({user: rules('allow', 'mcp__github')}, {ask: ['mcp__github__get-*']})
+    expect(configured.approvalReason(readOnly)).toEqual({source: 'ask', pattern: 'mcp__github__get-*'})
     expect(describeReason({source: 'ask', pattern: 'mcp__github__get_*'})).toBe(
       'permissions.ask "mcp__github__get_*"',
     )
+  })
+
+  it('every rule form from the files: mcp__* (user), mcp__server__* with a dashed name (project), exact (local)', () => {
+    const everything = policyFor({user: rules('deny', 'mcp__*')})
+    expect(everything.hiddenBy(readOnly)).toContain('"mcp__*"')
+    expect(everything.hiddenBy(tool('my-srv', 'x'))).toContain('"mcp__*"')
+
+    const dashed = policyFor({
+      project: rules('ask', 'mcp__my-srv__*'),
+      local: rules('deny', 'mcp__my-srv__drop-all'),
+    })
+    expect(dashed.approvalReason(tool('my-srv', 'get-data'))).toMatchObject({rule: 'mcp__my-srv__*'})
+    expect(dashed.approvalReason(tool('my_srv', 'get_data'))).toMatchObject({rule: 'mcp__my-srv__*'})
+    expect(dashed.approvalReason(tool('other', 'get-data'))).toBeUndefined()
+    expect(dashed.hiddenBy(tool('my-srv', 'drop-all'))).toContain('settings.local.json')
+    expect(dashed.hiddenBy(tool('my-srv', 'get-data'))).toBeUndefined()
   })
 
   it('claude_code: false ignores the settings files', () => {

@@ -1,9 +1,8 @@
-import {minimatch} from 'minimatch'
-
 import type {PermissionsConfig} from '../config/schema.js'
 import type {ToolInfo} from '../downstream/types.js'
 import type {Logger} from '../log.js'
 
+import {patternMatcher} from '../downstream/filter.js'
 import {ruleMatches, type RuleTarget} from './claude-rules.js'
 import {type ClaudeRuleEntry, ClaudeSettings} from './claude-settings.js'
 
@@ -43,7 +42,7 @@ export class PermissionPolicy {
     options: PermissionPolicyOptions,
   ) {
     this.approvalTimeoutMs = config.approval_timeout_seconds * 1000
-    this.askPatterns = config.ask.map((pattern) => ({pattern, matches: globMatcher(pattern)}))
+    this.askPatterns = config.ask.map((pattern) => ({pattern, matches: patternMatcher(pattern)}))
     if (config.claude_code) {
       this.claude = new ClaudeSettings({
         home: options.home,
@@ -77,6 +76,18 @@ export class PermissionPolicy {
       this.reasons.set(tool, reason)
     }
     return reason ?? undefined
+  }
+
+  /**
+   * For inspect_tool and `list`: `every call asks the user first (<why>); a refusal raises ToolError
+   * (kind "denied")`; undefined when calls run without asking.
+   */
+  approvalNote(tool: ToolInfo): string | undefined {
+    const reason = this.approvalReason(tool)
+    return (
+      reason &&
+      `every call asks the user first (${describeReason(reason)}); a refusal raises ToolError (kind "denied")`
+    )
   }
 
   /** Called when Claude Code's rules change. Returns the unsubscribe function. */
@@ -120,9 +131,4 @@ export function describeReason(reason: ApprovalReason): string {
       return 'the tool declares destructiveHint (permissions.ask_destructive)'
     }
   }
-}
-
-function globMatcher(pattern: string): (name: string) => boolean {
-  // Names never contain "/" or a leading ".", so minimatch's path rules do not get in the way.
-  return (name) => name === pattern || minimatch(name, pattern, {dot: true})
 }

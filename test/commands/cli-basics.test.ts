@@ -1,6 +1,6 @@
 // The built CLI as a new user meets it: help, version, a bad log level, Ctrl-C during `run`.
 import {spawn} from 'node:child_process'
-import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -85,6 +85,17 @@ describe('the CLI around the commands', () => {
       expect(run.stdout).not.toMatch(/financial|npx/)
     }
     expect(runs[1]?.stdout).toContain('mcp__finance__get_income_statements')
+  })
+
+  it("list in a project whose config.yaml is another application's says it was passed over", async () => {
+    const project = join(dir, 'project')
+    const home = join(dir, 'empty-home')
+    mkdirSync(project)
+    mkdirSync(home)
+    writeFileSync(join(project, 'config.yaml'), 'database:\n  host: localhost\n')
+    const run = await cli(['list'], {cwd: project, env: {HOME: home, XDG_CONFIG_HOME: ''}})
+    expect(run.code).toBe(0)
+    expect(run.stderr).toContain(`${join(project, 'config.yaml')} is not a ptc-mcp config`)
   })
 
   it('an invalid PTC_MCP_LOG_LEVEL is warned about on stderr, and the command still works', async () => {

@@ -143,6 +143,17 @@ describe('ptc-mcp run and approvals', () => {
     expect(deletes() - before).toBe(3)
   }, 150_000)
 
+  it('list says which tools ask the user first', async () => {
+    const list = await runProcess(process.execPath, [BIN, 'list', '--config', configPath, '--json'], {})
+    expect(list.code, list.stderr).toBe(0)
+    const {tools} = JSON.parse(list.stdout) as {tools: Array<{name: string; needs_approval?: string}>}
+    const note = (name: string) => tools.find((tool) => tool.name === name)?.needs_approval
+    expect(note('mcp__fx__delete_item')).toContain('the tool declares destructiveHint')
+    expect(note('mcp__fx__read_item')).toBeUndefined()
+    const table = await runProcess(process.execPath, [BIN, 'list', '--config', configPath], {})
+    expect(table.stdout).toMatch(/mcp__fx__delete_item +fx +\[asks\] Pretends to delete/)
+  }, 120_000)
+
   it('--yes approves every call without asking, and the trace says so', async () => {
     const before = deletes()
     const run = await runProcess(process.execPath, [...runArgs('--yes', '--json')], {})

@@ -33,6 +33,8 @@ interface Session {
   client: Client
   /** Every approval question the client received. */
   asked: ElicitParams[]
+  /** Every sampling request the client received. */
+  sampled: Array<{_meta?: Record<string, unknown>}>
   /** How the client answers the next questions. */
   answer: Answer
   /** The tools/call requests each fixture received, by server name, in order. */
@@ -54,7 +56,12 @@ const SETTINGS = {
   local: {permissions: {allow: ['mcp__fx__delete_item']}},
 }
 
-async function startSession(options: {elicitation: boolean; settings?: typeof SETTINGS}): Promise<Session> {
+async function startSession(options: {
+  elicitation: boolean
+  settings?: typeof SETTINGS
+  /** Negotiate the 2026-07-28 revision (no requests from server to client) instead of the 2025 handshake. */
+  modern?: boolean
+}): Promise<Session> {
   const root = mkdtempSync(join(tmpdir(), 'ptc-approvals-'))
   const home = join(root, 'home')
   const project = join(root, 'project')
@@ -92,12 +99,16 @@ async function startSession(options: {elicitation: boolean; settings?: typeof SE
   })
   const client = new Client(
     {name: 'approvals-test', version: '1.0.0'},
-    {capabilities: options.elicitation ? {elicitation: {form: {}}} : {}},
+    {
+      capabilities: options.elicitation ? {elicitation: {form: {}, url: {}}, sampling: {}} : {},
+      ...(options.modern && {versionNegotiation: {mode: 'auto' as const}}),
+    },
   )
   const session: Session = {
     root,
     client,
     asked: [],
+    sampled: [],
     answer: () => ({action: 'decline'}),
     received: (name) =>
       existsSync(counter(name)) ? readFileSync(counter(name), 'utf8').split('\n').filter(Boolean) : [],
@@ -122,6 +133,10 @@ async function startSession(options: {elicitation: boolean; settings?: typeof SE
     client.setRequestHandler('elicitation/create', async (request) => {
       session.asked.push(request.params)
       return session.answer(request.params)
+    })
+    client.setRequestHandler('sampling/createMessage', async (request) => {
+      session.sampled.push(request.params as {_meta?: Record<string, unknown>})
+      return {model: 'test-model', role: 'assistant', content: {type: 'text', text: 'hi from the client'}}
     })
   }
   await client.connect(transport)
@@ -164,6 +179,24 @@ describe('approval by elicitation, with Claude Code rules in user and project sc
     )
     expect(run.text).toContain("caught: Unknown tool 'mcp__fx__env'")
     expect(session.received('fx')).not.toContain('env')
+  })
+
+  it('inspect_tool (the MCP tool and the helper) says which tools ask the user first', async () => {
+    const inspect = async (name: string) =>
+      (
+        (await session.client.callTool({name: 'inspect_tool', arguments: {tool_name: name}})) as {
+          content: Array<{text: string}>
+        }
+      ).content[0]!.text
+    const asks = JSON.parse(await inspect('mcp__my_fx__echo')) as {needs_approval?: string}
+    expect(asks.needs_approval).toMatch(
+      /^every call asks the user first \(Claude Code's ask rule "mcp__my-fx" \(.*\)\); a refusal raises ToolError \(kind "denied"\)$/,
+    )
+    expect(JSON.parse(await inspect('mcp__fx__echo'))).not.toHaveProperty('needs_approval')
+    const run = await session.execute(
+      'print((await inspect_tool(tool_name="mcp__my_fx__echo"))["needs_approval"])',
+    )
+    expect(run.text).toContain(asks.needs_approval)
   })
 
   it('allow once: each call is asked about, shows the tool and its arguments, and runs', async () => {
@@ -262,6 +295,38 @@ describe('approval by elicitation, with Claude Code rules in user and project sc
   }, 60_000)
 })
 
+describe('elicitation and sampling requests of downstream servers', () => {
+  let session: Session
+
+  beforeAll(async () => {
+    session = await startSession({elicitation: true})
+  }, 90_000)
+  afterAll(async () => {
+    await session?.close()
+  })
+
+  it('reach a client that supports them, labelled with the server name, and the answer goes back', async () => {
+    session.asked.length = 0
+    session.answer = (params) =>
+      params.mode === 'url' ? {action: 'accept'} : {action: 'accept', content: {name: 'Ada'}}
+    const run = await session.execute(
+      [
+        'print(await mcp__fx__sample(kind="elicitation"))',
+        'print(await mcp__fx__sample(kind="elicitation_url"))',
+        'print(await mcp__fx__sample(kind="sampling"))',
+      ].join('\n'),
+    )
+    expect(run.text).toContain('answered: {"action":"accept","content":{"name":"Ada"}}')
+    expect(run.text).toContain('answered: {"action":"accept"}')
+    expect(run.text).toContain('hi from the client')
+    expect(session.asked).toMatchObject([
+      {mode: 'form', message: '[fx] Your name?'},
+      {mode: 'url', message: '[fx] Sign in to continue', url: 'https://example.com/sign-in'},
+    ])
+    expect(session.sampled).toMatchObject([{_meta: {'ptc-mcp/server': 'fx'}}])
+  })
+})
+
 describe('approval with a client that cannot be asked', () => {
   let session: Session
 
@@ -289,5 +354,35 @@ describe('approval with a client that cannot be asked', () => {
       {tool: 'mcp__fx__echo', ok: true},
     ])
     expect(session.received('my-fx')).toEqual(before)
+  })
+
+  it("refuses downstream servers' elicitation and sampling requests cleanly", async () => {
+    const run = await session.execute(
+      'print(await mcp__fx__sample(kind="elicitation"))\nprint(await mcp__fx__sample(kind="sampling"))',
+    )
+    expect(run.text).toContain('refused: ptc-mcp does not support elicitation (elicitation/create) here')
+    expect(run.text).toContain('refused: ptc-mcp does not support sampling (sampling/createMessage) here')
+  })
+})
+
+describe('approval with a 2026-07-28 client (no requests from server to client)', () => {
+  let session: Session
+
+  beforeAll(async () => {
+    session = await startSession({elicitation: true, modern: true})
+  }, 90_000)
+  afterAll(async () => {
+    await session?.close()
+  })
+
+  it('denies calls that need approval, saying why, and asks nothing', async () => {
+    session.asked.length = 0
+    session.answer = accept('once')
+    const run = await session.execute(
+      'try:\n    await mcp__my_fx__echo(text="x")\nexcept ToolError as e:\n    print("caught:", e.kind, e)',
+    )
+    expect(run.text).toContain('caught: denied')
+    expect(run.text).toContain('the client speaks protocol revision 2026-07-28')
+    expect(session.asked).toHaveLength(0)
   })
 })

@@ -399,6 +399,20 @@ describe('a server that names its OAuth metadata only at the well-known URL', ()
   })
 })
 
+describe('redaction of OAuth tokens', () => {
+  it('takes a token a server quotes back out of the ToolError the program sees', async () => {
+    const s = await scenario('sse')
+    expect((await s.cli(['auth', 'issues'])).code).toBe(0)
+    const raw = await serve(s)
+    await waitForListing(raw, ['issues'], (l) => l.names.includes('mcp__issues__leak'), {what: 'connected'})
+    const code = 'try:\n    await mcp__issues__leak()\nexcept ToolError as e:\n    print(e.message)'
+    expect((await program(s, raw, code)).text).toMatch(/^token \[redacted\] is not allowed here$/m)
+    await raw.kill()
+    s.shown.push(raw.stderr(), JSON.stringify(raw.lines.all))
+    expectNoSecrets(s)
+  })
+})
+
 describe('token refresh before expiry', () => {
   it('refreshes an access token about to expire before using it, without a 401', async () => {
     const s = await scenario('http', {ttl: 4})

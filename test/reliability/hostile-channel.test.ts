@@ -8,7 +8,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import {fixtureCommand} from '../fixtures/start-fixture.js'
-import {type RawServe, startRawServe} from '../helpers/json-rpc.js'
+import {type RawServe, resultText, startRawServe, toolResult} from '../helpers/json-rpc.js'
 import {commandLine, descendants, waitUntil} from '../helpers/processes.js'
 import {execute, expectCleanShutdown, serves, waitForListing} from '../helpers/serve-session.js'
 import {BIN, prepareServe, type ServeSetup} from '../helpers/serve.js'
@@ -321,6 +321,69 @@ describe('hostile channel messages (SPEC §15)', () => {
       ok: true,
       output: "invalid arguments for mcp__fx__structured: argument 'fields[0]': must be string\n",
     })
+    await expectHealthy()
+  }, 60_000)
+
+  it('150 programs at once: 4 run, 64 wait (with progress), the rest are refused; never 150 sandboxes', async () => {
+    let peakRunners = 0
+    const sampler = setInterval(() => {
+      peakRunners = Math.max(peakRunners, runners().length)
+    }, 50)
+    const code = (i: number) => `import time\ntime.sleep(0.3)\nprint(${i})`
+    const requests = Array.from({length: 150}, (_, i) =>
+      i === 10
+        ? serve.request(
+            'tools/call',
+            {name: 'execute_program', arguments: {code: code(i)}, _meta: {progressToken: 'queued'}},
+            120_000,
+          )
+        : serve.callTool('execute_program', {code: code(i)}, 120_000),
+    )
+    const responses = await Promise.all(requests)
+    clearInterval(sampler)
+    const results = responses.map((response) => toolResult(response))
+    const ran = results.filter((result) => result.isError !== true)
+    const refused = results.filter((result) => result.isError === true)
+    expect(ran).toHaveLength(4 + 64)
+    expect(refused).toHaveLength(150 - 68)
+    expect(refused[0]?.structuredContent).toMatchObject({
+      error:
+        'ProgramsBusyError: 4 programs are running and 64 waiting, the most allowed (execution.max_concurrent_programs: 4, and 64 waiting); run this program again once some have finished',
+    })
+    // The first 68 were taken, in order; each printed its own number.
+    expect(ran.map((result) => (result.structuredContent as {output: string}).output)).toEqual(
+      Array.from({length: 68}, (_, i) => `${i}\n`),
+    )
+    // Sandboxes: the running programs and the warm pool's, never one per request.
+    expect(peakRunners).toBeLessThanOrEqual(4 + WARM_POOL + 1)
+    // The 11th, which sent a progress token, was told it was waiting and how many were ahead.
+    const notice = serve.lines.all.find(
+      (m) => (m.params as {progressToken?: string} | undefined)?.progressToken === 'queued',
+    )
+    expect((notice?.params as {message: string}).message).toMatch(
+      /^waiting for a free slot \(execution\.max_concurrent_programs\); \d programs ahead$/,
+    )
+    await expectHealthy()
+  }, 180_000)
+
+  it('a program waiting for a slot gets progress notifications saying so', async () => {
+    const blockers = Array.from({length: 4}, () => execute(serve, 'import time\ntime.sleep(3)', 60_000))
+    const waiting = serve.request(
+      'tools/call',
+      {name: 'execute_program', arguments: {code: 'print("after")'}, _meta: {progressToken: 'waiter'}},
+      60_000,
+    )
+    const notice = await serve.lines.waitFor(
+      (m) =>
+        m.method === 'notifications/progress' &&
+        (m.params as {progressToken?: string}).progressToken === 'waiter',
+      30_000,
+    )
+    expect((notice.params as {message: string}).message).toBe(
+      'waiting for a free slot (execution.max_concurrent_programs); next in line',
+    )
+    expect(resultText(await waiting)).toMatch(/^\[Script executed successfully\]\nafter/)
+    await Promise.all(blockers)
     await expectHealthy()
   }, 60_000)
 

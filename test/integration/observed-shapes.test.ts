@@ -1,0 +1,74 @@
+// inspect_tool's observed_result (SPEC §5): the shape of a text-only tool's first result, with
+// samples only when execution.record_samples is on, kept across registries (restarts) on disk.
+import {mkdtempSync, readdirSync, rmSync, statSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, expect, it} from 'vitest'
+
+import {executionSchema} from '../../src/config/schema.js'
+import {describeTool} from '../../src/downstream/inspect.js'
+import {ToolRegistry} from '../../src/downstream/registry.js'
+import {silentLogger} from '../../src/log.js'
+import {fixtureCommand} from '../fixtures/start-fixture.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'ptc-shapes-test-'))
+const registries: ToolRegistry[] = []
+afterAll(async () => {
+  await Promise.all(registries.map((r) => r.close()))
+  rmSync(dir, {recursive: true, force: true})
+})
+
+async function registry(recordSamples: boolean, shapesDir: string): Promise<ToolRegistry> {
+  const started = new ToolRegistry(
+    {
+      servers: [{name: 'fixture', transport: 'stdio', ...fixtureCommand(), env: {}}],
+      execution: executionSchema.parse({record_samples: recordSamples}),
+    },
+    {logger: silentLogger, shapesDir},
+  )
+  registries.push(started)
+  started.start()
+  await started.waitForInitialConnections(20_000)
+  return started
+}
+
+const options = {timeoutMs: 10_000, maxResultBytes: 1_000_000}
+
+it('records the first result of a tool without an outputSchema, on disk, privately', async () => {
+  const shapes = join(dir, 'plain')
+  const first = await registry(false, shapes)
+  expect(first.observedResult('mcp__fixture__echo')).toBeUndefined()
+  await first.callTool(
+    'mcp__fixture__echo',
+    {text: 'secret value\nline two'},
+    {...options, deferTextParsing: true},
+  )
+  await first.callTool('mcp__fixture__text_json', {}, options)
+  expect(first.observedResult('mcp__fixture__echo')).toBe('free text, 2 lines')
+  expect(first.observedResult('mcp__fixture__text_json')).toEqual({items: ['list of 3', 'int']})
+  // A tool with an outputSchema has nothing observed: its schema says it all.
+  await first.callTool('mcp__fixture__add', {a: 1, b: 2}, options)
+  expect(first.observedResult('mcp__fixture__add')).toBeUndefined()
+  // eslint-disable-next-line no-bitwise -- permission bits
+  expect(statSync(shapes).mode & 0o777).toBe(0o700)
+  const files = readdirSync(shapes)
+  expect(files).toHaveLength(2)
+  // eslint-disable-next-line no-bitwise -- permission bits
+  for (const file of files) expect(statSync(join(shapes, file)).mode & 0o777).toBe(0o600)
+
+  // Another registry (a restart) over the same directory knows the shapes before any call.
+  const second = await registry(false, shapes)
+  const echo = describeTool(
+    second.getTool('mcp__fixture__echo')!,
+    second.observedResult('mcp__fixture__echo'),
+  )
+  expect(echo.observed_result).toBe('free text, 2 lines')
+  expect(echo.signature).toMatch(/-> str$/)
+  expect(JSON.stringify(echo)).not.toContain('secret value')
+})
+
+it('adds short samples with execution.record_samples', async () => {
+  const sampled = await registry(true, join(dir, 'samples'))
+  await sampled.callTool('mcp__fixture__echo', {text: 'hello'}, {...options, deferTextParsing: true})
+  expect(sampled.observedResult('mcp__fixture__echo')).toBe("free text, 1 line, e.g. 'hello'")
+})
