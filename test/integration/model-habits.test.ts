@@ -390,6 +390,20 @@ const cases = (): Case[] => [
       /TypeError: 'coroutine' object is not iterable\nhint: .*\n {2}line 1: mcp__fx__text_json\(\.\.\.\) was never awaited/,
   },
   {
+    name: 'len() of a coroutine, and a coroutine passed on as an argument',
+    code: py([
+      'r = mcp__fx__text_json()',
+      'try:',
+      '    print(len(r))',
+      'except TypeError as e:',
+      '    print(e)',
+      'await mcp__fx__echo(text=mcp__fx__echo(text="inner"))',
+    ]),
+    ok: false,
+    error:
+      /TypeError: mcp__fx__echo\(\): arguments must be JSON-serialisable \(Object of type coroutine is not JSON serializable\)\nhint: .*\n {2}line 1: mcp__fx__text_json\(\.\.\.\) was never awaited.*\n {2}line 6: mcp__fx__echo\(\.\.\.\) was never awaited/,
+  },
+  {
     name: 'a call never awaited fails the run, even when the rest succeeded',
     code: py(['print("start")', 'mcp__fx__echo(text="lost")', 'print("end")']),
     ok: false,
