@@ -205,7 +205,8 @@ describe('parseToolResult: no content', () => {
 describe('parseToolResult: non-text content', () => {
   // 'iVBORw0KGgo=' is the 8-byte PNG signature.
   const png = {type: 'image', mime_type: 'image/png', size: 8, data: 'iVBORw0KGgo='}
-  const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value))
+  // What the child receives: the entries as plain objects.
+  const plain = (value: unknown): unknown => structuredClone(value)
 
   it('makes an image-only result {data: null, _media: [image]}', () => {
     const value = parseToolResult({content: [image]})

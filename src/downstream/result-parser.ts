@@ -116,8 +116,8 @@ function stringOr(value: unknown): string | undefined {
 
 /** Decoded length of a base64 string (whitespace ignored). */
 function base64Size(data: string): number {
-  const compact = data.replace(/\s+/g, '')
-  const padding = compact.endsWith('==') ? 2 : compact.endsWith('=') ? 1 : 0
+  const compact = data.replaceAll(/\s+/g, '')
+  const padding = compact.endsWith('==') ? 2 : Number(compact.endsWith('='))
   return Math.max(0, Math.floor((compact.length * 3) / 4) - padding)
 }
 

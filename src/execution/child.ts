@@ -10,8 +10,8 @@ import {fileURLToPath} from 'node:url'
 import type {Logger} from '../log.js'
 import type {ProgramBounds, PythonInfo, SandboxBackend} from '../sandbox/backend.js'
 
-import {JsonText} from '../downstream/types.js'
 import {hasMedia} from '../downstream/result-parser.js'
+import {JsonText} from '../downstream/types.js'
 import {SandboxError} from '../errors.js'
 import {EndMarkedStream, OutputCapture} from './output-capture.js'
 import {

@@ -1,6 +1,6 @@
 /**
  * Non-text content of tool results reaches programs as `Media` (SPEC §6, §14). Real
- * @modelcontextprotocol/server-everything from npm, a real ToolRegistry and real Python children.
+ * server-everything (`@modelcontextprotocol/server-everything`) from npm, a real ToolRegistry and real Python children.
  */
 import {createRequire} from 'node:module'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
