@@ -8,6 +8,7 @@ import {CLI_CONNECT_WAIT_MS} from '../cli/open-runtime.js'
 import {APPROVE_ALL, TerminalPrompter} from '../cli/terminal-prompter.js'
 import {PtcError} from '../errors.js'
 import {structuredOutcome, type StructuredOutcome} from '../execution/outcome.js'
+import {writeShownImages} from '../execution/shown-files.js'
 import {createLogger} from '../log.js'
 import {Runtime} from '../runtime.js'
 import {terminalSafe} from '../terminal-safe.js'
@@ -65,6 +66,7 @@ export default class Run extends BaseCommand {
       if (!this.jsonEnabled()) {
         const text = cancelled ? formatCancelled(outcome, performance.now() - started) : outcome.text
         this.log(flags.raw || !process.stdout.isTTY ? text : terminalSafe(text))
+        for (const path of writeShownImages(outcome.images)) this.log(`[shown image: ${path}]`)
       }
       if (!outcome.ok) process.exitCode = cancelled ? EXIT_INTERRUPTED : 1
       return structuredOutcome(outcome)

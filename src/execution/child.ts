@@ -19,11 +19,14 @@ import {
   type ChildMessage,
   type HelperName,
   LineSplitter,
+  MAX_SHOWN_BYTES,
+  MAX_SHOWN_IMAGES,
   parseChildMessage,
   ProtocolError,
   RefusedRequest,
   type ResultMessage,
   type RunMessage,
+  type ShownImage,
   type StartMessage,
 } from './protocol.js'
 import {createScratchDir, removeScratchDir, watchScratch} from './scratch.js'
@@ -86,6 +89,8 @@ export type ChildEnd =
 export interface ChildRunResult {
   end: ChildEnd
   output: string
+  /** What the program passed to show(), in order. */
+  images: ShownImage[]
   /** From hand-over of the program to its end. */
   elapsedMs: number
 }
@@ -154,6 +159,7 @@ export class ProgramChild {
   private readonly holds = new Set<'answers' | 'calls'>()
   /** Call and helper ids must increase: a reused id would run twice under one trace entry. */
   private lastRequestId = 0
+  private readonly shown: ShownImage[] = []
   private exitDescription = 'the Python process ended'
   private startupFailure: Error | undefined
   private settleReady: ((error?: Error) => void) | undefined
@@ -559,6 +565,10 @@ export class ProgramChild {
           handlers.onHelper(message.id, message.name, message.args)
           return
         }
+        case 'show': {
+          this.addShown(message.image)
+          return
+        }
         default: {
           throw new ProtocolError(`unexpected "${message.type}" message while running`)
         }
@@ -585,6 +595,17 @@ export class ProgramChild {
       }
     }
     throw new ProtocolError(`unexpected "${message.type}" message`)
+  }
+
+  /** runner.py's show() refuses more; a child that sends more broke the protocol. */
+  private addShown(image: ShownImage): void {
+    if (this.shown.length >= MAX_SHOWN_IMAGES) {
+      throw new ProtocolError(`show() called more than ${MAX_SHOWN_IMAGES} times`)
+    }
+    const total = this.shown.reduce((sum, shown) => sum + shown.bytes, image.bytes)
+    if (total > MAX_SHOWN_BYTES)
+      throw new ProtocolError(`show() images over ${MAX_SHOWN_BYTES} bytes in total`)
+    this.shown.push(image)
   }
 
   private checkRequestId(id: number): void {
@@ -685,7 +706,12 @@ export class ProgramChild {
     const resolve = this.resolveRun
     this.resolveRun = undefined
     this.state = 'ended'
-    resolve({end: this.end, output: this.capture.text(), elapsedMs: this.endedAt - this.startedAt})
+    resolve({
+      end: this.end,
+      output: this.capture.text(),
+      images: this.shown,
+      elapsedMs: this.endedAt - this.startedAt,
+    })
   }
 
   /** No capped tmpfs holds the scratch dir (SPEC §15's next best bound): the server watches it. */

@@ -3,7 +3,7 @@ import type {ToolHost} from '../downstream/types.js'
 import type {ApprovalPrompter} from '../permissions/approvals.js'
 import type {PermissionPolicy} from '../permissions/policy.js'
 import type {ProgramBounds, PythonInfo, SandboxBackend} from '../sandbox/backend.js'
-import type {ChildLimits} from './protocol.js'
+import type {ChildLimits, ShownImage} from './protocol.js'
 
 import {PtcError} from '../errors.js'
 import {type Logger, silentLogger} from '../log.js'
@@ -11,6 +11,7 @@ import {ProgramApprovals} from '../permissions/approvals.js'
 import {type ChildEnd, type ChildRunResult, ProgramChild} from './child.js'
 import {formatOutcome, type ToolCallTrace} from './format.js'
 import {ProgramSlots} from './program-slots.js'
+import {MAX_SHOWN_BYTES} from './protocol.js'
 import {sweepOrphanedScratchDirs} from './scratch.js'
 import {type CallApprover, ToolCallBroker, type ToolCallListener} from './tool-calls.js'
 import {WarmPool} from './warm-pool.js'
@@ -57,6 +58,8 @@ export interface RunOutcome {
   /** The sandbox tier in force for this run, e.g. "none" or "linux:bwrap+landlock+seccomp". */
   sandbox: string
   text: string
+  /** Images the program passed to show() (SPEC §14), returned after the text. */
+  images: ShownImage[]
 }
 
 interface OutcomeParts {
@@ -65,6 +68,7 @@ interface OutcomeParts {
   toolCalls: ToolCallTrace[]
   /** Bytes of tool results the program received. */
   resultBytes?: number
+  images?: ShownImage[]
   elapsedMs: number
   sandbox: string
   /** Set when no child could be started: the error text. */
@@ -128,8 +132,10 @@ export class ProgramEngine {
     this.logger = options.logger ?? silentLogger
     this.permissions = options.permissions
     const {execution} = options
+    // A show() message carries up to MAX_SHOWN_BYTES of image as base64.
     this.maxMessageBytes =
-      Math.max(execution.max_tool_result_bytes, execution.max_output_bytes) + MESSAGE_MARGIN_BYTES
+      Math.max(execution.max_tool_result_bytes, execution.max_output_bytes, (MAX_SHOWN_BYTES / 3) * 4) +
+      MESSAGE_MARGIN_BYTES
     const childOptions = {
       python: options.python,
       backend: options.backend,
@@ -223,7 +229,7 @@ export class ProgramEngine {
     } catch (error) {
       // The child ended between being handed out and receiving the program.
       child.kill()
-      run = {end: {kind: 'crashed', reason: (error as Error).message}, output: '', elapsedMs: 0}
+      run = {end: {kind: 'crashed', reason: (error as Error).message}, output: '', images: [], elapsedMs: 0}
     }
     broker.close()
     this.pool.refillSoon()
@@ -232,6 +238,7 @@ export class ProgramEngine {
       output: run.output,
       toolCalls: broker.calls,
       resultBytes: broker.resultBytes,
+      images: run.images,
       elapsedMs: run.elapsedMs,
       sandbox: child.tier,
     })
@@ -284,6 +291,7 @@ export class ProgramEngine {
     output,
     toolCalls,
     resultBytes = 0,
+    images = [],
     elapsedMs,
     sandbox,
     startFailure,
@@ -304,7 +312,7 @@ export class ProgramEngine {
       elapsedMs,
       trace: this.execution.trace,
     })
-    return {ok, output, result, error, tool_calls: toolCalls, sandbox, text}
+    return {ok, output, result, error, tool_calls: toolCalls, sandbox, text, images}
   }
 }
 
@@ -346,6 +354,7 @@ export function startFailureOutcome(error: unknown, execution: ExecutionConfig, 
     error: text,
     tool_calls: [],
     sandbox,
+    images: [],
     text: formatOutcome({
       ok: false,
       output: '',

@@ -54,3 +54,59 @@ def from_result(value):
             if isinstance(item, dict)
         ]
     return value
+
+
+MAX_SHOWN_IMAGES = 4
+MAX_SHOWN_BYTES = 4 * 1024 * 1024
+
+_SIGNATURES = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+)
+
+
+def _sniff(data):
+    for signature, mime_type in _SIGNATURES:
+        if data.startswith(signature):
+            return mime_type
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+def make_show(send):
+    """The program's show(): `send(mime_type, base64_data)` passes an image to the parent."""
+    shown = {"count": 0, "bytes": 0}
+
+    def show(media_or_bytes, mime_type=None):
+        """Return an image (a Media image, or PNG/JPEG/GIF/WebP bytes) to the user after the
+        output; at most 4 images and 4 MiB per run."""
+        if isinstance(media_or_bytes, Media):
+            data = media_or_bytes.bytes()
+            mime_type = mime_type or media_or_bytes.mime_type
+        elif isinstance(media_or_bytes, (bytes, bytearray, memoryview)):
+            data = bytes(media_or_bytes)
+            mime_type = mime_type or _sniff(data)
+        else:
+            raise TypeError(f"show() takes a Media object or bytes, not {type(media_or_bytes).__name__}")
+        if not isinstance(mime_type, str) or not mime_type.startswith("image/"):
+            raise ValueError(
+                f"show() shows images only (got {mime_type or 'unknown content'});"
+                " pass mime_type='image/png' for image bytes it cannot recognise"
+            )
+        if not data:
+            raise ValueError("show() got an empty image")
+        if shown["count"] >= MAX_SHOWN_IMAGES:
+            raise ValueError(f"show() can return at most {MAX_SHOWN_IMAGES} images per run")
+        if shown["bytes"] + len(data) > MAX_SHOWN_BYTES:
+            raise ValueError(
+                f"show(): images over {MAX_SHOWN_BYTES // (1024 * 1024)} MiB in total per run;"
+                " show fewer or smaller images"
+            )
+        shown["count"] += 1
+        shown["bytes"] += len(data)
+        send(mime_type, base64.b64encode(data).decode("ascii"))
+
+    return show

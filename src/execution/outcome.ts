@@ -4,10 +4,16 @@ import {boundedTrace, type ToolCallCount} from './trace.js'
 
 /**
  * The structured content of execute_program, also what `run --json` prints (SPEC §5): never more
- * than the text plus a bounded trace (MAX_TRACED_CALLS calls, then counts per tool).
+ * than the text plus a bounded trace (MAX_TRACED_CALLS calls, then counts per tool). Shown images
+ * travel as image content, not here.
  */
-export type StructuredOutcome = Omit<RunOutcome, 'text'> & {more_tool_calls?: ToolCallCount[]}
+export type StructuredOutcome = Omit<RunOutcome, 'images' | 'text'> & {more_tool_calls?: ToolCallCount[]}
 
-export function structuredOutcome({text: _text, tool_calls: calls, ...rest}: RunOutcome): StructuredOutcome {
+export function structuredOutcome({
+  images: _images,
+  text: _text,
+  tool_calls: calls,
+  ...rest
+}: RunOutcome): StructuredOutcome {
   return {...rest, result: rest.result ?? null, ...boundedTrace(calls)}
 }

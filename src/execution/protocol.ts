@@ -61,6 +61,23 @@ export type ChildMessage =
   | {type: 'helper'; id: number; name: HelperName; args: Record<string, unknown>}
   | {type: 'cancel'; id: number}
   | {type: 'done'; ok: boolean; error: string | null; hasResult: boolean; result: unknown}
+  | {type: 'show'; image: ShownImage}
+
+/** An image a program passed to show(), returned to the client as MCP image content (SPEC §14). */
+export interface ShownImage {
+  mimeType: string
+  /** Base64, checked to decode. */
+  data: string
+  /** Decoded bytes. */
+  bytes: number
+}
+
+/** Most images one run may show(), and most bytes they may hold in total (decoded). */
+export const MAX_SHOWN_IMAGES = 4
+export const MAX_SHOWN_BYTES = 4 * 1024 * 1024
+
+const IMAGE_MIME_TYPE = /^image\/[\w.+-]{1,64}$/
+const BASE64 = /^(?:[A-Za-z\d+/]{4})*(?:[A-Za-z\d+/]{2}==|[A-Za-z\d+/]{3}=)?$/
 
 /** The child broke the protocol: malformed, oversized or unexpected message. */
 export class ProtocolError extends Error {
@@ -264,6 +281,9 @@ export function parseChildMessage(line: Buffer, maxResultBytes = Infinity): Chil
     case 'ready': {
       return {type: 'ready', confine: message.confine}
     }
+    case 'show': {
+      return {type: 'show', image: parseShownImage(message)}
+    }
     case 'startup_failed': {
       return {
         type: 'startup_failed',
@@ -275,6 +295,21 @@ export function parseChildMessage(line: Buffer, maxResultBytes = Infinity): Chil
       throw new ProtocolError(`unknown message type ${JSON.stringify(message.type)}`)
     }
   }
+}
+
+/** A `show` message's image: an image MIME type and base64 that decodes, within `MAX_SHOWN_BYTES`. */
+function parseShownImage(message: Record<string, unknown>): ShownImage {
+  const {data, mime_type: mimeType} = message
+  if (typeof mimeType !== 'string' || !IMAGE_MIME_TYPE.test(mimeType)) {
+    throw new ProtocolError('show() sent without an image MIME type')
+  }
+  if (typeof data !== 'string' || data.length > (MAX_SHOWN_BYTES / 3) * 4 + 4) {
+    throw new ProtocolError(`show() sent an image over ${MAX_SHOWN_BYTES} bytes`)
+  }
+  if (!BASE64.test(data)) throw new ProtocolError('show() sent image data that is not base64')
+  const bytes = Buffer.byteLength(data, 'base64')
+  if (bytes === 0) throw new ProtocolError('show() sent an empty image')
+  return {mimeType, data, bytes}
 }
 
 function parseDone(

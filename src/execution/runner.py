@@ -15,7 +15,9 @@ Channel: newline-delimited JSON, one object per line, both ways.
   child  -> parent {"type":"call","id":N,"tool":"mcp__x__y","args":{...}}                 counted
   child  -> parent {"type":"helper","id":N,"name":"list_callable_tools|inspect_tool|server_status","args":{...}}
   child  -> parent {"type":"cancel","id":N}            the program stopped waiting for call N
+  child  -> parent {"type":"show","mime_type":"image/...","data":base64}   show(); no answer
   parent -> child  {"type":"result","id":N,"ok":true,"value":...} | {...,"ok":false,"error":"..."}
+                   "media":true: the value's "_media" entries become Media objects
   parent -> child  {"text_bytes":L,"type":"result","id":N,"ok":true} + L bytes of text + newline:
                    a tool's lone text item, unparsed; its value is its JSON if it parses, else the text
   child  -> parent {"type":"done","ok":bool,"error":str|null,"has_result":bool,"result":...}
@@ -533,6 +535,10 @@ def _load_runtime(channel, devnull):
             )
         state["emitted"] = data
 
+    show = media.make_show(
+        lambda mime_type, data: send_bytes(to_bytes({"type": "show", "mime_type": mime_type, "data": data}))
+    )
+
     def user_frames(tb):
         """The program's frames: the runner's own (and what they call) are left out."""
         kept = []
@@ -661,6 +667,7 @@ def _load_runtime(channel, devnull):
             "ToolError": ToolError,
             "Media": media.Media,
             "emit": emit,
+            "show": show,
             "list_callable_tools": list_callable_tools,
             "inspect_tool": inspect_tool,
             "server_status": server_status,

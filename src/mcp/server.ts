@@ -147,5 +147,15 @@ export function createMcpServer(
 }
 
 function toCallResult(outcome: RunOutcome) {
-  return {content: [text(outcome.text)], structuredContent: structuredOutcome(outcome), isError: !outcome.ok}
+  // Rule: images the program passed to show() come after the text (SPEC §14).
+  const images = outcome.images.map((image) => ({
+    type: 'image' as const,
+    data: image.data,
+    mimeType: image.mimeType,
+  }))
+  return {
+    content: [text(outcome.text), ...images],
+    structuredContent: structuredOutcome(outcome),
+    isError: !outcome.ok,
+  }
 }

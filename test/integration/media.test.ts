@@ -90,3 +90,87 @@ describe('Media in programs', () => {
     expect(outcome.output).toMatch(/^resource \S+ True True\n$/)
   })
 })
+
+describe('show()', () => {
+  test('returns a Media image and image bytes, in order, with their MIME types', async () => {
+    const outcome = await engine.run(
+      [
+        'r = await mcp__everything__get_tiny_image()',
+        'show(r["_media"][0])',
+        'show(r["_media"][0].bytes())',
+        'show(b"GIF89a" + bytes(10))',
+        'print("shown")',
+      ].join('\n'),
+    )
+    expect(outcome.error).toBeNull()
+    expect(outcome.images.map((image) => image.mimeType)).toEqual(['image/png', 'image/png', 'image/gif'])
+    expect(Buffer.from(outcome.images[0]!.data, 'base64').equals(png)).toBe(true)
+    expect(outcome.images[1]!.bytes).toBe(png.length)
+  })
+
+  test('refuses a fifth image, over 4 MiB in total, non-images and unknown bytes, with clear errors', async () => {
+    const outcome = await engine.run(
+      [
+        'import base64',
+        'tiny = b"\\x89PNG\\r\\n\\x1a\\n" + bytes(8)',
+        'for attempt in [lambda: show("text"), lambda: show(b"plain bytes"), lambda: show(tiny, mime_type="text/csv"),',
+        '                lambda: show(Media("audio", "audio/wav", 4, base64.b64encode(b"RIFF").decode())),',
+        '                lambda: show(tiny + bytes(5 * 1024 * 1024))]:',
+        '    try:',
+        '        attempt()',
+        '    except (TypeError, ValueError) as exc:',
+        '        print(type(exc).__name__, exc)',
+        'for i in range(5):',
+        '    try:',
+        '        show(tiny)',
+        '    except ValueError as exc:',
+        '        print(i, exc)',
+      ].join('\n'),
+    )
+    expect(outcome.error).toBeNull()
+    expect(outcome.output.trimEnd().split('\n')).toEqual([
+      'TypeError show() takes a Media object or bytes, not str',
+      "ValueError show() shows images only (got unknown content); pass mime_type='image/png' for image bytes it cannot recognise",
+      "ValueError show() shows images only (got text/csv); pass mime_type='image/png' for image bytes it cannot recognise",
+      "ValueError show() shows images only (got audio/wav); pass mime_type='image/png' for image bytes it cannot recognise",
+      'ValueError show(): images over 4 MiB in total per run; show fewer or smaller images',
+      '4 show() can return at most 4 images per run',
+    ])
+    expect(outcome.images).toHaveLength(4)
+  })
+
+  test.each([
+    [
+      'a fifth image',
+      'for _ in range(5): send("image/png", "iVBORw0KGgo=")',
+      'show() called more than 4 times',
+    ],
+    [
+      'over 4 MiB in total',
+      'send("image/png", big); send("image/png", big)',
+      'show() images over 4194304 bytes in total',
+    ],
+    [
+      'data that is not base64',
+      'send("image/png", "not base64!")',
+      'show() sent image data that is not base64',
+    ],
+    ['a non-image MIME type', 'send("text/html", "iVBORw0KGgo=")', 'show() sent without an image MIME type'],
+  ])('a child that forges show messages (%s) fails its own run', async (_what, line, reason) => {
+    const outcome = await engine.run(
+      [
+        'import base64, json, os',
+        'big = base64.b64encode(bytes(3 * 1024 * 1024)).decode()',
+        'def send(mime_type, data):',
+        '    message = json.dumps({"type": "show", "mime_type": mime_type, "data": data}).encode() + b"\\n"',
+        '    while message:',
+        '        message = message[os.write(255, message):]',
+        line,
+        'import time; time.sleep(20)',
+      ].join('\n'),
+    )
+    expect(outcome.ok).toBe(false)
+    expect(outcome.error).toContain(reason)
+    expect(outcome.images.length).toBeLessThanOrEqual(4)
+  })
+})
