@@ -93,6 +93,11 @@ export class Runtime {
     return this.enginePromise
   }
 
+  /** True once close() was called: an engine failing to start then is not worth reporting. */
+  get closed(): boolean {
+    return this.closing
+  }
+
   async close(): Promise<void> {
     // An engine still starting when we close must not start its warm pool: a client such as Claude
     // Code's health check kills the process a few hundred milliseconds after asking it to stop.

@@ -6,6 +6,10 @@ import type {ServerStatus, ToolInfo} from '../downstream/types.js'
 import type {RunOutcome} from '../execution/engine.js'
 
 import {traceLines} from '../execution/format.js'
+import {terminalSafe as safe} from '../terminal-safe.js'
+
+// What servers send (names, descriptions, schemas, error texts) is shown through `safe`: a server's
+// escape sequences must not drive the user's terminal.
 
 /** Plain text table: columns padded to their widest cell, header underlined. */
 export function table(headers: string[], rows: string[][]): string {
@@ -30,7 +34,7 @@ export function formatToolTable(tools: Array<ToolInfo & {needs_approval?: string
     tools.map((t) => [
       t.name,
       t.server,
-      `${t.needs_approval ? chalk.yellow('[asks] ') : ''}${firstLine(t.description)}`,
+      `${t.needs_approval ? chalk.yellow('[asks] ') : ''}${safe(firstLine(t.description))}`,
     ]),
   )
 }
@@ -39,7 +43,7 @@ export function formatToolTable(tools: Array<ToolInfo & {needs_approval?: string
 export function formatHiddenTools(hidden: {name: string; server: string; reason: string}[]): string {
   return table(
     ['HIDDEN TOOL', 'SERVER', 'WHY'],
-    hidden.map((t) => [t.name, t.server, t.reason]),
+    hidden.map((t) => [t.name, t.server, safe(t.reason)]),
   )
 }
 
@@ -52,22 +56,22 @@ export function formatServerStatus(servers: ServerStatus[]): string {
       s.transport,
       s.connected ? chalk.green('connected') : chalk.red('unavailable'),
       String(s.tools),
-      s.connected ? `since ${s.since}` : `${s.lastError ?? 'connecting'} (attempt ${s.attempts})`,
+      s.connected ? `since ${s.since}` : `${safe(s.lastError ?? 'connecting')} (attempt ${s.attempts})`,
     ]),
   )
 }
 
-const json = (value: unknown) => JSON.stringify(value, null, 2)
+const json = (value: unknown) => safe(JSON.stringify(value, null, 2))
 
 export function formatToolDescription(tool: ToolDescription): string {
   return [
     chalk.bold(tool.name),
     chalk.dim(`${tool.original_name} on server ${tool.server}`),
     '',
-    tool.description || chalk.dim('(no description)'),
+    safe(tool.description) || chalk.dim('(no description)'),
     '',
     chalk.bold('Signature'),
-    `  ${tool.signature}`,
+    `  ${safe(tool.signature)}`,
     '',
     chalk.bold('Input schema'),
     json(tool.inputSchema),
@@ -88,7 +92,7 @@ const STATUS_MARK = {
 } as const
 
 export function formatCheckDetail(result: CheckResult): string {
-  return result.fix ? `${result.detail} — fix: ${result.fix}` : result.detail
+  return safe(result.fix ? `${result.detail} — fix: ${result.fix}` : result.detail)
 }
 
 /** One line per check, for terminals without a live view and for logs. */
@@ -109,25 +113,4 @@ export function formatCancelled(outcome: RunOutcome, elapsedMs: number): string 
     CANCELLED_HEADER,
     ...traceLines(outcome.tool_calls, elapsedMs),
   ].join('\n')
-}
-
-/** C0 controls but tab and newline, DEL, C1 controls, and the bidirectional overrides and isolates. */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/gu
-
-/**
- * Program output made safe for a terminal: a program must not drive the user's terminal (OSC 52
- * writes the clipboard, CSI moves the cursor and rewrites lines, a lone CR hides what was printed
- * before it, bidi overrides reorder text). Each control character is shown instead of obeyed: C0
- * ones as their Unicode control pictures (ESC → ␛, BEL → ␇), the others as `\u{...}`. Newlines,
- * tabs and CRLF line ends are kept.
- */
-export function terminalSafe(text: string): string {
-  return text.replaceAll(CONTROL, (char, offset: number) => {
-    const code = char.codePointAt(0)!
-    if (char === '\r' && text[offset + 1] === '\n') return char
-    if (code < 0x20) return String.fromCodePoint(0x24_00 + code)
-    if (code === 0x7f) return '\u2421'
-    return `\\u{${code.toString(16)}}`
-  })
 }

@@ -18,6 +18,8 @@ export interface ListResult {
   tools: Array<ToolInfo & {needs_approval?: string}>
   /** Tools of connected servers that tools.allow / tools.block hides, and why. */
   hidden: {name: string; server: string; reason: string}[]
+  /** allow/block patterns that match no tool of the connected servers (likely misspelt), as warnings. */
+  unmatchedRules: string[]
   servers: ServerStatus[]
   /** Sign-in state of each OAuth server (SPEC §13). */
   oauth: OAuthServerState[]
@@ -60,6 +62,7 @@ export default class List extends BaseCommand {
           .hiddenTools()
           .filter(({tool}) => wanted(tool.server))
           .map(({tool, reason}) => ({name: tool.name, server: tool.server, reason})),
+        unmatchedRules: runtime.registry.unmatchedRules().map((rule) => rule.message),
         servers: servers.filter((s) => wanted(s.name)),
         oauth: (await oauthStates(runtime.config.servers, new TokenStore())).filter((s) => wanted(s.server)),
       }
@@ -79,6 +82,7 @@ export default class List extends BaseCommand {
         `No config found (looked in: ${result.searched.join(', ')}${why}). Run "ptc-mcp init" to create one.`,
       )
     }
+    for (const warning of result.unmatchedRules) this.logToStderr(`Warning: ${warning}`)
     this.log(formatToolTable(result.tools))
     if (result.hidden.length > 0) this.log(`\n${formatHiddenTools(result.hidden)}`)
     this.log('')

@@ -3,13 +3,14 @@ import {readFile} from 'node:fs/promises'
 
 import {BaseCommand} from '../cli/base-command.js'
 import {showConnectProgress} from '../cli/connect-progress.js'
-import {CANCELLED_HEADER, formatCancelled, terminalSafe} from '../cli/display.js'
+import {CANCELLED_HEADER, formatCancelled} from '../cli/display.js'
 import {CLI_CONNECT_WAIT_MS} from '../cli/open-runtime.js'
 import {APPROVE_ALL, TerminalPrompter} from '../cli/terminal-prompter.js'
 import {PtcError} from '../errors.js'
 import {structuredOutcome, type StructuredOutcome} from '../execution/outcome.js'
 import {createLogger} from '../log.js'
 import {Runtime} from '../runtime.js'
+import {terminalSafe} from '../terminal-safe.js'
 
 export default class Run extends BaseCommand {
   static override summary = 'Run a Python program exactly as execute_program would.'

@@ -74,7 +74,6 @@ describe('config.schema.json', () => {
         'python',
         'record_samples',
         'warm_pool',
-        'max_scratch_bytes',
       ].sort(),
     )
   })

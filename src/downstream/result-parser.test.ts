@@ -1,6 +1,15 @@
 import {describe, expect, it} from 'vitest'
 
-import {describeOmittedContent, jsonEqual, loneText, parseToolResult, toolErrorText} from './result-parser.js'
+import {
+  describeOmittedContent,
+  hasMedia,
+  jsonEqual,
+  loneText,
+  MediaContent,
+  parseToolResult,
+  toolErrorText,
+  type ToolResultContentItem,
+} from './result-parser.js'
 
 const text = (t: string) => ({type: 'text', text: t})
 const image = {type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png'}
@@ -194,49 +203,76 @@ describe('parseToolResult: no content', () => {
 })
 
 describe('parseToolResult: non-text content', () => {
-  it('replaces an image-only result by {data: null, _notes}', () => {
-    expect(parseToolResult({content: [image]})).toEqual({
-      data: null,
-      _notes: ['[non-text content omitted: image (image/png)]'],
-    })
+  // 'iVBORw0KGgo=' is the 8-byte PNG signature.
+  const png = {type: 'image', mime_type: 'image/png', size: 8, data: 'iVBORw0KGgo='}
+  // What the child receives: the entries as plain objects.
+  const plain = (value: unknown): unknown => structuredClone(value)
+
+  it('makes an image-only result {data: null, _media: [image]}', () => {
+    const value = parseToolResult({content: [image]})
+    expect(plain(value)).toEqual({data: null, _media: [png]})
+    expect(hasMedia(value)).toBe(true)
+    expect((value as {_media: unknown[]})._media[0]).toBeInstanceOf(MediaContent)
   })
 
-  it('adds the note to an object parsed from text', () => {
-    expect(parseToolResult({content: [text('{"a": 1}'), image]})).toEqual({
-      a: 1,
-      _notes: ['[non-text content omitted: image (image/png)]'],
-    })
+  it('adds _media to an object parsed from text', () => {
+    expect(plain(parseToolResult({content: [text('{"a": 1}'), image]}))).toEqual({a: 1, _media: [png]})
   })
 
-  it('wraps a string that cannot carry the note', () => {
-    expect(parseToolResult({content: [text('a chart'), image]})).toEqual({
+  it('wraps a string, an array and a number that cannot carry _media', () => {
+    expect(plain(parseToolResult({content: [text('a chart'), image]}))).toEqual({
       data: 'a chart',
-      _notes: ['[non-text content omitted: image (image/png)]'],
+      _media: [png],
     })
+    expect(plain(parseToolResult({content: [text('[1]'), image]}))).toEqual({data: [1], _media: [png]})
+    expect(plain(parseToolResult({content: [text('0'), image]}))).toEqual({data: 0, _media: [png]})
   })
 
-  it('wraps an array and a number that cannot carry the note', () => {
-    expect(parseToolResult({content: [text('[1]'), image]})).toEqual({
-      data: [1],
-      _notes: [expect.any(String)],
+  it('wraps an object that has its own _media or _notes key', () => {
+    const structuredContent = {_media: 'mine'}
+    expect(plain(parseToolResult({content: [image], structuredContent}))).toEqual({
+      data: {_media: 'mine'},
+      _media: [png],
     })
-    expect(parseToolResult({content: [text('0'), image]})).toEqual({data: 0, _notes: [expect.any(String)]})
+    expect(hasMedia(parseToolResult({content: [text('{"_media": [1]}')]}))).toBe(false)
   })
 
-  it('adds the note to structuredContent, after the text notes', () => {
+  it('adds _media to structuredContent, next to the text notes', () => {
     const result = parseToolResult({content: [text('hello'), image], structuredContent: {a: 1}})
-    expect(result).toEqual({a: 1, _notes: ['hello', '[non-text content omitted: image (image/png)]']})
+    expect(plain(result)).toEqual({a: 1, _notes: ['hello'], _media: [png]})
   })
 
-  it('never counts an embedded text resource as text, and names its uri', () => {
+  it('makes embedded text and blob resources and audio Media, with uri and size', () => {
     const result = parseToolResult({
       content: [
-        {type: 'resource', resource: {uri: 'file:///tmp/report.csv', mimeType: 'text/csv', text: 'a,b'}},
+        {type: 'resource', resource: {uri: 'file:///tmp/report.csv', mimeType: 'text/csv', text: 'a,é'}},
+        {type: 'resource', resource: {uri: 'file:///tmp/x.bin', blob: 'AAEC'}},
+        {type: 'audio', mimeType: 'audio/wav', data: 'UklGRg=='} as ToolResultContentItem,
+      ],
+    })
+    expect(plain(result)).toEqual({
+      data: null,
+      _media: [
+        {type: 'resource', mime_type: 'text/csv', uri: 'file:///tmp/report.csv', text: 'a,é', size: 4},
+        {type: 'resource', mime_type: null, uri: 'file:///tmp/x.bin', data: 'AAEC', size: 3},
+        {type: 'audio', mime_type: 'audio/wav', data: 'UklGRg==', size: 4},
+      ],
+    })
+  })
+
+  it('keeps a note for a resource link and for an image without data', () => {
+    const result = parseToolResult({
+      content: [
+        {type: 'resource_link', uri: 'https://x.test/a', name: 'a'},
+        {type: 'image', mimeType: 'image/png'},
       ],
     })
     expect(result).toEqual({
       data: null,
-      _notes: ['[non-text content omitted: resource (file:///tmp/report.csv, text/csv)]'],
+      _notes: [
+        '[non-text content omitted: resource_link (https://x.test/a)]',
+        '[non-text content omitted: image (image/png)]',
+      ],
     })
   })
 

@@ -32,23 +32,93 @@ type JsonObject = {[key: string]: unknown}
 const NOT_JSON = Symbol('not JSON')
 
 /**
+ * Image, audio or embedded-resource content of a result, as it travels to the program's child,
+ * which makes it a `Media` object (SPEC §14). A class, so that the child's channel can tell the
+ * parser's entries from a server's own `_media` key; it serialises as a plain object.
+ */
+export class MediaContent {
+  readonly type: 'image' | 'audio' | 'resource'
+  readonly mime_type: string | null
+  /** Bytes of the content (decoded base64, or the UTF-8 of a text resource). */
+  readonly size: number
+  readonly data?: string
+  readonly text?: string
+  readonly uri?: string
+
+  constructor(fields: {
+    type: MediaContent['type']
+    mimeType: string | undefined
+    data?: string
+    text?: string
+    uri?: string
+  }) {
+    this.type = fields.type
+    this.mime_type = fields.mimeType ?? null
+    if (fields.data !== undefined) this.data = fields.data
+    if (fields.text !== undefined) this.text = fields.text
+    if (fields.uri !== undefined) this.uri = fields.uri
+    this.size =
+      fields.data === undefined ? Buffer.byteLength(fields.text ?? '', 'utf8') : base64Size(fields.data)
+  }
+}
+
+/** Whether a parsed value carries `Media` entries made by `parseToolResult`. */
+export function hasMedia(value: unknown): boolean {
+  return isRecord(value) && Array.isArray(value['_media']) && value['_media'][0] instanceof MediaContent
+}
+
+/**
  * The value a program receives for a successful tool result. Notes about text that is not the
- * value, and about omitted non-text content, travel in a `_notes` list.
+ * value travel in a `_notes` list; image, audio and embedded-resource content in a `_media` list.
  */
 export function parseToolResult(result: ToolCallResultLike): unknown {
   const content = result.content ?? []
   const texts: string[] = []
+  const media: MediaContent[] = []
   const omitted: string[] = []
-  // Rule: non-text content (image, audio, resource, resource_link) never enters the program, only a note.
+  // Rule: image, audio and embedded resources become Media (SPEC §14); other non-text content
+  // (a resource_link, an item missing its data) is named in a note.
   for (const item of content) {
     if (item.type === 'text' && typeof item.text === 'string') texts.push(item.text)
-    else omitted.push(describeOmittedContent(item))
+    else {
+      const entry = toMedia(item)
+      if (entry) media.push(entry)
+      else omitted.push(describeOmittedContent(item))
+    }
   }
 
   const structured = result.structuredContent
   // Rule: structuredContent is used when it is an object; any other value breaks the protocol and is ignored.
   const parsed = isRecord(structured) ? fromStructured(structured, texts) : fromTexts(texts)
-  return withNotes(parsed.value, [...parsed.notes, ...omitted])
+  return withNotes(parsed.value, [...parsed.notes, ...omitted], media)
+}
+
+function toMedia(item: ToolResultContentItem): MediaContent | undefined {
+  const raw = item as ToolResultContentItem & {data?: unknown}
+  if ((item.type === 'image' || item.type === 'audio') && typeof raw.data === 'string') {
+    return new MediaContent({type: item.type, mimeType: stringOr(item.mimeType), data: raw.data})
+  }
+  const resource = item.type === 'resource' && isRecord(item.resource) ? item.resource : undefined
+  if (!resource) return undefined
+  const common = {
+    type: 'resource' as const,
+    mimeType: stringOr(resource.mimeType),
+    uri: stringOr(resource.uri),
+  }
+  if (typeof resource.text === 'string') return new MediaContent({...common, text: resource.text})
+  if (typeof resource.blob === 'string') return new MediaContent({...common, data: resource.blob})
+  return undefined
+}
+
+function stringOr(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined
+}
+
+/** Decoded length of a base64 string (whitespace ignored). */
+function base64Size(data: string): number {
+  const compact = data.replaceAll(/\s+/g, '')
+  const padding = compact.endsWith('==') ? 2 : Number(compact.endsWith('='))
+  return Math.max(0, Math.floor((compact.length * 3) / 4) - padding)
 }
 
 /**
@@ -137,15 +207,19 @@ function fromTexts(texts: readonly string[]): ParsedValue {
 }
 
 /**
- * Attaches notes (text notes first, then omitted content, each in content order). Rule: a plain
- * object carries them as `_notes`; any other value (array, string, number, boolean, null), or an
- * object that already has its own `_notes` key, is wrapped as `{"data": value, "_notes": [...]}`.
- * So an image-only result becomes `{"data": null, "_notes": ["[non-text content omitted: ...]"]}`.
+ * Attaches notes (text notes first, then omitted content, each in content order) and media. Rule:
+ * a plain object carries them as `_notes` and `_media`; any other value (array, string, number,
+ * boolean, null), or an object that already has its own `_notes` or `_media` key, is wrapped as
+ * `{"data": value, "_notes": [...], "_media": [...]}` (each list only when it has entries). So an
+ * image-only result becomes `{"data": null, "_media": [<image>]}`.
  */
-function withNotes(value: unknown, notes: readonly string[]): unknown {
-  if (notes.length === 0) return value
-  if (isRecord(value) && !Object.hasOwn(value, '_notes')) return {...value, _notes: [...notes]}
-  return {data: value, _notes: [...notes]}
+function withNotes(value: unknown, notes: readonly string[], media: readonly MediaContent[]): unknown {
+  if (notes.length === 0 && media.length === 0) return value
+  const extra = {...(notes.length > 0 && {_notes: [...notes]}), ...(media.length > 0 && {_media: [...media]})}
+  if (isRecord(value) && !Object.hasOwn(value, '_notes') && !Object.hasOwn(value, '_media')) {
+    return {...value, ...extra}
+  }
+  return {data: value, ...extra}
 }
 
 function jsonOrString(text: string): unknown {

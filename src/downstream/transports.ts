@@ -18,6 +18,8 @@ import type {Logger} from '../log.js'
 
 import {parseMessage} from '../json-rpc.js'
 import {idOfSkipped, isCallHead, OversizedLine, type SkippedLine} from '../oversized-line.js'
+import {terminalSafe} from '../terminal-safe.js'
+import {cappedFetch} from './capped-fetch.js'
 
 /**
  * Variables a stdio server inherits from ptc-mcp's environment: enough to find programs, a home, a
@@ -72,7 +74,7 @@ export interface TransportOptions {
   /** Receives each stderr line of a stdio server; it is logged with the server name as prefix. */
   logger: Logger
   /**
-   * Largest single message accepted from a stdio server (default: the SDK's 10 MB). A message over
+   * Largest single message accepted from a stdio or streamable HTTP server (default: the SDK's 10 MB). A message over
    * it is skipped, not buffered: a result is answered as an error to its own request (see
    * {@link oversizedMessageBytes}), anything else is logged and dropped; the connection stays.
    */
@@ -86,7 +88,7 @@ export interface TransportOptions {
 /** A transport for one connection attempt to a downstream server. */
 export function createTransport(server: ServerConfig, options: TransportOptions): Transport {
   if (isStdio(server)) return createStdioTransport(server, options)
-  return createRemoteTransport(server, options.authProvider)
+  return createRemoteTransport(server, options)
 }
 
 function isStdio(server: ServerConfig): server is StdioServerConfig {
@@ -131,13 +133,18 @@ function createStdioTransport(server: StdioServerConfig, options: TransportOptio
   return transport
 }
 
-function createRemoteTransport(server: RemoteServerConfig, authProvider?: AuthProvider): Transport {
+function createRemoteTransport(server: RemoteServerConfig, options: TransportOptions): Transport {
+  const {authProvider} = options
   const url = new URL(server.url)
   const requestInit = {headers: {...server.headers}}
-  if (server.transport === 'sse') return new SSEClientTransport(url, {requestInit, authProvider})
+  const limit = options.maxMessageBytes ?? STDIO_DEFAULT_MAX_BUFFER_SIZE
+  // The SDK reads a message whole, whatever its size: one over the limit fails its call alone.
+  const fetch = cappedFetch(limit, (id, bytes) => oversizedAnswer(id, bytes, limit))
+  if (server.transport === 'sse') return new SSEClientTransport(url, {requestInit, authProvider, fetch})
   return new StreamableHTTPClientTransport(url, {
     requestInit,
     authProvider,
+    fetch,
     // The supervisor owns reconnecting; the transport only retries its standalone stream briefly.
     reconnectionOptions: {
       initialReconnectionDelay: 500,
@@ -163,6 +170,15 @@ export function oversizedMessageBytes(error: unknown): number | undefined {
 
 function tooLargeText(bytes: number, limit: number): string {
   return `message of ${bytes} bytes is over the ${limit}-byte limit`
+}
+
+/** The answer made up for request `id` when its result, `bytes` long, was over `limit` and skipped. */
+function oversizedAnswer(id: RequestId, bytes: number, limit: number): JSONRPCMessage {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: {code: OVERSIZED_MESSAGE_CODE, message: tooLargeText(bytes, limit), data: {oversizedBytes: bytes}},
+  }
 }
 
 /**
@@ -270,15 +286,7 @@ export class LineBuffer {
       this.onDropped(line, id)
       return undefined
     }
-    return {
-      jsonrpc: '2.0',
-      id,
-      error: {
-        code: OVERSIZED_MESSAGE_CODE,
-        message: tooLargeText(line.bytes, this.maxBufferSize),
-        data: {oversizedBytes: line.bytes},
-      },
-    }
+    return oversizedAnswer(id, line.bytes, this.maxBufferSize)
   }
 }
 
@@ -326,6 +334,9 @@ function forwardLines(stream: Stream, onLine: (line: string) => void): void {
   function emit(raw: string): void {
     const line = raw.replace(/\r$/, '')
     if (line.trim() === '') return
-    onLine(line.length > MAX_STDERR_LINE ? `${line.slice(0, MAX_STDERR_LINE)}... (truncated)` : line)
+    const kept = line.length > MAX_STDERR_LINE ? `${line.slice(0, MAX_STDERR_LINE)}... (truncated)` : line
+    // The line reaches a terminal (the log of a CLI command) and the model (a failure's reason):
+    // the server's escape sequences are shown, not obeyed.
+    onLine(terminalSafe(kept))
   }
 }

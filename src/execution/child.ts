@@ -10,6 +10,7 @@ import {fileURLToPath} from 'node:url'
 import type {Logger} from '../log.js'
 import type {ProgramBounds, PythonInfo, SandboxBackend} from '../sandbox/backend.js'
 
+import {hasMedia} from '../downstream/result-parser.js'
 import {JsonText} from '../downstream/types.js'
 import {SandboxError} from '../errors.js'
 import {EndMarkedStream, OutputCapture} from './output-capture.js'
@@ -251,7 +252,8 @@ export class ProgramChild {
     }
     let line: string
     try {
-      line = JSON.stringify(message)
+      // `media` tells the child that the value's `_media` entries are the parser's, to become Media.
+      line = JSON.stringify(message.ok && hasMedia(message.value) ? {...message, media: true} : message)
     } catch (error) {
       line = JSON.stringify({
         type: 'result',

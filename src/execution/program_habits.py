@@ -47,7 +47,7 @@ class _LoopCallsToAwait(ast.NodeTransformer):
 
 def compile_program(source, flags):
     """The program's code object, with the event-loop habits rewritten (line numbers unchanged)."""
-    if "run" not in source:
+    if "run(" not in source and "run_until_complete" not in source:
         return compile(source, PROGRAM_FILE, "exec", flags=flags, dont_inherit=True)
     tree = ast.parse(source, PROGRAM_FILE)
     asyncio_names = {"asyncio"}
@@ -144,11 +144,13 @@ _LOOP_RUNNING_MESSAGES = (
 
 
 _TOP_LEVEL_ONLY = "works only as a top-level statement"
+# How Python's errors name a coroutine used where its value was meant: r["x"], len(r), json.dumps(r).
+_COROUTINE_AS_VALUE = ("'coroutine'", "coroutine object", "type coroutine")
 
 
 def hint_for_error(text, never_awaited):
     """A hint line to add to an error's text, or None."""
-    if "'coroutine' object" in text or "coroutine object" in text:
+    if any(words in text for words in _COROUTINE_AS_VALUE):
         details = never_awaited.describe()
         if details:
             return "hint: a coroutine was used as a value; add await:\n" + details

@@ -313,7 +313,8 @@ def _load_runtime(channel, devnull):
     import warnings
 
     habits = _load_sibling("program_habits")
-    runner_files = frozenset((_RUNNER_FILE, habits.__file__, _CALL_FILE))
+    media = _load_sibling("media")
+    runner_files = frozenset((_RUNNER_FILE, habits.__file__, media.__file__, _CALL_FILE))
 
     top_level_await = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
     loop = asyncio.new_event_loop()
@@ -384,7 +385,12 @@ def _load_runtime(channel, devnull):
         future, tool_name = entry
         if message.get("ok"):
             text = message.get("text")
-            future.set_result(message.get("value") if text is None else json_or_text(text))
+            if text is not None:
+                future.set_result(json_or_text(text))
+            elif message.get("media"):
+                future.set_result(media.from_result(message.get("value")))
+            else:
+                future.set_result(message.get("value"))
         else:
             kind = message.get("kind")
             future.set_exception(
@@ -653,6 +659,7 @@ def _load_runtime(channel, devnull):
             "__name__": "__main__",
             "__builtins__": __builtins__,
             "ToolError": ToolError,
+            "Media": media.Media,
             "emit": emit,
             "list_callable_tools": list_callable_tools,
             "inspect_tool": inspect_tool,

@@ -13,7 +13,7 @@ export function executeProgramDescription(execution: ExecutionConfig): string {
 - Python 3 standard library only; no network or subprocesses; files only in the current directory, deleted afterwards. Every run starts fresh.
 - Each tool is an async function taking keyword arguments: \`r = await mcp__server__tool(name=value)\`. Top-level await works, and so does asyncio.run(main()). Fan out with \`await asyncio.gather(*[mcp__x__y(id=i) for i in ids])\`.
 - Arguments are checked against the tool's input schema before sending; an argument it does not list is an error; None leaves an optional argument out.
-- Results are parsed JSON (dict, list, str, number or None): the structured content when there is one, else the text as JSON when it parses, else the text. Other text comes in a "_notes" list (a value that cannot hold it is wrapped as {"data": value, "_notes": [...]}); images and other non-text content become a note.
+- Results are parsed JSON (dict, list, str, number or None): the structured content when there is one, else the text as JSON when it parses, else the text. Other text comes in a "_notes" list (a value that cannot hold it is wrapped as {"data": value, "_notes": [...]}); images, audio and embedded resources come in a "_media" list of Media objects (.type, .mime_type, .size, .data base64, .bytes(), .text, .uri).
 - A failed call raises ToolError (available by name) with .tool, .kind (${TOOL_ERROR_KINDS.join(', ')}) and .message; catch it to go on.
 - Some calls ask the user first (needs_approval in inspect_tool); a refusal raises ToolError kind "denied", nothing sent: do not retry.
 - Print only what is needed. Output over the limit keeps its start and its end.

@@ -53,7 +53,10 @@ export async function serveStdio(
   }
   // Start the program engine (Python, sandbox probe, warm pool) while the client is still starting.
   if (!configError)
-    runtime.engine().catch((error: unknown) => logger.warn(`programs cannot run yet: ${String(error)}`))
+    runtime.engine().catch((error: unknown) => {
+      // Stopped before it was ready (a client's health check): nothing to report.
+      if (!runtime.closed) logger.warn(`programs cannot run yet: ${String(error)}`)
+    })
 
   logger.info(`shutting down (${await stopped})`)
   await Promise.allSettled([runtime.close(), handle.close()])

@@ -1,7 +1,7 @@
 // `ptc-mcp run` and the calls that need approval (SPEC §12): asked on a real pseudo-terminal
 // (Python's pty module drives the built binary), approved by --yes, denied without a terminal.
 import {spawn} from 'node:child_process'
-import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -152,6 +152,33 @@ describe('ptc-mcp run and approvals', () => {
     expect(note('mcp__fx__read_item')).toBeUndefined()
     const table = await runProcess(process.execPath, [BIN, 'list', '--config', configPath], {})
     expect(table.stdout).toMatch(/mcp__fx__delete_item +fx +\[asks\] Pretends to delete/)
+  }, 120_000)
+
+  it("list names the Claude Code deny rule that hides a tool (HOME's settings)", async () => {
+    const home = join(dir, 'home')
+    mkdirSync(join(home, '.claude'), {recursive: true})
+    writeFileSync(
+      join(home, '.claude', 'settings.json'),
+      JSON.stringify({permissions: {deny: ['mcp__fx__delete_item']}}),
+    )
+    const claudeConfig = join(dir, 'claude.yaml')
+    writeFileSync(claudeConfig, stringify({servers: [{name: 'fx', ...fixtureCommand()}]}))
+    const list = await runProcess(process.execPath, [BIN, 'list', '--config', claudeConfig, '--json'], {
+      HOME: home,
+    })
+    expect(list.code, list.stderr).toBe(0)
+    const result = JSON.parse(list.stdout) as {
+      tools: Array<{name: string}>
+      hidden: Array<{name: string; reason: string}>
+    }
+    expect(result.tools.map((tool) => tool.name)).not.toContain('mcp__fx__delete_item')
+    expect(result.hidden).toEqual([
+      {
+        name: 'mcp__fx__delete_item',
+        server: 'fx',
+        reason: `hidden by Claude Code's deny rule "mcp__fx__delete_item" (${join(home, '.claude', 'settings.json')})`,
+      },
+    ])
   }, 120_000)
 
   it('--yes approves every call without asking, and the trace says so', async () => {

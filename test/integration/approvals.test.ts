@@ -272,6 +272,24 @@ describe('approval by elicitation, with Claude Code rules in user and project sc
     expect(run.text).toContain('[Script executed successfully]\nlate')
   }, 30_000)
 
+  it('a hostile program: huge arguments are shown shortened; 20 calls at once are each asked about, denied, never sent', async () => {
+    session.asked.length = 0
+    session.answer = accept('deny')
+    const before = session.received('my-fx')
+    const run = await session.execute(
+      [
+        'import asyncio',
+        'r = await asyncio.gather(*[mcp__my_fx__echo(text=str(i) * 200_000) for i in range(20)], return_exceptions=True)',
+        'print(sum(1 for x in r if isinstance(x, ToolError) and x.kind == "denied"))',
+      ].join('\n'),
+    )
+    expect(run.text).toContain('[Script executed successfully]\n20')
+    expect(session.asked).toHaveLength(20)
+    for (const question of session.asked) expect(question.message.length).toBeLessThan(1000)
+    expect(session.asked[0]!.message).toMatch(/Arguments: \{"text":"0{100,}\.\.\.\n/)
+    expect(session.received('my-fx')).toEqual(before)
+  }, 60_000)
+
   it('a client that never answers: denied after approval_timeout_seconds, then at once for the rest of the program', async () => {
     session.asked.length = 0
     session.answer = () => new Promise<never>(() => {})

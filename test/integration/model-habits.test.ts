@@ -76,7 +76,8 @@ beforeAll(async () => {
     permissions: {ask_destructive: false},
     execution: {
       timeout_seconds: 20,
-      tool_call_timeout_seconds: 1,
+      // Room for a loaded machine; the timeout row waits this long.
+      tool_call_timeout_seconds: 3,
       max_tool_calls: MAX_TOOL_CALLS,
       warm_pool: 2,
     },
@@ -242,7 +243,7 @@ const cases = (): Case[] => [
     code: py([
       'import asyncio, gc',
       't = asyncio.create_task(mcp__fx__is_error(message="lost"))',
-      'await asyncio.sleep(0.2)',
+      'await asyncio.wait([t])',
       'print(t)',
       'del t',
       'gc.collect()',
@@ -293,7 +294,7 @@ const cases = (): Case[] => [
   },
   {
     name: 'the per-call timeout: kind timeout',
-    code: py(['try:', '    await mcp__fx__slow(ms=3000)', 'except ToolError as e:', '    print(e.kind)']),
+    code: py(['try:', '    await mcp__fx__slow(ms=4000)', 'except ToolError as e:', '    print(e.kind)']),
     ok: true,
     output: 'timeout\n',
   },
@@ -388,6 +389,20 @@ const cases = (): Case[] => [
     ok: false,
     error:
       /TypeError: 'coroutine' object is not iterable\nhint: .*\n {2}line 1: mcp__fx__text_json\(\.\.\.\) was never awaited/,
+  },
+  {
+    name: 'len() of a coroutine, and a coroutine passed on as an argument',
+    code: py([
+      'r = mcp__fx__text_json()',
+      'try:',
+      '    print(len(r))',
+      'except TypeError as e:',
+      '    print(e)',
+      'await mcp__fx__echo(text=mcp__fx__echo(text="inner"))',
+    ]),
+    ok: false,
+    error:
+      /TypeError: mcp__fx__echo\(\): arguments must be JSON-serialisable \(Object of type coroutine is not JSON serializable\)\nhint: .*\n {2}line 1: mcp__fx__text_json\(\.\.\.\) was never awaited.*\n {2}line 6: mcp__fx__echo\(\.\.\.\) was never awaited/,
   },
   {
     name: 'a call never awaited fails the run, even when the rest succeeded',

@@ -18,7 +18,7 @@ import type {ListResult} from '../../src/commands/list.js'
 import Doctor from '../../src/commands/doctor.js'
 import Inspect from '../../src/commands/inspect.js'
 import List from '../../src/commands/list.js'
-import {fixtureCommand} from '../fixtures/start-fixture.js'
+import {fixtureCommand, type HttpFixture, startHttpFixture} from '../fixtures/start-fixture.js'
 import {type RawServe, resultText, startRawServe, toolResult} from '../helpers/json-rpc.js'
 import {commandLine, descendants, waitUntil} from '../helpers/processes.js'
 import {runCommand} from '../helpers/run-command.js'
@@ -137,7 +137,9 @@ describe('secrets from the config never reach programs, the model or the log', (
   })
 
   it('a node error echoing an argument (Cannot find module <path>): the expanded part is redacted', async () => {
-    expect((await reasons())['node-module']).toMatch(/^server process exited during startup/)
+    expect((await reasons())['node-module']).toMatch(
+      /^server process exited during startup.*Cannot find module '\[redacted\]\/server\.js'/,
+    )
     expect(serve.stderr()).toContain(
       "[ptc-mcp:downstream:node-module] info: Error: Cannot find module '[redacted]/server.js'",
     )
@@ -333,6 +335,8 @@ describe('tools.allow / tools.block are normalised like names (real server-every
       /mcp__everything__get_env\s+everything\s+hidden by tools\.block \("mcp__everything__get-env"\)/,
     )
     expect(list.stdout).not.toMatch(/^mcp__everything__get_env\s+everything\s+Returns/m)
+    expect(list.stderr).toMatch(/Warning: tools\.block pattern "mcp__everything__get-envv" matches no tool/)
+    expect(list.stderr).not.toContain('"mcp__everything__get-env" matches')
 
     for (const spelling of ['mcp__everything__get_env', 'mcp__everything__get-env']) {
       const inspect = await runCommand(Inspect, ['--config', path, spelling])
@@ -444,6 +448,67 @@ describe('an oversized result fails that call only; the shared connection stays'
     expect(fixturePid()).toBe(pid)
     expect(peakRss(serve.child.pid!) - startRss).toBeLessThan(RSS_GROWTH_BOUND)
   }, 90_000)
+})
+
+describe('an oversized result over streamable HTTP or legacy SSE fails that call only, too', () => {
+  let http: HttpFixture
+  let sse: HttpFixture
+  let setup: ServeSetup
+  let serve: RawServe
+
+  beforeAll(async () => {
+    const fixtures = await Promise.all([
+      startHttpFixture({transport: 'http'}),
+      startHttpFixture({transport: 'sse'}),
+    ])
+    http = fixtures[0]
+    sse = fixtures[1]
+    setup = prepareServe({
+      servers: [
+        {name: 'web', transport: 'http', url: http.url},
+        {name: 'legacy', transport: 'sse', url: sse.url},
+      ],
+      execution: {timeout_seconds: 60, tool_call_timeout_seconds: 40, warm_pool: 0},
+    })
+    serve = await startRawServe(setup)
+    await waitForListing(serve, ['web', 'legacy'], (l) => serves(l, 'web') && serves(l, 'legacy'), {
+      what: 'web and legacy connected',
+      timeoutMs: 30_000,
+    })
+  }, 60_000)
+
+  afterAll(async () => {
+    if (serve) await expectCleanShutdown(serve, setup)
+    setup?.cleanup()
+    await Promise.all([http?.stop(), sse?.stop()])
+  })
+
+  it.each(['web', 'legacy'])(
+    '%s: big(60 MB) beside a slow call in flight: the ToolError for one, the answer for the other; the 60 MB are not held',
+    async (server) => {
+      const startRss = peakRss(serve.child.pid!)
+      const run = await execute(
+        serve,
+        [
+          'import asyncio',
+          `slow = asyncio.ensure_future(mcp__${server}__slow(ms=2000))`,
+          'try:',
+          `    await mcp__${server}__big(bytes=60_000_000)`,
+          'except ToolError as e:',
+          '    print(e)',
+          `print(await slow, await mcp__${server}__add(a=1, b=2))`,
+        ].join('\n'),
+      )
+      expect(run.structured.output, run.text).toBe(
+        `result of mcp__${server}__big is 57.2 MiB, over the 16 MiB limit (execution.max_tool_result_bytes); ` +
+          "request less data: narrower dates, a limit, or a filter\nslept 2000 {'sum': 3}\n",
+      )
+      expect(serve.stderr()).not.toMatch(/connection lost|reconnecting/)
+      // Read whole, as the SDK does without the cap, the 60 MB cost ~200 MiB; dropped as they stream in, ~60.
+      expect(peakRss(serve.child.pid!) - startRss).toBeLessThan(128 * 1024 * 1024)
+    },
+    90_000,
+  )
 })
 
 describe('`ptc-mcp run` on a terminal neutralises control sequences (real pseudo-terminal)', () => {

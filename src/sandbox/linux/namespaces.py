@@ -41,9 +41,16 @@ def _call(libc, name, *args):
         raise OSError(err, f"{name}: {os.strerror(err)}")
 
 
+def _encode(value):
+    return None if value is None else os.fsencode(value)
+
+
 def _mount(libc, source, target, fstype, flags, data=None):
-    enc = lambda value: None if value is None else os.fsencode(value)  # noqa: E731
-    _call(libc, "mount", enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data))
+    _call(libc, "mount", _encode(source), _encode(target), _encode(fstype), ctypes.c_ulong(flags), _encode(data))
+
+
+def _under(path, top):
+    return path == top or path.startswith(top.rstrip("/") + "/")
 
 
 def apply(spec, libc, drop):
@@ -132,12 +139,11 @@ def _reach_as(libc, spec, uid, gid):
         top = _first_blocked(path, uid, gid)
         if top is not None:
             blocked.add(top)
-    tops = sorted(b for b in blocked if not any(b != o and b.startswith(o.rstrip("/") + "/") for o in blocked))
+    tops = sorted(b for b in blocked if not any(b != o and _under(b, o) for o in blocked))
     if not tops:
         return None
-    under = lambda path, top: path == top or path.startswith(top.rstrip("/") + "/")  # noqa: E731
-    binds = sorted({p for p in needed if any(under(p, t) for t in tops)}, key=lambda p: p.count("/"))
-    binds = [p for p in binds if not any(o != p and under(p, o) and os.path.isdir(o) for o in binds)]
+    binds = sorted({p for p in needed if any(_under(p, t) for t in tops)}, key=lambda p: p.count("/"))
+    binds = [p for p in binds if not any(o != p and _under(p, o) and os.path.isdir(o) for o in binds)]
     # Opened before the cover hides them.
     handles = [(path, os.open(path, _O_PATH | os.O_CLOEXEC)) for path in binds]
     try:
