@@ -25,14 +25,26 @@ function serving(type: string, parts: string[]): typeof fetch {
 const call = {method: 'POST', body: JSON.stringify({jsonrpc: '2.0', id: 7, method: 'tools/call', params: {}})}
 
 describe('cappedFetch', () => {
-  it('passes SSE events under the limit on, split anywhere, and replaces one over it by the error answer', async () => {
+  it('passes SSE events under the limit on, split anywhere; one over it is replaced by the error answer to its request, or dropped', async () => {
     const small = 'event: message\ndata: {"a":1}\n\n'
-    const big = `event: message\ndata: ${'x'.repeat(200)}\r\n\r\n`
-    const parts = [...`${small}${small}`.match(/.{1,5}/gs)!, big.slice(0, 100), big.slice(100), small]
-    const response = await cappedFetch(100, answer, serving('text/event-stream', parts))('http://x', call)
-    expect(await response.text()).toBe(
-      `${small}${small}event: message\ndata: ${JSON.stringify(answer(7, big.length))}\n\n`,
-    )
+    const big = `event: message\ndata: {"result":{"text":"${'x'.repeat(200)}"},"jsonrpc":"2.0","id":7}\r\n\r\n`
+    const notification = `event: message\ndata: {"method":"notifications/message","params":{"d":"${'y'.repeat(200)}"},"jsonrpc":"2.0"}\n\n`
+    const parts = [
+      ...`${small}${small}`.match(/.{1,5}/gs)!,
+      big.slice(0, 100),
+      big.slice(100),
+      small,
+      notification,
+      `${small}${big}`,
+      small,
+    ]
+    const response = await cappedFetch(
+      100,
+      answer,
+      serving('text/event-stream', parts),
+    )('http://x', {method: 'GET'})
+    const refused = `event: message\ndata: ${JSON.stringify(answer(7, big.length))}\n\n`
+    expect(await response.text()).toBe(`${small}${small}${refused}${small}${small}${refused}${small}`)
   })
 
   it('replaces a JSON answer over the limit, keeps one under it, and leaves other requests alone', async () => {

@@ -1,12 +1,12 @@
 /**
- * The size limit on messages from a streamable HTTP server, as the stdio framing has it
- * (transports.ts): the SDK reads a response whole, however large, so a 1 GB result would be held in
- * the server's memory before anything could refuse it. This `fetch` wraps the answers to requests:
- * a message over the limit is dropped as it streams in, and its request gets an error answer
- * (`OVERSIZED_MESSAGE_CODE`) instead, so the call fails alone and the session goes on.
+ * The size limit on messages from a remote server (streamable HTTP or legacy SSE), as the stdio
+ * framing has it (transports.ts): the SDK reads a message whole, however large, so a 1 GB result
+ * would be held in the server's memory before anything could refuse it. This `fetch` wraps what
+ * comes back: a message over the limit is dropped as it streams in, and its request gets an error
+ * answer (`OVERSIZED_MESSAGE_CODE`) instead, so the call fails alone and the session goes on.
  */
 import {isRecord} from '../guards.js'
-import {requestId} from '../oversized-line.js'
+import {idOfSkipped, isCallHead, OversizedLine, requestId, type SkippedLine} from '../oversized-line.js'
 
 type Fetch = typeof fetch
 
@@ -16,8 +16,7 @@ export type OversizedAnswer = (id: number | string, bytes: number) => unknown
 export function cappedFetch(limit: number, answer: OversizedAnswer, inner: Fetch = fetch): Fetch {
   return async (input, init) => {
     const response = await inner(input, init)
-    const id = init?.method === 'POST' ? idOfRequest(init.body) : undefined
-    if (id === undefined || !response.body || !response.ok) return response
+    if (!response.body || !response.ok) return response
     const type = response.headers.get('content-type') ?? ''
     const rebuild = (body: ReadableStream<Uint8Array>) =>
       new Response(body, {
@@ -25,8 +24,12 @@ export function cappedFetch(limit: number, answer: OversizedAnswer, inner: Fetch
         statusText: response.statusText,
         headers: response.headers,
       })
-    if (type.includes('text/event-stream')) return rebuild(capEvents(response.body, limit, id, answer))
-    if (type.includes('application/json')) return rebuild(capWhole(response.body, limit, id, answer))
+    // Event streams (a POST's answer, the standalone GET stream, the legacy transport's stream) carry
+    // the id in each event; a JSON answer is the answer to the request just sent.
+    if (type.includes('text/event-stream')) return rebuild(capEvents(response.body, limit, answer))
+    const id = init?.method === 'POST' ? idOfRequest(init.body) : undefined
+    if (id !== undefined && type.includes('application/json'))
+      return rebuild(capWhole(response.body, limit, id, answer))
     return response
   }
 }
@@ -70,89 +73,94 @@ function capWhole(
 }
 
 const LF = 0x0a
+const CR = 0x0d
 
 /**
- * An SSE body passed on event by event; an event over `limit` is dropped as it arrives and replaced
- * by the error answer, which ends this request's stream.
+ * An SSE body passed on event by event. An event over `limit` is dropped as it arrives (counted,
+ * only its two ends kept) and, when it is the answer to a request, replaced by the error answer to
+ * that request; the stream goes on, as the legacy transport's one stream carries every answer.
  */
 function capEvents(
   body: ReadableStream<Uint8Array>,
   limit: number,
-  id: number | string,
   answer: OversizedAnswer,
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader()
   let pending: Uint8Array[] = []
   let pendingBytes = 0
-  /** The last byte seen was a line feed (`\r` is dropped first): a second one ends the event. */
+  let skipping: OversizedLine | undefined
+  /** The last byte seen was a line feed (`\r` is passed over): a second one ends the event. */
   let afterLineFeed = false
-  const refuse = (controller: ReadableStreamDefaultController<Uint8Array>, bytes: number): void => {
-    pending = []
-    controller.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(answer(id, bytes))}\n\n`))
-    controller.close()
+
+  const endEvent = (controller: ReadableStreamDefaultController<Uint8Array>, last: Uint8Array): boolean => {
+    if (!skipping && pendingBytes + last.length <= limit) {
+      for (const part of [...pending, last]) controller.enqueue(part)
+      pending = []
+      pendingBytes = 0
+      return true
+    }
+    skipping ??= startSkipping()
+    skipping.add(asBuffer(last))
+    const refusal = refusalOf(skipping.finish(), answer)
+    skipping = undefined
+    if (refusal === undefined) return false
+    controller.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(refusal)}\n\n`))
+    return true
   }
+  const startSkipping = (): OversizedLine => {
+    const line = new OversizedLine()
+    for (const part of pending) line.add(asBuffer(part))
+    pending = []
+    pendingBytes = 0
+    return line
+  }
+
   return new ReadableStream({
     // A pull must enqueue or close before it returns: the stream does not pull again on its own.
     async pull(controller) {
-      for (;;) {
+      for (let enqueued = false; !enqueued;) {
         const read = await reader.read()
         if (read.done) {
-          for (const part of pending) controller.enqueue(part)
+          if (!skipping) for (const part of pending) controller.enqueue(part)
           controller.close()
           return
         }
-        let start = 0
         const chunk = read.value
+        let start = 0
         for (let at = 0; at < chunk.length; at++) {
           const byte = chunk[at]
-          if (byte === 0x0d) continue
+          if (byte === CR) continue
           if (byte === LF && afterLineFeed) {
-            const eventBytes = pendingBytes + at + 1 - start
-            if (eventBytes > limit) {
-              await reader.cancel().catch(() => {})
-              refuse(controller, eventBytes)
-              return
-            }
-            for (const part of pending) controller.enqueue(part)
-            controller.enqueue(chunk.subarray(start, at + 1))
-            pending = []
-            pendingBytes = 0
+            enqueued = endEvent(controller, chunk.subarray(start, at + 1)) || enqueued
             start = at + 1
           }
           afterLineFeed = byte === LF
         }
         const rest = chunk.subarray(start)
-        pendingBytes += rest.length
-        if (pendingBytes > limit) break
-        if (rest.length > 0) pending.push(rest)
-        if (start > 0) return
+        if (rest.length === 0) continue
+        if (!skipping && pendingBytes + rest.length > limit) skipping = startSkipping()
+        if (skipping) skipping.add(asBuffer(rest))
+        else {
+          pending.push(rest)
+          pendingBytes += rest.length
+        }
       }
-      // The event in progress is over the limit: count it to its end without keeping it, answer
-      // the request instead, and end the stream.
-      pending = []
-      const bytes = pendingBytes + (await skipEvent(reader, afterLineFeed))
-      await reader.cancel().catch(() => {})
-      refuse(controller, bytes)
     },
     cancel: (reason) => reader.cancel(reason),
   })
 }
 
-/** Reads to the end of the current event (a blank line) or of the stream; returns the bytes read. */
-async function skipEvent(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  afterLineFeed: boolean,
-): Promise<number> {
-  let bytes = 0
-  let lineFeed = afterLineFeed
-  for (let read = await reader.read(); !read.done; read = await reader.read()) {
-    for (let at = 0; at < read.value.length; at++) {
-      const byte = read.value[at]
-      if (byte === 0x0d) continue
-      if (byte === LF && lineFeed) return bytes + at + 1
-      lineFeed = byte === LF
-    }
-    bytes += read.value.length
-  }
-  return bytes
+/** The error answer for a dropped event, when it was the answer to a request (it has an id and no method). */
+function refusalOf(event: SkippedLine, answer: OversizedAnswer): unknown {
+  const data = /^data: ?/m.exec(event.head)
+  if (!data) return undefined
+  const head = event.head.slice(data.index + data[0].length)
+  const message = {bytes: event.bytes, head, tail: event.tail.trimEnd()}
+  const id = idOfSkipped(message)
+  return id === undefined || isCallHead(head) ? undefined : answer(id, event.bytes)
+}
+
+/** The same bytes as a Buffer, not copied. */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length)
 }

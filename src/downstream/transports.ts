@@ -137,13 +137,14 @@ function createRemoteTransport(server: RemoteServerConfig, options: TransportOpt
   const {authProvider} = options
   const url = new URL(server.url)
   const requestInit = {headers: {...server.headers}}
-  if (server.transport === 'sse') return new SSEClientTransport(url, {requestInit, authProvider})
   const limit = options.maxMessageBytes ?? STDIO_DEFAULT_MAX_BUFFER_SIZE
+  // The SDK reads a message whole, whatever its size: one over the limit fails its call alone.
+  const fetch = cappedFetch(limit, (id, bytes) => oversizedAnswer(id, bytes, limit))
+  if (server.transport === 'sse') return new SSEClientTransport(url, {requestInit, authProvider, fetch})
   return new StreamableHTTPClientTransport(url, {
     requestInit,
     authProvider,
-    // The SDK reads an answer whole, whatever its size: one over the limit fails its call alone.
-    fetch: cappedFetch(limit, (id, bytes) => oversizedAnswer(id, bytes, limit)),
+    fetch,
     // The supervisor owns reconnecting; the transport only retries its standalone stream briefly.
     reconnectionOptions: {
       initialReconnectionDelay: 500,

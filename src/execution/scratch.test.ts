@@ -18,6 +18,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 
 import {silentLogger} from '../log.js'
 import {
+  createProbeDir,
   createScratchDir,
   ensureScratchRoot,
   removeScratchDir,
@@ -145,6 +146,29 @@ describe('removal and the sweep of leftovers', () => {
     await sweepOrphanedScratchDirs(silentLogger, base)
     expect(existsSync(join(planted, 'link'))).toBe(true)
     expect(await readFile(file, 'utf8')).toBe('precious')
+  })
+
+  it("removes a killed server's probe dir beside the root; not a live one's, a link or another user's", async () => {
+    const base = await tempBase()
+    const {dir: outside, file} = await victim(base)
+    const dead = await deadPid()
+    const orphan = join(base, `ptc-mcp-probe-${dead}-AbC123`)
+    await mkdir(join(orphan, 'scratch'), {recursive: true})
+    await symlink(file, join(orphan, 'scratch', 'link'))
+    const live = await createProbeDir(base)
+    const planted = join(base, `ptc-mcp-probe-${dead}-link`)
+    await symlink(outside, planted)
+    const foreign = join(base, `ptc-mcp-probe-${dead}-foreign`)
+    await mkdir(foreign)
+    if (isRoot) await chown(foreign, 12_345, 12_345)
+
+    await sweepOrphanedScratchDirs(silentLogger, base)
+
+    expect(existsSync(orphan)).toBe(false)
+    expect(existsSync(live)).toBe(true)
+    expect((await lstat(planted)).isSymbolicLink()).toBe(true)
+    expect(await readFile(file, 'utf8')).toBe('precious')
+    expect(existsSync(foreign)).toBe(isRoot)
   })
 
   it('removes what a program made unreadable (mkdir 0o300, 0o000) with the files inside', async () => {

@@ -81,25 +81,27 @@ export async function removeScratchDir(dir: string): Promise<void> {
 }
 
 /**
- * Removes the scratch directories under this user's private root whose server is gone (killed
- * with SIGKILL, say, which leaves no chance to clean up). Nothing outside the root is looked at.
+ * Removes what a server that is gone (killed with SIGKILL, say, which leaves no chance to clean
+ * up) left behind: the scratch directories under this user's private root, and this user's
+ * sandbox probe directories beside it (see `createProbeDir`). Nothing else is looked at.
  */
 export async function sweepOrphanedScratchDirs(logger: Logger, base = tmpdir()): Promise<void> {
   const uid = effectiveUid()
   const root = scratchRoot(base, uid)
-  let names: string[]
-  try {
-    const stats = await lstat(root)
-    if (rootProblem(stats, uid)) return
-    names = await readdir(root)
-  } catch {
-    return
-  }
+  const rootStats = await lstat(root).catch(() => null)
+  if (rootStats && !rootProblem(rootStats, uid)) await sweepDeadServers(root, SCRATCH_PREFIX, uid, logger)
+  await sweepDeadServers(base, PROBE_PREFIX, uid, logger)
+}
+
+/** Removes the directories of this user in `parent` named `<prefix><pid>-...` whose pid is gone. */
+async function sweepDeadServers(parent: string, prefix: string, uid: number, logger: Logger): Promise<void> {
+  const names = await readdir(parent).catch(() => [] as string[])
   for (const name of names) {
-    const pid = Number(/^ptc-run-(\d+)-/.exec(name)?.[1])
+    if (!name.startsWith(prefix)) continue
+    const pid = Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1])
     if (!pid || isAlive(pid)) continue
-    const dir = join(root, name)
-    // Only this user's own directories (the root is private: anything else was not made here).
+    const dir = join(parent, name)
+    // Only this user's own directories, never a link: another user may plant names in /tmp.
     const stats = await lstat(dir).catch(() => null)
     if (!stats?.isDirectory() || stats.uid !== uid) continue
     await removeScratchDir(dir).then(
@@ -107,6 +109,18 @@ export async function sweepOrphanedScratchDirs(logger: Logger, base = tmpdir()):
       (error: Error) => logger.warn(`could not remove ${dir}: ${error.message}`),
     )
   }
+}
+
+/**
+ * Sandbox probe directories: `<tmpdir>/ptc-mcp-probe-<pid>-XXXXXX`, beside the private root
+ * rather than in it, because the probe's sentinel must be readable by any uid (only the sandbox
+ * may stop the probe from reading it). The pid lets the sweep remove those of a killed server
+ * (Claude Code stops a server with SIGINT, SIGTERM and SIGKILL within half a second).
+ */
+export const PROBE_PREFIX = 'ptc-mcp-probe-'
+
+export async function createProbeDir(base = tmpdir()): Promise<string> {
+  return mkdtemp(join(base, `${PROBE_PREFIX}${process.pid}-`))
 }
 
 function isAlive(pid: number): boolean {

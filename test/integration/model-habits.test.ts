@@ -294,7 +294,7 @@ const cases = (): Case[] => [
   },
   {
     name: 'the per-call timeout: kind timeout',
-    code: py(['try:', '    await mcp__fx__slow(ms=10000)', 'except ToolError as e:', '    print(e.kind)']),
+    code: py(['try:', '    await mcp__fx__slow(ms=4000)', 'except ToolError as e:', '    print(e.kind)']),
     ok: true,
     output: 'timeout\n',
   },

@@ -190,8 +190,9 @@ describe('hostile channel messages (SPEC §15)', () => {
     expect(run.structured.error).toMatch(
       /^RuntimeError: the program stopped reading the answers to its requests \(\d+\.\d MB waiting for 10s\); await tool calls and helpers rather than blocking/,
     )
-    // Well before the program's own timeout.
+    // Well before the program's own timeout; helpers are not calls, and no call was made.
     expect(Date.now() - started).toBeLessThan((TIMEOUT_SECONDS - 5) * 1000)
+    expect(run.structured.tool_calls).toEqual([])
     await expectHealthy()
   }, 60_000)
 
@@ -204,6 +205,7 @@ describe('hostile channel messages (SPEC §15)', () => {
       ok: false,
       error: `RuntimeError: protocol error: the child sent a result of 10000002 bytes, over the ${MAX_OUTPUT}-byte limit (max_output_bytes)`,
       result: null,
+      tool_calls: [],
     })
     // A forged 10 MB error keeps its head.
     const error = await execute(
@@ -266,6 +268,7 @@ describe('hostile channel messages (SPEC §15)', () => {
       output: expect.stringMatching(
         /…' \(16000000 characters\), and no tool has a similar name; list_callable_tools\(\) shows the \d+ available tools\.\n$/,
       ),
+      tool_calls: [],
     })
     await expectHealthy()
   }, 60_000)

@@ -450,49 +450,65 @@ describe('an oversized result fails that call only; the shared connection stays'
   }, 90_000)
 })
 
-describe('an oversized result over streamable HTTP fails that call only, too', () => {
+describe('an oversized result over streamable HTTP or legacy SSE fails that call only, too', () => {
   let http: HttpFixture
+  let sse: HttpFixture
   let setup: ServeSetup
   let serve: RawServe
 
   beforeAll(async () => {
-    http = await startHttpFixture({transport: 'http'})
+    const fixtures = await Promise.all([
+      startHttpFixture({transport: 'http'}),
+      startHttpFixture({transport: 'sse'}),
+    ])
+    http = fixtures[0]
+    sse = fixtures[1]
     setup = prepareServe({
-      servers: [{name: 'web', transport: 'http', url: http.url}],
+      servers: [
+        {name: 'web', transport: 'http', url: http.url},
+        {name: 'legacy', transport: 'sse', url: sse.url},
+      ],
       execution: {timeout_seconds: 60, tool_call_timeout_seconds: 40, warm_pool: 0},
     })
     serve = await startRawServe(setup)
-    await waitForListing(serve, ['web'], (l) => serves(l, 'web'), {what: 'web connected', timeoutMs: 30_000})
+    await waitForListing(serve, ['web', 'legacy'], (l) => serves(l, 'web') && serves(l, 'legacy'), {
+      what: 'web and legacy connected',
+      timeoutMs: 30_000,
+    })
   }, 60_000)
 
   afterAll(async () => {
     if (serve) await expectCleanShutdown(serve, setup)
     setup?.cleanup()
-    await http?.stop()
+    await Promise.all([http?.stop(), sse?.stop()])
   })
 
-  it('big(60 MB) beside a slow call in flight: the ToolError for one, the answer for the other; the 60 MB are not held', async () => {
-    const startRss = peakRss(serve.child.pid!)
-    const run = await execute(
-      serve,
-      [
-        'import asyncio',
-        'slow = asyncio.ensure_future(mcp__web__slow(ms=2000))',
-        'try:',
-        '    await mcp__web__big(bytes=60_000_000)',
-        'except ToolError as e:',
-        '    print(e)',
-        'print(await slow, await mcp__web__add(a=1, b=2))',
-      ].join('\n'),
-    )
-    expect(run.structured.output, run.text).toBe(
-      'result of mcp__web__big is 57.2 MiB, over the 16 MiB limit (execution.max_tool_result_bytes); ' +
-        "request less data: narrower dates, a limit, or a filter\nslept 2000 {'sum': 3}\n",
-    )
-    expect(serve.stderr()).not.toMatch(/connection lost|reconnecting/)
-    // Read whole, as the SDK does without the cap, the 60 MB cost ~200 MiB; dropped as they stream in, ~60.
-    expect(peakRss(serve.child.pid!) - startRss).toBeLessThan(128 * 1024 * 1024)
-  }, 90_000)
+  it.each(['web', 'legacy'])(
+    '%s: big(60 MB) beside a slow call in flight: the ToolError for one, the answer for the other; the 60 MB are not held',
+    async (server) => {
+      const startRss = peakRss(serve.child.pid!)
+      const run = await execute(
+        serve,
+        [
+          'import asyncio',
+          `slow = asyncio.ensure_future(mcp__${server}__slow(ms=2000))`,
+          'try:',
+          `    await mcp__${server}__big(bytes=60_000_000)`,
+          'except ToolError as e:',
+          '    print(e)',
+          `print(await slow, await mcp__${server}__add(a=1, b=2))`,
+        ].join('\n'),
+      )
+      expect(run.structured.output, run.text).toBe(
+        `result of mcp__${server}__big is 57.2 MiB, over the 16 MiB limit (execution.max_tool_result_bytes); ` +
+          "request less data: narrower dates, a limit, or a filter\nslept 2000 {'sum': 3}\n",
+      )
+      expect(serve.stderr()).not.toMatch(/connection lost|reconnecting/)
+      // Read whole, as the SDK does without the cap, the 60 MB cost ~200 MiB; dropped as they stream in, ~60.
+      expect(peakRss(serve.child.pid!) - startRss).toBeLessThan(128 * 1024 * 1024)
+    },
+    90_000,
+  )
 })
 
 describe('`ptc-mcp run` on a terminal neutralises control sequences (real pseudo-terminal)', () => {

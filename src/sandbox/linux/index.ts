@@ -1,13 +1,13 @@
 import {spawn} from 'node:child_process'
 import {randomInt} from 'node:crypto'
-import {chmod, mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {chmod, mkdir, writeFile} from 'node:fs/promises'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import type {BoundsInForce, Launch, LaunchRequest, PythonInfo, SandboxBackend} from '../backend.js'
 
 import {SandboxError} from '../../errors.js'
+import {createProbeDir, removeScratchDir} from '../../execution/scratch.js'
 import {type Logger, silentLogger} from '../../log.js'
 import {DEFAULT_BOUNDS} from '../backend.js'
 import {bwrapArgs, findBwrap} from './bwrap.js'
@@ -225,7 +225,7 @@ type ProbeResult =
 
 /** Runs probe.py exactly as a program child would be run, and checks what it reports. */
 async function probe(python: PythonInfo, candidate: Verified): Promise<ProbeResult> {
-  const base = await mkdtemp(join(tmpdir(), 'ptc-mcp-probe-'))
+  const base = await createProbeDir()
   try {
     // Readable by everyone: only the sandbox may stop the probe from reading the sentinel.
     await chmod(base, 0o755)
@@ -281,7 +281,7 @@ async function probe(python: PythonInfo, candidate: Verified): Promise<ProbeResu
       },
     }
   } finally {
-    await rm(base, {recursive: true, force: true})
+    await removeScratchDir(base)
   }
 }
 

@@ -1,13 +1,13 @@
 import {execFile} from 'node:child_process'
 import {existsSync, realpathSync} from 'node:fs'
-import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {mkdir, writeFile} from 'node:fs/promises'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import type {Launch, LaunchRequest, PythonInfo, SandboxBackend} from '../backend.js'
 
 import {SandboxError} from '../../errors.js'
+import {createProbeDir, removeScratchDir} from '../../execution/scratch.js'
 import {discoverInterpreter} from '../linux/interpreter-files.js'
 import {SANDBOX_EXEC, seatbeltArgv, type SeatbeltPaths, seatbeltProfile, SYSTEM_READ_ONLY} from './profile.js'
 
@@ -160,7 +160,7 @@ async function probe(
   python: PythonInfo,
   launchFor: (request: LaunchRequest) => Promise<Launch>,
 ): Promise<void> {
-  const base = await mkdtemp(join(tmpdir(), 'ptc-mcp-probe-'))
+  const base = await createProbeDir()
   try {
     const scratchDir = join(base, 'scratch')
     await mkdir(scratchDir)
@@ -210,6 +210,6 @@ async function probe(
       })
     }
   } finally {
-    await rm(base, {recursive: true, force: true})
+    await removeScratchDir(base)
   }
 }
