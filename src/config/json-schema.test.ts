@@ -74,6 +74,7 @@ describe('config.schema.json', () => {
         'python',
         'record_samples',
         'warm_pool',
+        'artifacts_dir',
       ].sort(),
     )
   })

@@ -221,6 +221,13 @@ export const executionSchema = z
     max_concurrent_programs: positiveInt(
       'Programs run at once; up to 64 more wait in a queue (with progress), beyond that they are refused.',
     ).default(4),
+    artifacts_dir: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'Where files a program leaves are kept, one directory per run, pruned after 7 days or beyond 1 GiB (default: $XDG_STATE_HOME/ptc-mcp/artifacts).',
+      ),
     record_samples: z
       .boolean()
       .default(false)

@@ -13,7 +13,8 @@ import type {ProgramBounds, PythonInfo, SandboxBackend} from '../sandbox/backend
 import {hasMedia} from '../downstream/result-parser.js'
 import {JsonText} from '../downstream/types.js'
 import {SandboxError} from '../errors.js'
-import {EndMarkedStream, OutputCapture} from './output-capture.js'
+import {ARTIFACT_MAX_RUN_BYTES, createRunDir} from './artifacts.js'
+import {EndMarkedStream, OutputCapture, type OutputSpill} from './output-capture.js'
 import {
   type ChildLimits,
   type ChildMessage,
@@ -70,6 +71,8 @@ export interface ChildOptions {
   maxMessageBytes: number
   /** Cap on captured fd 1 + fd 2 output (UTF-8 bytes), and on the `done` result's JSON. */
   maxOutputBytes: number
+  /** execution.artifacts_dir resolved: output over the cap is kept whole in a run directory there. */
+  artifactsRoot?: string
   /** How long answers may wait over the backlog bound before the run ends. Default ANSWER_STALL_MS. */
   answerStallMs?: number
   /** Bound on spawn + confinement + runner load. */
@@ -91,6 +94,8 @@ export interface ChildRunResult {
   output: string
   /** What the program passed to show(), in order. */
   images: ShownImage[]
+  /** The file that keeps the whole output, when it went over the cap. */
+  outputFile?: string
   /** From hand-over of the program to its end. */
   elapsedMs: number
 }
@@ -107,6 +112,19 @@ export interface ChildRunOptions {
   timeoutMs: number
   signal?: AbortSignal
   handlers: ChildRequestHandlers
+}
+
+/** Keeps output over the cap whole in a run directory of `root`, made when first needed (SPEC §14). */
+function outputSpill(root: string | undefined): OutputSpill | undefined {
+  if (root === undefined) return undefined
+  let dir: string | undefined
+  return {
+    runDir() {
+      dir ??= createRunDir(root)
+      return dir
+    },
+    maxBytes: ARTIFACT_MAX_RUN_BYTES,
+  }
 }
 
 /** The environment of every child: nothing of the server's own (SPEC §7). */
@@ -184,7 +202,7 @@ export class ProgramChild {
   private resolveRun: ((result: ChildRunResult) => void) | undefined
 
   private constructor(private readonly options: ChildOptions) {
-    this.capture = new OutputCapture(options.maxOutputBytes)
+    this.capture = new OutputCapture(options.maxOutputBytes, outputSpill(options.artifactsRoot))
     this.stdout = new EndMarkedStream(Buffer.from(this.endMarker), (chunk) => this.capture.write(chunk))
     this.splitter = new LineSplitter(options.maxMessageBytes)
     this.disposed = new Promise((resolve) => {
@@ -710,6 +728,7 @@ export class ProgramChild {
       end: this.end,
       output: this.capture.text(),
       images: this.shown,
+      ...(this.capture.wholeOutputPath !== undefined && {outputFile: this.capture.wholeOutputPath}),
       elapsedMs: this.endedAt - this.startedAt,
     })
   }

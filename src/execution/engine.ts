@@ -8,6 +8,7 @@ import type {ChildLimits, ShownImage} from './protocol.js'
 import {PtcError} from '../errors.js'
 import {type Logger, silentLogger} from '../log.js'
 import {ProgramApprovals} from '../permissions/approvals.js'
+import {artifactsRoot, pruneArtifacts} from './artifacts.js'
 import {type ChildEnd, type ChildRunResult, ProgramChild} from './child.js'
 import {formatOutcome, type ToolCallTrace} from './format.js'
 import {ProgramSlots} from './program-slots.js'
@@ -123,6 +124,8 @@ export class ProgramEngine {
   private readonly slots: ProgramSlots
   /** Largest child message; also the bound on answers and on queued calls waiting, in bytes. */
   private readonly maxMessageBytes: number
+  /** execution.artifacts_dir resolved (SPEC §14). */
+  private readonly artifactsRoot: string
   private closed = false
 
   constructor(options: ProgramEngineOptions) {
@@ -132,16 +135,22 @@ export class ProgramEngine {
     this.logger = options.logger ?? silentLogger
     this.permissions = options.permissions
     const {execution} = options
+    this.artifactsRoot = artifactsRoot(execution.artifacts_dir)
+    pruneArtifacts(this.artifactsRoot)
     // A show() message carries up to MAX_SHOWN_BYTES of image as base64.
     this.maxMessageBytes =
-      Math.max(execution.max_tool_result_bytes, execution.max_output_bytes, (MAX_SHOWN_BYTES / 3) * 4) +
-      MESSAGE_MARGIN_BYTES
+      Math.max(
+        execution.max_tool_result_bytes,
+        execution.max_output_bytes,
+        Math.ceil(MAX_SHOWN_BYTES / 3) * 4,
+      ) + MESSAGE_MARGIN_BYTES
     const childOptions = {
       python: options.python,
       backend: options.backend,
       limits: childLimits(execution),
       maxMessageBytes: this.maxMessageBytes,
       maxOutputBytes: execution.max_output_bytes,
+      artifactsRoot: this.artifactsRoot,
       startTimeoutMs: START_TIMEOUT_MS,
       bounds: programBounds(execution),
       logger: this.logger,
@@ -233,6 +242,8 @@ export class ProgramEngine {
     }
     broker.close()
     this.pool.refillSoon()
+    // Rule: a run that kept files prunes the artifacts (SPEC §14: 7 days, 1 GiB in total).
+    if (run.outputFile !== undefined) pruneArtifacts(this.artifactsRoot)
     return this.outcome({
       end: run.end,
       output: run.output,

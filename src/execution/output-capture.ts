@@ -1,6 +1,22 @@
-/** The line between the head and the tail of output over the cap (SPEC §8). */
-export function omittedMarker(bytes: number): string {
-  return `... [${bytes} bytes omitted]`
+import {closeSync, constants, openSync, writeSync} from 'node:fs'
+import {join} from 'node:path'
+
+/** A new file, never through a link. */
+// eslint-disable-next-line no-bitwise -- open flags are bit patterns
+const SPILL_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW
+
+/** The line between the head and the tail of output over the cap (SPEC §8), naming the whole output's file. */
+export function omittedMarker(bytes: number, wholeOutput?: string): string {
+  return wholeOutput === undefined
+    ? `... [${bytes} bytes omitted]`
+    : `... [${bytes} bytes omitted: the whole output is in ${wholeOutput}]`
+}
+
+/** Where output over the cap is kept whole (SPEC §14): a new directory for the run, made on demand. */
+export interface OutputSpill {
+  runDir(): string
+  /** Most bytes written to the file; beyond, it keeps the start and says so. */
+  maxBytes: number
 }
 
 /** A cut moves to a line boundary when one is this close (a fraction of the part kept). */
@@ -23,13 +39,23 @@ export class OutputCapture {
   private readonly headRoom: number
   private readonly tailRoom: number
 
-  constructor(private readonly maxBytes: number) {
+  /** Everything written, while it fits the cap: what the spill file starts with. */
+  private early: Buffer[] | undefined = []
+  private spillFd: number | undefined
+  private spillPath: string | undefined
+  private spilled = 0
+
+  constructor(
+    private readonly maxBytes: number,
+    private readonly spill?: OutputSpill,
+  ) {
     this.headRoom = Math.ceil(maxBytes / 2)
     this.tailRoom = maxBytes - this.headRoom
   }
 
   write(chunk: Buffer): void {
     this.total += chunk.length
+    if (this.spill) this.keepWhole(chunk, this.spill)
     let rest = chunk
     if (this.headBytes < this.headRoom) {
       const piece = rest.subarray(0, this.headRoom - this.headBytes)
@@ -47,6 +73,55 @@ export class OutputCapture {
     }
   }
 
+  /** Keeps the output whole in a file once it goes over the cap. */
+  private keepWhole(chunk: Buffer, spill: OutputSpill): void {
+    if (this.early) {
+      this.early.push(Buffer.from(chunk))
+      if (this.total <= this.maxBytes) return
+      const {early} = this
+      this.early = undefined
+      try {
+        const path = join(spill.runDir(), 'output.txt')
+        this.spillFd = openSync(path, SPILL_FLAGS, 0o600)
+        this.spillPath = path
+        for (const part of early) this.writeSpill(part, spill)
+      } catch {
+        this.closeSpill()
+      }
+      return
+    }
+    if (this.spillFd !== undefined) this.writeSpill(chunk, spill)
+  }
+
+  private writeSpill(chunk: Buffer, spill: OutputSpill): void {
+    const room = spill.maxBytes - this.spilled
+    if (room <= 0 || this.spillFd === undefined) return
+    const piece = chunk.length > room ? chunk.subarray(0, room) : chunk
+    try {
+      let offset = 0
+      while (offset < piece.length) offset += writeSync(this.spillFd, piece, offset)
+      this.spilled += piece.length
+    } catch {
+      this.closeSpill()
+      this.spillPath = undefined
+    }
+  }
+
+  private closeSpill(): void {
+    if (this.spillFd === undefined) return
+    try {
+      closeSync(this.spillFd)
+    } catch {
+      // already closed
+    }
+    this.spillFd = undefined
+  }
+
+  /** The file holding the whole output (or its first `maxBytes`), once output went over the cap. */
+  get wholeOutputPath(): string | undefined {
+    return this.spillPath
+  }
+
   get truncated(): boolean {
     return this.total > this.maxBytes
   }
@@ -57,10 +132,13 @@ export class OutputCapture {
   }
 
   text(): string {
+    this.closeSpill()
     if (!this.truncated) return Buffer.concat([...this.head, ...this.tail]).toString('utf8')
     const {head, tail} = this.parts()
     const omitted = this.total - Buffer.byteLength(head) - Buffer.byteLength(tail)
-    return `${head}${head === '' || head.endsWith('\n') ? '' : '\n'}${omittedMarker(omitted)}\n${tail}`
+    let whole = this.spillPath
+    if (whole !== undefined && this.spilled < this.total) whole = `${whole} (its first ${this.spilled} bytes)`
+    return `${head}${head === '' || head.endsWith('\n') ? '' : '\n'}${omittedMarker(omitted, whole)}\n${tail}`
   }
 
   /** The head cut back to a line end, and the tail from a line start, where one is near. */

@@ -303,7 +303,7 @@ function parseShownImage(message: Record<string, unknown>): ShownImage {
   if (typeof mimeType !== 'string' || !IMAGE_MIME_TYPE.test(mimeType)) {
     throw new ProtocolError('show() sent without an image MIME type')
   }
-  if (typeof data !== 'string' || data.length > (MAX_SHOWN_BYTES / 3) * 4 + 4) {
+  if (typeof data !== 'string' || data.length > Math.ceil(MAX_SHOWN_BYTES / 3) * 4) {
     throw new ProtocolError(`show() sent an image over ${MAX_SHOWN_BYTES} bytes`)
   }
   if (!BASE64.test(data)) throw new ProtocolError('show() sent image data that is not base64')

@@ -16,7 +16,7 @@ export function executeProgramDescription(execution: ExecutionConfig): string {
 - Results are parsed JSON (dict, list, str, number or None): the structured content when there is one, else the text as JSON when it parses, else the text. Other text comes in a "_notes" list (a value that cannot hold it is wrapped as {"data": value, "_notes": [...]}); images, audio and embedded resources come in a "_media" list of Media objects (.type, .mime_type, .size, .data base64, .bytes(), .text, .uri). show(media_or_bytes) returns an image to you after the output (at most 4 images, 4 MiB).
 - A failed call raises ToolError (available by name) with .tool, .kind (${TOOL_ERROR_KINDS.join(', ')}) and .message; catch it to go on.
 - Some calls ask the user first (needs_approval in inspect_tool); a refusal raises ToolError kind "denied", nothing sent: do not retry.
-- Print only what is needed. Output over the limit keeps its start and its end.
+- Print only what is needed. Output over the limit keeps its start and its end; the whole of it is kept in a file for the user.
 - Helpers, not counted: await list_callable_tools(query="words", server="name"), await inspect_tool(tool_name="mcp__x__y") or inspect_tool(tool_names=[...] or "mcp__x__*", brief=True), await server_status().
 Look names up with list_callable_tools and signatures with inspect_tool before the first program.
 Limits: ${execution.max_tool_calls} tool calls per program, ${execution.max_concurrent_calls} at once, ${perCall}s per call, ${execution.timeout_seconds}s per program, ${formatBytes(execution.max_output_bytes)} of output, ${formatBytes(execution.max_tool_result_bytes)} per result.`

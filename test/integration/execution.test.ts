@@ -127,10 +127,14 @@ describe('output', () => {
     const engine = createEngine({max_output_bytes: 101, warm_pool: 0})
     const outcome = await engine.run('print("é" * 500)\nprint("last line")\nprint("summary: done")')
     expect(outcome.ok).toBe(true)
-    const [head, tail] = outcome.output.split(/\n\.\.\. \[\d+ bytes omitted\]\n/)
+    const [head, tail] = outcome.output.split(
+      /\n\.\.\. \[\d+ bytes omitted(?:: the whole output is in [^\]]+)?\]\n/,
+    )
     expect(head).toMatch(/^é+$/)
     expect(tail).toMatch(/^é+\nlast line\nsummary: done\n$/)
-    const omitted = Number(/\[(\d+) bytes omitted\]/.exec(outcome.output)![1])
+    const omitted = Number(
+      /\[(\d+) bytes omitted(?:: the whole output is in [^\]]+)?\]/.exec(outcome.output)![1],
+    )
     expect(omitted + Buffer.byteLength(head!) + Buffer.byteLength(tail!)).toBe(1001 + 10 + 14)
     expect(Buffer.byteLength(head!) + Buffer.byteLength(tail!)).toBeLessThanOrEqual(101)
     expect(outcome.text).toContain('\nlast line\nsummary: done')
@@ -141,7 +145,7 @@ describe('output', () => {
     const outcome = await engine.run('for i in range(20000):\n    print("line", i)\nemit("finished")')
     expect(outcome).toMatchObject({ok: true, result: 'finished'})
     expect(Buffer.byteLength(outcome.output)).toBeLessThanOrEqual(
-      1000 + '\n... [400000 bytes omitted]\n'.length,
+      1000 + '\n... [400000 bytes omitted: the whole output is in ]\n'.length + 300,
     )
     expect(outcome.output).toMatch(/\nline 19999\n$/)
   })
@@ -288,7 +292,7 @@ describe('the child cannot forge its outcome', () => {
 
   test('an oversized channel message ends the run', async () => {
     const engine = createEngine({max_tool_result_bytes: 1024, max_output_bytes: 1024})
-    const outcome = await engine.run('import os\nos.write(255, b"x" * 2_000_000)\nimport time\ntime.sleep(5)')
+    const outcome = await engine.run('import os\nos.write(255, b"x" * 8_000_000)\nimport time\ntime.sleep(5)')
     expect(outcome.error).toMatch(/protocol error: the child sent a message over \d+ bytes/)
   })
 

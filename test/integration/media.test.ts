@@ -174,3 +174,21 @@ describe('show()', () => {
     expect(outcome.images.length).toBeLessThanOrEqual(4)
   })
 })
+
+describe('output over max_output_bytes, kept whole as an artifact', () => {
+  test('a program printing 1 MB gets head and tail and the path of its whole output', async () => {
+    const {readFileSync} = await import('node:fs')
+    const outcome = await engine.run('for i in range(100_000):\n    print(f"{i:09d}")')
+    expect(outcome.error).toBeNull()
+    const match = /\n\.\.\. \[(\d+) bytes omitted: the whole output is in (\S+)\]\n/.exec(outcome.output)
+    expect(match, outcome.output.slice(0, 200)).not.toBeNull()
+    const [head, tail] = outcome.output.split(match![0])
+    const whole = readFileSync(match![2]!)
+    expect(whole.length).toBe(1_000_000)
+    expect(Buffer.byteLength(head!) + 1 + Number(match![1]) + Buffer.byteLength(tail!)).toBe(1_000_000)
+    expect(head!.startsWith('000000000\n000000001\n')).toBe(true)
+    expect(tail!.endsWith('000099999\n')).toBe(true)
+    expect(whole.toString().startsWith(`${head}\n`) && whole.toString().endsWith(tail!)).toBe(true)
+    expect(match![2]!.startsWith(process.env.XDG_STATE_HOME!)).toBe(true)
+  })
+})

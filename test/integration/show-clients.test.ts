@@ -1,7 +1,7 @@
 /**
  * show() end to end (SPEC §14): through `ptc-mcp serve` a real SDK v2 client receives the image as
  * MCP image content after the text; `ptc-mcp run` writes it to a file and prints the path. Real
- * @modelcontextprotocol/server-everything from npm as the downstream server.
+ * server-everything (`@modelcontextprotocol/server-everything`) from npm as the downstream server.
  */
 import {Client} from '@modelcontextprotocol/client'
 import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'

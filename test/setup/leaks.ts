@@ -18,6 +18,8 @@ export function setup(): void {
   process.env.TMPDIR = root
   // Result shapes (inspect_tool's observed_result) are cached there, not in the real home.
   process.env.XDG_CACHE_HOME = join(root, 'cache')
+  // Artifacts (output over the cap, ./out files) too.
+  process.env.XDG_STATE_HOME = join(root, 'state')
 }
 
 function scratchRootOf(dir: string): string {

@@ -1,0 +1,122 @@
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import {ARTIFACT_MAX_AGE_MS, artifactsRoot, createRunDir, pruneArtifacts} from './artifacts.js'
+import {OutputCapture} from './output-capture.js'
+
+let root: string
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'ptc-artifacts-'))
+})
+afterEach(() => {
+  rmSync(root, {force: true, recursive: true})
+})
+
+function runDir(name: string, bytes: number, ageMs: number): string {
+  const dir = join(root, name)
+  mkdirSync(dir)
+  writeFileSync(join(dir, 'output.txt'), Buffer.alloc(bytes, 97))
+  const when = (Date.now() - ageMs) / 1000
+  utimesSync(dir, when, when)
+  return dir
+}
+
+describe('artifactsRoot', () => {
+  it('is the configured dir, else $XDG_STATE_HOME/ptc-mcp/artifacts, else ~/.local/state', () => {
+    expect(artifactsRoot('/srv/a', {})).toBe('/srv/a')
+    expect(artifactsRoot(undefined, {XDG_STATE_HOME: '/x'})).toBe('/x/ptc-mcp/artifacts')
+    expect(artifactsRoot(undefined, {})).toMatch(/\.local\/state\/ptc-mcp\/artifacts$/)
+  })
+})
+
+describe('pruneArtifacts', () => {
+  it('removes runs older than 7 days and keeps newer ones', () => {
+    const old = runDir('old', 10, ARTIFACT_MAX_AGE_MS + 60_000)
+    const recent = runDir('recent', 10, ARTIFACT_MAX_AGE_MS - 60_000)
+    expect(pruneArtifacts(root)).toEqual([old])
+    expect(existsSync(recent)).toBe(true)
+  })
+
+  it('removes the oldest runs until the rest fit the total, never following a planted link', () => {
+    const outside = mkdtempSync(join(tmpdir(), 'ptc-artifacts-outside-'))
+    try {
+      writeFileSync(join(outside, 'precious'), 'keep me')
+      const a = runDir('a', 600, 3000)
+      const b = runDir('b', 600, 2000)
+      const c = runDir('c', 600, 1000)
+      symlinkSync(outside, join(root, 'link'))
+      symlinkSync(outside, join(a, 'inner-link'))
+      const aTime = (Date.now() - 3000) / 1000
+      utimesSync(a, aTime, aTime)
+      const removed = pruneArtifacts(root, {maxTotalBytes: 1300})
+      expect(removed.sort()).toEqual([a, join(root, 'link')].sort())
+      expect(readdirSync(root).sort()).toEqual(['b', 'c'])
+      expect(existsSync(b) && existsSync(c)).toBe(true)
+      expect(readdirSync(outside)).toEqual(['precious'])
+    } finally {
+      rmSync(outside, {force: true, recursive: true})
+    }
+  })
+
+  it('is nothing to do for a root that does not exist', () => {
+    expect(pruneArtifacts(join(root, 'missing'))).toEqual([])
+  })
+})
+
+describe('output over the cap, kept whole', () => {
+  it('returns head and tail with the file and exact byte counts; the file is the whole output', () => {
+    let dir: string | undefined
+    const runDirOnce = (): string => {
+      dir ??= createRunDir(root)
+      return dir
+    }
+    const capture = new OutputCapture(1000, {runDir: runDirOnce, maxBytes: 1024 * 1024})
+    const lines = Array.from({length: 20_000}, (_, i) => `line ${i}\n`)
+    const whole = Buffer.from(lines.join(''))
+    for (let i = 0; i < whole.length; i += 4096) capture.write(whole.subarray(i, i + 4096))
+    const text = capture.text()
+    const path = join(dir!, 'output.txt')
+    const match = /\n\.\.\. \[(\d+) bytes omitted: the whole output is in (.+)\]\n/.exec(text)
+    expect(match?.[2]).toBe(path)
+    const [head, tail] = text.split(match![0])
+    expect(Buffer.byteLength(head!) + 1 + Number(match![1]) + Buffer.byteLength(tail!)).toBe(whole.length)
+    expect(whole.toString().startsWith(`${head}\n`)).toBe(true)
+    expect(whole.toString().endsWith(tail!)).toBe(true)
+    expect(lstatSync(path).size).toBe(whole.length)
+    expect(lstatSync(path).mode.toString(8).slice(-3)).toBe('600')
+  })
+
+  it('keeps at most maxBytes in the file and says so', () => {
+    let dir: string | undefined
+    const runDirOnce = (): string => {
+      dir ??= createRunDir(root)
+      return dir
+    }
+    const capture = new OutputCapture(100, {runDir: runDirOnce, maxBytes: 5000})
+    for (let i = 0; i < 10; i++) capture.write(Buffer.alloc(1000, 98))
+    expect(capture.text()).toContain(
+      `the whole output is in ${join(dir!, 'output.txt')} (its first 5000 bytes)]`,
+    )
+    expect(lstatSync(join(dir!, 'output.txt')).size).toBe(5000)
+  })
+
+  it('makes no run directory for output within the cap', () => {
+    const capture = new OutputCapture(100, {runDir: () => createRunDir(root), maxBytes: 5000})
+    capture.write(Buffer.alloc(100, 98))
+    expect(capture.text()).toHaveLength(100)
+    expect(readdirSync(root)).toEqual([])
+  })
+})

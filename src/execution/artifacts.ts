@@ -1,0 +1,114 @@
+import {randomUUID} from 'node:crypto'
+import {lstatSync, mkdirSync, readdirSync, rmSync} from 'node:fs'
+import {homedir} from 'node:os'
+import {join} from 'node:path'
+
+/**
+ * Files kept after a run (SPEC §14): one directory per run under `execution.artifacts_dir`, pruned
+ * when older than 7 days or beyond 1 GiB in total. Nothing here follows a link.
+ */
+
+export const ARTIFACT_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000
+export const ARTIFACTS_MAX_TOTAL_BYTES = 1024 ** 3
+/** Most bytes kept per run. */
+export const ARTIFACT_MAX_RUN_BYTES = 64 * 1024 * 1024
+
+/** `execution.artifacts_dir`, else $XDG_STATE_HOME/ptc-mcp/artifacts (~/.local/state when unset). */
+export function artifactsRoot(configured: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  if (configured) return configured
+  const state = env.XDG_STATE_HOME || join(homedir(), '.local', 'state')
+  return join(state, 'ptc-mcp', 'artifacts')
+}
+
+/** Creates `<root>/<run-id>/` (private) and returns its path. */
+export function createRunDir(root: string): string {
+  mkdirSync(root, {recursive: true, mode: 0o700})
+  const stamp = new Date().toISOString().replaceAll(/[:.]/g, '-')
+  const dir = join(root, `${stamp}-${randomUUID().slice(0, 8)}`)
+  mkdirSync(dir, {mode: 0o700})
+  return dir
+}
+
+interface RunDir {
+  path: string
+  mtimeMs: number
+  bytes: number
+}
+
+/**
+ * Removes run directories older than `maxAgeMs`, then the oldest until the rest hold at most
+ * `maxTotalBytes`. Entries that are not directories (a link planted there) are removed as links,
+ * never followed. Returns the paths removed.
+ */
+export function pruneArtifacts(
+  root: string,
+  {
+    maxAgeMs = ARTIFACT_MAX_AGE_MS,
+    maxTotalBytes = ARTIFACTS_MAX_TOTAL_BYTES,
+    now = Date.now(),
+  }: {maxAgeMs?: number; maxTotalBytes?: number; now?: number} = {},
+): string[] {
+  let names: string[]
+  try {
+    names = readdirSync(root)
+  } catch {
+    return []
+  }
+  const removed: string[] = []
+  const kept: RunDir[] = []
+  for (const name of names) {
+    const path = join(root, name)
+    let stat
+    try {
+      stat = lstatSync(path)
+    } catch {
+      continue
+    }
+    if (!stat.isDirectory() || now - stat.mtimeMs > maxAgeMs) {
+      remove(path, removed)
+      continue
+    }
+    kept.push({path, mtimeMs: stat.mtimeMs, bytes: treeBytes(path)})
+  }
+  kept.sort((a, b) => a.mtimeMs - b.mtimeMs)
+  let total = kept.reduce((sum, dir) => sum + dir.bytes, 0)
+  for (const dir of kept) {
+    if (total <= maxTotalBytes) break
+    remove(dir.path, removed)
+    total -= dir.bytes
+  }
+  return removed
+}
+
+function remove(path: string, removed: string[]): void {
+  try {
+    // rmSync never follows a symlink: a link is removed itself, a directory's links are unlinked.
+    rmSync(path, {force: true, recursive: true})
+    removed.push(path)
+  } catch {
+    // Another server may prune at the same time.
+  }
+}
+
+/** Bytes of the regular files in a directory tree, by lstat. */
+function treeBytes(dir: string): number {
+  let total = 0
+  let entries
+  try {
+    entries = readdirSync(dir, {withFileTypes: true})
+  } catch {
+    return 0
+  }
+  for (const entry of entries) {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) total += treeBytes(path)
+    else if (entry.isFile()) {
+      try {
+        total += lstatSync(path).size
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+  return total
+}
