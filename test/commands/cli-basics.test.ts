@@ -1,53 +1,20 @@
 // The built CLI as a new user meets it: help, version, a bad log level, Ctrl-C during `run`.
-import {spawn} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {commandLine, descendants, isAlive, waitUntil} from '../helpers/processes.js'
+import {commandLine, descendants, isAlive, spawnCollect, waitUntil} from '../helpers/processes.js'
 import {BIN} from '../helpers/serve.js'
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string
 }
 
-interface CliRun {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
-interface Started {
-  pid: number
-  done: Promise<CliRun>
-}
-
-function start(args: string[], options: {env?: Record<string, string>; cwd?: string} = {}): Started {
+function start(args: string[], options: {env?: Record<string, string>; cwd?: string} = {}) {
   const env: Record<string, string> = {...(process.env as Record<string, string>), ...options.env}
   delete env.PTC_MCP_CONFIG
-  const child = spawn(process.execPath, [BIN, ...args], {
-    env,
-    cwd: options.cwd,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk
-  })
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk
-  })
-  const done = new Promise<CliRun>((resolve, reject) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 45_000)
-    child.once('error', reject)
-    child.once('close', (code) => {
-      clearTimeout(timer)
-      resolve({code, stdout, stderr})
-    })
-  })
-  return {pid: child.pid!, done}
+  return spawnCollect(process.execPath, [BIN, ...args], {env, cwd: options.cwd})
 }
 
 const cli = (args: string[], options?: {env?: Record<string, string>; cwd?: string}) =>

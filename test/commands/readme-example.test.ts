@@ -1,10 +1,10 @@
 // The README shows what the bundled example really prints: run it and compare.
-import {spawn} from 'node:child_process'
 import {readFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {resolve} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
+import {spawnCollect} from '../helpers/processes.js'
 import {BIN} from '../helpers/serve.js'
 
 const ROOT = resolve(import.meta.dirname, '../..')
@@ -32,18 +32,7 @@ describe('README', () => {
     ]
     const env = {...(process.env as Record<string, string>)}
     delete env.PTC_MCP_CONFIG
-    const child = spawn(process.execPath, args, {cwd: tmpdir(), env, stdio: ['ignore', 'pipe', 'pipe']})
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk
-    })
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk
-    })
-    const code = await new Promise<null | number>((done) => {
-      child.once('close', done)
-    })
+    const {code, stdout, stderr} = await spawnCollect(process.execPath, args, {cwd: tmpdir(), env}).done
     expect(code, stderr).toBe(0)
     expect(withoutTime(stdout)).toBe(withoutTime(readmeOutput()))
   })

@@ -1,5 +1,42 @@
-// Process-tree helpers for tests that must prove nothing is left running.
+// Process helpers for tests: spawning a command and collecting what it prints, and the process
+// tree, for tests that must prove nothing is left running.
+import {spawn} from 'node:child_process'
 import {readdirSync, readFileSync} from 'node:fs'
+
+export interface Finished {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/**
+ * Spawns `command` with its output piped and collected; SIGKILL after `timeoutMs` (default 45 s),
+ * so a hung command fails its test instead of holding the run.
+ */
+export function spawnCollect(
+  command: string,
+  args: string[],
+  options: {cwd?: string; env?: Record<string, string>; timeoutMs?: number} = {},
+): {pid: number; done: Promise<Finished>} {
+  const child = spawn(command, args, {cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe']})
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk
+  })
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk
+  })
+  const done = new Promise<Finished>((resolve, reject) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 45_000)
+    child.once('error', reject)
+    child.once('close', (code) => {
+      clearTimeout(timer)
+      resolve({code, stdout, stderr})
+    })
+  })
+  return {pid: child.pid!, done}
+}
 
 /** Parent pid of every live process, read from /proc (Linux). */
 function parentMap(): Map<number, number> {

@@ -2,7 +2,6 @@
 // is installed into a private prefix, `init` writes a config from Claude Code's servers and prints
 // the registration line, that line goes into a real `claude mcp add`, and `claude mcp list` shows
 // ptc-mcp connected. One test: the build and the install are the slow part.
-import {spawn} from 'node:child_process'
 import {
   existsSync,
   mkdirSync,
@@ -17,46 +16,20 @@ import {tmpdir} from 'node:os'
 import {delimiter, join, resolve} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {type Finished, spawnCollect} from '../helpers/processes.js'
+
 const ROOT = resolve(import.meta.dirname, '../..')
 const CLAUDE_BIN = join(ROOT, 'node_modules', '.bin')
 const FINANCE_SERVER = join(ROOT, 'examples', 'finance-server.js')
 
-interface Done {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
-function run(
+const run = (
   command: string,
   args: string[],
   options: {cwd: string; env: Record<string, string>; timeoutMs: number},
-): Promise<Done> {
-  return new Promise((done, fail) => {
-    const child = spawn(command, args, {
-      cwd: options.cwd,
-      env: options.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk
-    })
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk
-    })
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs)
-    child.once('error', fail)
-    child.once('close', (code) => {
-      clearTimeout(timer)
-      done({code, stdout, stderr})
-    })
-  })
-}
+): Promise<Finished> => spawnCollect(command, args, options).done
 
 /** Runs and expects exit 0; the error shows what the command printed. */
-async function succeed(...args: Parameters<typeof run>): Promise<Done> {
+async function succeed(...args: Parameters<typeof run>): Promise<Finished> {
   const result = await run(...args)
   if (result.code !== 0) {
     throw new Error(
