@@ -183,19 +183,30 @@ export class ProgramEngine {
         startFailure: `${(error as Error).name}: ${(error as Error).message}`,
       })
     }
+    let child: ProgramChild | undefined
     try {
       options.onQueue?.()
-      return await this.runInSlot(code, options)
+      return await this.runInSlot(code, options, (used) => {
+        child = used
+      })
     } finally {
-      release()
+      // Rule: the slot is held until the child is gone, so that max_concurrent_programs bounds the
+      // sandboxes alive, not only the programs being answered (SPEC §15).
+      if (child) child.disposed.then(release, release)
+      else release()
     }
   }
 
-  private async runInSlot(code: string, options: RunOptions): Promise<RunOutcome> {
+  private async runInSlot(
+    code: string,
+    options: RunOptions,
+    onChild: (child: ProgramChild) => void,
+  ): Promise<RunOutcome> {
     const {signal} = options
     let child: ProgramChild
     try {
       child = await this.acquire(signal)
+      onChild(child)
     } catch (error) {
       if (this.closed) throw new Error('ProgramEngine.run: the engine was closed', {cause: error})
       const nothingRan = {output: '', toolCalls: [], elapsedMs: 0, sandbox: this.backend.name}
