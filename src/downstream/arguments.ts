@@ -6,6 +6,7 @@
  */
 import {isRecord} from '../guards.js'
 import {suggestNames} from './naming.js'
+import {followRefs} from './schema-ref.js'
 
 /** Names longer than this get no suggestion (edit distance is quadratic in the length). */
 const MAX_SUGGESTED_NAME_CHARS = 100
@@ -71,7 +72,7 @@ function listedProperties(schema: Record<string, unknown>): ListedProperties | u
   }
   let describesNames = false
   const visit = (node: unknown, depth: number, isBranch: boolean) => {
-    const resolved = resolveLocalRef(schema, node)
+    const resolved = followRefs(schema, node)
     if (!isRecord(resolved) || depth > 4) return
     if (isRecord(resolved.properties)) {
       describesNames = true
@@ -120,7 +121,7 @@ function withoutNullOptionals(
 
 /** Whether a property schema plainly allows null (type null, nullable, a null branch, or no type at all). */
 function acceptsNull(root: Record<string, unknown>, node: unknown, depth: number): boolean {
-  const schema = resolveLocalRef(root, node)
+  const schema = followRefs(root, node)
   if (schema === true) return true
   if (!isRecord(schema) || depth > 8) return false
   if (schema.nullable === true) return true
@@ -133,17 +134,6 @@ function acceptsNull(root: Record<string, unknown>, node: unknown, depth: number
   const {type} = schema
   if (type === undefined) return !('$ref' in schema)
   return type === 'null' || (Array.isArray(type) && type.includes('null'))
-}
-
-function resolveLocalRef(root: Record<string, unknown>, node: unknown, depth = 0): unknown {
-  if (!isRecord(node) || typeof node.$ref !== 'string' || !node.$ref.startsWith('#') || depth > 16)
-    return node
-  let target: unknown = root
-  for (const raw of node.$ref.slice(1).split('/').filter(Boolean)) {
-    const key = raw.replaceAll('~1', '/').replaceAll('~0', '~')
-    target = isRecord(target) ? target[key] : undefined
-  }
-  return target === undefined ? node : resolveLocalRef(root, target, depth + 1)
 }
 
 function safeRegExp(pattern: string): RegExp | undefined {
