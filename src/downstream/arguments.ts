@@ -6,6 +6,7 @@
  */
 import {isRecord} from '../guards.js'
 import {suggestNames} from './naming.js'
+import {type LinearRegExp, linearRegExp, UnsupportedPatternError} from './schema-engines.js'
 import {followRefs} from './schema-ref.js'
 
 /** Names longer than this get no suggestion (edit distance is quadratic in the length). */
@@ -38,7 +39,7 @@ export function prepareArguments(
 }
 
 /** Patterns are the server's; names are the program's, so only names of sane length are tried. */
-function matchesPattern(patterns: readonly (RegExp | undefined)[], key: string): boolean {
+function matchesPattern(patterns: readonly (LinearRegExp | undefined)[], key: string): boolean {
   return key.length <= MAX_PATTERN_NAME_CHARS && patterns.some((pattern) => pattern?.test(key))
 }
 
@@ -54,7 +55,7 @@ interface ListedProperties {
   /** Every property named by the schema (its own `properties`, and those of allOf/anyOf/oneOf branches). */
   properties: Map<string, unknown>
   required: Set<string>
-  patterns: (RegExp | undefined)[]
+  patterns: (LinearRegExp | undefined)[]
   /** `additionalProperties` true or a schema, somewhere it applies: extras are the server's business. */
   openEnded: boolean
 }
@@ -136,10 +137,14 @@ function acceptsNull(root: Record<string, unknown>, node: unknown, depth: number
   return type === 'null' || (Array.isArray(type) && type.includes('null'))
 }
 
-function safeRegExp(pattern: string): RegExp | undefined {
+/**
+ * Patterns run on the linear-time engine: a server's `^(a+)+$` must not stall on a program's key.
+ * One it cannot run may match anything here; validation refuses its schema with the reason.
+ */
+function safeRegExp(pattern: string): LinearRegExp | undefined {
   try {
-    return new RegExp(pattern, 'u')
-  } catch {
-    return undefined
+    return linearRegExp(pattern)
+  } catch (error) {
+    return error instanceof UnsupportedPatternError ? {test: () => true} : undefined
   }
 }
