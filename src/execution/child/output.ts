@@ -6,20 +6,12 @@ import type {Readable} from 'node:stream'
 
 import {randomBytes} from 'node:crypto'
 
-import {ARTIFACT_MAX_RUN_BYTES, createRunDir} from '../artifacts.js'
+import {ARTIFACT_MAX_RUN_BYTES, type RunArtifacts} from '../artifacts.js'
 import {EndMarkedStream, OutputCapture, type OutputSpill} from '../output-capture.js'
 
-/** Keeps output over the cap whole in a run directory of `root`, made when first needed (SPEC §14). */
-function outputSpill(root: string | undefined): OutputSpill | undefined {
-  if (root === undefined) return undefined
-  let dir: string | undefined
-  return {
-    runDir() {
-      dir ??= createRunDir(root)
-      return dir
-    },
-    maxBytes: ARTIFACT_MAX_RUN_BYTES,
-  }
+/** Keeps output over the cap whole in the run's artifacts directory (SPEC §14). */
+function outputSpill(artifacts: RunArtifacts | undefined): OutputSpill | undefined {
+  return artifacts && {runDir: () => artifacts.dir(), maxBytes: ARTIFACT_MAX_RUN_BYTES}
 }
 
 export class ChildOutput {
@@ -29,9 +21,9 @@ export class ChildOutput {
   private readonly stdout: EndMarkedStream
   private readonly open = new Set<Readable>()
 
-  /** `maxBytes`: max_output_bytes; `artifactsRoot`: where output over it is kept whole. */
-  constructor(maxBytes: number, artifactsRoot: string | undefined) {
-    this.capture = new OutputCapture(maxBytes, outputSpill(artifactsRoot))
+  /** `maxBytes`: max_output_bytes; `artifacts`: where output over it is kept whole. */
+  constructor(maxBytes: number, artifacts: RunArtifacts | undefined) {
+    this.capture = new OutputCapture(maxBytes, outputSpill(artifacts))
     this.stdout = new EndMarkedStream(Buffer.from(this.endMarker), (chunk) => this.capture.write(chunk))
   }
 

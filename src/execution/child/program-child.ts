@@ -4,6 +4,7 @@ import type {ChildExit, SpawnedChild} from './spawner.js'
 import type {ChildEnd, ChildOptions, ChildRunOptions, ChildRunResult} from './types.js'
 
 import {SandboxError} from '../../errors.js'
+import {RunArtifacts} from '../artifacts.js'
 import {
   type ChildMessage,
   ProtocolError,
@@ -62,6 +63,8 @@ export class ProgramChild {
   readonly disposed: Promise<void>
   /** The sandbox layer in force, as the backend (or the child's confine step) reports it. */
   tier = 'unknown'
+  /** Where this child's run keeps files (a child runs one program), when options.artifactsRoot is set. */
+  readonly artifacts: RunArtifacts | undefined
 
   private phase: Phase = {name: 'starting'}
   private scratchDir: string | undefined
@@ -76,7 +79,8 @@ export class ProgramChild {
   private killTimer: NodeJS.Timeout | undefined
 
   private constructor(private readonly options: ChildOptions) {
-    this.output = new ChildOutput(options.maxOutputBytes, options.artifactsRoot)
+    this.artifacts = options.artifactsRoot === undefined ? undefined : new RunArtifacts(options.artifactsRoot)
+    this.output = new ChildOutput(options.maxOutputBytes, this.artifacts)
     this.disposed = new Promise((resolve) => {
       this.markDisposed = resolve
     })

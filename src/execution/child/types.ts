@@ -1,5 +1,6 @@
 import type {Logger} from '../../log.js'
 import type {ProgramBounds, PythonInfo, SandboxBackend} from '../../sandbox/backend.js'
+import type {KeptFiles} from '../kept-files.js'
 import type {ChildLimits, HelperName, ShownImage} from '../protocol.js'
 import type {ChildSpawner} from './spawner.js'
 
@@ -41,6 +42,8 @@ export interface ChildRunResult {
   images: ShownImage[]
   /** The file that keeps the whole output, when it went over the cap. */
   outputFile?: string
+  /** The files kept from ./out/ (SPEC §14). */
+  kept?: KeptFiles
   /** From hand-over of the program to its end. */
   elapsedMs: number
 }
