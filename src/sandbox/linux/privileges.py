@@ -160,10 +160,18 @@ def drop_privileges(spec):
 
 
 def _chown_tree(top, uid, gid):
+    """Gives uid/gid what lies on top's own file system; never crosses into a mount (bwrap's
+    read-only binds of a checkout under /tmp, say)."""
+    device = os.lstat(top).st_dev
     os.chown(top, uid, gid, follow_symlinks=False)
     for root, dirs, files in os.walk(top):
+        for name in list(dirs):
+            if os.lstat(os.path.join(root, name)).st_dev != device:
+                dirs.remove(name)
         for name in dirs + files:
-            os.chown(os.path.join(root, name), uid, gid, follow_symlinks=False)
+            path = os.path.join(root, name)
+            if os.lstat(path).st_dev == device:
+                os.chown(path, uid, gid, follow_symlinks=False)
 
 
 def forbid_new_privileges():
