@@ -6,7 +6,7 @@ import {isRecord} from '../guards.js'
  * The private channel between the engine and a program child (fd 3 of the child): newline-delimited
  * JSON, one object per line. runner.py's docstring lists the same messages from the child's side.
  *
- * Everything the child sends is untrusted (SPEC §15): `LineSplitter` refuses lines over a bound,
+ * Everything the child sends is untrusted (SPEC §15): the channel's framer refuses lines over a bound,
  * `parseChildMessage` refuses JSON nested too deep or with too many containers before parsing it
  * (so no recursive code later — serialising, validating — can overflow the stack, and a message
  * costs bounded memory once parsed), accepts only the
@@ -101,7 +101,6 @@ export class RefusedRequest extends ProtocolError {
   }
 }
 
-const NEWLINE = 10
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
 const OPEN_BRACKET = 0x5b
@@ -173,43 +172,6 @@ function closingQuote(text: Buffer, from: number): number {
     quote = text.indexOf(QUOTE, quote + 1)
   }
   return -1
-}
-
-/** Splits a byte stream into lines, refusing any line longer than `maxLineBytes`. */
-export class LineSplitter {
-  private parts: Buffer[] = []
-  private size = 0
-
-  constructor(private readonly maxLineBytes: number) {}
-
-  /** Calls `onLine` for every complete line in `chunk`. Throws ProtocolError on an oversized line. */
-  push(chunk: Buffer, onLine: (line: Buffer) => void): void {
-    let start = 0
-    let newline = chunk.indexOf(NEWLINE)
-    while (newline !== -1) {
-      const piece = chunk.subarray(start, newline)
-      const length = this.size + piece.length
-      this.checkSize(length)
-      const line = this.parts.length === 0 ? piece : Buffer.concat([...this.parts, piece], length)
-      this.parts = []
-      this.size = 0
-      onLine(line)
-      start = newline + 1
-      newline = chunk.indexOf(NEWLINE, start)
-    }
-    if (start < chunk.length) {
-      const rest = chunk.subarray(start)
-      this.checkSize(this.size + rest.length)
-      this.parts.push(rest)
-      this.size += rest.length
-    }
-  }
-
-  private checkSize(length: number): void {
-    if (length > this.maxLineBytes) {
-      throw new ProtocolError(`the child sent a message over ${this.maxLineBytes} bytes`)
-    }
-  }
 }
 
 function requestId(message: Record<string, unknown>): number {
