@@ -5,6 +5,7 @@ import type {Config} from '../config/schema.js'
 import type {ConnectFailure} from './connect-failure.js'
 import type {UpstreamClient} from './upstream.js'
 
+import {downstreamMessageBytes} from '../limits.js'
 import {createLogger, type Logger} from '../log.js'
 import {prepareArguments} from './arguments.js'
 import {ToolFilter, type ToolRule} from './filter.js'
@@ -97,8 +98,6 @@ interface Entry {
   supervisor: ServerSupervisor
 }
 
-const SDK_STDIO_BUFFER = 10 * 1024 * 1024
-
 export const LESS_DATA_HINT = 'request less data: narrower dates, a limit, or a filter'
 
 /**
@@ -140,9 +139,7 @@ export class ToolRegistry implements ToolHost {
       this.log,
     )
     this.recordSamples = config.execution?.record_samples ?? false
-    const resultLimit = config.execution?.max_tool_result_bytes ?? 16 * 1024 * 1024
-    const maxMessageBytes =
-      options.maxMessageBytes ?? Math.max(SDK_STDIO_BUFFER, 2 * resultLimit + 1024 * 1024)
+    const maxMessageBytes = options.maxMessageBytes ?? downstreamMessageBytes(config.execution)
     this.supervisors = config.servers.map(
       (server) =>
         new ServerSupervisor(server, {

@@ -1,6 +1,7 @@
 import type {ToolErrorKind} from '../downstream/types.js'
 
 import {isRecord} from '../guards.js'
+import {base64Chars, MAX_SHOWN_BYTES} from '../limits.js'
 
 /**
  * The private channel between the engine and a program child (fd 3 of the child): newline-delimited
@@ -74,7 +75,7 @@ export interface ShownImage {
 
 /** Most images one run may show(), and most bytes they may hold in total (decoded). */
 export const MAX_SHOWN_IMAGES = 4
-export const MAX_SHOWN_BYTES = 4 * 1024 * 1024
+export {MAX_SHOWN_BYTES} from '../limits.js'
 
 const IMAGE_MIME_TYPE = /^image\/[\w.+-]{1,64}$/
 const BASE64 = /^(?:[A-Za-z\d+/]{4})*(?:[A-Za-z\d+/]{2}==|[A-Za-z\d+/]{3}=)?$/
@@ -265,7 +266,7 @@ function parseShownImage(message: Record<string, unknown>): ShownImage {
   if (typeof mimeType !== 'string' || !IMAGE_MIME_TYPE.test(mimeType)) {
     throw new ProtocolError('show() sent without an image MIME type')
   }
-  if (typeof data !== 'string' || data.length > Math.ceil(MAX_SHOWN_BYTES / 3) * 4) {
+  if (typeof data !== 'string' || data.length > base64Chars(MAX_SHOWN_BYTES)) {
     throw new ProtocolError(`show() sent an image over ${MAX_SHOWN_BYTES} bytes`)
   }
   if (!BASE64.test(data)) throw new ProtocolError('show() sent image data that is not base64')
