@@ -34,7 +34,7 @@ export const contextSaved: Scenario = {
     await direct.close()
     const row = addRow(bench.results, {
       key: 'context',
-      scenario: `context saved: ${PROGRAMS.length} example programs vs their ${DIRECT_CALLS.length} tool results`,
+      scenario: `context saved, ${PROGRAMS.length} example programs`,
       downstream: 'finance',
       reference: {label: 'tool results', value: directBytes, unit: 'B'},
     })
