@@ -33,7 +33,7 @@ import {
 import {createScratchDir, removeScratchDir, watchScratch} from './scratch.js'
 
 /** The bootstrap every child runs (copied next to the compiled file by scripts/copy-assets.js). */
-export const RUNNER_PATH = fileURLToPath(new URL('runner.py', import.meta.url))
+export const RUNNER_PATH = fileURLToPath(new URL('runner/runner.py', import.meta.url))
 
 /** A text result longer than this goes to the child in slices of this many characters. */
 const TEXT_SLICE_CHARS = 256 * 1024
