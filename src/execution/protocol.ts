@@ -1,6 +1,7 @@
 import type {ToolErrorKind} from '../downstream/types.js'
 
 import {isRecord} from '../guards.js'
+import {HELPER_NAMES, type HelperName} from './program-helpers.js'
 
 /**
  * The private channel between the engine and a program child (fd 3 of the child): newline-delimited
@@ -51,8 +52,7 @@ export type ResultMessage =
   | {type: 'result'; id: number; ok: true; value: unknown}
   | {type: 'result'; id: number; ok: false; error: string; kind?: ToolErrorKind}
 
-export const HELPER_NAMES = ['list_callable_tools', 'inspect_tool', 'server_status'] as const
-export type HelperName = (typeof HELPER_NAMES)[number]
+export type {HelperName} from './program-helpers.js'
 
 export type ChildMessage =
   | {type: 'ready'; confine: unknown}
