@@ -43,7 +43,8 @@ def scan(directory, received):
                 match = BYTES_MESSAGE.match(node.value)
                 if match:
                     fields = sends.setdefault(match.group(1).decode(), set())
-                    fields.update(field.decode() for field in BYTES_FIELD.findall(node.value) if field != b"type")
+                    found = BYTES_FIELD.findall(node.value)
+                    fields.update(field.decode() for field in found if field != b"type")
             elif isinstance(node, ast.Call):
                 func = node.func
                 if (
