@@ -1,6 +1,7 @@
 import type {Socket} from 'node:net'
+import type {Readable} from 'node:stream'
 
-import {type ChildProcess, spawn} from 'node:child_process'
+import {spawn} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
 import {constants} from 'node:os'
 import {dirname} from 'node:path'
@@ -14,6 +15,7 @@ import {hasMedia} from '../downstream/result-parser.js'
 import {JsonText} from '../downstream/types.js'
 import {SandboxError} from '../errors.js'
 import {ARTIFACT_MAX_RUN_BYTES, createRunDir} from './artifacts.js'
+import {type ForkedChild, type ForkServer, ForkServerUnavailable} from './fork-server.js'
 import {EndMarkedStream, OutputCapture, type OutputSpill} from './output-capture.js'
 import {
   type ChildLimits,
@@ -79,6 +81,8 @@ export interface ChildOptions {
   startTimeoutMs: number
   /** Scratch and thread bounds for the backend to enforce. Default: DEFAULT_BOUNDS. */
   bounds?: ProgramBounds
+  /** Makes the child (confined in namespaces of its own) instead of a spawn, when it works. */
+  forkServer?: ForkServer
   logger: Logger
 }
 
@@ -159,7 +163,9 @@ export class ProgramChild {
   private exited = false
   private channelClosed = false
   private scratchDir: string | undefined
-  private proc: ChildProcess | undefined
+  /** Kills the whole child (its process group, or its PID namespace); unset before it exists. */
+  private killProcess: (() => void) | undefined
+  private readonly pipes: Readable[] = []
   private channel: Socket | undefined
   private readonly capture: OutputCapture
   /** Written by the runner at the very end of the program's output (after `done` it is complete). */
@@ -319,15 +325,29 @@ export class ProgramChild {
     try {
       this.scratchDir = await createScratchDir()
       if (this.killed) throw new SandboxError('the Python child was stopped before it was ready')
-      const launch = await options.backend.launch({
+      const env = childEnvironment(this.scratchDir)
+      const request = {
         python: options.python,
         pythonArgs: ['-I', '-S', '-B', RUNNER_PATH],
         scratchDir: this.scratchDir,
         runtimePaths: [dirname(RUNNER_PATH)],
-        env: childEnvironment(this.scratchDir),
+        env,
         bounds: options.bounds,
-      })
-      if (this.killed) throw new SandboxError('the Python child was stopped before it was ready')
+      }
+      let forked: ForkedChild | undefined
+      let launch = await options.backend.launch({...request, forked: options.forkServer !== undefined})
+      if (options.forkServer) {
+        try {
+          forked = await options.forkServer.fork(env)
+        } catch (error) {
+          if (!(error instanceof ForkServerUnavailable)) throw error
+          launch = await options.backend.launch(request)
+        }
+      }
+      if (this.killed) {
+        forked?.kill()
+        throw new SandboxError('the Python child was stopped before it was ready')
+      }
       this.tier = launch.tier
       const readyPromise = new Promise<void>((resolve, reject) => {
         this.settleReady = (error) => {
@@ -336,7 +356,8 @@ export class ProgramChild {
           else resolve()
         }
       })
-      this.spawnChild(launch.command, launch.args, launch.env)
+      if (forked) this.attachForked(forked)
+      else this.spawnChild(launch.command, launch.args, launch.env)
       const start: StartMessage = {type: 'start', confine: launch.confine, limits: options.limits}
       this.write(JSON.stringify(start))
       const timer = setTimeout(() => {
@@ -356,7 +377,7 @@ export class ProgramChild {
     } catch (error) {
       this.state = 'ended'
       this.killGroup()
-      if (!this.proc) this.dispose()
+      if (!this.killProcess) this.dispose()
       throw error instanceof SandboxError
         ? error
         : new SandboxError(`the sandboxed Python could not start: ${(error as Error).message}`, {
@@ -372,7 +393,13 @@ export class ProgramChild {
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
       detached: true,
     })
-    this.proc = proc
+    this.killProcess = () => {
+      try {
+        if (proc.pid !== undefined) process.kill(-proc.pid, 'SIGKILL')
+      } catch {
+        // Already gone.
+      }
+    }
     proc.on('error', (error) => {
       this.startupFailure ??= error
       // A failed spawn emits no 'exit' and has no channel: treat it as both gone.
@@ -382,11 +409,23 @@ export class ProgramChild {
       }
     })
     proc.on('exit', (code, signal) => this.onExit(code, signal))
+    this.attachStreams(proc.stdout, proc.stderr, proc.stdio[3] as Socket | null)
+  }
+
+  /** A child the fork server made: its fd 1 and fd 2 share one connection, the channel another. */
+  private attachForked(child: ForkedChild): void {
+    this.killProcess = () => child.kill()
+    child.onExit((code, signal) => this.onExit(code, signal))
+    this.attachStreams(child.output, null, child.channel)
+  }
+
+  private attachStreams(stdout: Readable | null, stderr: Readable | null, channel: Socket | null): void {
     for (const [name, stream] of [
-      ['stdout', proc.stdout],
-      ['stderr', proc.stderr],
+      ['stdout', stdout],
+      ['stderr', stderr],
     ] as const) {
       if (!stream) continue
+      this.pipes.push(stream)
       this.pipesOpen.add(name)
       if (name === 'stdout') {
         stream.on('data', (chunk: Buffer) => {
@@ -401,7 +440,6 @@ export class ProgramChild {
       stream.on('error', () => {})
       stream.on('close', () => this.onPipeClosed(name))
     }
-    const channel = proc.stdio[3] as Socket | null
     if (!channel) throw new SandboxError('the Python child has no private channel')
     this.channel = channel
     channel.on('data', (chunk: Buffer) => this.onChannelData(chunk))
@@ -708,8 +746,7 @@ export class ProgramChild {
   private closePipesSoon(): void {
     if ((this.pipesOpen.size === 0 && this.channelClosed) || this.drainTimer) return
     this.drainTimer = setTimeout(() => {
-      this.proc?.stdout?.destroy()
-      this.proc?.stderr?.destroy()
+      for (const pipe of this.pipes) pipe.destroy()
       this.channel?.destroy()
     }, DRAIN_LIMIT_MS)
     this.drainTimer.unref()
@@ -749,13 +786,8 @@ export class ProgramChild {
 
   private killGroup(): void {
     clearTimeout(this.killTimer)
-    const pid = this.proc?.pid
-    if (pid === undefined || this.exited) return
-    try {
-      process.kill(-pid, 'SIGKILL')
-    } catch {
-      // Already gone.
-    }
+    if (this.exited) return
+    this.killProcess?.()
   }
 
   /** Removes the scratch directory (once the process is gone), then resolves `disposed`. */

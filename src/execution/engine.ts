@@ -1,3 +1,5 @@
+import {dirname} from 'node:path'
+
 import type {ExecutionConfig} from '../config/schema.js'
 import type {ToolHost} from '../downstream/types.js'
 import type {ApprovalPrompter} from '../permissions/approvals.js'
@@ -9,7 +11,8 @@ import {PtcError} from '../errors.js'
 import {type Logger, silentLogger} from '../log.js'
 import {ProgramApprovals} from '../permissions/approvals.js'
 import {artifactsRoot, pruneArtifacts} from './artifacts.js'
-import {type ChildEnd, type ChildRunResult, ProgramChild} from './child.js'
+import {type ChildEnd, type ChildRunResult, ProgramChild, RUNNER_PATH} from './child.js'
+import {ForkServer} from './fork-server.js'
 import {formatOutcome, type ToolCallTrace} from './format.js'
 import {ProgramSlots} from './program-slots.js'
 import {MAX_SHOWN_BYTES} from './protocol.js'
@@ -30,6 +33,11 @@ export interface ProgramEngineOptions {
   logger?: Logger
   /** The user's rules for which calls need approval (SPEC §12). Default: none do. */
   permissions?: PermissionPolicy
+  /**
+   * Make children with the backend's fork server when it has one. Default: the environment
+   * variable PTC_MCP_FORK_SERVER is "1".
+   */
+  forkServer?: boolean
 }
 
 export interface RunOptions {
@@ -120,6 +128,7 @@ export class ProgramEngine {
   private readonly logger: Logger
   private readonly permissions: PermissionPolicy | undefined
   private readonly pool: WarmPool
+  private readonly forkServer: ForkServer | undefined
   /** At most execution.max_concurrent_programs run at once; the others wait here, or are refused. */
   private readonly slots: ProgramSlots
   /** Largest child message; also the bound on answers and on queued calls waiting, in bytes. */
@@ -144,7 +153,19 @@ export class ProgramEngine {
         execution.max_output_bytes,
         Math.ceil(MAX_SHOWN_BYTES / 3) * 4,
       ) + MESSAGE_MARGIN_BYTES
+    const useForkServer = options.forkServer ?? process.env.PTC_MCP_FORK_SERVER === '1'
+    this.forkServer =
+      useForkServer && options.backend.forkServer
+        ? new ForkServer({
+            python: options.python,
+            backend: options.backend,
+            runnerPath: RUNNER_PATH,
+            runtimePaths: [dirname(RUNNER_PATH)],
+            logger: this.logger,
+          })
+        : undefined
     const childOptions = {
+      forkServer: this.forkServer,
       python: options.python,
       backend: options.backend,
       limits: childLimits(execution),
@@ -159,6 +180,8 @@ export class ProgramEngine {
     this.pool = new WarmPool({
       size: execution.warm_pool,
       create: () => ProgramChild.start(childOptions),
+      // A forked child costs the machine milliseconds: its replacement need not wait.
+      cheap: this.forkServer !== undefined,
       logger: this.logger,
     })
     if (!sweptScratchDirs) {
@@ -283,6 +306,7 @@ export class ProgramEngine {
   async close(): Promise<void> {
     this.closed = true
     await this.pool.close()
+    await this.forkServer?.close()
   }
 
   private async acquire(signal: AbortSignal | undefined): Promise<ProgramChild> {

@@ -208,45 +208,76 @@ def _set_limits(limits):
         hard_set(resource.RLIMIT_AS, limits.get("address_space_bytes"))
 
 
-def _apply_confine(spec):
+def _load_by_path(name, path):
+    """The module at `path`, loaded once per process (a fork server loads it for its children)."""
     import importlib.util
 
-    path = spec.get("module")
-    if not isinstance(path, str) or not os.path.isabs(path):
-        raise ValueError('confine spec needs an absolute "module" path')
-    module_spec = importlib.util.spec_from_file_location("_ptc_confine", path)
-    if module_spec is None or module_spec.loader is None:
-        raise ImportError(f"cannot load confine module {path}")
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
-    return module.apply(spec)
-
-
-def _load_sibling(name):
-    """A module next to this file, by path (the runner is not on sys.path)."""
-    import importlib.util
-
-    path = os.path.join(os.path.dirname(_RUNNER_FILE), f"{name}.py")
-    spec = importlib.util.spec_from_file_location(f"_ptc_{name}", path)
+    module = sys.modules.get(name)
+    if module is not None and getattr(module, "__file__", None) == path:
+        return module
+    spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    sys.modules[name] = module
     return module
 
 
-def main():
+def _apply_confine(spec):
+    path = spec.get("module")
+    if not isinstance(path, str) or not os.path.isabs(path):
+        raise ValueError('confine spec needs an absolute "module" path')
+    return _load_by_path("_ptc_confine", path).apply(spec)
+
+
+def _load_sibling(name):
+    """A module next to this file, by path (the runner is not on sys.path)."""
+    return _load_by_path(f"_ptc_{name}", os.path.join(os.path.dirname(_RUNNER_FILE), f"{name}.py"))
+
+
+def preload(confine_module):
+    """Imports what every child needs, once, in a fork server that never runs a program: its
+    children start with it all loaded. Creates nothing a child must have of its own (no event
+    loop, no descriptor)."""
+    import ast  # noqa: F401
+    import io  # noqa: F401
+    import json  # noqa: F401
+    import linecache  # noqa: F401
+    import socket  # noqa: F401
+    import traceback  # noqa: F401
+    import types  # noqa: F401
+    import warnings  # noqa: F401
+
+    saved_ssl = sys.modules.get("ssl", False)
+    sys.modules["ssl"] = None
+    try:
+        import asyncio  # noqa: F401
+    finally:
+        if saved_ssl is False:
+            del sys.modules["ssl"]
+        else:
+            sys.modules["ssl"] = saved_ssl
+    _load_sibling("program_habits")
+    _load_sibling("media")
+    return _load_by_path("_ptc_confine", confine_module)
+
+
+def main(sock=None):
+    """Runs one child. `sock`: the channel when a fork server made this process (it connected
+    back to the parent), else the channel is fd 3."""
     # (a) Take the channel before anything else, then read the start message.
     try:
-        try:
-            channel_fd = os.dup2(_CHANNEL_FD, _PRIVATE_FD, inheritable=False)
-        except OSError:  # an open-files limit below 256: any free descriptor will do
-            channel_fd = os.dup(_CHANNEL_FD)
-        os.close(_CHANNEL_FD)
         import json
         import socket
 
-        sock = socket.socket(fileno=channel_fd)
+        if sock is None:
+            try:
+                channel_fd = os.dup2(_CHANNEL_FD, _PRIVATE_FD, inheritable=False)
+            except OSError:  # an open-files limit below 256: any free descriptor will do
+                channel_fd = os.dup(_CHANNEL_FD)
+            os.close(_CHANNEL_FD)
+            sock = socket.socket(fileno=channel_fd)
         sock.setblocking(True)
     except Exception as exc:  # no channel: nobody to tell
         sys.stderr.write(f"ptc-mcp runner: no channel on fd {_CHANNEL_FD}: {exc}\n")

@@ -25,6 +25,8 @@ export interface WarmPoolOptions {
   size: number
   /** Starts one child (spawned, confined, runner loaded once `ready` resolves). */
   create: () => ProgramChild
+  /** Children are cheap to make (a fork server): replace each one at once. */
+  cheap?: boolean
   logger: Logger
 }
 
@@ -59,7 +61,7 @@ export class WarmPool {
     // Spawning blocks the event loop until the new process has exec'd (a fork of this process,
     // and a wait for the scheduler), and the new child's start takes CPU: let a short program
     // finish first (`refillSoon` then comes sooner).
-    this.scheduleRefill(REFILL_DELAY_MS)
+    this.scheduleRefill(this.options.cheap ? 0 : REFILL_DELAY_MS)
     await child.ready
     if (!child.usable) throw new Error('the Python child ended before it received the program')
     if (this.failing) {
@@ -73,7 +75,7 @@ export class WarmPool {
   /** Starts the missing children shortly, once a run's answer is out (call when a run ends). */
   refillSoon(): void {
     if (this.idle.length >= this.options.size) return
-    this.scheduleRefill(REFILL_AFTER_RUN_MS)
+    this.scheduleRefill(this.options.cheap ? 0 : REFILL_AFTER_RUN_MS)
   }
 
   /** Kills every child, handed out or not, and waits until their scratch directories are gone. */
