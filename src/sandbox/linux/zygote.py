@@ -31,6 +31,7 @@ import signal
 import sys
 
 _CHANNEL_FD = 3
+_PRIVATE_FD = 255
 _CLONE_NEWNS = 0x00020000
 _CLONE_NEWIPC = 0x08000000
 _CLONE_NEWUSER = 0x10000000
@@ -226,9 +227,12 @@ class _Zygote:
         os.dup2(output.fileno(), 1)
         os.dup2(output.fileno(), 2)
         output.close()
-        keep = channel.fileno()
-        os.closerange(3, keep)
-        os.closerange(keep + 1, 1 << 16)
+        # Where the runner keeps its channel when it takes it from fd 3 (out of a program's way).
+        private = os.dup2(channel.fileno(), _PRIVATE_FD, inheritable=False)
+        channel.close()
+        channel = self.socket.socket(fileno=private)
+        os.closerange(3, private)
+        os.closerange(private + 1, 1 << 16)
         os.environ.clear()
         os.environ.update({str(k): str(v) for k, v in (request.get("env") or {}).items()})
         self.runner.main(channel)
