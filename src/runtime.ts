@@ -11,6 +11,7 @@ import {Redactor} from './downstream/redactor.js'
 import {ToolRegistry} from './downstream/registry.js'
 import {ProgramEngine} from './execution/engine.js'
 import {resolvePython} from './execution/python.js'
+import {Memo} from './memo.js'
 import {PermissionPolicy} from './permissions/policy.js'
 import {selectBackend} from './sandbox/index.js'
 
@@ -34,7 +35,8 @@ export interface RuntimeOptions {
  * engine (created on first use, since resolving Python and probing the sandbox take time).
  */
 export class Runtime {
-  private enginePromise?: Promise<ProgramEngine>
+  /** A failed start (no Python, sandbox unavailable) is retried on the next program, not cached. */
+  private readonly engineStart = new Memo(() => this.createEngine())
   private closing = false
 
   /** Why the config file cannot be used at all (lenient mode only; then there are no servers), else null. */
@@ -85,12 +87,7 @@ export class Runtime {
 
   /** The program engine; the first call resolves Python, checks the sandbox and starts the warm pool. */
   engine(): Promise<ProgramEngine> {
-    this.enginePromise ??= this.createEngine()
-    // A failed start (no Python, sandbox unavailable) is retried on the next program, not cached.
-    this.enginePromise.catch(() => {
-      this.enginePromise = undefined
-    })
-    return this.enginePromise
+    return this.engineStart.get()
   }
 
   /** True once close() was called: an engine failing to start then is not worth reporting. */
@@ -102,7 +99,7 @@ export class Runtime {
     // An engine still starting when we close must not start its warm pool: a client such as Claude
     // Code's health check kills the process a few hundred milliseconds after asking it to stop.
     this.closing = true
-    const engine = this.enginePromise?.catch(() => {})
+    const engine = this.engineStart.current?.catch(() => {})
     this.permissions.close()
     await Promise.allSettled([engine?.then((e) => e?.close()), this.registry.close()])
   }

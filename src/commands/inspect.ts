@@ -3,13 +3,9 @@ import {Args} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
 import {formatToolDescription} from '../cli/display.js'
 import {openConnectedRuntime} from '../cli/open-runtime.js'
-import {
-  describeTool,
-  type ToolDescription,
-  unknownToolMessage,
-  withApprovalNote,
-} from '../downstream/inspect.js'
+import {describeTool, type ToolDescription, withApprovalNote} from '../downstream/inspect.js'
 import {normaliseName} from '../downstream/naming.js'
+import {lookupTool} from '../downstream/tool-lookup.js'
 import {PtcError} from '../errors.js'
 
 export default class Inspect extends BaseCommand {
@@ -26,7 +22,7 @@ export default class Inspect extends BaseCommand {
     const {args, flags} = await this.parse(Inspect)
     const runtime = await openConnectedRuntime(flags.config, this.logLevel(flags))
     try {
-      const tool = runtime.registry.getTool(args.tool)
+      const {tool, unknown} = lookupTool(runtime.registry, args.tool)
       // The server's own spelling (get-env) names the same hidden tool as get_env.
       const hidden = runtime.registry.hiddenTool(normaliseName(args.tool))
       if (!tool && hidden) {
@@ -40,8 +36,7 @@ export default class Inspect extends BaseCommand {
         )
       }
       if (!tool) {
-        const names = runtime.registry.listTools().map((t) => t.name)
-        throw new PtcError('TOOL_NOT_FOUND', unknownToolMessage(args.tool, names), {
+        throw new PtcError('TOOL_NOT_FOUND', unknown, {
           exitCode: 1,
           suggestion: 'Run "ptc-mcp list" to see the callable tools.',
         })

@@ -9,16 +9,9 @@ import type {TransportKind} from '../downstream/types.js'
 import {ConfigError} from '../errors.js'
 import {isRecord} from '../guards.js'
 import {type ConfigLookup, findConfig, type FoundConfig} from './discover.js'
-import {
-  checkConfig,
-  configIssuesError,
-  formatPath,
-  type LoadedConfig,
-  parseYaml,
-  readConfigFile,
-  validateConfig,
-  withResolvedPaths,
-} from './load.js'
+import {configIssuesError, formatPath} from './issues.js'
+import {checkConfig, type LoadedConfig, validateConfig, withResolvedPaths} from './load.js'
+import {parseYaml, readConfigFile} from './read.js'
 import {type ConfigIssue, configSchema, TRANSPORTS} from './schema.js'
 
 /** A server entry that cannot be used as written: listed as unavailable, with why. */

@@ -16,6 +16,8 @@
  */
 import type {ConfigIssue} from './schema.js'
 
+import {isRecord} from '../guards.js'
+
 export type Environment = Readonly<Record<string, string | undefined>>
 
 export interface ExpandedString {
@@ -90,9 +92,6 @@ export function expandString(text: string, env: Environment = process.env): Expa
 const STRING_FIELDS = new Set(['command', 'cwd', 'url'])
 const MAP_FIELDS = new Set(['env', 'headers'])
 const OAUTH_FIELDS = new Set(['client_id', 'client_secret'])
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /**
  * Expands the fields of every server entry in a raw (not yet validated) config, returning a copy;

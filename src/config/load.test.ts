@@ -5,7 +5,8 @@ import {fileURLToPath} from 'node:url'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {ConfigError} from '../errors.js'
-import {findConfig, formatIssues, formatPath, loadConfig} from './load.js'
+import {findConfig} from './discover.js'
+import {loadConfig} from './load.js'
 import {configSchema} from './schema.js'
 
 let dir: string
@@ -392,26 +393,5 @@ describe('loadConfig', () => {
       )
       expect((await loadConfig({cwd: dir, env})).warnings).toEqual([])
     })
-  })
-})
-
-describe('formatIssues', () => {
-  it('puts the file first, then one path: message line per issue, sections in file order', () => {
-    expect(
-      formatIssues(
-        [
-          {path: ['execution', 'trace'], message: 'c'},
-          {path: ['servers', 2, 'url'], message: 'b'},
-          {path: ['servers', 0], message: 'a'},
-        ],
-        '/x/config.yaml',
-      ),
-    ).toBe('Invalid config /x/config.yaml:\n  servers[0]: a\n  servers[2].url: b\n  execution.trace: c')
-  })
-
-  it('quotes keys that are not plain words', () => {
-    expect(formatPath(['servers', 0, 'headers', 'X-Api-Key'])).toBe('servers[0].headers.X-Api-Key')
-    expect(formatPath(['servers', 0, 'env', 'a.b c'])).toBe('servers[0].env["a.b c"]')
-    expect(formatPath([])).toBe('(top level)')
   })
 })

@@ -1,6 +1,7 @@
 import {z} from 'zod'
 
 import {normaliseName} from '../downstream/naming.js'
+import {isRecord} from '../guards.js'
 
 /**
  * The single source of truth for config.yaml (SPEC §3): the types below, the JSON Schema shipped as
@@ -130,9 +131,6 @@ export const serverSchema = z
   .describe('A downstream MCP server.')
 
 const toolPatterns = (description: string) => z.array(z.string().min(1)).describe(description)
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 export const toolsSchema = z
   .strictObject({

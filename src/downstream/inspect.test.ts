@@ -2,15 +2,9 @@ import {describe, expect, it} from 'vitest'
 
 import type {ToolInfo} from './types.js'
 
-import {
-  describeTool,
-  InspectError,
-  inspectTools,
-  NO_OUTPUT_SCHEMA_NOTE,
-  OBSERVED_NOTE,
-  unknownToolMessage,
-} from './inspect.js'
+import {describeTool, InspectError, inspectTools, NO_OUTPUT_SCHEMA_NOTE, OBSERVED_NOTE} from './inspect.js'
 import {MAX_SUGGESTED_NAME_CHARS, suggestNames} from './naming.js'
+import {unknownToolMessage} from './tool-lookup.js'
 
 const QUERY: ToolInfo = {
   name: 'mcp__fin__query',
@@ -58,23 +52,6 @@ describe('describeTool', () => {
     const described = describeTool({...QUERY, outputSchema})
     expect(described.outputSchema).toBe(outputSchema)
     expect(described).not.toHaveProperty('note')
-  })
-})
-
-describe('unknownToolMessage', () => {
-  const names = ['mcp__fin__query', 'mcp__fin__quote', 'mcp__web__search']
-
-  it('suggests close names', () => {
-    expect(unknownToolMessage('mcp__fin__qeury', names)).toMatch(
-      /^Unknown tool 'mcp__fin__qeury'\. Did you mean mcp__fin__query/,
-    )
-  })
-
-  it('says so when nothing is close, or nothing is available', () => {
-    expect(unknownToolMessage('mcp__x__completely_different', names)).toMatch(/no tool has a similar name/)
-    expect(unknownToolMessage('mcp__x__y', [])).toBe(
-      "Unknown tool 'mcp__x__y': no tools are available right now.",
-    )
   })
 })
 

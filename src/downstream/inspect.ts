@@ -2,9 +2,9 @@ import {minimatch} from 'minimatch'
 
 import type {ToolInfo} from './types.js'
 
-import {MAX_SUGGESTED_NAME_CHARS, suggestNames} from './naming.js'
 import {shapeReturnType} from './shapes.js'
 import {pythonSignature} from './signature.js'
+import {lookupTool} from './tool-lookup.js'
 import {firstLine} from './tool-search.js'
 
 /**
@@ -112,16 +112,15 @@ export function inspectTools(
         : describeTool(tool, source.observedResult?.(tool.name)),
       source.approvalNote?.(tool),
     )
-  const allNames = () => source.listTools().map((t) => t.name)
   const {tool_name: single, tool_names: many} = request
   if (many === undefined || many === null) {
     if (typeof single !== 'string')
       throw new InspectError(
         'give tool_name (a string) or tool_names (a list, or a glob like mcp__server__*)',
       )
-    const tool = source.getTool(single)
-    if (!tool) throw new InspectError(unknownToolMessage(single, allNames()), 'unknown_tool')
-    return describe(tool)
+    const found = lookupTool(source, single)
+    if (!found.tool) throw new InspectError(found.unknown, 'unknown_tool')
+    return describe(found.tool)
   }
   const patterns = typeof many === 'string' ? [many] : many
   if (!Array.isArray(patterns) || !patterns.every((p) => typeof p === 'string') || patterns.length === 0)
@@ -129,14 +128,9 @@ export function inspectTools(
   const out: unknown[] = []
   const seen = new Set<string>()
   for (const pattern of (patterns as string[]).slice(0, MAX_INSPECTED)) {
-    const matched = isGlob(pattern)
-      ? source.listTools().filter((tool) => minimatch(tool.name, pattern, {dot: true}))
-      : [source.getTool(pattern)].filter((tool): tool is ToolInfo => tool !== undefined)
-    if (matched.length === 0) {
-      out.push({
-        name: pattern,
-        error: isGlob(pattern) ? `no tool matches '${pattern}'` : unknownToolMessage(pattern, allNames()),
-      })
+    const matched = matchTools(source, pattern)
+    if (typeof matched === 'string') {
+      out.push({name: pattern, error: matched})
       continue
     }
     for (const tool of matched) {
@@ -153,6 +147,16 @@ export function inspectTools(
 /** Names (or globs) in one inspect_tool request; more are ignored. */
 const MAX_INSPECTED = 100
 
+/** The tools a name or glob names, or the error entry's message when there are none. */
+function matchTools(source: InspectSource, pattern: string): string | ToolInfo[] {
+  if (!isGlob(pattern)) {
+    const found = lookupTool(source, pattern)
+    return found.tool ? [found.tool] : found.unknown
+  }
+  const tools = source.listTools().filter((tool) => minimatch(tool.name, pattern, {dot: true}))
+  return tools.length > 0 ? tools : `no tool matches '${pattern}'`
+}
+
 function isGlob(pattern: string): boolean {
   return /[*?[]/.test(pattern)
 }
@@ -166,25 +170,4 @@ export class InspectError extends Error {
   ) {
     super(message)
   }
-}
-
-/** `Unknown tool 'mcp__fin__qeury'. Did you mean mcp__fin__query?`, or a pointer to the tool list. */
-export function unknownToolMessage(name: string, names: readonly string[]): string {
-  const suggestions = suggestNames(name, names, 3)
-  const shown = echoedName(name)
-  if (suggestions.length > 0) return `Unknown tool ${shown}. Did you mean ${joinOr(suggestions)}?`
-  if (names.length === 0) return `Unknown tool ${shown}: no tools are available right now.`
-  return `Unknown tool ${shown}, and no tool has a similar name; list_callable_tools() shows the ${names.length} available tools.`
-}
-
-/** A name quoted as an error repeats it: a huge one by its head and length. */
-function echoedName(name: string): string {
-  return name.length <= MAX_SUGGESTED_NAME_CHARS
-    ? `'${name}'`
-    : `'${name.slice(0, MAX_SUGGESTED_NAME_CHARS)}…' (${name.length} characters)`
-}
-
-function joinOr(items: readonly string[]): string {
-  if (items.length <= 1) return items.join('')
-  return `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`
 }

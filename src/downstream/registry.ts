@@ -8,13 +8,13 @@ import type {UpstreamClient} from './upstream.js'
 import {createLogger, type Logger} from '../log.js'
 import {prepareArguments} from './arguments.js'
 import {ToolFilter, type ToolRule} from './filter.js'
-import {unknownToolMessage} from './inspect.js'
 import {normaliseName} from './naming.js'
 import {Redactor} from './redactor.js'
 import {loneText, parseToolResult, toolErrorText} from './result-parser.js'
 import {defaultShapesDir, ShapeStore} from './shape-store.js'
 import {shapeOf, textShape} from './shapes.js'
 import {type BackoffOptions, ServerSupervisor} from './supervisor.js'
+import {lookupTool, notConnectedMessage} from './tool-lookup.js'
 import {
   type CallToolOptions,
   JsonText,
@@ -299,9 +299,9 @@ export class ToolRegistry implements ToolHost {
     args: Record<string, unknown>,
     options: CallToolOptions,
   ): Promise<unknown> {
-    const entry = this.index.get(name)
-    if (!entry) throw this.missingToolError(name)
-    const {tool, supervisor} = entry
+    const {tool, unknown} = lookupTool(this, name)
+    if (!tool) throw this.missingToolError(name, unknown)
+    const {supervisor} = this.index.get(name)!
 
     // Rule: invalid arguments never reach the server; unlisted ones are invalid too, and optional
     // ones passed as None are left out (SPEC §6).
@@ -397,19 +397,16 @@ export class ToolRegistry implements ToolHost {
   }
 
   /** Unknown tool, or a tool of a server that is down (then the server and its reason are named). */
-  private missingToolError(name: string): ToolError {
+  private missingToolError(name: string, unknown: string): ToolError {
     const owner = this.supervisors
       .filter((s) => name.startsWith(`mcp__${normaliseName(s.name)}__`))
       .sort((a, b) => b.name.length - a.name.length)[0]
     if (owner && !owner.connected)
-      return new ToolError(`server '${owner.name}' is not connected (${owner.reason})`, {kind: 'unavailable'})
+      return new ToolError(notConnectedMessage(owner.name, owner.reason), {kind: 'unavailable'})
     const unusable = this.unusable.find((s) => name.startsWith(`mcp__${normaliseName(s.name)}__`))
     if (!owner && unusable)
-      return new ToolError(`server '${unusable.name}' is not connected (${unusable.reason})`, {
-        kind: 'unavailable',
-      })
-    const names = this.sorted.map((t) => t.name)
-    return new ToolError(unknownToolMessage(name, names), {kind: 'unknown_tool'})
+      return new ToolError(notConnectedMessage(unusable.name, unusable.reason), {kind: 'unavailable'})
+    return new ToolError(unknown, {kind: 'unknown_tool'})
   }
 
   private rebuild(): void {

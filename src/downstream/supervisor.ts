@@ -22,6 +22,7 @@ import {forwardedCapabilities, installForwarding} from './client-requests.js'
 import {type ConnectFailure, remoteFailureKind} from './connect-failure.js'
 import {dedupeTools, type NameClash} from './naming.js'
 import {StderrRecord} from './stderr-record.js'
+import {notConnectedMessage} from './tool-lookup.js'
 import {createTransport, oversizedMessageBytes, transportPid} from './transports.js'
 import {ResultTooLargeError, ToolError, type ToolHints, type ToolInfo, type TransportKind} from './types.js'
 
@@ -564,7 +565,7 @@ export class ServerSupervisor {
   }
 
   private notConnectedMessage(): string {
-    return `server '${this.name}' is not connected (${this.reason})`
+    return notConnectedMessage(this.name, this.reason)
   }
 
   private closedReason(): string {

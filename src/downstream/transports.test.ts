@@ -1,6 +1,15 @@
+import {ReadBuffer} from '@modelcontextprotocol/client'
+import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
 import {describe, expect, it} from 'vitest'
 
-import {LineBuffer, minimalEnvironment, OVERSIZED_MESSAGE_CODE} from './transports.js'
+import {silentLogger} from '../log.js'
+import {
+  createTransport,
+  LineBuffer,
+  minimalEnvironment,
+  OVERSIZED_MESSAGE_CODE,
+  useLinearFraming,
+} from './transports.js'
 
 describe('minimalEnvironment', () => {
   it('keeps only the safe variables, and no shell functions', () => {
@@ -115,5 +124,29 @@ ${nested}
     const buffer = new LineBuffer()
     buffer.append(Buffer.from('{"hello":"world"}\n'))
     expect(() => buffer.readMessage()).toThrow()
+  })
+})
+
+describe('useLinearFraming', () => {
+  const server = {name: 'x', transport: 'stdio' as const, command: process.execPath, args: [], env: {}}
+
+  it("replaces the SDK's private read buffer of every stdio transport (fails if the SDK renames _readBuffer)", async () => {
+    const warnings: string[] = []
+    const logger = {...silentLogger, warn: (line: string) => warnings.push(line)}
+    const transport = createTransport(server, {logger})
+    expect(transport).toBeInstanceOf(StdioClientTransport)
+    expect((transport as unknown as {_readBuffer: unknown})._readBuffer).toBeInstanceOf(LineBuffer)
+    expect(warnings).toEqual([])
+    await transport.close()
+  })
+
+  it('says once, not per connection, when the field is gone', () => {
+    const warnings: string[] = []
+    const logger = {...silentLogger, warn: (line: string) => warnings.push(line)}
+    const renamed = () => ({_input: new ReadBuffer()}) as unknown as StdioClientTransport
+    expect(useLinearFraming(renamed(), new LineBuffer(), logger)).toBe(false)
+    expect(useLinearFraming(renamed(), new LineBuffer(), logger)).toBe(false)
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toMatch(/no _readBuffer to replace/)
   })
 })

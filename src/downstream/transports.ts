@@ -122,6 +122,7 @@ function createStdioTransport(server: StdioServerConfig, options: TransportOptio
         transport.send(answer).catch(() => {})
       }
     }),
+    options.logger,
   )
   // The PassThrough exists before start(), so early output (a crash at startup) is not lost.
   const {stderr} = transport
@@ -292,10 +293,30 @@ export class LineBuffer {
 
 const NEWLINE = 0x0a
 
-/** Swaps the transport's read buffer for `buffer`, if the SDK still has the field we expect. */
-function useLinearFraming(transport: StdioClientTransport, buffer: LineBuffer): void {
+let warnedFraming = false
+
+/**
+ * Swaps the transport's read buffer (the SDK's private `_readBuffer`) for `buffer`, if the SDK still
+ * has that field holding a `ReadBuffer`. When it does not (the SDK changed; transports.test.ts fails
+ * then), stdio still works with the SDK's own framing and its limits: said once per process.
+ */
+export function useLinearFraming(
+  transport: StdioClientTransport,
+  buffer: LineBuffer,
+  logger: Logger,
+): boolean {
   const internals = transport as unknown as {_readBuffer?: unknown}
-  if (internals._readBuffer instanceof ReadBuffer) internals._readBuffer = buffer
+  if (internals._readBuffer instanceof ReadBuffer) {
+    internals._readBuffer = buffer
+    return true
+  }
+  if (warnedFraming) return false
+  warnedFraming = true
+  logger.warn(
+    "this MCP SDK's stdio transport has no _readBuffer to replace: large messages from stdio servers " +
+      'are framed by the SDK (slower, and one over the size limit closes the connection)',
+  )
+  return false
 }
 
 /** The pid of a started stdio server, for tests and diagnostics. */

@@ -3,6 +3,7 @@ import {execFile} from 'node:child_process'
 import type {PythonInfo} from '../sandbox/backend.js'
 
 import {PtcError} from '../errors.js'
+import {MemoMap} from '../memo.js'
 
 /** Oldest Python that can run programs (top-level await flags, TracebackType, match...). */
 export const MIN_PYTHON: readonly [number, number] = [3, 10]
@@ -21,20 +22,14 @@ print(json.dumps({
 `
 
 const FIX = 'install Python 3.10 or newer, or set execution.python in config.yaml to its full path'
-const cache = new Map<string, Promise<PythonInfo>>()
+const cache = new MemoMap<string, PythonInfo>()
 
 /**
  * Runs the configured interpreter once (a pyenv shim costs ~80 ms per start) and returns the real
  * executable and its paths. Cached per command; a failure is not cached.
  */
 export function resolvePython(command: string): Promise<PythonInfo> {
-  let info = cache.get(command)
-  if (!info) {
-    info = probe(command)
-    cache.set(command, info)
-    info.catch(() => cache.delete(command))
-  }
-  return info
+  return cache.get(command, () => probe(command))
 }
 
 function notFound(message: string, cause?: unknown): PtcError {

@@ -1,6 +1,6 @@
 import type {RemoteServerConfig, ServerConfig} from '../config/schema.js'
 
-import {launchesSelf} from '../config/load.js'
+import {launchesSelf} from '../config/self-launch.js'
 import {normaliseName} from '../downstream/naming.js'
 import {isRecord} from '../guards.js'
 import {type RawServer} from './sources.js'

@@ -34,7 +34,7 @@ import os
 import platform
 import struct
 
-__all__ = ["ConfineError", "apply", "build_seccomp_filter", "POLICY"]
+__all__ = ["POLICY", "ConfineError", "apply", "build_seccomp_filter"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -293,7 +293,11 @@ def _syscall(name, *args):
 def _prctl(option, arg2=0, arg3=0, arg4=0, arg5=0):
     ctypes.set_errno(0)
     result = _libc.prctl(
-        ctypes.c_int(option), ctypes.c_ulong(arg2), ctypes.c_ulong(arg3), ctypes.c_ulong(arg4), ctypes.c_ulong(arg5)
+        ctypes.c_int(option),
+        ctypes.c_ulong(arg2),
+        ctypes.c_ulong(arg3),
+        ctypes.c_ulong(arg4),
+        ctypes.c_ulong(arg5),
     )
     if result == -1:
         err = ctypes.get_errno()
@@ -380,7 +384,10 @@ def landlock_abi():
     """The kernel's Landlock ABI version, 0 when Landlock is absent or disabled."""
     try:
         return _syscall(
-            "landlock_create_ruleset", ctypes.c_void_p(None), ctypes.c_size_t(0), ctypes.c_uint32(_LL_CREATE_RULESET_VERSION)
+            "landlock_create_ruleset",
+            ctypes.c_void_p(None),
+            ctypes.c_size_t(0),
+            ctypes.c_uint32(_LL_CREATE_RULESET_VERSION),
         )
     except OSError:
         return 0
@@ -422,7 +429,11 @@ def _landlock_prepare(spec, abi):
                     allowed &= _FS_FILE_ONLY
                 rule = ctypes.create_string_buffer(struct.pack("<Qi", allowed, fd), 12)
                 _syscall(
-                    "landlock_add_rule", ctypes.c_int(ruleset), ctypes.c_int(_LL_RULE_PATH_BENEATH), rule, ctypes.c_uint32(0)
+                    "landlock_add_rule",
+                    ctypes.c_int(ruleset),
+                    ctypes.c_int(_LL_RULE_PATH_BENEATH),
+                    rule,
+                    ctypes.c_uint32(0),
                 )
             except OSError as exc:
                 raise ConfineError(f"Landlock: cannot add a rule for {path}: {exc}") from exc
@@ -549,15 +560,24 @@ def _give_up_privileges(spec):
         if _bounding_set(last):
             raise ConfineError("uid 0 kept capabilities in its bounding set")
         if become is None:
-            return f"uid 0 without capabilities ({unreachable or 'the interpreter'} is not readable by an unprivileged uid)"
+            what = unreachable or "the interpreter"
+            return f"uid 0 without capabilities ({what} is not readable by an unprivileged uid)"
     return f"uid {os.getuid()}"
 
 
 def _chown_tree(top, uid, gid):
+    """Gives uid/gid what lies on top's own file system; never crosses into a mount (bwrap's
+    read-only binds of a checkout under /tmp, say)."""
+    device = os.lstat(top).st_dev
     os.chown(top, uid, gid, follow_symlinks=False)
     for root, dirs, files in os.walk(top):
+        for name in list(dirs):
+            if os.lstat(os.path.join(root, name)).st_dev != device:
+                dirs.remove(name)
         for name in dirs + files:
-            os.chown(os.path.join(root, name), uid, gid, follow_symlinks=False)
+            path = os.path.join(root, name)
+            if os.lstat(path).st_dev == device:
+                os.chown(path, uid, gid, follow_symlinks=False)
 
 
 # ---------------------------------------------------------------------------------------------

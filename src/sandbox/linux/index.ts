@@ -16,6 +16,7 @@ import type {
 import {SandboxError} from '../../errors.js'
 import {createProbeDir, removeScratchDir} from '../../execution/scratch.js'
 import {type Logger, silentLogger} from '../../log.js'
+import {MemoMap} from '../../memo.js'
 import {DEFAULT_BOUNDS} from '../backend.js'
 import {bwrapArgs, findBwrap} from './bwrap.js'
 import {interpreterFiles} from './interpreter-files.js'
@@ -97,7 +98,7 @@ const FIX =
 
 export function createLinuxBackend(options: LinuxBackendOptions = {}): SandboxBackend {
   const logger = options.logger ?? silentLogger
-  const verified = new Map<string, Promise<Verified>>()
+  const verified = new MemoMap<string, Verified>()
 
   function verify(python: PythonInfo): Promise<Verified> {
     const platform = options.platform ?? process.platform
@@ -110,15 +111,10 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): SandboxBa
     }
     const useBwrap = options.bwrap ?? process.env.PTC_MCP_BWRAP !== '0'
     const ownNamespaces = options.ownNamespaces ?? true
-    const key = `${python.executable}\0${useBwrap}`
-    let result = verified.get(key)
-    if (!result) {
-      result = verifyTiers(python, useBwrap, ownNamespaces, logger)
-      verified.set(key, result)
-      // A failed probe is not remembered: the fix (installing something) may come while we run.
-      result.catch(() => verified.delete(key))
-    }
-    return result
+    // A failed probe is not remembered: the fix (installing something) may come while we run.
+    return verified.get(`${python.executable}\0${useBwrap}`, () =>
+      verifyTiers(python, useBwrap, ownNamespaces, logger),
+    )
   }
 
   return {

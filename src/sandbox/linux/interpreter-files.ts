@@ -5,6 +5,8 @@ import {fileURLToPath} from 'node:url'
 
 import type {PythonInfo} from '../backend.js'
 
+import {MemoMap} from '../../memo.js'
+
 /** What the interpreter may read inside the linux sandbox, found once per interpreter. */
 export interface InterpreterFiles {
   /**
@@ -33,16 +35,10 @@ const ALIASES = ['/lib', '/lib64', '/lib32', '/libx32', '/bin', '/sbin']
 /** Where libraries live when the interpreter cannot tell: whole directories then. */
 const FALLBACK_LIBRARY_DIRS = ['/lib', '/lib64', '/usr/lib', '/usr/lib64', '/usr/local/lib']
 
-const cache = new Map<string, Promise<InterpreterFiles>>()
+const cache = new MemoMap<string, InterpreterFiles>()
 
 export function interpreterFiles(python: PythonInfo): Promise<InterpreterFiles> {
-  let files = cache.get(python.executable)
-  if (!files) {
-    files = findInterpreterFiles(python)
-    cache.set(python.executable, files)
-    files.catch(() => cache.delete(python.executable))
-  }
-  return files
+  return cache.get(python.executable, () => findInterpreterFiles(python))
 }
 
 /** What interpreter_files.py reports. */

@@ -46,7 +46,9 @@ def _encode(value):
 
 
 def _mount(libc, source, target, fstype, flags, data=None):
-    _call(libc, "mount", _encode(source), _encode(target), _encode(fstype), ctypes.c_ulong(flags), _encode(data))
+    _call(
+        libc, "mount", _encode(source), _encode(target), _encode(fstype), ctypes.c_ulong(flags), _encode(data)
+    )
 
 
 def _under(path, top):
@@ -152,7 +154,8 @@ def _mount_scratch(libc, scratch, namespace, drop, forked=False):
 def _reach_as(libc, spec, uid, gid):
     """Makes every path the program needs reachable by uid/gid; returns what was covered."""
     landlock = spec.get("landlock") or {}
-    needed = [p for p in (landlock.get("readOnly") or []) + (landlock.get("devices") or []) if os.path.exists(p)]
+    listed = (landlock.get("readOnly") or []) + (landlock.get("devices") or [])
+    needed = [p for p in listed if os.path.exists(p)]
     scratch_path = (spec.get("scratch") or {}).get("path")
     blocked = set()
     for path in needed + ([scratch_path] if scratch_path else []):

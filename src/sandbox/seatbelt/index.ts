@@ -8,6 +8,7 @@ import type {Launch, LaunchRequest, PythonInfo, SandboxBackend} from '../backend
 
 import {SandboxError} from '../../errors.js'
 import {createProbeDir, removeScratchDir} from '../../execution/scratch.js'
+import {MemoMap} from '../../memo.js'
 import {discoverInterpreter} from '../linux/interpreter-files.js'
 import {SANDBOX_EXEC, seatbeltArgv, type SeatbeltPaths, seatbeltProfile, SYSTEM_READ_ONLY} from './profile.js'
 
@@ -111,32 +112,22 @@ export function seatbeltPaths(
   }
 }
 
-export function createSeatbeltBackend(): SandboxBackend {
-  const verified = new Map<string, Promise<void>>()
+async function launchFor(request: LaunchRequest): Promise<Launch> {
+  const paths = seatbeltPaths(
+    request.python,
+    request.scratchDir,
+    request.runtimePaths,
+    await interpreterLibraries(request.python),
+  )
+  const {command, args} = seatbeltArgv(seatbeltProfile(paths), request.python.executable, request.pythonArgs)
+  return {command, args, env: request.env, confine: null, tier: TIER}
+}
 
-  async function launchFor(request: LaunchRequest): Promise<Launch> {
-    const paths = seatbeltPaths(
-      request.python,
-      request.scratchDir,
-      request.runtimePaths,
-      await interpreterLibraries(request.python),
-    )
-    const {command, args} = seatbeltArgv(
-      seatbeltProfile(paths),
-      request.python.executable,
-      request.pythonArgs,
-    )
-    return {command, args, env: request.env, confine: null, tier: TIER}
-  }
+export function createSeatbeltBackend(): SandboxBackend {
+  const verified = new MemoMap<string, void>()
 
   function verify(python: PythonInfo): Promise<void> {
-    let result = verified.get(python.executable)
-    if (!result) {
-      result = probe(python, launchFor)
-      verified.set(python.executable, result)
-      result.catch(() => verified.delete(python.executable))
-    }
-    return result
+    return verified.get(python.executable, () => probe(python, launchFor))
   }
 
   return {

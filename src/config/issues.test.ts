@@ -1,0 +1,55 @@
+import {describe, expect, it} from 'vitest'
+
+import {formatIssues, formatPath, toConfigIssues} from './issues.js'
+import {configSchema} from './schema.js'
+
+/** The config issues of `raw`, phrased. */
+function issuesOf(raw: unknown) {
+  const result = configSchema.safeParse(raw, {reportInput: true})
+  return result.success ? [] : toConfigIssues(result.error.issues)
+}
+
+describe('formatIssues', () => {
+  it('puts the file first, then one path: message line per issue, sections in file order', () => {
+    expect(
+      formatIssues(
+        [
+          {path: ['execution', 'trace'], message: 'c'},
+          {path: ['servers', 2, 'url'], message: 'b'},
+          {path: ['servers', 0], message: 'a'},
+        ],
+        '/x/config.yaml',
+      ),
+    ).toBe('Invalid config /x/config.yaml:\n  servers[0]: a\n  servers[2].url: b\n  execution.trace: c')
+  })
+
+  it('quotes keys that are not plain words', () => {
+    expect(formatPath(['servers', 0, 'headers', 'X-Api-Key'])).toBe('servers[0].headers.X-Api-Key')
+    expect(formatPath(['servers', 0, 'env', 'a.b c'])).toBe('servers[0].env["a.b c"]')
+    expect(formatPath([])).toBe('(top level)')
+  })
+})
+
+describe('toConfigIssues', () => {
+  it("compares an unknown key with the keys of the mapping it is in, a server's oauth too", () => {
+    const server = {name: 'r', transport: 'http', url: 'https://x.example'}
+    expect(issuesOf({servers: [{...server, oauth: {client: 'x'}}]})).toEqual([
+      {path: ['servers', 0, 'oauth', 'client'], message: 'unknown key (did you mean "client_id"?)'},
+    ])
+    expect(issuesOf({servers: [{...server, oauth: {zzz: 1}}]})).toEqual([
+      {
+        path: ['servers', 0, 'oauth', 'zzz'],
+        message: 'unknown key (expected one of client_id, client_secret, scopes, callback_port)',
+      },
+    ])
+    expect(issuesOf({mcpServers: []})).toEqual([
+      {path: ['mcpServers'], message: 'unknown key (did you mean "servers"?)'},
+    ])
+    expect(issuesOf({servers: [{...server, transport: 'sse', command: 'x'}]})).toEqual([
+      {
+        path: ['servers', 0, 'command'],
+        message: 'unknown key for a sse server (command is for stdio servers: is transport set?)',
+      },
+    ])
+  })
+})

@@ -1,0 +1,50 @@
+import type {ToolInfo} from './types.js'
+
+import {MAX_SUGGESTED_NAME_CHARS, suggestNames} from './naming.js'
+
+/** What a lookup needs: the tools by name, and all of them for suggestions. */
+export interface ToolSource {
+  getTool(name: string): ToolInfo | undefined
+  listTools(): readonly ToolInfo[]
+}
+
+/** A tool found by name, or the message that says it is unknown and names the closest ones. */
+export type ToolLookup = {tool: ToolInfo; unknown?: undefined} | {tool?: undefined; unknown: string}
+
+/** The one lookup of a tool by name for calls, inspect_tool and the CLI: the tool, or why not. */
+export function lookupTool(source: ToolSource, name: string): ToolLookup {
+  const tool = source.getTool(name)
+  if (tool) return {tool}
+  return {
+    unknown: unknownToolMessage(
+      name,
+      source.listTools().map((t) => t.name),
+    ),
+  }
+}
+
+/** `server 'fin' is not connected (connecting)`: the tool exists, its server is down. */
+export function notConnectedMessage(server: string, reason: string): string {
+  return `server '${server}' is not connected (${reason})`
+}
+
+/** `Unknown tool 'mcp__fin__qeury'. Did you mean mcp__fin__query?`, or a pointer to the tool list. */
+export function unknownToolMessage(name: string, names: readonly string[]): string {
+  const suggestions = suggestNames(name, names, 3)
+  const shown = echoedName(name)
+  if (suggestions.length > 0) return `Unknown tool ${shown}. Did you mean ${joinOr(suggestions)}?`
+  if (names.length === 0) return `Unknown tool ${shown}: no tools are available right now.`
+  return `Unknown tool ${shown}, and no tool has a similar name; list_callable_tools() shows the ${names.length} available tools.`
+}
+
+/** A name quoted as an error repeats it: a huge one by its head and length. */
+function echoedName(name: string): string {
+  return name.length <= MAX_SUGGESTED_NAME_CHARS
+    ? `'${name}'`
+    : `'${name.slice(0, MAX_SUGGESTED_NAME_CHARS)}…' (${name.length} characters)`
+}
+
+function joinOr(items: readonly string[]): string {
+  if (items.length <= 1) return items.join('')
+  return `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`
+}
