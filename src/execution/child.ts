@@ -166,6 +166,7 @@ export class ProgramChild {
   /** Kills the whole child (its process group, or its PID namespace); unset before it exists. */
   private killProcess: (() => void) | undefined
   private readonly pipes: Readable[] = []
+  private forked = false
   private channel: Socket | undefined
   private readonly capture: OutputCapture
   /** Written by the runner at the very end of the program's output (after `done` it is complete). */
@@ -414,6 +415,7 @@ export class ProgramChild {
 
   /** A child the fork server made: its fd 1 and fd 2 share one connection, the channel another. */
   private attachForked(child: ForkedChild): void {
+    this.forked = true
     this.killProcess = () => child.kill()
     child.onExit((code, signal) => this.onExit(code, signal))
     this.attachStreams(child.output, null, child.channel)
@@ -736,7 +738,9 @@ export class ProgramChild {
     this.channel?.resume()
     this.detachSignal?.()
     this.handlers = undefined
-    if (end.kind === 'done') this.killTimer = setTimeout(() => this.killGroup(), DONE_KILL_DELAY_MS)
+    // A forked child's teardown is the fork server's and the kernel's: only the answer goes first.
+    const delay = this.forked ? 0 : DONE_KILL_DELAY_MS
+    if (end.kind === 'done') this.killTimer = setTimeout(() => this.killGroup(), delay)
     else this.killGroup()
     this.closePipesSoon()
     this.maybeResolveRun()

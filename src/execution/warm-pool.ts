@@ -61,7 +61,10 @@ export class WarmPool {
     // Spawning blocks the event loop until the new process has exec'd (a fork of this process,
     // and a wait for the scheduler), and the new child's start takes CPU: let a short program
     // finish first (`refillSoon` then comes sooner).
-    this.scheduleRefill(this.options.cheap ? 0 : REFILL_DELAY_MS)
+    // A cheap child (a fork) is made at once only when no other waits ready: the program just
+    // handed over keeps the machine to itself otherwise.
+    const readyLeft = this.idle.some((candidate) => candidate.usable)
+    this.scheduleRefill(this.options.cheap && !readyLeft ? 0 : REFILL_DELAY_MS)
     await child.ready
     if (!child.usable) throw new Error('the Python child ended before it received the program')
     if (this.failing) {
@@ -75,7 +78,7 @@ export class WarmPool {
   /** Starts the missing children shortly, once a run's answer is out (call when a run ends). */
   refillSoon(): void {
     if (this.idle.length >= this.options.size) return
-    this.scheduleRefill(this.options.cheap ? 0 : REFILL_AFTER_RUN_MS)
+    this.scheduleRefill(REFILL_AFTER_RUN_MS)
   }
 
   /** Kills every child, handed out or not, and waits until their scratch directories are gone. */

@@ -156,7 +156,16 @@ async function forkServerLaunch(
   const mountPoint = scratchRoot.startsWith('/tmp/') ? '/tmp' : scratchRoot
   const asRoot = process.geteuid?.() === 0
   const proc = state.bwrap === undefined ? '/proc' : join(mountPoint, '.ptc-zygote-proc')
-  const args = ['-I', '-S', '-B', ZYGOTE_SCRIPT, request.runnerPath, CONFINE_MODULE, request.socketPath, proc]
+  const args = [
+    '-I',
+    '-S',
+    '-B',
+    ZYGOTE_SCRIPT,
+    dirname(request.runnerPath),
+    CONFINE_MODULE,
+    request.socketPath,
+    proc,
+  ]
   const env = {PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8'}
   if (state.bwrap === undefined) return {command: request.python.executable, args, env, tier: state.tier}
   const extraArgs = ['--bind', request.socketDir, request.socketDir]

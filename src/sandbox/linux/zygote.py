@@ -1,7 +1,7 @@
 """Fork server of the linux backend: makes program children in milliseconds (SPEC §7 warm_pool, §11).
 
-Started once per engine, as `[bwrap ...] python -I -S -B zygote.py <runner.py> <confine.py>
-<socket> <proc>`, with fd 3 a private channel to the server. It imports the runner and what every
+Started once per engine, as `[bwrap ...] python -I -S -B zygote.py <runner's directory>
+<confine.py> <socket> <proc>`, with fd 3 a private channel to the server. It imports the runner and what every
 child needs, then forks children on request. It never runs program code, and its children hold
 nothing of it: each one is made like this:
 
@@ -246,12 +246,18 @@ def _machine():
 
 
 def main():
-    runner_path, confine_path, socket_path, proc_path = sys.argv[1:5]
+    # The runner's directory, not its path: only program interpreters name runner.py.
+    runner_dir, confine_path, socket_path, proc_path = sys.argv[1:5]
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    runner = _load(runner_path, "_ptc_runner")
+    runner = _load(os.path.join(runner_dir, "runner.py"), "_ptc_runner")
     confine = runner.preload(confine_path)
     confine._compiled_filter(_machine(), 2)
+    # What is loaded now is never collected: a child's collections then leave these pages shared.
+    import gc
+
+    gc.collect()
+    gc.freeze()
     _Zygote(runner, confine, socket_path, proc_path).serve()
 
 
