@@ -8,7 +8,6 @@ import {CLI_CONNECT_WAIT_MS} from '../cli/open-runtime.js'
 import {APPROVE_ALL, TerminalPrompter} from '../cli/terminal-prompter.js'
 import {PtcError} from '../errors.js'
 import {structuredOutcome, type StructuredOutcome} from '../execution/outcome.js'
-import {writeShownImages} from '../execution/shown-files.js'
 import {createLogger} from '../log.js'
 import {Runtime} from '../runtime.js'
 import {terminalSafe} from '../terminal-safe.js'
@@ -61,12 +60,12 @@ export default class Run extends BaseCommand {
       }
       const started = performance.now()
       const prompter = flags.yes ? APPROVE_ALL : new TerminalPrompter()
-      const outcome = await engine.run(code, {signal: interrupt.signal, prompter})
+      const outcome = await engine.run(code, {signal: interrupt.signal, prompter, keepShownImages: true})
       const cancelled = interrupt.signal.aborted
       if (!this.jsonEnabled()) {
         const text = cancelled ? formatCancelled(outcome, performance.now() - started) : outcome.text
         this.log(flags.raw || !process.stdout.isTTY ? text : terminalSafe(text))
-        for (const path of writeShownImages(outcome.images)) this.log(`[shown image: ${path}]`)
+        for (const path of outcome.shownImageFiles ?? []) this.log(`[shown image: ${path}]`)
       }
       if (!outcome.ok) process.exitCode = cancelled ? EXIT_INTERRUPTED : 1
       return structuredOutcome(outcome)

@@ -385,7 +385,8 @@ export class ToolRegistry implements ToolHost {
         return new JsonText(text)
       }
     }
-    const value = parseToolResult(result)
+    // Rule: media counts against max_tool_result_bytes with the text; what does not fit is a note (SPEC §6).
+    const value = parseToolResult(result, {bytes: maxResultBytes - size, limit: maxResultBytes})
     if (describe) {
       const text = typeof value === 'string' ? value : undefined
       this.shapes.record(
@@ -475,7 +476,7 @@ function byName(a: ToolInfo, b: ToolInfo): number {
 /**
  * Size of what the program would receive, in bytes: the text items, or the structured content when
  * it is larger (servers usually send both, the text being the JSON of the structure, so they are not
- * added up). Non-text content never reaches the program and is not counted. Stops early once over `limit`.
+ * added up). Media is not counted here: parseToolResult fits it into what is left. Stops early once over `limit`.
  */
 export function resultSize(result: CallToolResult, limit = Infinity): number {
   let textBytes = 0

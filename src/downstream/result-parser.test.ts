@@ -260,6 +260,32 @@ describe('parseToolResult: non-text content', () => {
     })
   })
 
+  it('keeps the text and leaves a note for media over what is left of max_tool_result_bytes', () => {
+    const big = {type: 'image', mimeType: 'image/png', data: 'A'.repeat(4000)} as ToolResultContentItem
+    const small = {type: 'audio', mimeType: 'audio/wav', data: 'UklGRg=='} as ToolResultContentItem
+    // 4000 bytes of base64 do not fit in 3000; the 8 bytes of the audio after it do.
+    const result = parseToolResult({content: [text('a chart'), big, small]}, {bytes: 3000, limit: 16 * 1024})
+    expect(plain(result)).toEqual({
+      data: 'a chart',
+      _notes: [
+        '[non-text content omitted: image (image/png), 2.9 KiB: over the 16 KiB limit (execution.max_tool_result_bytes)]',
+      ],
+      _media: [{type: 'audio', mime_type: 'audio/wav', data: 'UklGRg==', size: 4}],
+    })
+    // Exactly what is left fits.
+    expect(plain(parseToolResult({content: [big]}, {bytes: 4000, limit: 4000}))).toEqual({
+      data: null,
+      _media: [{type: 'image', mime_type: 'image/png', data: 'A'.repeat(4000), size: 3000}],
+    })
+    const textResource = {type: 'resource', resource: {uri: 'file:///r.txt', text: 'é'.repeat(10)}}
+    expect(parseToolResult({content: [textResource]}, {bytes: 19, limit: 100})).toEqual({
+      data: null,
+      _notes: [
+        '[non-text content omitted: resource (file:///r.txt), 20 bytes: over the 100 bytes limit (execution.max_tool_result_bytes)]',
+      ],
+    })
+  })
+
   it('keeps a note for a resource link and for an image without data', () => {
     const result = parseToolResult({
       content: [

@@ -25,6 +25,7 @@ export interface ToolCallResultLike {
   isError?: boolean
 }
 
+import {formatBytes} from '../byte-size.js'
 import {isRecord} from '../guards.js'
 
 type JsonObject = {[key: string]: unknown}
@@ -67,23 +68,36 @@ export function hasMedia(value: unknown): boolean {
   return isRecord(value) && Array.isArray(value['_media']) && value['_media'][0] instanceof MediaContent
 }
 
+/** How much media a result may carry to the program (SPEC §6, §14). */
+export interface MediaBudget {
+  /** Bytes of media (as it travels: base64, or a text resource's UTF-8) the value may still carry. */
+  bytes: number
+  /** execution.max_tool_result_bytes, named in the note left for media that did not fit. */
+  limit: number
+}
+
 /**
  * The value a program receives for a successful tool result. Notes about text that is not the
  * value travel in a `_notes` list; image, audio and embedded-resource content in a `_media` list.
  */
-export function parseToolResult(result: ToolCallResultLike): unknown {
+export function parseToolResult(result: ToolCallResultLike, budget?: MediaBudget): unknown {
   const content = result.content ?? []
   const texts: string[] = []
   const media: MediaContent[] = []
   const omitted: string[] = []
+  let room = budget?.bytes ?? Infinity
   // Rule: image, audio and embedded resources become Media (SPEC §14); other non-text content
-  // (a resource_link, an item missing its data) is named in a note.
+  // (a resource_link, an item missing its data) is named in a note. Media that does not fit in
+  // what is left of max_tool_result_bytes, in content order, is a placeholder note: the text stays.
   for (const item of content) {
     if (item.type === 'text' && typeof item.text === 'string') texts.push(item.text)
     else {
       const entry = toMedia(item)
-      if (entry) media.push(entry)
-      else omitted.push(describeOmittedContent(item))
+      if (!entry) omitted.push(describeOmittedContent(item))
+      else if (mediaBytes(entry) <= room) {
+        room -= mediaBytes(entry)
+        media.push(entry)
+      } else omitted.push(describeOversizedMedia(item, entry, budget!.limit))
     }
   }
 
@@ -108,6 +122,16 @@ function toMedia(item: ToolResultContentItem): MediaContent | undefined {
   if (typeof resource.text === 'string') return new MediaContent({...common, text: resource.text})
   if (typeof resource.blob === 'string') return new MediaContent({...common, data: resource.blob})
   return undefined
+}
+
+/** What a Media entry costs in the result: its base64 data, or a text resource's UTF-8. */
+function mediaBytes(entry: MediaContent): number {
+  return entry.data === undefined ? entry.size : entry.data.length
+}
+
+/** `[non-text content omitted: image (image/png), 20 MiB: over the 16 MiB limit (execution.max_tool_result_bytes)]` */
+function describeOversizedMedia(item: ToolResultContentItem, entry: MediaContent, limit: number): string {
+  return `${describeOmittedContent(item).slice(0, -1)}, ${formatBytes(entry.size)}: over the ${formatBytes(limit)} limit (execution.max_tool_result_bytes)]`
 }
 
 function stringOr(value: unknown): string | undefined {

@@ -29,6 +29,24 @@ export function createRunDir(root: string): string {
   return dir
 }
 
+/** The artifacts of one run: output over the cap, kept ./out/ files, shown images (`run`). */
+export class RunArtifacts {
+  private made: string | undefined
+
+  constructor(private readonly root: string) {}
+
+  /** The run's directory, made (private) the first time it is needed. */
+  dir(): string {
+    this.made ??= createRunDir(this.root)
+    return this.made
+  }
+
+  /** The run's directory if anything was kept, else undefined. */
+  get path(): string | undefined {
+    return this.made
+  }
+}
+
 interface RunDir {
   path: string
   mtimeMs: number

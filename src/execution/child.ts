@@ -10,11 +10,12 @@ import {fileURLToPath} from 'node:url'
 
 import type {Logger} from '../log.js'
 import type {ProgramBounds, PythonInfo, SandboxBackend} from '../sandbox/backend.js'
+import type {KeptFiles} from './kept-files.js'
 
 import {hasMedia} from '../downstream/result-parser.js'
 import {JsonText} from '../downstream/types.js'
 import {SandboxError} from '../errors.js'
-import {ARTIFACT_MAX_RUN_BYTES, createRunDir} from './artifacts.js'
+import {ARTIFACT_MAX_RUN_BYTES, RunArtifacts} from './artifacts.js'
 import {type ForkedChild, type ForkServer, ForkServerUnavailable} from './fork-server.js'
 import {EndMarkedStream, OutputCapture, type OutputSpill} from './output-capture.js'
 import {
@@ -100,6 +101,8 @@ export interface ChildRunResult {
   images: ShownImage[]
   /** The file that keeps the whole output, when it went over the cap. */
   outputFile?: string
+  /** The files kept from ./out/ (SPEC §14). */
+  kept?: KeptFiles
   /** From hand-over of the program to its end. */
   elapsedMs: number
 }
@@ -118,17 +121,9 @@ export interface ChildRunOptions {
   handlers: ChildRequestHandlers
 }
 
-/** Keeps output over the cap whole in a run directory of `root`, made when first needed (SPEC §14). */
-function outputSpill(root: string | undefined): OutputSpill | undefined {
-  if (root === undefined) return undefined
-  let dir: string | undefined
-  return {
-    runDir() {
-      dir ??= createRunDir(root)
-      return dir
-    },
-    maxBytes: ARTIFACT_MAX_RUN_BYTES,
-  }
+/** Keeps output over the cap whole in the run's artifacts directory (SPEC §14). */
+function outputSpill(artifacts: RunArtifacts | undefined): OutputSpill | undefined {
+  return artifacts && {runDir: () => artifacts.dir(), maxBytes: ARTIFACT_MAX_RUN_BYTES}
 }
 
 /** The environment of every child: nothing of the server's own (SPEC §7). */
@@ -157,6 +152,8 @@ export class ProgramChild {
   readonly disposed: Promise<void>
   /** The sandbox layer in force, as the backend (or the child's confine step) reports it. */
   tier = 'unknown'
+  /** Where this child's run keeps files (a child runs one program), when options.artifactsRoot is set. */
+  readonly artifacts: RunArtifacts | undefined
 
   private state: State = 'starting'
   private killed = false
@@ -209,7 +206,8 @@ export class ProgramChild {
   private resolveRun: ((result: ChildRunResult) => void) | undefined
 
   private constructor(private readonly options: ChildOptions) {
-    this.capture = new OutputCapture(options.maxOutputBytes, outputSpill(options.artifactsRoot))
+    this.artifacts = options.artifactsRoot === undefined ? undefined : new RunArtifacts(options.artifactsRoot)
+    this.capture = new OutputCapture(options.maxOutputBytes, outputSpill(this.artifacts))
     this.stdout = new EndMarkedStream(Buffer.from(this.endMarker), (chunk) => this.capture.write(chunk))
     this.splitter = new LineSplitter(options.maxMessageBytes)
     this.disposed = new Promise((resolve) => {

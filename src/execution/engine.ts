@@ -5,6 +5,7 @@ import type {ToolHost} from '../downstream/types.js'
 import type {ApprovalPrompter} from '../permissions/approvals.js'
 import type {PermissionPolicy} from '../permissions/policy.js'
 import type {ProgramBounds, PythonInfo, SandboxBackend} from '../sandbox/backend.js'
+import type {KeptFile, KeptFiles} from './kept-files.js'
 import type {ChildLimits, ShownImage} from './protocol.js'
 
 import {PtcError} from '../errors.js'
@@ -17,6 +18,7 @@ import {formatOutcome, type ToolCallTrace} from './format.js'
 import {ProgramSlots} from './program-slots.js'
 import {MAX_SHOWN_BYTES} from './protocol.js'
 import {sweepOrphanedScratchDirs} from './scratch.js'
+import {writeShownImages} from './shown-files.js'
 import {type CallApprover, ToolCallBroker, type ToolCallListener} from './tool-calls.js'
 import {WarmPool} from './warm-pool.js'
 
@@ -52,6 +54,8 @@ export interface RunOptions {
    * ahead of it, each time that changes; then `undefined` once it has one.
    */
   onQueue?: (ahead?: number) => void
+  /** Write the images the program shows into the run's artifacts (`run`: no client to show them to). */
+  keepShownImages?: boolean
 }
 
 /** What `execute_program` returns: `text` is SPEC §8, the rest its structured content. */
@@ -69,6 +73,10 @@ export interface RunOutcome {
   text: string
   /** Images the program passed to show() (SPEC §14), returned after the text. */
   images: ShownImage[]
+  /** The files kept from ./out/ (SPEC §14), also listed in `text`; returned as resource links. */
+  files: KeptFile[]
+  /** With `keepShownImages`: where the shown images were written, in order. */
+  shownImageFiles?: string[]
 }
 
 interface OutcomeParts {
@@ -78,6 +86,8 @@ interface OutcomeParts {
   /** Bytes of tool results the program received. */
   resultBytes?: number
   images?: ShownImage[]
+  kept?: KeptFiles
+  shownImageFiles?: string[]
   elapsedMs: number
   sandbox: string
   /** Set when no child could be started: the error text. */
@@ -276,17 +286,33 @@ export class ProgramEngine {
     }
     broker.close()
     this.pool.refillSoon()
+    const shownImageFiles =
+      options.keepShownImages && child.artifacts
+        ? this.keepShown(run.images, child.artifacts.dir.bind(child.artifacts))
+        : undefined
     // Rule: a run that kept files prunes the artifacts (SPEC §14: 7 days, 1 GiB in total).
-    if (run.outputFile !== undefined) pruneArtifacts(this.artifactsRoot)
+    if (child.artifacts?.path !== undefined) pruneArtifacts(this.artifactsRoot)
     return this.outcome({
       end: run.end,
       output: run.output,
       toolCalls: broker.calls,
       resultBytes: broker.resultBytes,
       images: run.images,
+      kept: run.kept,
+      shownImageFiles,
       elapsedMs: run.elapsedMs,
       sandbox: child.tier,
     })
+  }
+
+  /** Writes shown images into the run's artifacts; a failure to write is logged, the run still answered. */
+  private keepShown(images: ShownImage[], runDir: () => string): string[] {
+    try {
+      return writeShownImages(images, runDir)
+    } catch (error) {
+      this.logger.warn(`could not keep the shown images: ${(error as Error).message}`)
+      return []
+    }
   }
 
   /** The gate of one program's calls: asks through `prompter`, with the child's clock stopped meanwhile. */
@@ -338,6 +364,8 @@ export class ProgramEngine {
     toolCalls,
     resultBytes = 0,
     images = [],
+    kept,
+    shownImageFiles,
     elapsedMs,
     sandbox,
     startFailure,
@@ -357,8 +385,20 @@ export class ProgramEngine {
       resultBytes,
       elapsedMs,
       trace: this.execution.trace,
+      keptFiles: kept,
     })
-    return {ok, output, result, error, tool_calls: toolCalls, sandbox, text, images}
+    return {
+      ok,
+      output,
+      result,
+      error,
+      tool_calls: toolCalls,
+      sandbox,
+      text,
+      images,
+      files: kept?.files ?? [],
+      ...(shownImageFiles && {shownImageFiles}),
+    }
   }
 }
 
@@ -401,6 +441,7 @@ export function startFailureOutcome(error: unknown, execution: ExecutionConfig, 
     tool_calls: [],
     sandbox,
     images: [],
+    files: [],
     text: formatOutcome({
       ok: false,
       output: '',

@@ -100,3 +100,53 @@ describe('formatOutcome (SPEC §8)', () => {
     expect(text).toBe('[Script execution failed]\nTimeoutError: Execution exceeded 120s limit')
   })
 })
+
+describe('formatOutcome: files kept from ./out/ (SPEC §14)', () => {
+  const keptFiles = {
+    dir: '/state/artifacts/run-1/out',
+    files: [{name: 'report.csv', path: '/state/artifacts/run-1/out/report.csv', bytes: 2048}],
+    notKept: [{name: 'evil', reason: 'link' as const}],
+    moreNotKept: 0,
+  }
+
+  test('are listed after the output and the result, before the trace', () => {
+    const text = formatOutcome({
+      ...base,
+      output: 'done\n',
+      hasResult: true,
+      result: 1,
+      keptFiles,
+      toolCalls: [call('mcp__a__b')],
+    })
+    expect(text).toBe(
+      [
+        '[Script executed successfully]',
+        'done',
+        '--- result ---',
+        '1',
+        '--- files kept in /state/artifacts/run-1/out ---',
+        'report.csv (2 KiB)',
+        'not kept: out/evil (a link: links are not followed)',
+        '[tool calls: 1; 2.3s]',
+      ].join('\n'),
+    )
+  })
+
+  test('are listed after a failed run too: what the program wrote before failing is kept', () => {
+    const text = formatOutcome({...base, ok: false, error: 'ValueError: x', output: 'a\n', keptFiles})
+    expect(text.split('\n').slice(0, 6)).toEqual([
+      '[Script execution failed]',
+      'ValueError: x',
+      '--- output before the error ---',
+      'a',
+      '--- files kept in /state/artifacts/run-1/out ---',
+      'report.csv (2 KiB)',
+    ])
+  })
+
+  test('add nothing when nothing was found in ./out/', () => {
+    expect(formatOutcome({...base, keptFiles: {files: [], notKept: [], moreNotKept: 0}})).toBe(
+      formatOutcome(base),
+    )
+  })
+})

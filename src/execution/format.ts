@@ -1,3 +1,4 @@
+import {type KeptFiles, keptFilesLines} from './kept-files.js'
 import {traceError} from './trace.js'
 
 /** One tool call of a program, as reported in `tool_calls` (SPEC §5). */
@@ -24,6 +25,8 @@ export interface OutcomeSummary {
   resultBytes?: number
   /** Wall time of the program, from hand-over to its end. */
   elapsedMs: number
+  /** The files kept from ./out/ (SPEC §14), listed after the output. */
+  keptFiles?: KeptFiles
   trace: 'summary' | 'off'
 }
 
@@ -48,6 +51,7 @@ export function formatOutcome(summary: OutcomeSummary): string {
     lines.push(FAILURE_HEADER, summary.error ?? 'unknown error')
     if (output !== '') lines.push(OUTPUT_BEFORE_ERROR, output)
   }
+  if (summary.keptFiles) lines.push(...keptFilesLines(summary.keptFiles))
   if (summary.trace === 'summary') {
     const keptOut = Math.max(0, (summary.resultBytes ?? 0) - Buffer.byteLength(summary.output))
     lines.push(...traceLines(summary.toolCalls, summary.elapsedMs, keptOut))

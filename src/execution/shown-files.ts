@@ -1,5 +1,4 @@
-import {mkdtempSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {closeSync, constants, mkdirSync, openSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 
 import type {ShownImage} from './protocol.js'
@@ -12,16 +11,27 @@ const EXTENSIONS: Record<string, string> = {
   'image/webp': 'webp',
 }
 
+// eslint-disable-next-line no-bitwise -- open flags are bit patterns
+const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW
+
 /**
- * Writes the images a program passed to show() to files of a new private directory under the
- * temp dir (`run` has no client to show them to, SPEC §14) and returns their paths.
+ * Writes the images a program passed to show() into `<run-dir>/shown/` (`run` has no client to
+ * show them to, SPEC §14: they are artifacts of the run, pruned with it) and returns their paths.
  */
-export function writeShownImages(images: readonly ShownImage[]): string[] {
+export function writeShownImages(images: readonly ShownImage[], runDir: () => string): string[] {
   if (images.length === 0) return []
-  const dir = mkdtempSync(join(tmpdir(), 'ptc-mcp-shown-'))
+  const dir = join(runDir(), 'shown')
+  mkdirSync(dir, {mode: 0o700})
   return images.map((image, index) => {
     const path = join(dir, `image-${index + 1}.${EXTENSIONS[image.mimeType] ?? 'img'}`)
-    writeFileSync(path, Buffer.from(image.data, 'base64'), {mode: 0o600})
+    const fd = openSync(path, CREATE_FLAGS, 0o600)
+    try {
+      const bytes = Buffer.from(image.data, 'base64')
+      let offset = 0
+      while (offset < bytes.length) offset += writeSync(fd, bytes, offset)
+    } finally {
+      closeSync(fd)
+    }
     return path
   })
 }

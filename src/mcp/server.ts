@@ -1,4 +1,5 @@
 import {McpServer} from '@modelcontextprotocol/server'
+import {pathToFileURL} from 'node:url'
 import {z} from 'zod'
 
 import type {Logger} from '../log.js'
@@ -147,14 +148,21 @@ export function createMcpServer(
 }
 
 function toCallResult(outcome: RunOutcome) {
-  // Rule: images the program passed to show() come after the text (SPEC §14).
+  // Rule: images the program passed to show() come after the text, then the kept files as
+  // resource links (SPEC §14).
   const images = outcome.images.map((image) => ({
     type: 'image' as const,
     data: image.data,
     mimeType: image.mimeType,
   }))
+  const links = outcome.files.map((file) => ({
+    type: 'resource_link' as const,
+    uri: pathToFileURL(file.path).href,
+    name: file.name,
+    size: file.bytes,
+  }))
   return {
-    content: [text(outcome.text), ...images],
+    content: [text(outcome.text), ...images, ...links],
     structuredContent: structuredOutcome(outcome),
     isError: !outcome.ok,
   }

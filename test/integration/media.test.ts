@@ -91,6 +91,44 @@ describe('Media in programs', () => {
   })
 })
 
+describe('media over max_tool_result_bytes', () => {
+  test('the call succeeds: the text is kept and a note stands in for the image', async () => {
+    const tight = new ProgramEngine({
+      // The PNG's 5,380 bytes of base64 do not fit in 4 KiB; the caption does.
+      execution: executionSchema.parse({
+        timeout_seconds: 30,
+        warm_pool: 0,
+        sandbox: 'none',
+        max_tool_result_bytes: 4096,
+      }),
+      host: registry,
+      backend: noneBackend,
+      python,
+      logger: silentLogger,
+    })
+    try {
+      const outcome = await tight.run(
+        [
+          'r = await mcp__everything__get_tiny_image()',
+          'print(sorted(r))',
+          'print(r["data"])',
+          'print(r["_notes"])',
+        ].join('\n'),
+      )
+      expect(outcome.error).toBeNull()
+      expect(outcome.tool_calls[0]?.ok).toBe(true)
+      expect(outcome.output.trimEnd().split('\n')).toEqual([
+        "['_notes', 'data']",
+        "Here's the image you requested:",
+        'The image above is the MCP logo.',
+        `['[non-text content omitted: image (image/png), ${Number((png.length / 1024).toFixed(1))} KiB: over the 4 KiB limit (execution.max_tool_result_bytes)]']`,
+      ])
+    } finally {
+      await tight.close()
+    }
+  })
+})
+
 describe('show()', () => {
   test('returns a Media image and image bytes, in order, with their MIME types', async () => {
     const outcome = await engine.run(

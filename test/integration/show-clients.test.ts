@@ -8,7 +8,7 @@ import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {tmpdir} from 'node:os'
-import {join} from 'node:path'
+import {join, relative, sep} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {stringify} from 'yaml'
 
@@ -76,24 +76,25 @@ describe('show() through serve, to a real v2 client', () => {
 })
 
 describe('show() in ptc-mcp run', () => {
-  it('writes the image to a file and prints its path', async () => {
+  it("writes the image into the run's artifacts and prints its path", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ptc-show-run-'))
-    const savedTmp = process.env.TMPDIR
-    process.env.TMPDIR = dir
     try {
+      const artifacts = join(dir, 'artifacts')
       const configPath = join(dir, 'config.yaml')
-      writeFileSync(configPath, stringify(config))
+      writeFileSync(
+        configPath,
+        stringify({...config, execution: {...config.execution, artifacts_dir: artifacts}}),
+      )
       const programPath = join(dir, 'show.py')
       writeFileSync(programPath, PROGRAM)
       const run = await runCommand(Run, ['--config', configPath, programPath])
       expect(run.exitCode ?? 0).toBe(0)
       const path = /\[shown image: (.+\.png)\]/.exec(run.stdout)?.[1]
       expect(path, run.stdout).toBeDefined()
-      expect(path!.startsWith(dir)).toBe(true)
+      // <artifacts_dir>/<run-id>/shown/image-1.png: pruned with the run's other artifacts.
+      expect(relative(artifacts, path!).split(sep)).toEqual([expect.any(String), 'shown', 'image-1.png'])
       expect(readFileSync(path!).equals(png)).toBe(true)
     } finally {
-      process.env.TMPDIR = savedTmp
-      if (savedTmp === undefined) delete process.env.TMPDIR
       rmSync(dir, {force: true, recursive: true})
     }
   })

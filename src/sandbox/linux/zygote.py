@@ -58,7 +58,8 @@ class _Zygote:
         self.json = json
         self.socket = socket
         self.runner = runner
-        self.table = confine._table
+        self.syscalls = confine.syscalls
+        self.machine = confine.kernel.machine()
         self.socket_path = socket_path
         self.proc_path = proc_path
         # Held, never released: raw clone() must run with the GIL, like os.fork().
@@ -139,7 +140,7 @@ class _Zygote:
             self.send({"type": "exit", "id": request_id, "code": code, "signal": sig})
 
     def clone(self):
-        nr = self.table.SYSCALLS["clone"][self.table.ARCHES.index(_machine())]
+        nr = self.syscalls.SYSCALLS["clone"][self.syscalls.ARCHES.index(self.machine)]
         api = ctypes.pythonapi
         api.PyOS_BeforeFork()
         ctypes.set_errno(0)
@@ -238,13 +239,6 @@ class _Zygote:
         self.runner.main(channel)
 
 
-def _machine():
-    import platform
-
-    machine = platform.machine().lower()
-    return {"amd64": "x86_64", "arm64": "aarch64"}.get(machine, machine)
-
-
 def main():
     # The runner's directory, not its path: only program interpreters name runner.py.
     runner_dir, confine_path, socket_path, proc_path = sys.argv[1:5]
@@ -252,7 +246,7 @@ def main():
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     runner = _load(os.path.join(runner_dir, "runner.py"), "_ptc_runner")
     confine = runner.preload(confine_path)
-    confine._compiled_filter(_machine(), 2)
+    confine._compiled_filter(confine.kernel.machine(), 2)
     # What is loaded now is never collected: a child's collections then leave these pages shared.
     import gc
 

@@ -1,0 +1,288 @@
+import {closeSync, constants, mkdirSync, openSync, rmSync, writeSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {formatBytes} from '../byte-size.js'
+import {ProtocolError} from './protocol.js'
+
+/**
+ * Files a program wrote under `./out/`, kept after the run (SPEC §14). The runner lists them inside
+ * the sandbox (regular files only, no link followed) and sends them over the channel; everything it
+ * sends is a claim: this module checks every name, counts files and bytes against the limits as
+ * they arrive, holds no more than one chunk, and writes only into a directory it made itself, with
+ * O_EXCL|O_NOFOLLOW. It never touches the program's own paths.
+ */
+
+/** Most files and bytes kept per run. */
+export const MAX_KEPT_FILES = 64
+export const MAX_KEPT_BYTES = 64 * 1024 * 1024
+/** Deepest directory under out/ the runner descends into (out/a/b/... counts a, b, ...). */
+export const MAX_KEPT_DEPTH = 8
+/** Longest name, relative to out/, in UTF-8 bytes; and longest component. */
+export const MAX_KEPT_NAME_BYTES = 1024
+const MAX_COMPONENT_BYTES = 255
+/** Not-kept entries named in the listing; the rest are counted. */
+const MAX_NAMED_NOT_KEPT = 5
+/** Longest name shown for an entry not kept. */
+const MAX_SHOWN_NAME_CHARS = 200
+
+/** Why an entry of out/ was not kept: what the runner found, or what this writer refused. */
+export const NOT_KEPT_REASONS = [
+  'link',
+  'special',
+  'depth',
+  'files',
+  'bytes',
+  'name',
+  'unreadable',
+  'error',
+] as const
+export type NotKeptReason = (typeof NOT_KEPT_REASONS)[number]
+
+const REASON_TEXT: Record<NotKeptReason, string> = {
+  link: 'a link: links are not followed',
+  special: 'not a regular file',
+  depth: `deeper than ${MAX_KEPT_DEPTH} directories`,
+  files: `and any after it: at most ${MAX_KEPT_FILES} files per run`,
+  bytes: `over ${MAX_KEPT_BYTES / 1024 ** 2} MiB in total per run`,
+  name: 'a name that cannot be kept',
+  unreadable: 'could not be read',
+  error: 'could not be written',
+}
+
+export interface KeptFile {
+  /** Relative to out/, with `/` between directories. */
+  name: string
+  /** Where it is kept: `<artifacts_dir>/<run-id>/out/<name>`. */
+  path: string
+  bytes: number
+}
+
+export interface KeptFiles {
+  /** `<artifacts_dir>/<run-id>/out`, once a file was kept. */
+  dir?: string
+  files: KeptFile[]
+  /** The first entries not kept, with why; `moreNotKept` counts the others. */
+  notKept: {name: string; reason: NotKeptReason}[]
+  moreNotKept: number
+}
+
+/** Characters that would let a name break the listing the model reads: C0, DEL, C1, line separators. */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+const UNSAFE_CHARACTERS = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/
+/** In unicode mode only an unpaired surrogate is a code point of category Cs. */
+const LONE_SURROGATE = /\p{Cs}/u
+
+/**
+ * What is wrong with a name the child claims for a kept file, or undefined: relative, `/`-separated,
+ * no empty, `.` or `..` component, valid Unicode without control characters, bounded length and
+ * depth. Such a name cannot leave the directory it is joined to.
+ */
+export function keptNameProblem(name: string): string | undefined {
+  if (name === '') return 'an empty name'
+  if (LONE_SURROGATE.test(name)) return 'a name that is not valid Unicode'
+  if (UNSAFE_CHARACTERS.test(name)) return 'a name with control characters'
+  if (Buffer.byteLength(name) > MAX_KEPT_NAME_BYTES) return `a name over ${MAX_KEPT_NAME_BYTES} bytes`
+  const parts = name.split('/')
+  if (parts.length > MAX_KEPT_DEPTH + 1) return `a name deeper than ${MAX_KEPT_DEPTH} directories`
+  for (const part of parts) {
+    if (part === '' || part === '.' || part === '..') return `a name with a "${part}" component`
+    if (Buffer.byteLength(part) > MAX_COMPONENT_BYTES)
+      return `a name component over ${MAX_COMPONENT_BYTES} bytes`
+  }
+  return undefined
+}
+
+// eslint-disable-next-line no-bitwise -- open flags are bit patterns
+const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW
+
+interface OpenFile {
+  name: string
+  path: string
+  fd: number
+  bytes: number
+}
+
+/**
+ * Receives the kept files of one run, in the order the child sends them: `begin(name)`, then its
+ * chunks with `append`, until the next `begin`, `notKept` or `finish`. `runDir` makes (once) the
+ * run's private artifacts directory.
+ */
+export class KeptFilesWriter {
+  private readonly files: KeptFile[] = []
+  private readonly notKept: KeptFiles['notKept'] = []
+  private moreNotKept = 0
+  private totalBytes = 0
+  private current: OpenFile | undefined
+  /** The current file's data is read and dropped (it was refused). */
+  private dropping = false
+  /** Directories this writer made under out/ (relative names); '' is out/ itself. */
+  private readonly made = new Set<string>()
+  private outDir: string | undefined
+  /** Set once the file limit refused a file: every later one is refused too, uncounted. */
+  private full = false
+  private finished = false
+
+  constructor(
+    private readonly runDir: () => string,
+    private readonly limits = {files: MAX_KEPT_FILES, bytes: MAX_KEPT_BYTES},
+  ) {}
+
+  /** Starts a file the child found at `out/<name>`. */
+  begin(name: string): void {
+    this.close()
+    if (this.finished) return
+    this.dropping = true
+    const problem = keptNameProblem(name)
+    if (problem !== undefined) return this.refuse(name, 'name')
+    if (this.full) return
+    if (this.files.length >= this.limits.files) {
+      this.full = true
+      return this.refuse(name, 'files')
+    }
+    let path: string
+    let fd: number
+    try {
+      path = join(this.directoryFor(name), name.slice(name.lastIndexOf('/') + 1))
+      fd = openSync(path, CREATE_FLAGS, 0o600)
+    } catch {
+      return this.refuse(name, 'error')
+    }
+    this.current = {name, path, fd, bytes: 0}
+    this.dropping = false
+  }
+
+  /** The next chunk of the current file. Data with no file begun is a broken protocol. */
+  append(chunk: Buffer): void {
+    if (this.finished) return
+    if (this.dropping) return
+    const file = this.current
+    if (!file) throw new ProtocolError('file data arrived before any file was begun')
+    if (this.totalBytes + chunk.length > this.limits.bytes) {
+      this.discard(file)
+      return this.refuse(file.name, 'bytes')
+    }
+    try {
+      let offset = 0
+      while (offset < chunk.length) offset += writeSync(file.fd, chunk, offset)
+    } catch {
+      this.discard(file)
+      return this.refuse(file.name, 'error')
+    }
+    file.bytes += chunk.length
+    this.totalBytes += chunk.length
+  }
+
+  /** An entry of out/ the child did not send, and why. */
+  skipped(name: string, reason: NotKeptReason): void {
+    this.close()
+    if (this.finished) return
+    this.record(name, reason)
+  }
+
+  /**
+   * Ends the transfer. `complete`: the child said it was done; otherwise a file still being
+   * received is incomplete and is removed.
+   */
+  finish(complete: boolean): KeptFiles {
+    if (!this.finished) {
+      if (complete) this.close()
+      else if (this.current) this.discard(this.current)
+      this.finished = true
+    }
+    return {
+      ...(this.outDir !== undefined && this.files.length > 0 && {dir: this.outDir}),
+      files: this.files,
+      notKept: this.notKept,
+      moreNotKept: this.moreNotKept,
+    }
+  }
+
+  /** Closes the current file, which is then kept. */
+  private close(): void {
+    this.dropping = false
+    const file = this.current
+    if (!file) return
+    this.current = undefined
+    try {
+      closeSync(file.fd)
+    } catch {
+      // Written already; closing cannot lose it.
+    }
+    this.files.push({name: file.name, path: file.path, bytes: file.bytes})
+  }
+
+  /** Removes a file being received (refused, or incomplete); its bytes no longer count. */
+  private discard(file: OpenFile): void {
+    this.current = undefined
+    this.dropping = true
+    this.totalBytes -= file.bytes
+    try {
+      closeSync(file.fd)
+    } catch {
+      // closing an fd cannot fail in a way that matters here
+    }
+    rmSync(file.path, {force: true})
+  }
+
+  private refuse(name: string, reason: NotKeptReason): void {
+    this.dropping = true
+    this.record(name, reason)
+  }
+
+  /** A claimed name is only ever displayed: one that could break the listing is not shown. */
+  private record(name: string, reason: NotKeptReason): void {
+    if (this.notKept.length >= MAX_NAMED_NOT_KEPT) {
+      this.moreNotKept++
+      return
+    }
+    const printable = !LONE_SURROGATE.test(name) && !UNSAFE_CHARACTERS.test(name)
+    const shown =
+      name.length > MAX_SHOWN_NAME_CHARS ? `${[...name].slice(0, MAX_SHOWN_NAME_CHARS).join('')}…` : name
+    this.notKept.push({name: printable ? shown : '(unprintable name)', reason})
+  }
+
+  /**
+   * The directory that holds `name`, made here: out/ in the run directory, then each directory
+   * of the name that this writer has not made yet. mkdir never follows a link and fails on
+   * anything already there, so a file can only land in a directory of this writer's own.
+   */
+  private directoryFor(name: string): string {
+    this.outDir ??= this.makeOutDir()
+    const parts = name.split('/').slice(0, -1)
+    let relative = ''
+    for (const part of parts) {
+      relative = relative === '' ? part : `${relative}/${part}`
+      if (!this.made.has(relative)) {
+        mkdirSync(join(this.outDir, relative), {mode: 0o700})
+        this.made.add(relative)
+      }
+    }
+    return join(this.outDir, ...parts)
+  }
+
+  private makeOutDir(): string {
+    const dir = join(this.runDir(), 'out')
+    mkdirSync(dir, {mode: 0o700})
+    this.made.add('')
+    return dir
+  }
+}
+
+/**
+ * The listing the model reads (SPEC §14), e.g.
+ * `--- files kept in /…/<run-id>/out ---`, `report.csv (1.2 KiB)`, `not kept: evil (a link: ...)`.
+ * Empty when nothing was kept or refused.
+ */
+export function keptFilesLines(kept: KeptFiles): string[] {
+  const lines: string[] = []
+  if (kept.dir !== undefined) {
+    lines.push(`--- files kept in ${kept.dir} ---`)
+    for (const file of kept.files) lines.push(`${file.name} (${formatBytes(file.bytes)})`)
+  } else if (kept.notKept.length > 0) lines.push('--- files kept: none ---')
+  if (kept.notKept.length > 0) {
+    const named = kept.notKept.map(({name, reason}) => `out/${name} (${REASON_TEXT[reason]})`)
+    if (kept.moreNotKept > 0) named.push(`${kept.moreNotKept} more`)
+    lines.push(`not kept: ${named.join('; ')}`)
+  }
+  return lines
+}

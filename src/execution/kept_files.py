@@ -1,0 +1,126 @@
+"""Files a program wrote under ./out/ of its scratch directory, sent to the parent after the program
+ends, before `done` (SPEC §14). Loaded by runner.py next to it.
+
+The walk runs inside the sandbox, with what the program itself may read: it opens every
+directory and file relative to its parent's descriptor with O_NOFOLLOW, so no link is followed at
+any level; links, devices, FIFOs and sockets are reported, not read. The parent checks every name,
+count and byte again (kept-files.ts): all of this is a claim.
+
+  child -> parent {"type":"file","name":"a/b.csv"}          a kept file begins (name relative to out/)
+  child -> parent {"type":"file_data","data":base64}        its next bytes, at most CHUNK_BYTES
+  child -> parent {"type":"file_skipped","name":"...","reason":"link|special|depth|files|bytes|name|unreadable"}
+A file ends at the next `file`, `file_skipped` or `done` message.
+"""
+
+import base64
+import errno
+import os
+import stat
+
+MAX_FILES = 64
+MAX_BYTES = 64 * 1024 * 1024
+MAX_DEPTH = 8
+CHUNK_BYTES = 1024 * 1024
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# O_NONBLOCK: a FIFO swapped in after the check cannot block the open.
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+class _Full(Exception):
+    """The file limit is reached: the walk stops."""
+
+
+def send_kept_files(scratch, send_bytes, encode):
+    """Sends the regular files under `<scratch>/out`. `send_bytes(line)` writes one message
+    (without its newline); `encode(obj)` serialises one as JSON bytes."""
+    try:
+        out = os.open(os.path.join(scratch, "out"), _DIR_FLAGS)
+    except OSError:
+        return  # no out/ (or not a directory: a link to one is not followed)
+    walk = _Walk(send_bytes, encode)
+    try:
+        walk.directory(out, "", 0)
+    except _Full:
+        pass
+    finally:
+        os.close(out)
+
+
+class _Walk:
+    def __init__(self, send_bytes, encode):
+        self.send_bytes = send_bytes
+        self.encode = encode
+        self.files = 0
+        self.bytes = 0
+
+    def skipped(self, name, reason):
+        self.send_bytes(self.encode({"type": "file_skipped", "name": name, "reason": reason}))
+
+    def directory(self, fd, prefix, depth):
+        try:
+            names = sorted(os.listdir(fd))
+        except OSError:
+            return
+        for entry in names:
+            name = prefix + entry
+            try:
+                mode = os.stat(entry, dir_fd=fd, follow_symlinks=False).st_mode
+            except OSError:
+                continue
+            if stat.S_ISLNK(mode):
+                self.skipped(name, "link")
+            elif stat.S_ISDIR(mode):
+                if depth >= MAX_DEPTH:
+                    self.skipped(name, "depth")
+                    continue
+                try:
+                    sub = os.open(entry, _DIR_FLAGS, dir_fd=fd)
+                except OSError:  # swapped for a link meanwhile
+                    self.skipped(name, "link")
+                    continue
+                try:
+                    self.directory(sub, name + "/", depth + 1)
+                finally:
+                    os.close(sub)
+            elif not stat.S_ISREG(mode):
+                self.skipped(name, "special")
+            else:
+                self.file(fd, entry, name)
+
+    def file(self, dir_fd, entry, name):
+        try:
+            name.encode("utf-8")
+        except UnicodeEncodeError:  # bytes that are not UTF-8: the parent could not name it
+            self.skipped(name, "name")
+            return
+        if self.files >= MAX_FILES:
+            self.skipped(name, "files")
+            raise _Full()
+        try:
+            fd = os.open(entry, _FILE_FLAGS, dir_fd=dir_fd)
+        except OSError as exc:  # swapped for a link meanwhile (ELOOP), or unreadable
+            self.skipped(name, "link" if exc.errno == errno.ELOOP else "unreadable")
+            return
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                self.skipped(name, "special")
+                return
+            room = MAX_BYTES - self.bytes
+            if info.st_size > room:
+                self.skipped(name, "bytes")
+                return
+            self.files += 1
+            self.send_bytes(self.encode({"type": "file", "name": name}))
+            # A file that grows meanwhile is sent one byte past the limit: the parent refuses it.
+            sent = 0
+            while sent <= room:
+                chunk = os.read(fd, min(CHUNK_BYTES, room - sent + 1))
+                if not chunk:
+                    break
+                sent += len(chunk)
+                self.send_bytes(b'{"type":"file_data","data":"' + base64.b64encode(chunk) + b'"}')
+            self.bytes += min(sent, room)
+        finally:
+            os.close(fd)
