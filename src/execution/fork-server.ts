@@ -9,7 +9,7 @@ import type {PythonInfo, SandboxBackend} from '../sandbox/backend.js'
 
 import {SandboxError} from '../errors.js'
 import {LineSplitter} from './protocol.js'
-import {createScratchDir, removeScratchDir} from './scratch.js'
+import {createForkServerDir, ensureScratchRoot, removeScratchDir} from './scratch.js'
 
 /** The first line a forked child sends on each connection: `<token> channel|output`. */
 const MAX_HELLO_BYTES = 128
@@ -145,7 +145,7 @@ export class ForkServer {
 
   private async start(): Promise<void> {
     const {options} = this
-    const socketDir = await createScratchDir()
+    const socketDir = await createForkServerDir()
     this.socketDir = socketDir
     const socketPath = join(socketDir, 's')
     try {
@@ -165,6 +165,7 @@ export class ForkServer {
         runtimePaths: options.runtimePaths,
         socketPath,
         socketDir,
+        scratchRoot: await ensureScratchRoot(),
       })
       const proc = spawn(launch.command, launch.args, {
         cwd: socketDir,

@@ -60,6 +60,8 @@ export interface ForkServerRequest {
   /** The unix socket children connect back to, in `socketDir` (private to this user). */
   socketPath: string
   socketDir: string
+  /** Where the children's scratch directories are made (execution/scratch.ts). */
+  scratchRoot: string
 }
 
 /** The bounds when the request names none: SPEC §15's defaults. */

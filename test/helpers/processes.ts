@@ -80,10 +80,12 @@ export function descendants(pid: number): number[] {
 export function programInterpreters(pid: number): number[] {
   const parents = parentMap()
   const isZygote = (candidate: number | undefined): boolean =>
-    candidate !== undefined && /zygote\.py/.test(commandLine(candidate))
+    candidate !== undefined &&
+    /zygote\.py/.test(commandLine(candidate)) &&
+    !/\bbwrap\b/.test(commandLine(candidate))
   return descendants(pid).filter((child) => {
     const command = commandLine(child)
-    if (/zygote\.py/.test(command)) {
+    if (/zygote\.py/.test(command) && !/\bbwrap\b/.test(command)) {
       const parent = parents.get(child)
       return isZygote(parent) && isZygote(parents.get(parent!))
     }

@@ -1,7 +1,7 @@
 import {spawn} from 'node:child_process'
 import {randomInt} from 'node:crypto'
 import {chmod, mkdir, writeFile} from 'node:fs/promises'
-import {dirname, join} from 'node:path'
+import {basename, dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import type {
@@ -152,10 +152,14 @@ async function forkServerLaunch(
   }
   const files = await interpreterFiles(request.python)
   const readOnly = [...new Set([RUNTIME_DIR, ...files.readOnly, ...request.runtimePaths])]
-  const scratchRoot = dirname(request.socketDir)
+  const {scratchRoot} = request
   const mountPoint = scratchRoot.startsWith('/tmp/') ? '/tmp' : scratchRoot
   const asRoot = process.geteuid?.() === 0
-  const proc = state.bwrap === undefined ? '/proc' : join(mountPoint, '.ptc-zygote-proc')
+  const inBwrap = state.bwrap !== undefined
+  const proc = inBwrap ? join(mountPoint, '.ptc-zygote-proc') : '/proc'
+  // Inside bwrap the socket's directory is bound under the mount point, which children cover.
+  const socketDir = inBwrap ? join(mountPoint, '.ptc-zygote-socket') : request.socketDir
+  const socketPath = join(socketDir, basename(request.socketPath))
   const args = [
     '-I',
     '-S',
@@ -163,12 +167,12 @@ async function forkServerLaunch(
     ZYGOTE_SCRIPT,
     dirname(request.runnerPath),
     CONFINE_MODULE,
-    request.socketPath,
+    socketPath,
     proc,
   ]
   const env = {PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8'}
   if (state.bwrap === undefined) return {command: request.python.executable, args, env, tier: state.tier}
-  const extraArgs = ['--bind', request.socketDir, request.socketDir]
+  const extraArgs = ['--bind', request.socketDir, socketDir]
   if (!asRoot) extraArgs.push('--proc', proc)
   const bwrap = bwrapArgs({
     readOnly,
