@@ -74,6 +74,8 @@ const bench = new Bench({
 })
 bench.results.settings['execution.max_tool_calls: 300'] =
   `ptc-mcp's per-program call limit (default 100), below the ${PTC_SETTINGS.max_tool_calls}-call scenario; every latency setting is shipped`
+if (values.quick)
+  bench.note('--quick: few samples, to check the bench works; these figures are not measurements')
 bench.log(`python ${bench.python}; load average ${bench.results.machine.loadavgAtStart}`)
 try {
   for (const scenario of SCENARIOS) if (scenarios.includes(scenario.name)) await scenario.run(bench)

@@ -9,9 +9,9 @@ export const BENCH_SERVER = join(ROOT, 'bench', 'servers', 'bench-server.ts')
 export const FINANCE_SERVER = join(ROOT, 'examples', 'finance-server.js')
 export const DEFAULT_RESULTS = join(ROOT, 'bench', 'results.json')
 
-export const require = createRequire(join(ROOT, 'package.json'))
+export const requireFromRoot = createRequire(join(ROOT, 'package.json'))
 
 /** tsx's ESM loader as a file URL, for `node --import` (works from any working directory). */
-export const TSX_LOADER_URL = pathToFileURL(require.resolve('tsx')).href
+export const TSX_LOADER_URL = pathToFileURL(requireFromRoot.resolve('tsx')).href
 
 export const MiB = 1024 * 1024

@@ -19,15 +19,15 @@ export interface Rounds {
 }
 
 /**
- * `reps` rounds; in each, `sample` runs once per gateway, in turn. A peer that fails is noted and
- * dropped from the rest; ptc-mcp failing fails the run. `sample` returns undefined for a round
- * it does not record.
+ * `reps` rounds; in each, `sample` runs once per gateway, in turn, and returns what it measured
+ * (one time or several). A peer that fails is noted and dropped from the rest; ptc-mcp failing
+ * fails the run.
  */
 export async function interleaved(
   bench: Bench,
   gateways: readonly Gateway[],
   rounds: number | Rounds,
-  sample: (gateway: Gateway, round: number) => Promise<number | undefined>,
+  sample: (gateway: Gateway, round: number) => Promise<number | number[]>,
 ): Promise<Map<Gateway, number[]>> {
   const {reps, beforeRound} = typeof rounds === 'number' ? {reps: rounds, beforeRound: undefined} : rounds
   const samples = new Map(gateways.map((gateway) => [gateway, [] as number[]]))
@@ -35,8 +35,8 @@ export async function interleaved(
     await beforeRound?.()
     for (const [gateway, times] of samples) {
       try {
-        const ms = await sample(gateway, round)
-        if (ms !== undefined) times.push(ms)
+        const measured = await sample(gateway, round)
+        times.push(...(typeof measured === 'number' ? [measured] : measured))
       } catch (error) {
         if (gateway.name === 'ptc-mcp') throw error
         bench.note(

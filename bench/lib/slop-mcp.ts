@@ -9,7 +9,7 @@ import type {Code, Gateway, GatewayKind, GatewayOptions, Program} from './gatewa
 
 import {connect, resultText, timedCall} from './client.js'
 import {keywordArgs} from './gateway.js'
-import {require} from './paths.js'
+import {requireFromRoot} from './paths.js'
 
 const PACKAGE = '@standardbeagle/slop-mcp'
 /** A slop-mcp binary to use instead of the installed package's. */
@@ -22,7 +22,7 @@ export function slopBinary(): {path?: string; reason?: string} {
     return existsSync(fromEnv) ? {path: fromEnv} : {reason: `${SLOP_MCP_ENV}=${fromEnv} does not exist`}
   try {
     // Its index.js resolves the bundled binary and makes it executable (install scripts may not have run).
-    const {getBinaryPath} = require(PACKAGE) as {getBinaryPath(): string}
+    const {getBinaryPath} = requireFromRoot(PACKAGE) as {getBinaryPath(): string}
     return {path: getBinaryPath()}
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)

@@ -21,8 +21,6 @@ export const trivialCadence: Scenario = {
         reference: measuredReference('bare start', bench.bareStart(bench.reps(30, 5))),
         target: {value: 0.25, comparison: '<=', of: 'ratio'},
       })
-      const all = new Map<string, number[]>()
-      // Each round is one sequence per gateway; `interleaved` wants one number, so keep the rest here.
       const sequences = await interleaved(bench, gateways, bench.reps(2, 1), async (gateway) => {
         await sleep(1000)
         const times: number[] = []
@@ -32,11 +30,10 @@ export const trivialCadence: Scenario = {
           if (i >= SKIPPED) times.push(ms)
           await sleep(GAP_MS)
         }
-        all.set(gateway.name, [...(all.get(gateway.name) ?? []), ...times])
-        return times.length
+        return times
       })
-      for (const gateway of sequences.keys())
-        addFigure(row, gateway.name, series(row.scenario, 'ms', all.get(gateway.name) ?? []))
+      for (const [gateway, times] of sequences)
+        addFigure(row, gateway.name, series(row.scenario, 'ms', times))
       bench.log(`cadence ${downstream.name} done`)
     }
   },

@@ -12,8 +12,9 @@ import {PtcError} from '../errors.js'
 import {type Logger, silentLogger} from '../log.js'
 import {ProgramApprovals} from '../permissions/approvals.js'
 import {artifactsRoot, pruneArtifacts} from './artifacts.js'
-import {type ChildEnd, type ChildRunResult, ProgramChild, RUNNER_PATH} from './child.js'
-import {ForkServer} from './fork-server.js'
+import {ForkServer} from './child/fork-server.js'
+import {forkServerSpawner} from './child/forked.js'
+import {type ChildEnd, type ChildRunResult, ProgramChild, RUNNER_PATH} from './child/index.js'
 import {formatOutcome, type ToolCallTrace} from './format.js'
 import {ProgramSlots} from './program-slots.js'
 import {MAX_SHOWN_BYTES} from './protocol.js'
@@ -175,7 +176,7 @@ export class ProgramEngine {
           })
         : undefined
     const childOptions = {
-      forkServer: this.forkServer,
+      ...(this.forkServer && {spawner: forkServerSpawner(this.forkServer, options.backend)}),
       python: options.python,
       backend: options.backend,
       limits: childLimits(execution),

@@ -4,12 +4,12 @@ import {createServer, type Server, type Socket} from 'node:net'
 import {constants} from 'node:os'
 import {join} from 'node:path'
 
-import type {Logger} from '../log.js'
-import type {PythonInfo, SandboxBackend} from '../sandbox/backend.js'
+import type {Logger} from '../../log.js'
+import type {PythonInfo, SandboxBackend} from '../../sandbox/backend.js'
 
-import {SandboxError} from '../errors.js'
-import {LineSplitter} from './protocol.js'
-import {createForkServerDir, ensureScratchRoot, removeScratchDir} from './scratch.js'
+import {SandboxError} from '../../errors.js'
+import {LineSplitter} from '../protocol.js'
+import {createForkServerDir, ensureScratchRoot, removeScratchDir} from '../scratch.js'
 
 /** The first line a forked child sends on each connection: `<token> channel|output`. */
 const MAX_HELLO_BYTES = 128
@@ -29,6 +29,8 @@ type ExitListener = (code: number | null, signal: NodeJS.Signals | null) => void
  */
 export class ForkedChild {
   exited = false
+  private exitCode: number | null = null
+  private exitSignal: NodeJS.Signals | null = null
   private listener: ExitListener | undefined
 
   constructor(
@@ -44,12 +46,15 @@ export class ForkedChild {
 
   onExit(listener: ExitListener): void {
     this.listener = listener
+    if (this.exited) listener(this.exitCode, this.exitSignal)
   }
 
   /** Called by the fork server. */
   exit(code: number | null, signal: NodeJS.Signals | null): void {
     if (this.exited) return
     this.exited = true
+    this.exitCode = code
+    this.exitSignal = signal
     this.listener?.(code, signal)
   }
 }
