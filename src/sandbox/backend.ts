@@ -1,3 +1,5 @@
+import type {ProbePlan} from './probe.js'
+
 /**
  * One small interface for every sandbox backend (SPEC §7). A backend turns "run this interpreter
  * with these arguments" into the command that runs it confined, and says what the child must apply
@@ -86,6 +88,11 @@ export interface Launch {
 
 export interface SandboxBackend {
   readonly name: SandboxName
+  /**
+   * What the escape probe (probe.py) tries against this backend, at its own check and in `doctor`.
+   * Default: DEFAULT_PROBE (the attempts every sandbox refuses; the scratch dir works).
+   */
+  readonly probe?: ProbePlan
   /**
    * Resolves with the tier this backend reaches here and the per-program bounds in force (SPEC
    * §15, shown by `doctor`); throws SandboxError (with the fix) when unavailable.
