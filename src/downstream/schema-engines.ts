@@ -83,14 +83,12 @@ const formatsModule = addFormatsPlugin as unknown as FormatsPlugin & {default?: 
 const addFormats: FormatsPlugin = formatsModule.default ?? formatsModule
 
 function createEngine(dialect: Dialect, allErrors: boolean): Ajv {
-  // The SDK's own options, with the linear-time regex engine; `verbose` gives each error the schema
-  // it failed (`parentSchema`), which the messages name the accepted properties from.
+  // The SDK's own options, with the linear-time regex engine.
   const options: Options = {
     strict: false,
     validateFormats: true,
     validateSchema: false,
     allErrors,
-    verbose: true,
     code: {regExp: regExpEngine},
   }
   const Engine = {'2019-09': Ajv2019, '2020-12': Ajv2020, 'draft-07': Ajv}[dialect]

@@ -3,7 +3,7 @@ import type {ErrorObject, ValidateFunction} from 'ajv'
 import {isRecord} from '../guards.js'
 import {jsonLength} from '../shorten-json.js'
 import {SchemaEngines, UnsupportedPatternError} from './schema-engines.js'
-import {pointerSegments} from './schema-ref.js'
+import {followRefs, pointerSegments} from './schema-ref.js'
 
 /**
  * JSON Schema checks of tool arguments (before anything is sent, SPEC §6) and of structured results
@@ -79,21 +79,27 @@ export class SchemaValidator {
     if (!compiled.ok) return compiled.refused ? [compiled.error] : []
     const {validate} = compiled
     if (validate(value)) return []
-    return describeProblems(validate.errors ?? [], noun)
+    return describeProblems(validate.errors ?? [], schema, noun)
   }
 }
 
 type Noun = 'argument' | 'field'
 
 /** One message per distinct problem (a value may have tens of thousands), at most MAX_PROBLEMS. */
-function describeProblems(errors: readonly ErrorObject[], noun: Noun): string[] {
-  const messages = new Set(errors.map((error) => describeProblem(error, noun)))
+function describeProblems(
+  errors: readonly ErrorObject[],
+  schema: Record<string, unknown>,
+  noun: Noun,
+): string[] {
+  const hint = acceptedHint(schema)
+  const messages = new Set(errors.map((error) => describeProblem(error, noun, hint)))
   const all = [...messages]
   if (all.length <= MAX_PROBLEMS) return all
   return [...all.slice(0, MAX_PROBLEMS), `... and ${all.length - MAX_PROBLEMS} more`]
 }
 
-function describeProblem(error: ErrorObject, noun: Noun): string {
+/** `hint` follows an unexpected top-level name: the names the schema accepts. */
+function describeProblem(error: ErrorObject, noun: Noun, hint: string): string {
   const path = pointerSegments(error.instancePath)
   const {params} = error
   switch (error.keyword) {
@@ -105,7 +111,7 @@ function describeProblem(error: ErrorObject, noun: Noun): string {
     case 'unevaluatedProperties': {
       // Ajv does not say which key is extra in its message: its params do.
       const key = params.additionalProperty ?? params.unevaluatedProperty
-      return `unexpected ${noun} '${formatPath([...path, String(key)])}'${acceptedHint(error, path)}`
+      return `unexpected ${noun} '${formatPath([...path, String(key)])}'${path.length === 0 ? hint : ''}`
     }
 
     case 'enum': {
@@ -129,11 +135,12 @@ function subject(path: readonly string[], noun: Noun): string {
   return noun === 'argument' ? 'arguments' : 'result'
 }
 
-/** `(accepted: ticker, limit)`, for an unexpected top-level argument or field. */
-function acceptedHint(error: ErrorObject, path: readonly string[]): string {
-  const properties = isRecord(error.parentSchema) ? error.parentSchema.properties : undefined
+/** ` (accepted: ticker, limit)`: the top-level properties of the schema, if it names any. */
+function acceptedHint(schema: Record<string, unknown>): string {
+  const root = followRefs(schema, schema)
+  const properties = isRecord(root) ? root.properties : undefined
   const accepted = isRecord(properties) ? Object.keys(properties) : []
-  return path.length === 0 && accepted.length > 0 ? ` (accepted: ${accepted.join(', ')})` : ''
+  return accepted.length > 0 ? ` (accepted: ${accepted.join(', ')})` : ''
 }
 
 /** `['items', '0', 'name']` → `items[0].name`. */

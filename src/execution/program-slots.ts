@@ -54,7 +54,8 @@ export class ProgramSlots {
       this.running++
       return this.releaser()
     }
-    if (this.waiting.length >= this.maxWaiting) throw new ProgramsBusyError(this.running, this.waiting.length, this.max)
+    if (this.waiting.length >= this.maxWaiting)
+      throw new ProgramsBusyError(this.running, this.waiting.length, this.max)
     await new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         start() {

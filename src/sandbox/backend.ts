@@ -1,11 +1,11 @@
+// One small interface for every sandbox backend (SPEC §7). A backend turns "run this interpreter
+// with these arguments" into the command that runs it confined, and says what the child must apply
+// to itself before it reads the program (the bootstrap's `confine` step). The backends themselves
+// are listed in index.ts.
+import type {SandboxName} from './index.js'
 import type {ProbePlan} from './probe.js'
 
-/**
- * One small interface for every sandbox backend (SPEC §7). A backend turns "run this interpreter
- * with these arguments" into the command that runs it confined, and says what the child must apply
- * to itself before it reads the program (the bootstrap's `confine` step).
- */
-export type SandboxName = 'linux' | 'seatbelt' | 'none'
+export type {SandboxName} from './index.js'
 
 export interface PythonInfo {
   /** Real interpreter path (a pyenv shim resolved to sys.executable). */

@@ -1,9 +1,9 @@
 """Fork server of the linux backend: makes program children in milliseconds (SPEC §7 warm_pool, §11).
 
 Started once per engine, as `[bwrap ...] python -I -S -B zygote.py <runner's directory>
-<confine.py> <socket> <proc>`, with fd 3 a private channel to the server. It imports the runner and what every
-child needs, then forks children on request. It never runs program code, and its children hold
-nothing of it: each one is made like this:
+<confine.py> <socket> <proc>`, with fd 3 a private channel to the server. It imports the runner and
+what every child needs, then forks children on request. It never runs program code, and its
+children hold nothing of it: each one is made like this:
 
   1. clone() into new mount, PID and IPC namespaces, and a new user namespace when unprivileged
      (its uid maps to itself: RLIMIT_NPROC then counts this program alone). This process is PID 1
@@ -231,12 +231,11 @@ class _Zygote:
         # Where the runner keeps its channel when it takes it from fd 3 (out of a program's way).
         private = os.dup2(channel.fileno(), _PRIVATE_FD, inheritable=False)
         channel.close()
-        channel = self.socket.socket(fileno=private)
         os.closerange(3, private)
         os.closerange(private + 1, 1 << 16)
         os.environ.clear()
         os.environ.update({str(k): str(v) for k, v in (request.get("env") or {}).items()})
-        self.runner.main(channel)
+        self.runner.main(private)
 
 
 def main():
