@@ -7,6 +7,7 @@ import type {ConnectFailure} from './failure.js'
 import type {TransportFactory} from './transports.js'
 import type {UpstreamClient} from './upstream.js'
 
+import {downstreamMessageBytes} from '../limits.js'
 import {createLogger, type Logger} from '../log.js'
 import {checkArguments, checkResult, type ResultChecks, tooLargeError} from './call-checks.js'
 import {ToolFilter, type UnmatchedRule} from './filter.js'
@@ -79,8 +80,6 @@ export interface DownstreamServerStatus extends ServerStatus {
 
 type RegistryConfig = Partial<Pick<Config, 'tools' | 'execution'>> & Pick<Config, 'servers'>
 
-const SDK_STDIO_BUFFER = 10 * 1024 * 1024
-
 /**
  * Every downstream server's tools behind one interface (`ToolHost`): one supervisor per server,
  * allow/block applied to everything listed and callable, arguments validated before anything is
@@ -120,9 +119,7 @@ export class ToolRegistry implements ToolHost {
       shapes: this.shapes,
       recordSamples: config.execution?.record_samples ?? false,
     }
-    const resultLimit = config.execution?.max_tool_result_bytes ?? 16 * 1024 * 1024
-    const maxMessageBytes =
-      options.maxMessageBytes ?? Math.max(SDK_STDIO_BUFFER, 2 * resultLimit + 1024 * 1024)
+    const maxMessageBytes = options.maxMessageBytes ?? downstreamMessageBytes(config.execution)
     this.supervisors = config.servers.map(
       (server) =>
         new ServerSupervisor(server, {

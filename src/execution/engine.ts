@@ -9,6 +9,7 @@ import type {KeptFile, KeptFiles} from './kept-files.js'
 import type {ChildLimits, ShownImage} from './protocol.js'
 
 import {PtcError} from '../errors.js'
+import {childMessageBytes} from '../limits.js'
 import {type Logger, silentLogger} from '../log.js'
 import {ProgramApprovals} from '../permissions/approvals.js'
 import {artifactsRoot, pruneArtifacts} from './artifacts.js'
@@ -17,7 +18,6 @@ import {forkServerSpawner} from './child/forked.js'
 import {type ChildEnd, type ChildRunResult, ProgramChild, RUNNER_PATH} from './child/index.js'
 import {formatOutcome, type ToolCallTrace} from './format.js'
 import {ProgramSlots, type SlotRelease} from './program-slots.js'
-import {MAX_SHOWN_BYTES} from './protocol.js'
 import {sweepOrphanedScratchDirs} from './scratch.js'
 import {writeShownImages} from './shown-files.js'
 import {type CallApprover, ToolCallBroker, type ToolCallListener} from './tool-calls.js'
@@ -97,8 +97,6 @@ interface OutcomeParts {
 
 /** Bound on starting a child (spawn, confinement, runner load); not part of the program's time. */
 const START_TIMEOUT_MS = 30_000
-/** Room in one child message for the traceback and framing around the largest payload. */
-const MESSAGE_MARGIN_BYTES = 256 * 1024
 
 /** Scratch directories left by servers that were killed are removed once per process. */
 let sweptScratchDirs = false
@@ -157,13 +155,7 @@ export class ProgramEngine {
     const {execution} = options
     this.artifactsRoot = artifactsRoot(execution.artifacts_dir)
     pruneArtifacts(this.artifactsRoot)
-    // A show() message carries up to MAX_SHOWN_BYTES of image as base64.
-    this.maxMessageBytes =
-      Math.max(
-        execution.max_tool_result_bytes,
-        execution.max_output_bytes,
-        Math.ceil(MAX_SHOWN_BYTES / 3) * 4,
-      ) + MESSAGE_MARGIN_BYTES
+    this.maxMessageBytes = childMessageBytes(execution)
     const useForkServer = options.forkServer ?? process.env.PTC_MCP_FORK_SERVER === '1'
     this.forkServer =
       useForkServer && options.backend.forkServer

@@ -8,7 +8,7 @@ import type {Logger} from '../../log.js'
 import type {PythonInfo, SandboxBackend} from '../../sandbox/backend.js'
 
 import {SandboxError} from '../../errors.js'
-import {LineSplitter} from '../protocol.js'
+import {LineFramer} from '../../line-framing.js'
 import {createForkServerDir, ensureScratchRoot, removeScratchDir} from '../scratch.js'
 
 /** The first line a forked child sends on each connection: `<token> channel|output`. */
@@ -201,13 +201,14 @@ export class ForkServer {
         () => reject(new SandboxError('the fork server did not load in time')),
         START_TIMEOUT_MS,
       )
-      const splitter = new LineSplitter(65_536)
+      const framer = LineFramer.text(65_536, 'fail')
       const channel = proc.stdio[3] as Socket
       channel.on('error', () => {})
       channel.on('data', (chunk: Buffer) => {
         try {
-          splitter.push(chunk, (line) => {
-            const message = JSON.parse(line.toString()) as {
+          framer.push(chunk, (framed) => {
+            if (framed.kind !== 'line') return
+            const message = JSON.parse(framed.line) as {
               type?: string
               id?: number
               code?: number | null

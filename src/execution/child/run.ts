@@ -2,9 +2,9 @@ import {performance} from 'node:perf_hooks'
 
 import type {ChildEnd, ChildRequestHandlers} from './types.js'
 
+import {MAX_SHOWN_BYTES} from '../../limits.js'
 import {
   type ChildMessage,
-  MAX_SHOWN_BYTES,
   MAX_SHOWN_IMAGES,
   ProtocolError,
   type RefusedRequest,
