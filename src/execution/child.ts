@@ -9,12 +9,12 @@ import {fileURLToPath} from 'node:url'
 
 import type {Logger} from '../log.js'
 import type {ProgramBounds, PythonInfo, SandboxBackend} from '../sandbox/backend.js'
-import type {KeptFiles} from './kept-files.js'
 
 import {hasMedia} from '../downstream/result-parser.js'
 import {JsonText} from '../downstream/types.js'
 import {SandboxError} from '../errors.js'
 import {ARTIFACT_MAX_RUN_BYTES, RunArtifacts} from './artifacts.js'
+import {type KeptFiles, KeptFilesWriter} from './kept-files.js'
 import {EndMarkedStream, OutputCapture, type OutputSpill} from './output-capture.js'
 import {
   type ChildLimits,
@@ -175,6 +175,8 @@ export class ProgramChild {
   /** Call and helper ids must increase: a reused id would run twice under one trace entry. */
   private lastRequestId = 0
   private readonly shown: ShownImage[] = []
+  /** The ./out/ files the runner sends after the program, before `done` (SPEC §14). */
+  private readonly kept: KeptFilesWriter
   private exitDescription = 'the Python process ended'
   private startupFailure: Error | undefined
   private settleReady: ((error?: Error) => void) | undefined
@@ -201,6 +203,10 @@ export class ProgramChild {
   private constructor(private readonly options: ChildOptions) {
     this.artifacts = options.artifactsRoot === undefined ? undefined : new RunArtifacts(options.artifactsRoot)
     this.capture = new OutputCapture(options.maxOutputBytes, outputSpill(this.artifacts))
+    this.kept = new KeptFilesWriter(() => {
+      if (!this.artifacts) throw new Error('no artifacts directory')
+      return this.artifacts.dir()
+    })
     this.stdout = new EndMarkedStream(Buffer.from(this.endMarker), (chunk) => this.capture.write(chunk))
     this.splitter = new LineSplitter(options.maxMessageBytes)
     this.disposed = new Promise((resolve) => {
@@ -585,6 +591,18 @@ export class ProgramChild {
           this.addShown(message.image)
           return
         }
+        case 'file': {
+          this.kept.begin(message.name)
+          return
+        }
+        case 'file_data': {
+          this.kept.append(message.data)
+          return
+        }
+        case 'file_skipped': {
+          this.kept.skipped(message.name, message.reason)
+          return
+        }
         default: {
           throw new ProtocolError(`unexpected "${message.type}" message while running`)
         }
@@ -726,6 +744,7 @@ export class ProgramChild {
       end: this.end,
       output: this.capture.text(),
       images: this.shown,
+      kept: this.kept.finish(this.end.kind === 'done'),
       ...(this.capture.wholeOutputPath !== undefined && {outputFile: this.capture.wholeOutputPath}),
       elapsedMs: this.endedAt - this.startedAt,
     })

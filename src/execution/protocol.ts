@@ -62,6 +62,9 @@ export type ChildMessage =
   | {type: 'cancel'; id: number}
   | {type: 'done'; ok: boolean; error: string | null; hasResult: boolean; result: unknown}
   | {type: 'show'; image: ShownImage}
+  | {type: 'file'; name: string}
+  | {type: 'file_data'; data: Buffer}
+  | {type: 'file_skipped'; name: string; reason: FileSkippedReason}
 
 /** An image a program passed to show(), returned to the client as MCP image content (SPEC §14). */
 export interface ShownImage {
@@ -71,6 +74,21 @@ export interface ShownImage {
   /** Decoded bytes. */
   bytes: number
 }
+
+/** Why the runner did not send an entry of ./out/ (kept_files.py). */
+export const FILE_SKIPPED_REASONS = [
+  'link',
+  'special',
+  'depth',
+  'files',
+  'bytes',
+  'name',
+  'unreadable',
+] as const
+export type FileSkippedReason = (typeof FILE_SKIPPED_REASONS)[number]
+
+/** Most bytes of a kept file in one `file_data` message (kept_files.py CHUNK_BYTES), decoded. */
+export const MAX_FILE_CHUNK_BYTES = 1024 * 1024
 
 /** Most images one run may show(), and most bytes they may hold in total (decoded). */
 export const MAX_SHOWN_IMAGES = 4
@@ -284,6 +302,19 @@ export function parseChildMessage(line: Buffer, maxResultBytes = Infinity): Chil
     case 'show': {
       return {type: 'show', image: parseShownImage(message)}
     }
+    case 'file': {
+      if (typeof message.name !== 'string') throw new ProtocolError('"file" message without a name')
+      return {type: 'file', name: message.name}
+    }
+    case 'file_data': {
+      return {type: 'file_data', data: fileChunk(message.data)}
+    }
+    case 'file_skipped': {
+      const reason = FILE_SKIPPED_REASONS.find((known) => known === message.reason)
+      if (typeof message.name !== 'string' || reason === undefined)
+        throw new ProtocolError('malformed "file_skipped" message')
+      return {type: 'file_skipped', name: message.name, reason}
+    }
     case 'startup_failed': {
       return {
         type: 'startup_failed',
@@ -310,6 +341,15 @@ function parseShownImage(message: Record<string, unknown>): ShownImage {
   const bytes = Buffer.byteLength(data, 'base64')
   if (bytes === 0) throw new ProtocolError('show() sent an empty image')
   return {mimeType, data, bytes}
+}
+
+/** A `file_data` message's bytes: base64 of at most MAX_FILE_CHUNK_BYTES. */
+function fileChunk(data: unknown): Buffer {
+  if (typeof data !== 'string') throw new ProtocolError('"file_data" message without data')
+  if (data.length > Math.ceil(MAX_FILE_CHUNK_BYTES / 3) * 4)
+    throw new ProtocolError(`file data over ${MAX_FILE_CHUNK_BYTES} bytes in one message`)
+  if (!BASE64.test(data)) throw new ProtocolError('file data that is not base64')
+  return Buffer.from(data, 'base64')
 }
 
 function parseDone(

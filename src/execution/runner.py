@@ -20,6 +20,9 @@ Channel: newline-delimited JSON, one object per line, both ways.
                    "media":true: the value's "_media" entries become Media objects
   parent -> child  {"text_bytes":L,"type":"result","id":N,"ok":true} + L bytes of text + newline:
                    a tool's lone text item, unparsed; its value is its JSON if it parses, else the text
+  child  -> parent {"type":"file","name":"a/b.csv"} | {"type":"file_data","data":base64}
+                   | {"type":"file_skipped","name":"...","reason":"..."}   after the program, before
+                   `done`: the files under ./out/ (kept_files.py)
   child  -> parent {"type":"done","ok":bool,"error":str|null,"has_result":bool,"result":...}
 
 While the program runs, fd 2 is the stdout pipe too (one ordered stream). At the end the runner
@@ -316,6 +319,9 @@ def _load_runtime(channel, devnull):
 
     habits = _load_sibling("program_habits")
     media = _load_sibling("media")
+    kept_files = _load_sibling("kept_files")
+    # The scratch dir (cwd before the program can change it): out/ is kept from there.
+    scratch = os.getcwd()
     runner_files = frozenset((_RUNNER_FILE, habits.__file__, media.__file__, _CALL_FILE))
 
     top_level_await = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
@@ -617,6 +623,11 @@ def _load_runtime(channel, devnull):
             os.dup2(devnull, 1)
             os.dup2(devnull, 2)
         except OSError:
+            pass
+        # The program's ./out/ files, read with what the program may read, never through a link.
+        try:
+            kept_files.send_kept_files(scratch, send_bytes, to_bytes)
+        except BaseException:
             pass
         head = b'{"type":"done","ok":%s,"error":%s,"has_result":%s,"result":' % (
             b"false" if error is not None else b"true",
