@@ -43,8 +43,15 @@ export default class Run extends BaseCommand {
   async run(): Promise<StructuredOutcome> {
     const {args, flags} = await this.parse(Run)
     const code = await readProgram(args.file)
-    const runtime = await Runtime.open({configFlag: flags.config, logger: createLogger(this.logLevel(flags))})
+    // Before opening: the servers start connecting then, and a Ctrl-C from then on is ours.
     const interrupt = onInterrupt()
+    let runtime: Runtime
+    try {
+      runtime = await Runtime.open({configFlag: flags.config, logger: createLogger(this.logLevel(flags))})
+    } catch (error) {
+      interrupt.dispose()
+      throw error
+    }
     try {
       const ready = Promise.all([
         runtime.engine(),

@@ -82,4 +82,18 @@ describe('argument rules before validation (SPEC §6)', () => {
     expect(problem!.length).toBeLessThan(200)
     expect(problem).toMatch(/^unexpected argument 'p+…'; accepted: /)
   })
+
+  it('matches names against patternProperties in linear time: ^(a+)+$ cannot stall on "a"*200+"!"', () => {
+    // With a backtracking RegExp this key takes longer than the age of the universe.
+    const schema = {type: 'object', properties: {a: {}}, patternProperties: {'^(a+)+$': {type: 'number'}}}
+    expect(prepareArguments(schema, {[`${'a'.repeat(200)}!`]: 1}).problems).toEqual([
+      expect.stringMatching(/^unexpected argument 'a+…'; accepted: a$/),
+    ])
+    expect(prepareArguments(schema, {aaa: 1}).problems).toEqual([])
+  })
+
+  it('leaves a name a pattern might match to validation when the pattern cannot run in linear time', () => {
+    const schema = {type: 'object', properties: {a: {}}, patternProperties: {'^(?=x)': {}}}
+    expect(prepareArguments(schema, {xy: 1}).problems).toEqual([])
+  })
 })

@@ -6,6 +6,8 @@
  */
 import {isRecord} from '../guards.js'
 import {suggestNames} from './naming.js'
+import {type LinearRegExp, linearRegExp, UnsupportedPatternError} from './schema-engines.js'
+import {followRefs} from './schema-ref.js'
 
 /** Names longer than this get no suggestion (edit distance is quadratic in the length). */
 const MAX_SUGGESTED_NAME_CHARS = 100
@@ -37,7 +39,7 @@ export function prepareArguments(
 }
 
 /** Patterns are the server's; names are the program's, so only names of sane length are tried. */
-function matchesPattern(patterns: readonly (RegExp | undefined)[], key: string): boolean {
+function matchesPattern(patterns: readonly (LinearRegExp | undefined)[], key: string): boolean {
   return key.length <= MAX_PATTERN_NAME_CHARS && patterns.some((pattern) => pattern?.test(key))
 }
 
@@ -53,7 +55,7 @@ interface ListedProperties {
   /** Every property named by the schema (its own `properties`, and those of allOf/anyOf/oneOf branches). */
   properties: Map<string, unknown>
   required: Set<string>
-  patterns: (RegExp | undefined)[]
+  patterns: (LinearRegExp | undefined)[]
   /** `additionalProperties` true or a schema, somewhere it applies: extras are the server's business. */
   openEnded: boolean
 }
@@ -71,7 +73,7 @@ function listedProperties(schema: Record<string, unknown>): ListedProperties | u
   }
   let describesNames = false
   const visit = (node: unknown, depth: number, isBranch: boolean) => {
-    const resolved = resolveLocalRef(schema, node)
+    const resolved = followRefs(schema, node)
     if (!isRecord(resolved) || depth > 4) return
     if (isRecord(resolved.properties)) {
       describesNames = true
@@ -120,7 +122,7 @@ function withoutNullOptionals(
 
 /** Whether a property schema plainly allows null (type null, nullable, a null branch, or no type at all). */
 function acceptsNull(root: Record<string, unknown>, node: unknown, depth: number): boolean {
-  const schema = resolveLocalRef(root, node)
+  const schema = followRefs(root, node)
   if (schema === true) return true
   if (!isRecord(schema) || depth > 8) return false
   if (schema.nullable === true) return true
@@ -135,21 +137,14 @@ function acceptsNull(root: Record<string, unknown>, node: unknown, depth: number
   return type === 'null' || (Array.isArray(type) && type.includes('null'))
 }
 
-function resolveLocalRef(root: Record<string, unknown>, node: unknown, depth = 0): unknown {
-  if (!isRecord(node) || typeof node.$ref !== 'string' || !node.$ref.startsWith('#') || depth > 16)
-    return node
-  let target: unknown = root
-  for (const raw of node.$ref.slice(1).split('/').filter(Boolean)) {
-    const key = raw.replaceAll('~1', '/').replaceAll('~0', '~')
-    target = isRecord(target) ? target[key] : undefined
-  }
-  return target === undefined ? node : resolveLocalRef(root, target, depth + 1)
-}
-
-function safeRegExp(pattern: string): RegExp | undefined {
+/**
+ * Patterns run on the linear-time engine: a server's `^(a+)+$` must not stall on a program's key.
+ * One it cannot run may match anything here; validation refuses its schema with the reason.
+ */
+function safeRegExp(pattern: string): LinearRegExp | undefined {
   try {
-    return new RegExp(pattern, 'u')
-  } catch {
-    return undefined
+    return linearRegExp(pattern)
+  } catch (error) {
+    return error instanceof UnsupportedPatternError ? {test: () => true} : undefined
   }
 }

@@ -8,6 +8,9 @@
  * (`**{'class': 'x'}`), and the group is visibly not plain Python, so the model does not write `class=`.
  */
 
+import {isRecord} from '../guards.js'
+import {refTarget} from './schema-ref.js'
+
 /** A JSON Schema as a tool declares it; only the keywords signatures use are looked at. */
 export type JsonSchema = {readonly [keyword: string]: unknown}
 
@@ -53,7 +56,7 @@ export function pythonSignature(
     const type = pythonType(schema, inputSchema)
     let rendered: string
     if (required.has(param)) rendered = type
-    else if (isSchemaObject(schema) && Object.hasOwn(schema, 'default')) {
+    else if (isRecord(schema) && Object.hasOwn(schema, 'default')) {
       rendered = `${type} = ${pythonLiteral(schema['default'])}`
     } else {
       // Passing None leaves the argument out (SPEC §6), so None is always a valid value here.
@@ -104,11 +107,11 @@ export function pythonType(schema: unknown, root: JsonSchema = {}): string {
 
 /** The members of the annotation's union, e.g. `['str', 'None']`; `['Any']` when unknown. */
 function typeMembers(schema: unknown, root: JsonSchema, depth: number): string[] {
-  if (!isSchemaObject(schema) || depth > MAX_DEPTH) return ['Any']
+  if (!isRecord(schema) || depth > MAX_DEPTH) return ['Any']
   const recurse = (s: unknown) => typeMembers(s, root, depth + 1)
 
   const ref = schema['$ref']
-  if (typeof ref === 'string') return recurse(resolveRef(ref, root))
+  if (typeof ref === 'string') return recurse(refTarget(root, ref))
 
   let members: string[]
   if (Object.hasOwn(schema, 'const')) members = literalMembers([schema['const']])
@@ -149,7 +152,7 @@ function typeName(type: string, schema: JsonSchema, recurse: (s: unknown) => str
     }
     case 'array': {
       const {items} = schema
-      const item = isSchemaObject(items) ? recurse(items) : ['Any']
+      const item = isRecord(items) ? recurse(items) : ['Any']
       return item.includes('Any') ? 'list' : `list[${item.join(' | ')}]`
     }
     default: {
@@ -175,18 +178,6 @@ function literalMembers(values: readonly unknown[]): string[] {
   if (values.length === 0 || literals.length + (hasNull ? 1 : 0) !== values.length) return ['Any']
   const members = literals.length > 0 ? [`Literal[${literals.map(pythonLiteral).join(', ')}]`] : []
   return union([members, hasNull ? ['None'] : []])
-}
-
-/** Local references only (`#/$defs/Color`, `#/definitions/Color`); anything else is unknown. */
-function resolveRef(ref: string, root: JsonSchema): unknown {
-  if (!ref.startsWith('#')) return undefined
-  let node: unknown = root
-  for (const raw of ref.slice(1).split('/').filter(Boolean)) {
-    const key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~')
-    if (!isSchemaObject(node) || !Object.hasOwn(node, key)) return undefined
-    node = node[key]
-  }
-  return node
 }
 
 /** A JSON value written as Python would write it: True/False/None, single-quoted strings, lists, dicts. */
@@ -253,12 +244,8 @@ function hex(code: number, width: number): string {
   return code.toString(16).padStart(width, '0')
 }
 
-function isSchemaObject(v: unknown): v is JsonSchema {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
-}
-
 function asSchema(v: unknown): {readonly [name: string]: unknown} | undefined {
-  return isSchemaObject(v) ? v : undefined
+  return isRecord(v) ? v : undefined
 }
 
 function stringArray(v: unknown): string[] {

@@ -1,5 +1,5 @@
 import type {ApprovalDecision} from '../permissions/approvals.js'
-import type {ChildRequestHandlers} from './child.js'
+import type {ChildRequestHandlers} from './child/index.js'
 import type {ToolCallTrace} from './format.js'
 import type {HelperName, ResultMessage} from './protocol.js'
 

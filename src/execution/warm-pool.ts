@@ -1,7 +1,7 @@
 import {performance} from 'node:perf_hooks'
 
 import type {Logger} from '../log.js'
-import type {ProgramChild} from './child.js'
+import type {ProgramChild} from './child/index.js'
 
 /**
  * How long a replacement waits after its child was taken, unless the program ends sooner (the

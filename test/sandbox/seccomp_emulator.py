@@ -68,7 +68,7 @@ def main():
     spec = importlib.util.spec_from_file_location("confine", sys.argv[1])
     confine = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(confine)
-    table = confine._table
+    table = confine.syscalls
     failures = []
     checked = 0
 

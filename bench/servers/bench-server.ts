@@ -1,6 +1,5 @@
-#!/usr/bin/env node
-// The downstream MCP server of `npm run bench`: plain JavaScript (no tsx start-up, no build), so
-// the per-call numbers measure ptc-mcp and the SDK, not a loader. Tools:
+// The bench's own downstream MCP server, run through tsx (`node --import tsx`); the loader only
+// costs start-up, so per-call numbers still measure the gateway and the SDK. Tools:
 //   echo {text}        the cheap call: one text item, the argument as given
 //   sleep {ms}         waits, then answers (fan-out)
 //   big {bytes}        one text item: a JSON array of rows, exactly `bytes` bytes (built once per size)
@@ -10,7 +9,7 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import * as z from 'zod/v4'
 
 const server = new McpServer({name: 'bench', version: '1.0.0'})
-const text = (value) => ({content: [{type: 'text', text: value}]})
+const text = (value: string) => ({content: [{type: 'text' as const, text: value}]})
 
 server.registerTool(
   'echo',
@@ -30,7 +29,7 @@ server.registerTool(
   },
 )
 
-const bigCache = new Map()
+const bigCache = new Map<number, string>()
 server.registerTool(
   'big',
   {
@@ -48,8 +47,8 @@ server.registerTool(
 )
 
 /** `[{"id":0,"account":"sales","amount":12.5,"memo":"..."},...]` padded to exactly `bytes` bytes. */
-function jsonRows(bytes) {
-  const rows = []
+function jsonRows(bytes: number): string {
+  const rows: string[] = []
   let size = 2 // [ and ]
   for (let id = 0; ; id++) {
     const row = JSON.stringify({

@@ -1,15 +1,15 @@
-#!/usr/bin/env node
 // Bytes that reach the client from execute_program: the text content and the structured content,
 // for the bundled example programs and a 20-call filesystem task (server-filesystem from npm).
-// Against the BUILT server: `npm run build && node bench/result-bytes.js`.
+// Against the BUILT server: `npm run build && npx tsx bench/result-bytes.ts`.
 import {Client} from '@modelcontextprotocol/client'
 import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
 import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
-import {dirname, join} from 'node:path'
-import {fileURLToPath} from 'node:url'
+import {join} from 'node:path'
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+import {resultText} from './lib/client.js'
+import {ROOT} from './lib/paths.js'
+
 const work = mkdtempSync(join(tmpdir(), 'ptc-result-bytes-'))
 const files = join(work, 'files')
 mkdirSync(files)
@@ -52,8 +52,8 @@ const transport = new StdioClientTransport({
 })
 const client = new Client({name: 'result-bytes', version: '1.0.0'})
 await client.connect(transport)
-const programs = [
-  ...['revenue-trend', 'ledger-summary', 'errors'].map((name) => [
+const programs: Array<[string, string]> = [
+  ...['revenue-trend', 'ledger-summary', 'errors'].map((name): [string, string] => [
     `examples/${name}.py`,
     readFileSync(join(ROOT, 'examples/programs', `${name}.py`), 'utf8'),
   ]),
@@ -62,7 +62,7 @@ const programs = [
 try {
   for (const [label, code] of programs) {
     const result = await client.callTool({name: 'execute_program', arguments: {code}})
-    const text = result.content.map((item) => item.text ?? '').join('')
+    const text = resultText(result)
     const structured = JSON.stringify(result.structuredContent ?? null)
     console.log(
       `${label.padEnd(28)} text ${String(Buffer.byteLength(text)).padStart(7)} B   structured ${String(Buffer.byteLength(structured)).padStart(7)} B`,

@@ -1,0 +1,17 @@
+// Where the bench finds what it runs: the BUILT server, its own downstream, the example, tsx.
+import {createRequire} from 'node:module'
+import {join} from 'node:path'
+import {pathToFileURL} from 'node:url'
+
+export const ROOT = join(import.meta.dirname, '..', '..')
+export const RUN_JS = join(ROOT, 'bin', 'run.js')
+export const BENCH_SERVER = join(ROOT, 'bench', 'servers', 'bench-server.ts')
+export const FINANCE_SERVER = join(ROOT, 'examples', 'finance-server.js')
+export const DEFAULT_RESULTS = join(ROOT, 'bench', 'results.json')
+
+export const requireFromRoot = createRequire(join(ROOT, 'package.json'))
+
+/** tsx's ESM loader as a file URL, for `node --import` (works from any working directory). */
+export const TSX_LOADER_URL = pathToFileURL(requireFromRoot.resolve('tsx')).href
+
+export const MiB = 1024 * 1024

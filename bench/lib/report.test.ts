@@ -1,0 +1,39 @@
+import {describe, expect, test} from 'vitest'
+
+import {renderTable, report} from './report.js'
+import {addFigure, addRow, newResults, series} from './results.js'
+import {summarize} from './stats.js'
+
+describe('bench statistics and report', () => {
+  test('median of an even count is the mean of the middle two; p90 is nearest-rank', () => {
+    expect(summarize([4, 1, 3, 2])).toEqual({n: 4, median: 2.5, p90: 4, min: 1, max: 4})
+    expect(summarize([5, 1, 9])).toMatchObject({median: 5, p90: 9})
+  })
+
+  test('a figure is divided by its reference and held against the target; a missing peer shows a dash', () => {
+    const results = newResults({})
+    const row = addRow(results, {
+      key: 'pause/bench',
+      scenario: 'print(1) after a 300 ms pause',
+      downstream: 'bench',
+      reference: {label: 'bare start', value: 20, unit: 'ms'},
+      target: {value: 0.15, comparison: '<=', of: 'ratio'},
+    })
+    const figure = addFigure(row, 'ptc-mcp', series('trivial', 'ms', [2, 4, 6]))
+    expect(figure).toMatchObject({value: 4, ratio: 0.2, pass: false})
+    addRow(results, {key: 'other', scenario: 'other', downstream: 'everything'})
+    addFigure(results.rows[1]!, 'slop-mcp', series('other', 'ms', [1]))
+    const [header, , first] = report(results).split('\n')
+    expect(header).toMatch(/ptc-mcp +ratio +slop-mcp +ratio +target +ptc-mcp$/)
+    expect(first).toMatch(/4\.00 ms +0\.20× +— +≤ 0\.15× +FAIL$/)
+  })
+
+  test('tables pad left columns right and the rest left', () => {
+    expect(
+      renderTable([
+        ['a', 'bb'],
+        ['ccc', 'd'],
+      ]),
+    ).toBe('a    bb\n---  --\nccc   d')
+  })
+})

@@ -1,0 +1,65 @@
+// What a scenario is, and the loop most of them share: repetitions that alternate between the
+// gateways, so that each sees the same machine.
+import type {Bench} from './bench.js'
+import type {Downstream} from './downstreams.js'
+import type {Code, Gateway, Program} from './gateway.js'
+
+export interface Scenario {
+  /** Its name for --only. */
+  name: string
+  run(bench: Bench): Promise<void>
+}
+
+export const TRIVIAL: Program = {kind: 'trivial'}
+
+export interface Rounds {
+  reps: number
+  /** Runs at the start of every round (a reference measured in alternation with the gateways). */
+  beforeRound?: () => Promise<void>
+}
+
+/**
+ * `reps` rounds; in each, `sample` runs once per gateway, in turn, and returns what it measured
+ * (one time or several). A peer that fails is noted and dropped from the rest; ptc-mcp failing
+ * fails the run.
+ */
+export async function interleaved(
+  bench: Bench,
+  gateways: readonly Gateway[],
+  rounds: number | Rounds,
+  sample: (gateway: Gateway, round: number) => Promise<number | number[]>,
+): Promise<Map<Gateway, number[]>> {
+  const {reps, beforeRound} = typeof rounds === 'number' ? {reps: rounds, beforeRound: undefined} : rounds
+  const samples = new Map(gateways.map((gateway) => [gateway, [] as number[]]))
+  for (let round = 0; round < reps; round++) {
+    await beforeRound?.()
+    for (const [gateway, times] of samples) {
+      try {
+        const measured = await sample(gateway, round)
+        times.push(...(typeof measured === 'number' ? [measured] : measured))
+      } catch (error) {
+        if (gateway.name === 'ptc-mcp') throw error
+        bench.note(
+          `${gateway.name}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+        )
+        samples.delete(gateway)
+      }
+    }
+  }
+  for (const [gateway, times] of samples) if (times.length === 0) samples.delete(gateway)
+  return samples
+}
+
+/** The gateways that can express `program` against `downstream`, with their code. */
+export function withCode(
+  gateways: readonly Gateway[],
+  program: Program,
+  downstream: Downstream,
+): Array<{gateway: Gateway; code: Code}> {
+  const found: Array<{gateway: Gateway; code: Code}> = []
+  for (const gateway of gateways) {
+    const code = gateway.code(program, downstream)
+    if (code) found.push({gateway, code})
+  }
+  return found
+}

@@ -1,0 +1,63 @@
+// SPEC §11: on the bundled example workload, the bytes that reach the model through a gateway's
+// program tool against the text of every tool result if the model called each tool itself. The
+// example programs are Python (examples/programs); slop-mcp runs the same two written in SLOP
+// (bench/programs).
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import type {Gateway} from '../lib/gateway.js'
+
+import {connect, resultText} from '../lib/client.js'
+import {FINANCE_SERVER, ROOT} from '../lib/paths.js'
+import {addFigure, addRow, type GatewayName, series} from '../lib/results.js'
+import {type Scenario} from '../lib/scenario.js'
+
+const PROGRAMS = ['revenue-trend', 'ledger-summary']
+const PROGRAM_FILE: Record<GatewayName, (name: string) => string> = {
+  'ptc-mcp': (name) => join(ROOT, 'examples', 'programs', `${name}.py`),
+  'slop-mcp': (name) => join(ROOT, 'bench', 'programs', `${name}.slop`),
+}
+type Call = [string, Record<string, number | string>]
+const DIRECT_CALLS: Call[] = [
+  ...['ACME', 'GLOBEX', 'INITECH'].map((ticker): Call => ['get_income_statements', {ticker, quarters: 8}]),
+  ...['2025-Q3', '2025-Q4'].map((quarter): Call => ['get_transactions', {ticker: 'ACME', quarter}]),
+]
+
+export const contextSaved: Scenario = {
+  name: 'context',
+  async run(bench) {
+    const finance = {name: 'finance', command: process.execPath, args: [FINANCE_SERVER]}
+    const direct = await connect('bench-context', finance)
+    let directBytes = 0
+    for (const [name, args] of DIRECT_CALLS)
+      directBytes += Buffer.byteLength(resultText(await direct.client.callTool({name, arguments: args})))
+    await direct.close()
+    const row = addRow(bench.results, {
+      key: 'context',
+      scenario: `context saved, ${PROGRAMS.length} example programs`,
+      downstream: 'finance',
+      reference: {label: 'tool results', value: directBytes, unit: 'B'},
+    })
+    for (const kind of bench.kinds) {
+      let gateway: Gateway | undefined
+      try {
+        const dir = bench.dir(`${kind.name}-example`)
+        gateway = await kind.start({label: `${kind.name}-example`, downstreams: [finance], dir})
+        let viaProgram = 0
+        for (const name of PROGRAMS) {
+          const run = await gateway.run(readFileSync(PROGRAM_FILE[kind.name](name), 'utf8'))
+          viaProgram += Buffer.byteLength(run.text)
+        }
+        const saved = (1 - viaProgram / directBytes) * 100
+        addFigure(row, kind.name, series(row.scenario, '%', [saved]), `${viaProgram} B`)
+      } catch (error) {
+        if (kind.name === 'ptc-mcp') throw error
+        const reason = error instanceof Error ? error.message.split('\n')[0] : String(error)
+        bench.note(`${kind.name}: context not measured: ${reason}`)
+      } finally {
+        await gateway?.close()
+      }
+    }
+    bench.log('context done')
+  },
+}

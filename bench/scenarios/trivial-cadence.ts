@@ -1,0 +1,40 @@
+// SPEC §11: a trivial program every ~20 ms: each sent 20 ms after the previous one was answered,
+// the first two of a sequence (which may find a child made during the pause before) not recorded.
+import {setTimeout as sleep} from 'node:timers/promises'
+
+import {addFigure, addRow, measuredReference, series} from '../lib/results.js'
+import {interleaved, type Scenario, TRIVIAL} from '../lib/scenario.js'
+
+export const GAP_MS = 20
+const SKIPPED = 2
+
+export const trivialCadence: Scenario = {
+  name: 'cadence',
+  async run(bench) {
+    const length = bench.reps(20, 4)
+    for (const downstream of bench.downstreams) {
+      const gateways = await bench.gatewaysFor(downstream)
+      const row = addRow(bench.results, {
+        key: `cadence/${downstream.name}`,
+        scenario: `print(1) every ~${GAP_MS} ms`,
+        downstream: downstream.name,
+        reference: measuredReference('bare start', bench.bareStart(bench.reps(30, 5))),
+        target: {value: 0.25, comparison: '<=', of: 'ratio'},
+      })
+      const sequences = await interleaved(bench, gateways, bench.reps(2, 1), async (gateway) => {
+        await sleep(1000)
+        const times: number[] = []
+        const {code} = gateway.code(TRIVIAL, downstream)!
+        for (let i = 0; i < length; i++) {
+          const {ms} = await gateway.run(code)
+          if (i >= SKIPPED) times.push(ms)
+          await sleep(GAP_MS)
+        }
+        return times
+      })
+      for (const [gateway, times] of sequences)
+        addFigure(row, gateway.name, series(row.scenario, 'ms', times))
+      bench.log(`cadence ${downstream.name} done`)
+    }
+  },
+}

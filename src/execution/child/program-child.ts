@@ -1,0 +1,414 @@
+import {performance} from 'node:perf_hooks'
+
+import type {ChildExit, SpawnedChild} from './spawner.js'
+import type {ChildEnd, ChildOptions, ChildRunOptions, ChildRunResult} from './types.js'
+
+import {SandboxError} from '../../errors.js'
+import {RunArtifacts} from '../artifacts.js'
+import {
+  type ChildMessage,
+  ProtocolError,
+  type RefusedRequest,
+  type ResultMessage,
+  type RunMessage,
+  type StartMessage,
+} from '../protocol.js'
+import {createScratchDir, removeScratchDir, watchScratch} from '../scratch.js'
+import {ChildChannel} from './channel.js'
+import {ChildOutput} from './output.js'
+import {childEnvironment, describeExit, spawnThroughBackend} from './process.js'
+import {ProgramRun} from './run.js'
+
+/** How long a child whose channel closed may take to exit by itself before it is killed. */
+const EXIT_GRACE_MS = 250
+
+/**
+ * How long a child that reported `done` lingers (runner.py waits) before it is killed: tearing a
+ * process down (and, with bwrap, its namespaces) after the answer has gone out does not delay it.
+ */
+const DONE_KILL_DELAY_MS = 20
+
+/** How long pipes may stay open after the process group was killed (a process that escaped it). */
+const DRAIN_LIMIT_MS = 1000
+
+/** A run and where its result goes once complete. */
+interface Handover {
+  run: ProgramRun
+  resolve: (result: ChildRunResult) => void
+}
+
+/**
+ * Where the child is. `starting` holds `settle` once the process exists (it resolves or rejects
+ * `ready`); `finishing` is a run that has ended whose output may not be complete yet.
+ */
+type Phase =
+  | {name: 'starting'; settle?: (error?: Error) => void}
+  | {name: 'ready'}
+  | (Handover & {name: 'running'})
+  | (Handover & {name: 'finishing'; end: ChildEnd; endedAt: number})
+  | {name: 'ended'}
+
+const stoppedBeforeReady = (): SandboxError =>
+  new SandboxError('the Python child was stopped before it was ready')
+
+/**
+ * One sandboxed Python child, used for one program. `start` spawns it, confined, and it becomes
+ * ready (runner loaded, waiting for the program) without any program: the warm pool keeps such
+ * children. Every child is killed (its whole process group) and its scratch directory removed.
+ */
+export class ProgramChild {
+  /** Resolves when the child waits for a program; rejects with SandboxError if it cannot start. */
+  readonly ready: Promise<void>
+  /** Resolves once the process is gone and the scratch directory removed. Never rejects. */
+  readonly disposed: Promise<void>
+  /** The sandbox layer in force, as the backend (or the child's confine step) reports it. */
+  tier = 'unknown'
+  /** Where this child's run keeps files (a child runs one program), when options.artifactsRoot is set. */
+  readonly artifacts: RunArtifacts | undefined
+
+  private phase: Phase = {name: 'starting'}
+  private scratchDir: string | undefined
+  private process: SpawnedChild | undefined
+  private channel: ChildChannel | undefined
+  private exit: ChildExit | undefined
+  private readonly output: ChildOutput
+  private markDisposed!: () => void
+  private disposing = false
+  private stopWatching: (() => void) | undefined
+  private drainTimer: NodeJS.Timeout | undefined
+  private killTimer: NodeJS.Timeout | undefined
+
+  private constructor(private readonly options: ChildOptions) {
+    this.artifacts = options.artifactsRoot === undefined ? undefined : new RunArtifacts(options.artifactsRoot)
+    this.output = new ChildOutput(options.maxOutputBytes, this.artifacts)
+    this.disposed = new Promise((resolve) => {
+      this.markDisposed = resolve
+    })
+    this.ready = this.boot()
+    // The pool may never await a child it discards; its failure is reported to whoever uses it.
+    this.ready.catch(() => {})
+  }
+
+  static start(options: ChildOptions): ProgramChild {
+    return new ProgramChild(options)
+  }
+
+  /** True while the child waits for a program. */
+  get usable(): boolean {
+    return this.phase.name === 'ready'
+  }
+
+  /** Hands the program over and resolves when the run has ended and the output is complete. */
+  execute(run: Omit<RunMessage, 'type' | 'end_marker'>, options: ChildRunOptions): Promise<ChildRunResult> {
+    const {channel} = this
+    if (this.phase.name !== 'ready' || !channel)
+      throw new Error('ProgramChild.execute: the child is not ready')
+    let resolve!: (result: ChildRunResult) => void
+    const result = new Promise<ChildRunResult>((settle) => {
+      resolve = settle
+    })
+    channel.startFlowControl()
+    const message: RunMessage = {type: 'run', ...run, end_marker: this.output.endMarker}
+    channel.send(message)
+    const active = new ProgramRun(
+      options.handlers,
+      options.timeoutMs,
+      (end) => this.finish(end),
+      () => {
+        if (!this.artifacts) throw new Error('no artifacts directory')
+        return this.artifacts.dir()
+      },
+    )
+    this.phase = {name: 'running', run: active, resolve}
+    active.cancelOn(options.signal)
+    return result
+  }
+
+  /**
+   * Stops the program's clock (its timeout) until `resumeClock`: while the user decides on a call
+   * (SPEC §12). Pauses nest: the clock runs again when every pause has been resumed.
+   */
+  pauseClock(): void {
+    if (this.phase.name === 'running') this.phase.run.pause()
+  }
+
+  resumeClock(): void {
+    if (this.phase.name === 'running') this.phase.run.resume()
+  }
+
+  /** Answers a call or helper request; ignored once the run has ended. */
+  reply(message: ResultMessage): void {
+    if (this.phase.name === 'running') this.channel?.sendResult(message)
+  }
+
+  /**
+   * Stops (or resumes) reading the child's requests while the engine has enough of them waiting:
+   * the child then blocks on its next write, and the server holds no more of them.
+   */
+  holdRequests(hold: boolean): void {
+    this.channel?.hold('calls', hold)
+  }
+
+  /** Kills the child's process group now. Safe at any stage, any number of times. */
+  kill(): void {
+    const {phase} = this
+    if (phase.name === 'running') this.finish({kind: 'crashed', reason: 'the child was killed'})
+    else if (phase.name !== 'finishing') this.phase = {name: 'ended'}
+    this.killGroup()
+    if (phase.name === 'starting') phase.settle?.(stoppedBeforeReady())
+  }
+
+  private async boot(): Promise<void> {
+    const {options} = this
+    try {
+      this.scratchDir = await createScratchDir()
+      if (this.phase.name !== 'starting') throw stoppedBeforeReady()
+      const spawner = options.spawner ?? spawnThroughBackend(options.backend)
+      const spawned = await spawner.spawn({
+        python: options.python,
+        scratchDir: this.scratchDir,
+        env: childEnvironment(this.scratchDir),
+        bounds: options.bounds,
+      })
+      this.attach(spawned)
+      const {phase} = this
+      if (phase.name !== 'starting') throw stoppedBeforeReady()
+      this.tier = spawned.tier
+      const readyPromise = new Promise<void>((resolve, reject) => {
+        phase.settle = (error) => {
+          phase.settle = undefined
+          if (error) reject(error)
+          else resolve()
+        }
+      })
+      const start: StartMessage = {type: 'start', confine: spawned.confine, limits: options.limits}
+      this.channel?.send(start)
+      const timer = setTimeout(() => {
+        phase.settle?.(
+          new SandboxError(`the sandboxed Python did not start within ${options.startTimeoutMs / 1000}s`, {
+            suggestion: 'check the machine load, or run `ptc-mcp doctor`',
+          }),
+        )
+      }, options.startTimeoutMs)
+      try {
+        await readyPromise
+      } finally {
+        clearTimeout(timer)
+      }
+      if (this.phase.name !== 'starting') throw stoppedBeforeReady()
+      this.phase = {name: 'ready'}
+    } catch (error) {
+      this.phase = {name: 'ended'}
+      this.killGroup()
+      if (!this.process) this.dispose()
+      throw error instanceof SandboxError
+        ? error
+        : new SandboxError(`the sandboxed Python could not start: ${(error as Error).message}`, {
+            cause: error,
+          })
+    }
+  }
+
+  /** Follows the process: its pipes, its channel and its exit. */
+  private attach(spawned: SpawnedChild): void {
+    this.process = spawned
+    this.output.attach(spawned.stdout, spawned.stderr, () => this.maybeResolveRun())
+    this.channel = new ChildChannel(
+      spawned.channel,
+      {
+        maxMessageBytes: this.options.maxMessageBytes,
+        maxResultBytes: this.options.maxOutputBytes,
+        answerStallMs: this.options.answerStallMs,
+        logger: this.options.logger,
+      },
+      {
+        onMessage: (message, bytes) => this.onMessage(message, bytes),
+        onRefused: (request) => this.onRefused(request),
+        onBroken: (reason) => this.onBroken(reason),
+        onStalled: (reason) => this.finish({kind: 'crashed', reason}),
+        onClosed: () => this.onChannelClosed(),
+      },
+    )
+    spawned.onExit((exit) => this.onExit(exit))
+  }
+
+  private onMessage(message: ChildMessage, bytes: number): void {
+    const {phase} = this
+    switch (phase.name) {
+      case 'running': {
+        phase.run.onMessage(message, bytes)
+        return
+      }
+      case 'starting': {
+        this.onStartMessage(phase, message)
+        return
+      }
+      case 'ready': {
+        throw new ProtocolError(`unexpected "${message.type}" message`)
+      }
+      default:
+      // The run is over: what the child still sends is dropped.
+    }
+  }
+
+  private onStartMessage(phase: Extract<Phase, {name: 'starting'}>, message: ChildMessage): void {
+    if (message.type === 'ready') {
+      const report = message.confine as {tier?: unknown; bounds?: {scratch?: unknown}} | null | undefined
+      if (report && typeof report === 'object' && typeof report.tier === 'string') this.tier = report.tier
+      // Unless the sandbox made it a capped tmpfs, the scratch dir is on the host's disk.
+      const scratch = report?.bounds?.scratch
+      if (typeof scratch !== 'string' || !scratch.startsWith('tmpfs')) this.watchScratch()
+      phase.settle?.()
+      return
+    }
+    if (message.type === 'startup_failed') {
+      phase.settle?.(
+        new SandboxError(`the sandboxed Python could not start (${message.stage}): ${message.error}`, {
+          suggestion: 'run `ptc-mcp doctor` to check the sandbox backend',
+        }),
+      )
+      this.kill()
+      return
+    }
+    throw new ProtocolError(`unexpected "${message.type}" message`)
+  }
+
+  /** A request refused before parsing is answered with the error, unless the child is not running. */
+  private onRefused(request: RefusedRequest): void {
+    const {phase} = this
+    if (phase.name === 'finishing' || phase.name === 'ended') return
+    if (phase.name !== 'running') throw request
+    this.reply(phase.run.refusal(request))
+  }
+
+  private onBroken(reason: string): void {
+    const {phase} = this
+    if (phase.name === 'running') this.finish({kind: 'crashed', reason: `protocol error: ${reason}`})
+    else if (phase.name !== 'finishing') {
+      if (phase.name === 'starting')
+        phase.settle?.(new SandboxError(`the sandboxed Python broke the protocol during startup: ${reason}`))
+      this.kill()
+    }
+  }
+
+  private onChannelClosed(): void {
+    // Nothing more can arrive. The process is usually exiting (a wrapper such as bwrap a moment
+    // after the interpreter): let it report its own exit status, and kill it if it does not (the
+    // program closed the channel and went on).
+    if (!this.exit) setTimeout(() => this.killGroup(), EXIT_GRACE_MS).unref()
+    this.onProcessGone()
+  }
+
+  private onExit(exit: ChildExit): void {
+    this.exit = exit
+    this.closePipesSoon()
+    this.onProcessGone()
+    this.dispose()
+  }
+
+  /**
+   * Acts once the process has exited AND the channel is closed: the exit can be seen before the
+   * last channel data (its `done` or `startup_failed`) has been read.
+   */
+  private onProcessGone(): void {
+    if (!this.exit || !this.channel?.closed) return
+    const {phase} = this
+    const description = describeExit(this.exit)
+    switch (phase.name) {
+      case 'starting': {
+        const output = this.output.text().trim()
+        phase.settle?.(
+          new SandboxError(
+            `the sandboxed Python exited during startup (${description})${output ? `: ${output}` : ''}`,
+            {suggestion: 'run `ptc-mcp doctor` to check Python and the sandbox backend'},
+          ),
+        )
+        this.phase = {name: 'ended'}
+        break
+      }
+      case 'running': {
+        this.finish({kind: 'crashed', reason: `the program's Python process ${description} before finishing`})
+        break
+      }
+      case 'ready': {
+        this.phase = {name: 'ended'}
+        break
+      }
+      default:
+      // A run that has ended resolves when its output is complete.
+    }
+  }
+
+  private finish(end: ChildEnd): void {
+    const {phase} = this
+    if (phase.name !== 'running') return
+    this.phase = {...phase, name: 'finishing', end, endedAt: performance.now()}
+    phase.run.stop()
+    this.channel?.stopFlowControl()
+    if (end.kind === 'done') this.killTimer = setTimeout(() => this.killGroup(), DONE_KILL_DELAY_MS)
+    else this.killGroup()
+    this.closePipesSoon()
+    this.maybeResolveRun()
+  }
+
+  /** Gives pipes held open by a process that escaped the group a bounded time to close. */
+  private closePipesSoon(): void {
+    if ((!this.output.pipesOpen && this.channel?.closed) || this.drainTimer) return
+    this.drainTimer = setTimeout(() => {
+      this.output.destroyPipes()
+      this.channel?.destroy()
+    }, DRAIN_LIMIT_MS)
+    this.drainTimer.unref()
+  }
+
+  private maybeResolveRun(): void {
+    const {phase} = this
+    if (phase.name !== 'finishing') return
+    // After `done`, the end marker proves the output complete; otherwise wait for EOF.
+    const complete = phase.end.kind === 'done' && this.output.endsWithMarker
+    if (!complete && this.output.pipesOpen) return
+    this.phase = {name: 'ended'}
+    phase.resolve({
+      end: phase.end,
+      output: this.output.text(),
+      images: phase.run.shown,
+      kept: phase.run.keptFiles(phase.end.kind === 'done'),
+      ...(this.output.wholeOutputPath !== undefined && {outputFile: this.output.wholeOutputPath}),
+      elapsedMs: phase.endedAt - phase.run.startedAt,
+    })
+  }
+
+  /** No capped tmpfs holds the scratch dir (SPEC §15's next best bound): the server watches it. */
+  private watchScratch(): void {
+    const {bounds} = this.options
+    if (!this.scratchDir || !bounds) return
+    this.stopWatching = watchScratch(
+      this.scratchDir,
+      {bytes: bounds.scratchBytes, files: bounds.scratchFiles},
+      (reason) => {
+        this.finish({kind: 'crashed', reason})
+        this.killGroup()
+      },
+    )
+  }
+
+  private killGroup(): void {
+    clearTimeout(this.killTimer)
+    this.process?.kill()
+  }
+
+  /** Removes the scratch directory (once the process is gone), then resolves `disposed`. */
+  private dispose(): void {
+    if (this.disposing) return
+    this.disposing = true
+    this.stopWatching?.()
+    const dir = this.scratchDir
+    if (!dir) {
+      this.markDisposed()
+      return
+    }
+    removeScratchDir(dir)
+      .catch((error: Error) => this.options.logger.warn(`could not remove ${dir}: ${error.message}`))
+      .finally(() => this.markDisposed())
+  }
+}

@@ -1,0 +1,145 @@
+import {performance} from 'node:perf_hooks'
+
+import type {ChildEnd, ChildRequestHandlers} from './types.js'
+
+import {type KeptFiles, KeptFilesWriter} from '../kept-files.js'
+
+import {
+  type ChildMessage,
+  MAX_SHOWN_BYTES,
+  MAX_SHOWN_IMAGES,
+  ProtocolError,
+  type RefusedRequest,
+  type ResultMessage,
+  type ShownImage,
+} from '../protocol.js'
+import {PausableDeadline} from './deadline.js'
+
+/**
+ * One program in a child, from the `run` message until it ends: its clock, its cancellation, and
+ * the checks on what the child sends meanwhile (request ids increase, show() within its bounds),
+ * and the ./out/ files it sends after the program (SPEC §14).
+ * `onEnd` is called when the time runs out, the signal aborts or the child reports `done`.
+ */
+export class ProgramRun {
+  readonly startedAt = performance.now()
+  /** What the program passed to show(), in order. */
+  readonly shown: ShownImage[] = []
+  private readonly kept: KeptFilesWriter
+  private readonly deadline: PausableDeadline
+  private detachSignal: (() => void) | undefined
+  /** Call and helper ids must increase: a reused id would run twice under one trace entry. */
+  private lastRequestId = 0
+
+  constructor(
+    private readonly handlers: ChildRequestHandlers,
+    timeoutMs: number,
+    private readonly onEnd: (end: ChildEnd) => void,
+    /** Makes (once) the run's artifacts directory, where the ./out/ files are kept. */
+    runDir: () => string,
+  ) {
+    this.deadline = new PausableDeadline(timeoutMs, () => onEnd({kind: 'timeout'}))
+    this.kept = new KeptFilesWriter(runDir)
+  }
+
+  /** The files kept; `complete`: the child reported `done` (a file still arriving is removed). */
+  keptFiles(complete: boolean): KeptFiles {
+    return this.kept.finish(complete)
+  }
+
+  /** Ends the run as cancelled when `signal` aborts (at once if it has). */
+  cancelOn(signal: AbortSignal | undefined): void {
+    if (!signal) return
+    const onAbort = (): void => this.onEnd({kind: 'cancelled'})
+    if (signal.aborted) onAbort()
+    else {
+      signal.addEventListener('abort', onAbort, {once: true})
+      this.detachSignal = () => signal.removeEventListener('abort', onAbort)
+    }
+  }
+
+  /** Stops the clock while the user decides on a call (SPEC §12); pauses nest. */
+  pause(): void {
+    this.deadline.pause()
+  }
+
+  resume(): void {
+    this.deadline.resume()
+  }
+
+  /** The run has ended: no more timeout or cancellation. */
+  stop(): void {
+    this.deadline.stop()
+    this.detachSignal?.()
+  }
+
+  /** A message from the child while the program runs. Throws ProtocolError. */
+  onMessage(message: ChildMessage, bytes: number): void {
+    switch (message.type) {
+      case 'call': {
+        this.checkRequestId(message.id)
+        this.handlers.onCall(message.id, message.tool, message.args, bytes)
+        return
+      }
+      case 'cancel': {
+        this.handlers.onCancel(message.id)
+        return
+      }
+      case 'done': {
+        const {ok, error, hasResult, result} = message
+        this.onEnd({kind: 'done', ok, error, hasResult, result})
+        return
+      }
+      case 'helper': {
+        this.checkRequestId(message.id)
+        this.handlers.onHelper(message.id, message.name, message.args)
+        return
+      }
+      case 'show': {
+        this.addShown(message.image)
+        return
+      }
+      case 'file': {
+        this.kept.begin(message.name)
+        return
+      }
+      case 'file_data': {
+        this.kept.append(message.data)
+        return
+      }
+      case 'file_skipped': {
+        this.kept.skipped(message.name, message.reason)
+        return
+      }
+      default: {
+        throw new ProtocolError(`unexpected "${message.type}" message while running`)
+      }
+    }
+  }
+
+  /** The answer to a request refused before it was parsed. Throws ProtocolError on a reused id. */
+  refusal(request: RefusedRequest): ResultMessage {
+    this.checkRequestId(request.id)
+    return {type: 'result', id: request.id, ok: false, error: request.message}
+  }
+
+  /** runner.py's show() refuses more; a child that sends more broke the protocol. */
+  private addShown(image: ShownImage): void {
+    if (this.shown.length >= MAX_SHOWN_IMAGES) {
+      throw new ProtocolError(`show() called more than ${MAX_SHOWN_IMAGES} times`)
+    }
+    const total = this.shown.reduce((sum, shown) => sum + shown.bytes, image.bytes)
+    if (total > MAX_SHOWN_BYTES)
+      throw new ProtocolError(`show() images over ${MAX_SHOWN_BYTES} bytes in total`)
+    this.shown.push(image)
+  }
+
+  private checkRequestId(id: number): void {
+    if (id <= this.lastRequestId) {
+      throw new ProtocolError(
+        `the child reused request id ${id} (ids must increase: ${this.lastRequestId} came before)`,
+      )
+    }
+    this.lastRequestId = id
+  }
+}

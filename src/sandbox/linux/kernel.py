@@ -1,0 +1,78 @@
+"""Raw kernel calls for the confine modules (seccomp.py, landlock.py, privileges.py, confine.py).
+
+Standard library only: ctypes for the calls Python has no wrapper for, numbered by syscalls.py for
+the architecture this process runs on.
+"""
+
+import ctypes
+import os
+import platform
+
+from . import syscalls
+
+# prctl options.
+PR_SET_PDEATHSIG = 1
+PR_GET_SECCOMP = 21
+PR_CAPBSET_READ = 23
+PR_CAPBSET_DROP = 24
+PR_SET_SECUREBITS = 28
+PR_SET_NO_NEW_PRIVS = 38
+PR_GET_NO_NEW_PRIVS = 39
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
+
+ENOSYS = 38
+
+
+class ConfineError(Exception):
+    """The sandbox could not be applied; the message says why and how to fix it."""
+
+
+def machine():
+    """This machine's architecture as syscalls.py names it ("x86_64", "aarch64", or another)."""
+    name = platform.machine().lower()
+    return {"amd64": "x86_64", "arm64": "aarch64"}.get(name, name)
+
+
+_libc = None
+
+
+def libc():
+    """The C library, opened once, with errno kept for the calls made through it."""
+    global _libc
+    if _libc is None:
+        loaded = ctypes.CDLL(None, use_errno=True)
+        loaded.syscall.restype = ctypes.c_long
+        loaded.prctl.restype = ctypes.c_int
+        _libc = loaded
+    return _libc
+
+
+def syscall(name, *args):
+    """syscall(2) by name; raises OSError with the call's errno."""
+    arch = machine()
+    nr = syscalls.SYSCALLS[name][syscalls.ARCHES.index(arch)]
+    if nr is None:
+        raise OSError(ENOSYS, f"{name} does not exist on {arch}")
+    ctypes.set_errno(0)
+    result = libc().syscall(ctypes.c_long(nr), *args)
+    if result == -1:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{name}: {os.strerror(err)}")
+    return result
+
+
+def prctl(option, arg2=0, arg3=0, arg4=0, arg5=0):
+    """prctl(2); raises OSError with its errno."""
+    ctypes.set_errno(0)
+    result = libc().prctl(
+        ctypes.c_int(option),
+        ctypes.c_ulong(arg2),
+        ctypes.c_ulong(arg3),
+        ctypes.c_ulong(arg4),
+        ctypes.c_ulong(arg5),
+    )
+    if result == -1:
+        err = ctypes.get_errno()
+        raise OSError(err, f"prctl({option}): {os.strerror(err)}")
+    return result

@@ -1,0 +1,140 @@
+"""The Landlock layer of the linux sandbox (SPEC §7): read-only interpreter and libraries, read-write
+scratch without exec or device nodes, nothing else; TCP bind/connect denied (ABI >= 4); signals and
+abstract unix sockets scoped to the sandbox (ABI >= 6).
+
+Two steps, because the rules open their paths and a dropped uid may no longer reach them:
+prepare_ruleset() while they are reachable, restrict_self() once no_new_privs is set.
+apply_landlock() does both, for a caller with nothing in between.
+"""
+
+import ctypes
+import os
+import struct
+
+from .kernel import ConfineError, syscall
+
+_LL_CREATE_RULESET_VERSION = 1
+_LL_RULE_PATH_BENEATH = 1
+_FS_EXECUTE = 1 << 0
+_FS_WRITE_FILE = 1 << 1
+_FS_READ_FILE = 1 << 2
+_FS_READ_DIR = 1 << 3
+_FS_REMOVE_DIR = 1 << 4
+_FS_REMOVE_FILE = 1 << 5
+_FS_MAKE_CHAR = 1 << 6
+_FS_MAKE_DIR = 1 << 7
+_FS_MAKE_REG = 1 << 8
+_FS_MAKE_SOCK = 1 << 9
+_FS_MAKE_FIFO = 1 << 10
+_FS_MAKE_BLOCK = 1 << 11
+_FS_MAKE_SYM = 1 << 12
+_FS_REFER = 1 << 13  # ABI 2
+_FS_TRUNCATE = 1 << 14  # ABI 3
+_FS_IOCTL_DEV = 1 << 15  # ABI 5
+_FS_FILE_ONLY = _FS_EXECUTE | _FS_WRITE_FILE | _FS_READ_FILE | _FS_TRUNCATE | _FS_IOCTL_DEV
+_NET_BIND_TCP = 1 << 0  # ABI 4
+_NET_CONNECT_TCP = 1 << 1
+_SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0  # ABI 6
+_SCOPE_SIGNAL = 1 << 1
+
+_READ_ONLY = _FS_READ_FILE | _FS_READ_DIR
+_DEVICE = _FS_READ_FILE | _FS_WRITE_FILE
+# No EXECUTE, no device nodes, fifos or sockets, no IOCTL_DEV.
+_READ_WRITE = (
+    _FS_READ_FILE
+    | _FS_READ_DIR
+    | _FS_WRITE_FILE
+    | _FS_REMOVE_DIR
+    | _FS_REMOVE_FILE
+    | _FS_MAKE_DIR
+    | _FS_MAKE_REG
+    | _FS_MAKE_SYM
+    | _FS_REFER
+    | _FS_TRUNCATE
+)
+
+
+def landlock_abi():
+    """The kernel's Landlock ABI version, 0 when Landlock is absent or disabled."""
+    try:
+        return syscall(
+            "landlock_create_ruleset",
+            ctypes.c_void_p(None),
+            ctypes.c_size_t(0),
+            ctypes.c_uint32(_LL_CREATE_RULESET_VERSION),
+        )
+    except OSError:
+        return 0
+
+
+def prepare_ruleset(rules, abi):
+    """Creates a ruleset for `abi` with the rules of `rules` (the spec's "landlock" object) and returns
+    its fd, for restrict_self(). Paths are opened here: call it while they are still reachable (before
+    the uid changes). A path that does not exist is skipped."""
+    handled_fs = (1 << 13) - 1
+    if abi >= 2:
+        handled_fs |= _FS_REFER
+    if abi >= 3:
+        handled_fs |= _FS_TRUNCATE
+    if abi >= 5:
+        handled_fs |= _FS_IOCTL_DEV
+    handled_net = (_NET_BIND_TCP | _NET_CONNECT_TCP) if abi >= 4 else 0
+    scoped = (_SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL) if abi >= 6 else 0
+    size = 24 if abi >= 6 else 16 if abi >= 4 else 8
+    attr = ctypes.create_string_buffer(struct.pack("<QQQ", handled_fs, handled_net, scoped)[:size], size)
+    try:
+        ruleset = syscall("landlock_create_ruleset", attr, ctypes.c_size_t(size), ctypes.c_uint32(0))
+    except OSError as exc:
+        raise ConfineError(f"Landlock: cannot create a ruleset: {exc}") from exc
+    groups = (
+        (rules.get("readOnly") or [], _READ_ONLY),
+        (rules.get("devices") or [], _DEVICE),
+        (rules.get("readWrite") or [], _READ_WRITE),
+    )
+    for paths, access in groups:
+        for path in paths:
+            try:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                raise ConfineError(f"Landlock: cannot open {path}: {exc}") from exc
+            try:
+                allowed = access & handled_fs
+                if not _is_dir_fd(fd):
+                    allowed &= _FS_FILE_ONLY
+                rule = ctypes.create_string_buffer(struct.pack("<Qi", allowed, fd), 12)
+                syscall(
+                    "landlock_add_rule",
+                    ctypes.c_int(ruleset),
+                    ctypes.c_int(_LL_RULE_PATH_BENEATH),
+                    rule,
+                    ctypes.c_uint32(0),
+                )
+            except OSError as exc:
+                raise ConfineError(f"Landlock: cannot add a rule for {path}: {exc}") from exc
+            finally:
+                os.close(fd)
+    return ruleset
+
+
+def _is_dir_fd(fd):
+    import stat
+
+    return stat.S_ISDIR(os.fstat(fd).st_mode)
+
+
+def restrict_self(ruleset):
+    """Restricts this thread (and what it starts later) to `ruleset`, and closes the fd. Needs
+    no_new_privs (or CAP_SYS_ADMIN)."""
+    try:
+        syscall("landlock_restrict_self", ctypes.c_int(ruleset), ctypes.c_uint32(0))
+    except OSError as exc:
+        raise ConfineError(f"Landlock: restrict_self failed: {exc}") from exc
+    finally:
+        os.close(ruleset)
+
+
+def apply_landlock(rules, abi):
+    """prepare_ruleset() then restrict_self(), for a caller that already set no_new_privs."""
+    restrict_self(prepare_ruleset(rules, abi))
