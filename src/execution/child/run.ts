@@ -3,7 +3,6 @@ import {performance} from 'node:perf_hooks'
 import type {ChildEnd, ChildRequestHandlers} from './types.js'
 
 import {type KeptFiles, KeptFilesWriter} from '../kept-files.js'
-
 import {
   type ChildMessage,
   MAX_SHOWN_BYTES,
