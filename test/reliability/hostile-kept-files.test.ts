@@ -7,7 +7,17 @@
  */
 import {Client} from '@modelcontextprotocol/client'
 import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
-import {existsSync, lstatSync, readdirSync, readFileSync} from 'node:fs'
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+} from 'node:fs'
+import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
@@ -225,6 +235,29 @@ send({"type": "done", "ok": True, "error": None, "has_result": False, "result": 
         }
       })
     })
+  })
+})
+
+describe.runIf(process.platform === 'linux')('pruning', () => {
+  test('a run that keeps files prunes run directories older than 7 days, and keeps its own', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'ptc-kept-prune-'))
+    const old = join(root, 'old-run')
+    mkdirSync(join(old, 'out'), {recursive: true})
+    const eightDaysAgo = new Date(Date.now() - 8 * 24 * 3600 * 1000)
+    utimesSync(old, eightDaysAgo, eightDaysAgo)
+    const engine = await startEngine(createLinuxBackend({bwrap: TIERS[0]!.bwrap}), {artifacts_dir: root})
+    try {
+      // The engine prunes when it starts: plant the old run again after that.
+      mkdirSync(join(old, 'out'), {recursive: true})
+      utimesSync(old, eightDaysAgo, eightDaysAgo)
+      const outcome = await engine.run('import os\nos.makedirs("out")\nopen("out/new.txt", "w").write("new")')
+      const dir = keptDir(outcome)
+      expect(readdirSync(root)).toEqual([join(dir, '..').slice(root.length + 1)])
+      expect(readFileSync(join(dir, 'new.txt'), 'utf8')).toBe('new')
+    } finally {
+      await engine.close()
+      rmSync(root, {force: true, recursive: true})
+    }
   })
 })
 
