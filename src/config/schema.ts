@@ -2,6 +2,7 @@ import {z} from 'zod'
 
 import {normaliseName} from '../downstream/naming.js'
 import {isRecord} from '../guards.js'
+import {SANDBOX_SETTINGS} from '../sandbox/index.js'
 
 /**
  * The single source of truth for config.yaml (SPEC §3): the types below, the JSON Schema shipped as
@@ -175,8 +176,6 @@ export const permissionsSchema = z
     "Which calls a program may make only with the user's approval, asked through the MCP client (elicitation) or, in ptc-mcp run, on the terminal.",
   )
 
-export const SANDBOX_BACKENDS = ['auto', 'linux', 'seatbelt', 'none'] as const
-
 export const executionSchema = z
   .strictObject({
     timeout_seconds: positiveSeconds(
@@ -186,7 +185,7 @@ export const executionSchema = z
       65_536,
     ),
     sandbox: z
-      .enum(SANDBOX_BACKENDS)
+      .enum(SANDBOX_SETTINGS)
       .default('auto')
       .describe(
         'auto: seatbelt on macOS, linux on Linux. none: no OS isolation (explicit opt-in). An unavailable backend refuses to run.',

@@ -3,13 +3,13 @@ import type {Logger} from '../log.js'
 import type {PythonInfo} from '../sandbox/backend.js'
 
 import {loadConfig} from '../config/load.js'
+import {GENERIC_FIX} from '../downstream/failure.js'
 import {ToolRegistry} from '../downstream/registry.js'
 import {PtcError} from '../errors.js'
 import {resolvePython} from '../execution/python.js'
 import {describeState, describeStateLine} from '../oauth/status.js'
 import {TokenStore} from '../oauth/store.js'
 import {probeSandbox} from './sandbox-probe.js'
-import {fixForServerFailure} from './server-errors.js'
 
 export type CheckStatus = 'pass' | 'warn' | 'fail'
 
@@ -169,7 +169,7 @@ async function checkServer(
   return {
     status: 'fail',
     detail: `${status?.transport ?? ''} ${error}`.trim(),
-    fix: fixForServerFailure(registry.connectFailure(server.name), server),
+    fix: registry.connectFailure(server.name)?.fix ?? GENERIC_FIX,
   }
 }
 

@@ -62,3 +62,32 @@ export function installForwarding(
 export function supportsForm(capability: NonNullable<ClientCapabilities['elicitation']>): boolean {
   return capability.form !== undefined || capability.url === undefined
 }
+
+/**
+ * Requests a server makes of its client get an immediate, clear refusal unless they are forwarded
+ * (installForwarding): without a handler the SDK would answer a bare "Method not found".
+ * `onInitialize` is told when the server sent our own initialize request back: it does not speak MCP.
+ */
+export function installRefusals(client: Client, onInitialize: () => void): void {
+  client.fallbackRequestHandler = async (request) => {
+    if (request.method === 'initialize') onInitialize()
+    throw new ProtocolError(ProtocolErrorCode.MethodNotFound, refusalMessage(request.method))
+  }
+}
+
+function refusalMessage(method: string): string {
+  switch (method) {
+    case 'elicitation/create': {
+      return 'ptc-mcp does not support elicitation (elicitation/create) here: its own client cannot ask the user (serve passes elicitation on to clients that support it)'
+    }
+    case 'roots/list': {
+      return 'ptc-mcp does not support roots (roots/list)'
+    }
+    case 'sampling/createMessage': {
+      return 'ptc-mcp does not support sampling (sampling/createMessage) here: its own client cannot sample (serve passes sampling on to clients that support it)'
+    }
+    default: {
+      return `ptc-mcp does not support ${method}`
+    }
+  }
+}

@@ -2,7 +2,9 @@ import type {CallToolResult} from '@modelcontextprotocol/client'
 
 import type {UnusableServer} from '../config/degrade.js'
 import type {Config} from '../config/schema.js'
-import type {ConnectFailure} from './connect-failure.js'
+import type {BackoffOptions} from './backoff.js'
+import type {ConnectFailure} from './failure.js'
+import type {TransportFactory} from './transports.js'
 import type {UpstreamClient} from './upstream.js'
 
 import {createLogger, type Logger} from '../log.js'
@@ -13,7 +15,7 @@ import {Redactor} from './redactor.js'
 import {loneText, parseToolResult, toolErrorText} from './result-parser.js'
 import {defaultShapesDir, ShapeStore} from './shape-store.js'
 import {shapeOf, textShape} from './shapes.js'
-import {type BackoffOptions, ServerSupervisor} from './supervisor.js'
+import {ServerSupervisor} from './supervisor.js'
 import {lookupTool, notConnectedMessage} from './tool-lookup.js'
 import {
   type CallToolOptions,
@@ -59,6 +61,8 @@ export interface ToolRegistryOptions {
   secrets?: Iterable<string>
   /** The redactor to use instead of one built from the config and `secrets` (the runtime shares its own). */
   redactor?: Redactor
+  /** Makes each server's transport for every connection attempt. Default: by the config's `transport`. */
+  createTransport?: TransportFactory
 }
 
 /** A tool a connected server offers that `tools.allow` / `tools.block` hides. */
@@ -153,6 +157,7 @@ export class ToolRegistry implements ToolHost {
           upstream: options.upstream,
           redact: (text) => this.redactor.redact(text),
           addSecrets: (values) => this.redactor.add(values),
+          createTransport: options.createTransport,
         }),
     )
     for (const supervisor of this.supervisors) supervisor.onChange(() => this.rebuild())

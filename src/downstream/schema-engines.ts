@@ -1,4 +1,3 @@
-import {AjvJsonSchemaValidator} from '@modelcontextprotocol/client/validators/ajv'
 import {Ajv, type Options} from 'ajv'
 import addFormatsPlugin from 'ajv-formats'
 import {Ajv2019} from 'ajv/dist/2019.js'
@@ -6,8 +5,8 @@ import {Ajv2020} from 'ajv/dist/2020.js'
 import {RE2JS} from 're2js'
 
 /**
- * The Ajv engines behind SchemaValidator: the SDK's validator (its dialect choice and messages)
- * over Ajv instances whose `pattern` and `patternProperties` run on RE2 (re2js, linear time), so a
+ * The Ajv engines behind SchemaValidator: Ajv at the version the MCP SDK bundles, with the SDK's
+ * options and dialect choice, whose `pattern` and `patternProperties` run on RE2 (re2js, linear time), so a
  * downstream schema's `^(a+)+$` cannot stall the server on a program's `"a"*28+"!"` (SPEC §15).
  * A pattern RE2 cannot compile (lookaround, backreferences) makes its schema fail to compile with
  * an UnsupportedPatternError.
@@ -99,20 +98,21 @@ function createEngine(dialect: Dialect, allErrors: boolean): Ajv {
 }
 
 /**
- * One SDK validator per dialect and error mode, made on first use. `allErrors: false` stops at the
+ * One Ajv engine per dialect and error mode, made on first use. `allErrors: false` stops at the
  * first problem: for large values, where collecting every error could cost more than the value.
  */
 export class SchemaEngines {
-  private readonly providers = new Map<string, AjvJsonSchemaValidator>()
+  private readonly engines = new Map<string, Ajv>()
 
-  provider(schema: Record<string, unknown>, allErrors: boolean): AjvJsonSchemaValidator {
+  /** The engine for the dialect `schema` declares; throws for a dialect it does not support. */
+  engine(schema: Record<string, unknown>, allErrors: boolean): Ajv {
     const dialect = dialectOf(schema)
     const key = `${dialect}:${allErrors}`
-    let provider = this.providers.get(key)
-    if (!provider) {
-      provider = new AjvJsonSchemaValidator(createEngine(dialect, allErrors))
-      this.providers.set(key, provider)
+    let engine = this.engines.get(key)
+    if (!engine) {
+      engine = createEngine(dialect, allErrors)
+      this.engines.set(key, engine)
     }
-    return provider
+    return engine
   }
 }

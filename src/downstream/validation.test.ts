@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {parseAjvErrorsText, SchemaValidator} from './validation.js'
+import {SchemaValidator} from './validation.js'
 
 const QUERY = {
   type: 'object',
@@ -122,11 +122,61 @@ describe('SchemaValidator.checkResult', () => {
   })
 })
 
-describe('parseAjvErrorsText', () => {
-  it('splits errors and decodes JSON Pointer segments', () => {
-    expect(parseAjvErrorsText("data must have required property 'a', data/b~1c/0 must be string")).toEqual([
-      {path: [], message: "must have required property 'a'"},
-      {path: ['b/c', '0'], message: 'must be string'},
+describe("messages from Ajv's error objects", () => {
+  const validator = new SchemaValidator()
+
+  it('decodes JSON Pointer segments of the path', () => {
+    const schema = {
+      type: 'object',
+      properties: {'b/c': {type: 'array', items: {type: 'string'}}, 'x~y': {type: 'number'}},
+      required: ['a'],
+    }
+    expect(validator.checkArguments(schema, {'b/c': [1], 'x~y': 'n'})).toEqual([
+      "missing required argument 'a'",
+      "argument 'b/c[0]': must be string",
+      "argument 'x~y': must be number",
+    ])
+  })
+
+  it('names a property whose name has a space as itself', () => {
+    const schema = {
+      type: 'object',
+      properties: {'my key': {type: 'string'}},
+      required: ['my key'],
+      additionalProperties: false,
+    }
+    expect(validator.checkArguments(schema, {'my key': 1})).toEqual(["argument 'my key': must be string"])
+    expect(validator.checkArguments(schema, {})).toEqual(["missing required argument 'my key'"])
+    expect(validator.checkArguments(schema, {'my key': 'v', 'my other key': 1})).toEqual([
+      "unexpected argument 'my other key' (accepted: my key)",
+    ])
+  })
+
+  it('reports a pattern containing ", data/" as one problem', () => {
+    const schema = {
+      type: 'object',
+      properties: {path: {type: 'string', pattern: '^a, data/b$'}, n: {type: 'integer'}},
+    }
+    expect(validator.checkArguments(schema, {path: 'x'})).toEqual([
+      'argument \'path\': must match pattern "^a, data/b$"',
+    ])
+    expect(validator.checkArguments(schema, {path: 'x', n: 'y'})).toEqual([
+      'argument \'path\': must match pattern "^a, data/b$"',
+      "argument 'n': must be integer",
+    ])
+  })
+
+  it('names the one unevaluated property, not every property of a combined schema', () => {
+    const schema = {allOf: [{properties: {a: {type: 'number'}}}], unevaluatedProperties: false}
+    expect(validator.checkArguments(schema, {a: 1, b: 2})).toEqual(["unexpected argument 'b'"])
+  })
+
+  it('lists the allowed values inside combinators too', () => {
+    const schema = {type: 'object', properties: {mode: {anyOf: [{enum: ['a', 'b']}, {const: 3}]}}}
+    expect(validator.checkArguments(schema, {mode: 'c'})).toEqual([
+      'argument \'mode\': must be one of "a", "b"',
+      "argument 'mode': must be 3",
+      "argument 'mode': must match a schema in anyOf",
     ])
   })
 })

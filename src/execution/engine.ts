@@ -12,7 +12,7 @@ import {ProgramApprovals} from '../permissions/approvals.js'
 import {artifactsRoot, pruneArtifacts} from './artifacts.js'
 import {type ChildEnd, type ChildRunResult, ProgramChild} from './child/index.js'
 import {formatOutcome, type ToolCallTrace} from './format.js'
-import {ProgramSlots} from './program-slots.js'
+import {ProgramSlots, type SlotRelease} from './program-slots.js'
 import {MAX_SHOWN_BYTES} from './protocol.js'
 import {sweepOrphanedScratchDirs} from './scratch.js'
 import {writeShownImages} from './shown-files.js'
@@ -181,7 +181,7 @@ export class ProgramEngine {
   async run(code: string, options: RunOptions = {}): Promise<RunOutcome> {
     if (this.closed) throw new Error('ProgramEngine.run: the engine is closed')
     const {signal} = options
-    let release: () => void
+    let release: SlotRelease
     try {
       release = await this.slots.acquire(signal, options.onQueue)
     } catch (error) {
@@ -200,10 +200,7 @@ export class ProgramEngine {
         child = used
       })
     } finally {
-      // Rule: the slot is held until the child is gone, so that max_concurrent_programs bounds the
-      // sandboxes alive, not only the programs being answered (SPEC §15).
-      if (child) child.disposed.then(release, release)
-      else release()
+      release(child?.disposed)
     }
   }
 

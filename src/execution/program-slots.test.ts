@@ -61,4 +61,33 @@ describe('ProgramSlots', () => {
     releaseA()
     await c
   })
+
+  test('a slot is free once its program is answered; at most as many sandboxes still going are waited for', async () => {
+    const slots = new ProgramSlots(2, 10)
+    const gone: Array<() => void> = []
+    const going = () =>
+      new Promise<void>((resolve) => {
+        gone.push(resolve)
+      })
+    const first = await slots.acquire()
+    const second = await slots.acquire()
+    first(going())
+    // Answered, its sandbox still going: the slot is free for the next program.
+    const third = await slots.acquire()
+    second(going())
+    // Two sandboxes going, as many as the slots: the next program waits for one to be gone.
+    let fourthStarted = false
+    const fourth = slots.acquire().then((release) => {
+      fourthStarted = true
+      return release
+    })
+    await new Promise((resolve) => {
+      setImmediate(resolve)
+    })
+    expect(fourthStarted).toBe(false)
+    gone[0]!()
+    ;(await fourth)()
+    expect(fourthStarted).toBe(true)
+    third()
+  })
 })

@@ -1,7 +1,9 @@
 /**
  * How many programs run at once (SPEC §15 `execution.max_concurrent_programs`): the others wait
  * in order in a bounded queue, and beyond it they are refused, so a burst of requests cannot start
- * a sandbox each.
+ * a sandbox each. A program's slot is free once it is answered; its sandbox, killed then, may take
+ * a moment to go, and at most as many such as the slots are waited for: sandboxes alive stay
+ * within twice the slots (and the warm pool's).
  */
 
 /** Programs that may wait for a slot; one more is refused. */
@@ -12,10 +14,10 @@ export type WaitListener = (ahead: number) => void
 
 /** The queue is full: the program was not started. */
 export class ProgramsBusyError extends Error {
-  constructor(running: number, waiting: number) {
+  constructor(running: number, waiting: number, max: number) {
     super(
       `${running} programs are running and ${waiting} waiting, the most allowed ` +
-        `(execution.max_concurrent_programs: ${running}, and ${MAX_WAITING_PROGRAMS} waiting); ` +
+        `(execution.max_concurrent_programs: ${max}, and ${MAX_WAITING_PROGRAMS} waiting); ` +
         'run this program again once some have finished',
     )
     this.name = 'ProgramsBusyError'
@@ -27,8 +29,13 @@ interface Waiter {
   onWait: WaitListener | undefined
 }
 
+/** Gives a slot back; `gone`, when given, settles once the program's sandbox is gone. */
+export type SlotRelease = (gone?: Promise<unknown>) => void
+
 export class ProgramSlots {
   private running = 0
+  /** Programs answered whose sandboxes are still going. */
+  private ending = 0
   private readonly waiting: Waiter[] = []
 
   constructor(
@@ -41,13 +48,14 @@ export class ProgramSlots {
    * Rejects with ProgramsBusyError when the queue is full, or with the signal's reason when it is
    * aborted while waiting.
    */
-  async acquire(signal?: AbortSignal, onWait?: WaitListener): Promise<() => void> {
+  async acquire(signal?: AbortSignal, onWait?: WaitListener): Promise<SlotRelease> {
     signal?.throwIfAborted()
-    if (this.running < this.max && this.waiting.length === 0) {
+    if (this.free && this.waiting.length === 0) {
       this.running++
       return this.releaser()
     }
-    if (this.waiting.length >= this.maxWaiting) throw new ProgramsBusyError(this.running, this.waiting.length)
+    if (this.waiting.length >= this.maxWaiting)
+      throw new ProgramsBusyError(this.running, this.waiting.length, this.max)
     await new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         start() {
@@ -70,17 +78,37 @@ export class ProgramSlots {
     return this.releaser()
   }
 
-  private releaser(): () => void {
+  private get free(): boolean {
+    return this.running < this.max && this.ending < this.max
+  }
+
+  private releaser(): SlotRelease {
     let released = false
-    return () => {
+    return (gone) => {
       if (released) return
       released = true
-      const next = this.waiting.shift()
-      if (next) {
-        next.start()
-        this.notifyWaiting(0)
-      } else this.running--
+      this.running--
+      if (gone) {
+        this.ending++
+        const settle = (): void => {
+          this.ending--
+          this.startWaiting()
+        }
+        gone.then(settle, settle)
+      }
+      this.startWaiting()
     }
+  }
+
+  /** Starts waiting programs, in order, while slots are free. */
+  private startWaiting(): void {
+    let started = 0
+    while (this.free && this.waiting.length > 0) {
+      this.running++
+      this.waiting.shift()!.start()
+      started++
+    }
+    if (started > 0) this.notifyWaiting(0)
   }
 
   /** Everyone from `from` on moved up one place. */

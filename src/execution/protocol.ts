@@ -1,10 +1,12 @@
 import type {ToolErrorKind} from '../downstream/types.js'
 
 import {isRecord} from '../guards.js'
+import {HELPER_NAMES, type HelperName} from './program-helpers.js'
 
 /**
  * The private channel between the engine and a program child (fd 3 of the child): newline-delimited
- * JSON, one object per line. runner.py's docstring lists the same messages from the child's side.
+ * JSON, one object per line. Its messages and fields are written down in channel-messages.ts; the
+ * types and the parser here are checked against it by channel-messages.test.ts.
  *
  * Everything the child sends is untrusted (SPEC §15): `LineSplitter` refuses lines over a bound,
  * `parseChildMessage` refuses JSON nested too deep or with too many containers before parsing it
@@ -48,11 +50,18 @@ export interface RunMessage {
  * newline: the child parses it (JSON if it parses, else the string).
  */
 export type ResultMessage =
-  | {type: 'result'; id: number; ok: true; value: unknown}
+  | {type: 'result'; id: number; ok: true; value: unknown; media?: true}
   | {type: 'result'; id: number; ok: false; error: string; kind?: ToolErrorKind}
 
-export const HELPER_NAMES = ['list_callable_tools', 'inspect_tool', 'server_status'] as const
-export type HelperName = (typeof HELPER_NAMES)[number]
+/** The header line of a result whose value is a tool's lone text item; the text follows it. */
+export interface TextResultHeader {
+  text_bytes: number
+  type: 'result'
+  id: number
+  ok: true
+}
+
+export type {HelperName} from './program-helpers.js'
 
 export type ChildMessage =
   | {type: 'ready'; confine: unknown}
@@ -75,7 +84,7 @@ export interface ShownImage {
   bytes: number
 }
 
-/** Why the runner did not send an entry of ./out/ (kept_files.py). */
+/** Why the runner did not send an entry of ./out/ (runner/kept_files.py). */
 export const FILE_SKIPPED_REASONS = [
   'link',
   'special',
@@ -87,7 +96,7 @@ export const FILE_SKIPPED_REASONS = [
 ] as const
 export type FileSkippedReason = (typeof FILE_SKIPPED_REASONS)[number]
 
-/** Most bytes of a kept file in one `file_data` message (kept_files.py CHUNK_BYTES), decoded. */
+/** Most bytes of a kept file in one `file_data` message (runner/kept_files.py CHUNK_BYTES), decoded. */
 export const MAX_FILE_CHUNK_BYTES = 1024 * 1024
 
 /** Most images one run may show(), and most bytes they may hold in total (decoded). */
@@ -280,6 +289,15 @@ export function parseChildMessage(line: Buffer, maxResultBytes = Infinity): Chil
     throw new ProtocolError('the child sent a line that is not JSON')
   }
   if (!isRecord(message)) throw new ProtocolError('the child sent a message that is not a JSON object')
+  return childMessageFrom(message, line.length, maxResultBytes)
+}
+
+/** Validates one parsed message from the child (`lineBytes`: its line's length). Throws ProtocolError. */
+export function childMessageFrom(
+  message: Record<string, unknown>,
+  lineBytes: number,
+  maxResultBytes = Infinity,
+): ChildMessage {
   switch (message.type) {
     case 'call': {
       if (typeof message.tool !== 'string') throw new ProtocolError('"call" message without a tool name')
@@ -289,7 +307,7 @@ export function parseChildMessage(line: Buffer, maxResultBytes = Infinity): Chil
       return {type: 'cancel', id: requestId(message)}
     }
     case 'done': {
-      return parseDone(message, line.length, maxResultBytes)
+      return parseDone(message, lineBytes, maxResultBytes)
     }
     case 'helper': {
       const name = HELPER_NAMES.find((helper) => helper === message.name)

@@ -3,9 +3,8 @@ import type {ChildRequestHandlers} from './child/index.js'
 import type {ToolCallTrace} from './format.js'
 import type {HelperName, ResultMessage} from './protocol.js'
 
-import {InspectError, inspectTools} from '../downstream/inspect.js'
-import {onServer, searchTools} from '../downstream/tool-search.js'
 import {ToolError, type ToolErrorKind, type ToolHost, type ToolInfo} from '../downstream/types.js'
+import {HELPER_LIST, PROGRAM_HELPERS} from './program-helpers.js'
 import {traceArgs, traceError, traceTool} from './trace.js'
 
 export interface ToolCallLimits {
@@ -152,12 +151,12 @@ export class ToolCallBroker implements ChildRequestHandlers {
         id,
         ok: false,
         kind: 'budget',
-        error: `helper budget exhausted: a program may call list_callable_tools, inspect_tool and server_status ${MAX_HELPER_CALLS} times; keep what they return instead of asking again`,
+        error: `helper budget exhausted: a program may call ${HELPER_LIST} ${MAX_HELPER_CALLS} times; keep what they return instead of asking again`,
       })
       return
     }
     try {
-      this.reply({type: 'result', id, ok: true, value: this.helper(name, args)})
+      this.reply({type: 'result', id, ok: true, value: PROGRAM_HELPERS[name].answer(this.host, args)})
     } catch (error) {
       this.reply({type: 'result', id, ok: false, error: errorText(error), kind: errorKind(error)})
     }
@@ -270,34 +269,6 @@ export class ToolCallBroker implements ChildRequestHandlers {
       this.begin(next)
     }
     this.updateHold()
-  }
-
-  private helper(name: HelperName, args: Record<string, unknown>): unknown {
-    switch (name) {
-      case 'inspect_tool': {
-        try {
-          return inspectTools(this.host, args)
-        } catch (error) {
-          if (error instanceof InspectError) throw new ToolError(error.message, {kind: error.kind})
-          throw error
-        }
-      }
-      case 'list_callable_tools': {
-        const {query, server} = args
-        if (
-          (query !== undefined && typeof query !== 'string') ||
-          (server !== undefined && typeof server !== 'string')
-        )
-          throw new ToolError('list_callable_tools(query=..., server=...) takes strings', {
-            kind: 'invalid_arguments',
-          })
-        const tools = this.host.listTools().filter((tool) => server === undefined || onServer(tool, server))
-        return query === undefined ? tools.map((tool) => tool.name).sort() : searchTools(tools, query)
-      }
-      case 'server_status': {
-        return this.host.serverStatus()
-      }
-    }
   }
 }
 

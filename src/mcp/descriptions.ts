@@ -2,6 +2,11 @@ import type {ExecutionConfig} from '../config/schema.js'
 
 import {TOOL_ERROR_KINDS} from '../downstream/types.js'
 import {MAX_KEPT_BYTES, MAX_KEPT_FILES} from '../execution/kept-files.js'
+import {PROGRAM_HELPERS} from '../execution/program-helpers.js'
+
+const HELPER_USAGE = Object.values(PROGRAM_HELPERS)
+  .map((helper) => helper.usage)
+  .join(', ')
 
 /**
  * What the model needs to write a working program, with the limits in force (SPEC §5). Every word
@@ -18,7 +23,7 @@ export function executeProgramDescription(execution: ExecutionConfig): string {
 - A failed call raises ToolError (available by name) with .tool, .kind (${TOOL_ERROR_KINDS.join(', ')}) and .message; catch it to go on.
 - Some calls ask the user first (needs_approval in inspect_tool); a refusal raises ToolError kind "denied", nothing sent: do not retry.
 - Print only what is needed: output over the limit keeps its start and end (kept whole for the user).
-- Helpers, not counted: await list_callable_tools(query="words", server="name"), await inspect_tool(tool_name="mcp__x__y") or inspect_tool(tool_names=[...] or "mcp__x__*", brief=True), await server_status().
+- Helpers, not counted: ${HELPER_USAGE}.
 Look names up with list_callable_tools and signatures with inspect_tool before the first program.
 Limits: ${execution.max_tool_calls} tool calls per program, ${execution.max_concurrent_calls} at once, ${perCall}s per call, ${execution.timeout_seconds}s per program, ${formatBytes(execution.max_output_bytes)} of output, ${formatBytes(execution.max_tool_result_bytes)} per result.`
 }

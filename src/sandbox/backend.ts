@@ -1,9 +1,11 @@
-/**
- * One small interface for every sandbox backend (SPEC §7). A backend turns "run this interpreter
- * with these arguments" into the command that runs it confined, and says what the child must apply
- * to itself before it reads the program (the bootstrap's `confine` step).
- */
-export type SandboxName = 'linux' | 'seatbelt' | 'none'
+// One small interface for every sandbox backend (SPEC §7). A backend turns "run this interpreter
+// with these arguments" into the command that runs it confined, and says what the child must apply
+// to itself before it reads the program (the bootstrap's `confine` step). The backends themselves
+// are listed in index.ts.
+import type {SandboxName} from './index.js'
+import type {ProbePlan} from './probe.js'
+
+export type {SandboxName} from './index.js'
 
 export interface PythonInfo {
   /** Real interpreter path (a pyenv shim resolved to sys.executable). */
@@ -67,6 +69,11 @@ export interface Launch {
 
 export interface SandboxBackend {
   readonly name: SandboxName
+  /**
+   * What the escape probe (probe.py) tries against this backend, at its own check and in `doctor`.
+   * Default: DEFAULT_PROBE (the attempts every sandbox refuses; the scratch dir works).
+   */
+  readonly probe?: ProbePlan
   /**
    * Resolves with the tier this backend reaches here and the per-program bounds in force (SPEC
    * §15, shown by `doctor`); throws SandboxError (with the fix) when unavailable.

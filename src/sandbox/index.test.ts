@@ -1,7 +1,7 @@
 import {describe, expect, test} from 'vitest'
 
 import {SandboxError} from '../errors.js'
-import {selectBackend} from './index.js'
+import {SANDBOX_SETTINGS, selectBackend} from './index.js'
 import {noneBackend} from './none.js'
 
 describe('selectBackend', () => {
@@ -28,5 +28,16 @@ describe('selectBackend', () => {
     const backend = await selectBackend('auto')
     expect(backend.name).toBe('linux')
     expect(await selectBackend('linux')).toBe(backend)
+  })
+
+  test.runIf(process.platform === 'linux')('a backend of the table carries its own name', async () => {
+    const loaded: Array<[string, string]> = []
+    for (const name of SANDBOX_SETTINGS.filter((setting) => setting !== 'auto')) {
+      const backend = await selectBackend(name).catch(() => null)
+      if (backend) loaded.push([name, backend.name])
+    }
+    // linux and none at least; another platform's backend refuses to load here.
+    expect(loaded.length).toBeGreaterThanOrEqual(2)
+    for (const [name, backendName] of loaded) expect(backendName).toBe(name)
   })
 })

@@ -167,7 +167,7 @@ export class ChildChannel {
     }
   }
 
-  /** A result that is a lone text item, as a header line and the raw text (runner.py `_TEXT_HEADER`). */
+  /** A result that is a lone text item, as a header line and the raw text (runner/channel.py `TEXT_HEADER`). */
   private sendText(id: number, text: string): void {
     const header = `{"text_bytes":${Buffer.byteLength(text)},"type":"result","id":${id},"ok":true}\n`
     if (text.length <= TEXT_SLICE_CHARS) this.enqueue(`${header}${text}\n`)

@@ -16,7 +16,7 @@ import type {ChildExit, ChildSpawner, SpawnedChild, SpawnRequest} from './spawne
 import {SandboxError} from '../../errors.js'
 
 /** The bootstrap every child runs (copied next to the compiled files by scripts/copy-assets.js). */
-export const RUNNER_PATH = fileURLToPath(new URL('../runner.py', import.meta.url))
+export const RUNNER_PATH = fileURLToPath(new URL('../runner/runner.py', import.meta.url))
 
 /** The environment of every child: nothing of the server's own (SPEC §7). */
 export function childEnvironment(scratchDir: string): Record<string, string> {

@@ -1,22 +1,28 @@
 import {spawn} from 'node:child_process'
 import {randomInt} from 'node:crypto'
-import {chmod, mkdir, writeFile} from 'node:fs/promises'
-import {dirname, join} from 'node:path'
+import {dirname} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import type {BoundsInForce, Launch, LaunchRequest, PythonInfo, SandboxBackend} from '../backend.js'
 
 import {SandboxError} from '../../errors.js'
-import {createProbeDir, removeScratchDir} from '../../execution/scratch.js'
 import {type Logger, silentLogger} from '../../log.js'
 import {MemoMap} from '../../memo.js'
 import {DEFAULT_BOUNDS} from '../backend.js'
+import {
+  COMMON_ATTEMPTS,
+  openProbeTargets,
+  parseProbeReport,
+  PROBE_DIR,
+  PROBE_SCRIPT,
+  type ProbePlan,
+  type ProbeReport,
+} from '../probe.js'
 import {bwrapArgs, findBwrap} from './bwrap.js'
 import {interpreterFiles} from './interpreter-files.js'
 
 /** confine.py: imported by the child's bootstrap, which calls `apply(spec)` before reading the program. */
 export const CONFINE_MODULE = fileURLToPath(new URL('confine.py', import.meta.url))
-const PROBE_SCRIPT = fileURLToPath(new URL('probe.py', import.meta.url))
 const RUNTIME_DIR = dirname(CONFINE_MODULE)
 
 /** The object handed to confine.py's `apply()`, as the runner's start message carries it. */
@@ -69,14 +75,10 @@ interface Verified {
   bounds?: BoundsInForce
 }
 
-interface ProbeOutput {
-  confined: boolean
-  error?: string
-  report?: {landlockAbi?: number; identity?: string; bounds?: {threads?: string; scratch?: string}}
-  refused?: Record<string, boolean>
-  hidden?: boolean
-  works?: Record<string, boolean>
-  uid?: number
+/** What the probe tries here: seccomp refuses new processes, sockets and signals beyond the program. */
+export const LINUX_PROBE: ProbePlan = {
+  refuse: [...COMMON_ATTEMPTS, 'read /etc/passwd', 'unix socket', 'spawn', 'signal the parent'],
+  work: ['scratch', 'socketpair', 'thread'],
 }
 
 /** The memory bound, the same in every tier: seccomp refuses what RLIMIT_AS does not count. */
@@ -109,6 +111,7 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): SandboxBa
 
   return {
     name: 'linux',
+    probe: LINUX_PROBE,
     async check(python) {
       const {tier, bounds} = await verify(python)
       return {tier, bounds}
@@ -221,26 +224,23 @@ type ProbeResult =
 
 /** Runs probe.py exactly as a program child would be run, and checks what it reports. */
 async function probe(python: PythonInfo, candidate: Verified): Promise<ProbeResult> {
-  const base = await createProbeDir()
+  // The write attempt goes next to confine.py: a host directory in every tier.
+  const targets = await openProbeTargets({writeDir: RUNTIME_DIR})
   try {
-    // Readable by everyone: only the sandbox may stop the probe from reading the sentinel.
-    await chmod(base, 0o755)
-    const scratchDir = join(base, 'scratch')
-    await mkdir(scratchDir, {mode: 0o700})
-    const sentinel = join(base, 'outside.txt')
-    await writeFile(sentinel, 'not for the sandbox\n', {mode: 0o644})
+    const {scratchDir} = targets
     const request: LaunchRequest = {
       python,
       pythonArgs: [],
       scratchDir,
-      runtimePaths: [RUNTIME_DIR],
+      runtimePaths: [PROBE_DIR],
       env: {HOME: scratchDir, TMPDIR: scratchDir, PATH: '/usr/bin:/bin', LANG: 'C.UTF-8'},
     }
     const draft = await linuxLaunch(request, candidate)
-    request.pythonArgs = ['-I', '-S', '-B', PROBE_SCRIPT, JSON.stringify(draft.confine), sentinel]
+    const config = targets.config(LINUX_PROBE, draft.confine)
+    request.pythonArgs = ['-I', '-S', '-B', PROBE_SCRIPT, JSON.stringify(config)]
     const launch = await linuxLaunch(request, candidate)
     const run = await runProbe(launch, scratchDir)
-    const output = parseProbeOutput(run.stdout)
+    const output = parseProbeReport(run.stdout)
     if (!output) {
       const reason = (run.stderr.trim() || `exit code ${run.code}`).split('\n').slice(-3).join(' ')
       // bwrap itself failed (no user namespaces, say) or the interpreter cannot start inside it.
@@ -248,22 +248,15 @@ async function probe(python: PythonInfo, candidate: Verified): Promise<ProbeResu
       return refusal(`the sandbox probe did not report (${reason})`)
     }
     if (!output.confined) return refusal(`the sandbox cannot be applied: ${output.error ?? 'unknown error'}`)
-    const allowed = Object.entries(output.refused ?? {})
-      .filter(([, wasRefused]) => !wasRefused)
-      .map(([name]) => name)
-    if (!output.refused || allowed.length > 0) {
-      return refusal(
-        `the sandbox did not take effect: the probe could ${allowed.join(', ') || 'not run its checks'}`,
-      )
+    const verdict = targets.verdict(LINUX_PROBE, output, run.stdout)
+    if (verdict.escaped.length > 0) {
+      return refusal(`the sandbox did not take effect: not refused: ${verdict.escaped.join(', ')}`)
     }
     if (candidate.bwrap && output.hidden !== true) {
       return refusal('bwrap ran but the host file system was still visible inside it')
     }
-    const broken = Object.entries(output.works ?? {})
-      .filter(([, worked]) => !worked)
-      .map(([name]) => name)
-    if (!output.works || broken.length > 0) {
-      return refusal(`the sandbox breaks what programs need: ${broken.join(', ') || 'no report'}`)
+    if (verdict.broken.length > 0) {
+      return refusal(`the sandbox breaks what programs need: ${verdict.broken.join(', ')}`)
     }
     const landlockAbi = output.report?.landlockAbi ?? 0
     return {
@@ -277,11 +270,11 @@ async function probe(python: PythonInfo, candidate: Verified): Promise<ProbeResu
       },
     }
   } finally {
-    await removeScratchDir(base)
+    await targets.close()
   }
 }
 
-function boundsInForce(output: ProbeOutput): BoundsInForce {
+function boundsInForce(output: ProbeReport): BoundsInForce {
   const reported = output.report?.bounds
   return {
     threads: reported?.threads ?? 'not reported',
@@ -296,19 +289,6 @@ function refusalError(message: string): SandboxError {
 
 function refusal(message: string): ProbeResult {
   return {ok: false, bwrapBroken: false, error: refusalError(message)}
-}
-
-function parseProbeOutput(stdout: string): ProbeOutput | undefined {
-  const line = stdout.trim().split('\n').pop()
-  if (!line) return undefined
-  try {
-    const parsed = JSON.parse(line) as unknown
-    return typeof parsed === 'object' && parsed !== null && 'confined' in parsed
-      ? (parsed as ProbeOutput)
-      : undefined
-  } catch {
-    return undefined
-  }
 }
 
 const PROBE_TIMEOUT_MS = 20_000

@@ -1,15 +1,21 @@
 import {execFile} from 'node:child_process'
 import {existsSync, realpathSync} from 'node:fs'
-import {mkdir, writeFile} from 'node:fs/promises'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import type {Launch, LaunchRequest, PythonInfo, SandboxBackend} from '../backend.js'
 
 import {SandboxError} from '../../errors.js'
-import {createProbeDir, removeScratchDir} from '../../execution/scratch.js'
 import {MemoMap} from '../../memo.js'
 import {discoverInterpreter} from '../linux/interpreter-files.js'
+import {
+  COMMON_ATTEMPTS,
+  openProbeTargets,
+  parseProbeReport,
+  PROBE_DIR,
+  PROBE_SCRIPT,
+  type ProbePlan,
+} from '../probe.js'
 import {SANDBOX_EXEC, seatbeltArgv, type SeatbeltPaths, seatbeltProfile, SYSTEM_READ_ONLY} from './profile.js'
 
 export {SANDBOX_EXEC, seatbeltArgv, seatbeltProfile} from './profile.js'
@@ -18,36 +24,11 @@ const TIER = 'seatbelt'
 const FIX = 'run on macOS with /usr/bin/sandbox-exec, or set execution.sandbox: none to run without isolation'
 const RUNTIME_DIR = dirname(fileURLToPath(import.meta.url))
 
-/**
- * What the probe tries once per process (SPEC §7: a silent no-op is the worst failure): each
- * `attempt` must be refused and each `control` must work.
- */
-const PROBE = `
-import json, os, socket, sys
-sentinel, scratch = sys.argv[1], sys.argv[2]
-out = {"refused": {}, "works": {}}
-def attempt(name, action):
-    try:
-        action()
-        out["refused"][name] = False
-    except OSError:
-        out["refused"][name] = True
-def fork():
-    pid = os.fork()
-    if pid == 0:
-        os._exit(0)
-    os.waitpid(pid, 0)
-attempt("read a file outside", lambda: open(sentinel, "rb").close())
-attempt("read /etc/passwd", lambda: open("/etc/passwd", "rb").close())
-attempt("write outside", lambda: open(sentinel + ".w", "wb").close())
-attempt("open an inet socket", lambda: socket.create_connection(("127.0.0.1", 9), timeout=1))
-attempt("fork", fork)
-attempt("list /Users", lambda: os.listdir("/Users"))
-with open(os.path.join(scratch, "probe.txt"), "w") as f:
-    f.write("ok")
-out["works"]["scratch"] = open(os.path.join(scratch, "probe.txt")).read() == "ok"
-print(json.dumps(out))
-`
+/** What the probe tries here (SPEC §7: a silent no-op is the worst failure). */
+export const SEATBELT_PROBE: ProbePlan = {
+  refuse: [...COMMON_ATTEMPTS, 'read /etc/passwd', 'list /Users'],
+  work: ['scratch'],
+}
 
 /** The real path (sandbox rules see resolved paths: /var is /private/var on macOS). */
 function real(path: string): string {
@@ -132,6 +113,7 @@ export function createSeatbeltBackend(): SandboxBackend {
 
   return {
     name: 'seatbelt',
+    probe: SEATBELT_PROBE,
     async check(python) {
       assertAvailable()
       await verify(python)
@@ -151,17 +133,15 @@ async function probe(
   python: PythonInfo,
   launchFor: (request: LaunchRequest) => Promise<Launch>,
 ): Promise<void> {
-  const base = await createProbeDir()
+  const targets = await openProbeTargets()
   try {
-    const scratchDir = join(base, 'scratch')
-    await mkdir(scratchDir)
-    const sentinel = join(base, 'outside.txt')
-    await writeFile(sentinel, 'not for the sandbox\n')
+    const {scratchDir} = targets
+    const config = targets.config(SEATBELT_PROBE)
     const launch = await launchFor({
       python,
-      pythonArgs: ['-I', '-S', '-B', '-c', PROBE, real(sentinel), real(scratchDir)],
+      pythonArgs: ['-I', '-S', '-B', PROBE_SCRIPT, JSON.stringify(config)],
       scratchDir,
-      runtimePaths: [],
+      runtimePaths: [PROBE_DIR],
       env: {HOME: scratchDir, TMPDIR: scratchDir, PATH: '/usr/bin:/bin', LANG: 'en_US.UTF-8'},
     })
     const stdout = await new Promise<string>((resolve, reject) => {
@@ -180,27 +160,22 @@ async function probe(
         cause: error,
       })
     })
-    const report = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as {
-      refused?: Record<string, boolean>
-      works?: Record<string, boolean>
-    }
-    const allowed = Object.entries(report.refused ?? {})
-      .filter(([, refused]) => !refused)
-      .map(([name]) => name)
-    if (!report.refused || allowed.length > 0) {
+    const report = parseProbeReport(stdout) ?? {confined: false}
+    const verdict = targets.verdict(SEATBELT_PROBE, report, stdout)
+    if (verdict.escaped.length > 0) {
       throw new SandboxError(
-        `seatbelt sandbox did not take effect: the probe could ${allowed.join(', ') || 'not run'}`,
+        `seatbelt sandbox did not take effect: not refused: ${verdict.escaped.join(', ')}`,
         {
           suggestion: FIX,
         },
       )
     }
-    if (report.works?.scratch !== true) {
+    if (verdict.broken.length > 0) {
       throw new SandboxError('seatbelt sandbox breaks programs: the scratch dir is not writable', {
         suggestion: FIX,
       })
     }
   } finally {
-    await removeScratchDir(base)
+    await targets.close()
   }
 }

@@ -1,0 +1,60 @@
+import {SdkHttpError} from '@modelcontextprotocol/client'
+
+/** The message of an error and of its causes (`fetch failed: connect ECONNREFUSED 127.0.0.1:9`), without repeats. */
+export function describeError(error: unknown): string {
+  const parts: string[] = []
+  let current: unknown = error
+  for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
+    const trimmed = withHttpStatus(current, messageOf(current).trim())
+    if (trimmed && !parts.some((p) => p.includes(trimmed))) parts.push(trimmed)
+    current = current instanceof Error ? current.cause : undefined
+  }
+  return parts.join(': ') || 'unknown error'
+}
+
+/** `1500` → `1.5s`, `60000` → `60s`. */
+export function formatSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))}s`
+}
+
+/** A reason with the stderr line that explains it, when there is one. */
+export function withStderr(reason: string, line: string | undefined): string {
+  return line ? `${reason}; stderr: ${line}` : reason
+}
+
+/** HTTP errors from the SDK carry the status apart from the message (which may be the body). */
+function withHttpStatus(error: unknown, message: string): string {
+  const status = (error as {status?: unknown} | null)?.status
+  if (typeof status !== 'number' || message.includes(String(status))) return message
+  return `HTTP ${status}${message ? ` (${message})` : ''}`
+}
+
+function messageOf(value: unknown): string {
+  if (value instanceof SdkHttpError && typeof value.status === 'number') return httpErrorMessage(value)
+  if (value instanceof Error) return value.message
+  if (typeof value === 'string') return value
+  try {
+    return JSON.stringify(value) ?? String(value)
+  } catch {
+    return String(value)
+  }
+}
+
+/** Bound on the part of an HTTP error body quoted in a reason: an HTML error page can be huge. */
+const HTTP_BODY_CHARS = 200
+
+/**
+ * `HTTP 500 Internal Server Error: <start of the body>`. The SDK's message is the whole body
+ * without the status ("Error POSTing to endpoint: <!DOCTYPE html>..."), and this text ends up in
+ * list_callable_tools, in every ToolError and in the log.
+ */
+function httpErrorMessage(error: SdkHttpError): string {
+  const {status, statusText} = error
+  const data = error.data as {text?: unknown} | undefined
+  const raw = typeof data?.text === 'string' ? data.text.slice(0, 64 * HTTP_BODY_CHARS) : ''
+  const body = (/^\s*</.test(raw) ? raw.replaceAll(/<[^>]*>/g, ' ') : raw).replaceAll(/\s+/g, ' ').trim()
+  const quoted = body.length > HTTP_BODY_CHARS ? `${body.slice(0, HTTP_BODY_CHARS)}...` : body
+  const hint =
+    status === 401 || status === 403 ? ' (check the headers, such as Authorization, in the config)' : ''
+  return `HTTP ${status}${statusText ? ` ${statusText}` : ''}${hint}${quoted ? `: ${quoted}` : ''}`
+}

@@ -1,0 +1,108 @@
+/**
+ * The channel between the engine and a program child, written down once (SPEC §6): newline-delimited
+ * JSON on fd 3 of the child, one object per line, both ways. Every message: who sends it, when, and
+ * its fields besides `type`. The TypeScript side (protocol.ts's types and its parser of the child's
+ * messages) and the Python side (src/execution/runner/: what it sends, what it reads) are checked
+ * against this table by channel-messages.test.ts: a field added on one side only fails that test.
+ */
+export const CHANNEL_MESSAGES = {
+  start: {
+    from: 'parent',
+    when: 'the first line, before the child confines itself',
+    fields: {
+      confine: "the sandbox backend's object for confine.py's apply() (its `module` path), or null",
+      limits: 'rlimits the child sets on itself, soft = hard (ChildLimits)',
+    },
+  },
+  ready: {
+    from: 'child',
+    when: 'confined, the runner loaded: waiting for the program',
+    fields: {confine: 'what apply() returned (e.g. {"tier": ...}), or null'},
+  },
+  startup_failed: {
+    from: 'child',
+    when: 'instead of ready; the child then exits',
+    fields: {stage: 'start, limits, confine or load', error: 'the exception, as text'},
+  },
+  run: {
+    from: 'parent',
+    when: 'once, after ready: hands the program over',
+    fields: {
+      code: "the program's source",
+      tools: 'namespaced tool names bound as async functions in its globals',
+      max_emit_bytes: 'largest emit() value, as JSON (UTF-8 bytes)',
+      max_call_bytes: 'largest call or helper message; bigger arguments raise ToolError before sending',
+      end_marker: 'written to fd 1 after the final flush: the output is complete',
+    },
+  },
+  call: {
+    from: 'child',
+    when: 'the program calls a tool (counted); `id` comes last, so a refused line still names it',
+    fields: {tool: 'mcp__<server>__<tool>', args: 'the keyword arguments', id: 'positive, unique per run'},
+  },
+  helper: {
+    from: 'child',
+    when: 'the program calls a helper the parent answers (program-helpers.ts; not counted)',
+    fields: {name: 'a name of PROGRAM_HELPERS', args: 'the arguments given', id: 'as for call'},
+  },
+  cancel: {
+    from: 'child',
+    when: 'the program stopped waiting for a call; no answer',
+    fields: {id: 'the call'},
+  },
+  show: {
+    from: 'child',
+    when: 'show(); no answer',
+    fields: {mime_type: 'image/...', data: 'base64'},
+  },
+  file: {
+    from: 'child',
+    when: 'after the program, before done: a regular file of ./out/ begins (runner/kept_files.py)',
+    fields: {name: 'its path under out/, with /'},
+  },
+  file_data: {
+    from: 'child',
+    when: 'the next bytes of that file; it ends at the next file, file_skipped or done',
+    fields: {data: 'base64 of at most MAX_FILE_CHUNK_BYTES'},
+  },
+  file_skipped: {
+    from: 'child',
+    when: 'an entry of ./out/ not sent (a link, too deep, over the limits...); no answer',
+    fields: {name: 'its path under out/', reason: 'a FILE_SKIPPED_REASONS value'},
+  },
+  result: {
+    from: 'parent',
+    when: 'answers a call or helper',
+    fields: {
+      id: 'the request answered',
+      ok: 'true: `value`; false: `error` and `kind`',
+      value: 'the result',
+      media: "true: the value's `_media` entries become Media objects",
+      error: 'what failed and what to do next',
+      kind: 'a ToolErrorKind',
+      text_bytes:
+        'a tool\'s lone text item: the line {"text_bytes":L,"type":"result","id":N,"ok":true}, then L bytes of text and a newline; the value is its JSON if it parses, else the text',
+    },
+  },
+  done: {
+    from: 'child',
+    when: 'the program ended, its output complete; the child then waits to be killed',
+    fields: {
+      ok: 'false: the program failed',
+      error: 'its traceback (clipped), or null',
+      has_result: 'emit() was called',
+      result: "emit()'s last value, or null",
+    },
+  },
+} as const satisfies Record<string, ChannelMessage>
+
+interface ChannelMessage {
+  from: 'child' | 'parent'
+  when: string
+  fields: Record<string, string>
+}
+
+export type ChannelMessageType = keyof typeof CHANNEL_MESSAGES
+
+/** The fields of message `T`, besides `type`. */
+export type ChannelFields<T extends ChannelMessageType> = keyof (typeof CHANNEL_MESSAGES)[T]['fields']

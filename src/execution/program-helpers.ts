@@ -1,0 +1,55 @@
+import {InspectError, inspectTools} from '../downstream/inspect.js'
+import {onServer, searchTools} from '../downstream/tool-search.js'
+import {ToolError, type ToolHost} from '../downstream/types.js'
+
+/** A helper a program asks the parent for: its answer, and how the model is told to call it. */
+interface ProgramHelper {
+  /** The answer (a ToolError for the program to catch, when the arguments are wrong). */
+  answer(host: ToolHost, args: Record<string, unknown>): unknown
+  /** How execute_program's description shows the call. */
+  usage: string
+}
+
+/**
+ * The helpers a program asks the parent for (SPEC §5, §6), in the order the model reads them. Their
+ * Python side is runner/helpers.py (which also holds the helpers answered in the child: emit, show);
+ * channel-messages.test.ts checks that both sides name the same helpers.
+ */
+export const PROGRAM_HELPERS = {
+  list_callable_tools: {
+    answer(host, {query, server}) {
+      if (
+        (query !== undefined && typeof query !== 'string') ||
+        (server !== undefined && typeof server !== 'string')
+      )
+        throw new ToolError('list_callable_tools(query=..., server=...) takes strings', {
+          kind: 'invalid_arguments',
+        })
+      const tools = host.listTools().filter((tool) => server === undefined || onServer(tool, server))
+      return query === undefined ? tools.map((tool) => tool.name).sort() : searchTools(tools, query)
+    },
+    usage: 'await list_callable_tools(query="words", server="name")',
+  },
+  inspect_tool: {
+    answer(host, args) {
+      try {
+        return inspectTools(host, args)
+      } catch (error) {
+        if (error instanceof InspectError) throw new ToolError(error.message, {kind: error.kind})
+        throw error
+      }
+    },
+    usage:
+      'await inspect_tool(tool_name="mcp__x__y") or inspect_tool(tool_names=[...] or "mcp__x__*", brief=True)',
+  },
+  server_status: {
+    answer: (host) => host.serverStatus(),
+    usage: 'await server_status()',
+  },
+} satisfies Record<string, ProgramHelper>
+
+export type HelperName = keyof typeof PROGRAM_HELPERS
+export const HELPER_NAMES = Object.keys(PROGRAM_HELPERS) as HelperName[]
+
+/** `a, b and c`: the helpers by name, as messages list them. */
+export const HELPER_LIST = `${HELPER_NAMES.slice(0, -1).join(', ')} and ${HELPER_NAMES.at(-1)}`

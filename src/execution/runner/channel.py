@@ -1,0 +1,180 @@
+"""The child's end of the private channel to the parent: newline-delimited JSON, one object per
+line, both ways (message types and fields: src/execution/channel-messages.ts). Loaded by runner.py
+before confinement.
+
+A result whose value is a tool's lone text item arrives as a header line (the parent always writes
+`text_bytes` first), then exactly `text_bytes` bytes of UTF-8 and a newline; its value is the
+text's JSON when it parses, else the string (SPEC §6). Large results thus cross the channel once,
+unescaped, and are parsed once, here.
+"""
+
+import json
+import os
+import socket
+
+READ_SIZE = 65536
+TEXT_HEADER = b'{"text_bytes":'
+# The first character of every JSON text, after whitespace.
+_JSON_STARTS = frozenset('{["-0123456789tfn')
+_DONTWAIT = getattr(socket, "MSG_DONTWAIT", 0)
+
+
+def _reject_constant(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+class Channel:
+    """The private socket to the parent. Blocking writes; reads are blocking before the program
+    runs and non-blocking (driven by the event loop) while it runs."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.partial = []
+        # Complete messages, in order: a JSON line, or (result header, text payload).
+        self.lines = []
+        # [result header, bytearray for the payload and its newline, bytes filled] while a text arrives.
+        self.text = None
+        self.encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+        self.encode_ascii = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode
+        # NaN and Infinity are Python's extensions, not JSON: such a text stays a string.
+        self.decode_strict = json.JSONDecoder(parse_constant=_reject_constant).decode
+
+    @classmethod
+    def from_fd(cls, fd):
+        sock = socket.socket(fileno=fd)
+        sock.setblocking(True)
+        return cls(sock)
+
+    def feed(self, chunk):
+        start = 0
+        end = len(chunk)
+        lines = self.lines
+        while start < end:
+            if self.text is not None:
+                start = self._fill_text(chunk, start)
+                continue
+            nl = chunk.find(b"\n", start)
+            if nl < 0:
+                self.partial.append(chunk[start:])
+                return
+            if self.partial:
+                self.partial.append(chunk[start:nl])
+                line = b"".join(self.partial)
+                self.partial = []
+            else:
+                line = chunk[start:nl]
+            start = nl + 1
+            if line.startswith(TEXT_HEADER):
+                result = json.loads(line)
+                # Room for the payload and the newline after it.
+                self.text = [result, bytearray(result["text_bytes"] + 1), 0]
+            else:
+                lines.append(line)
+
+    def _fill_text(self, chunk, start):
+        text = self.text
+        buffer, filled = text[1], text[2]
+        count = min(len(buffer) - filled, len(chunk) - start)
+        buffer[filled : filled + count] = memoryview(chunk)[start : start + count]
+        text[2] = filled + count
+        if text[2] == len(buffer):
+            self._text_done()
+        return start + count
+
+    def _text_done(self):
+        result, buffer, _ = self.text
+        self.text = None
+        del buffer[-1]  # the newline after the payload
+        self.lines.append((result, buffer))
+
+    def receive(self, flags=0):
+        """One read from the socket: a chunk of lines, or straight into the text payload being
+        received. Returns the number of bytes read (0: the parent is gone); with MSG_DONTWAIT,
+        raises BlockingIOError when there is nothing to read."""
+        text = self.text
+        if text is None:
+            chunk = self.sock.recv(READ_SIZE, flags)
+            if chunk:
+                self.feed(chunk)
+            return len(chunk)
+        count = self.sock.recv_into(memoryview(text[1])[text[2] :], 0, flags)
+        text[2] += count
+        if text[2] == len(text[1]):
+            self._text_done()
+        return count
+
+    def receive_blocking(self):
+        """The next message, waiting for it; exits when the parent is gone."""
+        while not self.lines:
+            try:
+                count = self.receive()
+            except InterruptedError:
+                continue
+            except OSError:
+                count = 0
+            if not count:
+                os._exit(0)  # the parent is gone: nothing left to do
+        return json.loads(self.lines.pop(0))
+
+    def receive_available(self):
+        """Reads what the socket holds, without blocking; exits when the parent is gone."""
+        while True:
+            try:
+                count = self.receive(_DONTWAIT)
+            except (BlockingIOError, InterruptedError):
+                break
+            except OSError:
+                count = 0
+            if not count:
+                os._exit(1)  # parent gone
+            # A short read of lines means the socket is drained: save the syscall that says so.
+            if count < READ_SIZE and self.text is None:
+                break
+
+    def messages(self):
+        """The complete messages received, in order, each as (message, text payload or None)."""
+        lines = self.lines
+        while lines:
+            line = lines.pop(0)
+            if type(line) is tuple:
+                yield line
+            else:
+                yield json.loads(line), None
+
+    def text_value(self, payload):
+        """A lone text item's value: its JSON when it parses, else the string (SPEC §6)."""
+        text = payload.decode("utf-8", "replace")
+        # Plain prose cannot be JSON: spare it the failed parse (and its exception).
+        head = text[:64].lstrip(" \t\r\n")
+        if head and head[0] not in _JSON_STARTS:
+            return text
+        try:
+            return self.decode_strict(text)
+        except (ValueError, RecursionError):
+            return text
+
+    def to_bytes(self, obj):
+        """Serialises a message. Raises TypeError/ValueError for values that are not JSON."""
+        text = self.encode(obj)
+        try:
+            return text.encode("utf-8")
+        except UnicodeEncodeError:
+            # Lone surrogates: \\ud800 escapes are valid JSON and survive the trip.
+            return self.encode_ascii(obj).encode("ascii")
+
+    def send_bytes(self, data):
+        try:
+            self.sock.sendall(data + b"\n")
+        except OSError:
+            os._exit(1)
+
+    def send(self, obj):
+        self.send_bytes(self.to_bytes(obj))
+
+    def linger(self):
+        """Waits until the parent closes the channel (or kills this process)."""
+        try:
+            while self.sock.recv(READ_SIZE):
+                pass
+        except BaseException:
+            pass

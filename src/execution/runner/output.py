@@ -1,0 +1,52 @@
+"""The program's output: fd 1 (and fd 2, the same stream while the program runs), captured and
+counted by the parent, which never reads it as messages."""
+
+import io
+import os
+import sys
+
+
+class Output:
+    """`stream` is the program's sys.stdout and sys.stderr; `end` closes the output for good."""
+
+    def __init__(self, devnull):
+        # Opened before confinement: where fd 1 and 2 point once the output is closed.
+        self.devnull = devnull
+        self.stream = io.TextIOWrapper(
+            io.FileIO(1, "w", closefd=False),
+            encoding="utf-8",
+            errors="backslashreplace",
+            line_buffering=True,
+        )
+
+    def begin(self):
+        """One ordered stream: what the program (or C code) writes to fd 2 goes where fd 1 goes."""
+        try:
+            os.dup2(1, 2)
+        except OSError:
+            pass
+        sys.stdout = sys.stderr = self.stream
+
+    def flush_everything(self):
+        for stream in (self.stream, sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+            try:
+                if stream is not None:
+                    stream.flush()
+            except BaseException:
+                pass
+
+    def end(self, marker):
+        """Flushes, writes `marker` (so the parent knows it has all the output even while a
+        wrapper still holds the pipe), and points fd 1 and 2 at /dev/null: whatever still runs
+        (threads, tasks) writes there, and the parent sees EOF on both pipes."""
+        self.flush_everything()
+        try:
+            while marker:
+                marker = marker[os.write(1, marker) :]
+        except OSError:
+            pass
+        try:
+            os.dup2(self.devnull, 1)
+            os.dup2(self.devnull, 2)
+        except OSError:
+            pass

@@ -1,0 +1,212 @@
+"""The one program a child runs: waits for it inside the running event loop, runs it with its tools
+and helpers in its globals, reports `done` and exits (SPEC §6)."""
+
+import ast
+import asyncio
+import builtins
+import linecache
+import os
+import sys
+import warnings
+
+_CO_COROUTINE = 0x80
+
+
+def _refuse_nested_run(original_run):
+    """asyncio.run for a program that already runs in the event loop: refused with the fix."""
+
+    def asyncio_run(main, **options):
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # a thread of the program, with no loop of its own yet
+            return original_run(main, **options)
+        if asyncio.iscoroutine(main):
+            main.close()
+        raise RuntimeError(
+            "asyncio.run() cannot be called from a running event loop: the program already"
+            " runs in one, so write `await main()` (asyncio.run(main()) works only as a"
+            " top-level statement)"
+        )
+
+    return asyncio_run
+
+
+def _tool_like_names(code_obj):
+    """The names of the form mcp__<server>__<tool> that the program's code refers to."""
+    found = set()
+    code_type = type(code_obj)
+    stack = [code_obj]
+    while stack:
+        code = stack.pop()
+        for name in code.co_names:
+            if name.startswith("mcp__"):
+                end = name.find("__", 5)
+                if 5 < end < len(name) - 2:
+                    found.add(name)
+        stack.extend(const for const in code.co_consts if type(const) is code_type)
+    return found
+
+
+class Runner:
+    """Everything a run needs, made before the program arrives. `modules` holds the runner's own
+    modules (calls, errors, helpers, kept_files, media, output, program_habits); `runner_files` their paths,
+    left out of tracebacks and warnings."""
+
+    def __init__(self, channel, devnull, modules, runner_files):
+        self.channel = channel
+        self.modules = modules
+        self.runner_files = runner_files
+        self.loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(self.loop)
+        self.output = modules.output.Output(devnull)
+        self.never_awaited = modules.program_habits.NeverAwaited()
+        self.calls = modules.calls.ToolCalls(
+            self.loop, channel, modules.media, modules.program_habits, self.never_awaited
+        )
+        self.errors = modules.errors.ErrorFormatter(runner_files)
+        # Set by the run message, and by the program's emit().
+        self.max_emit_bytes = 0
+        self.end_marker = b""
+        self.emitted = None
+        self.helpers = modules.helpers.build(self)
+        self.run_waiter = self.loop.create_future()
+        # The scratch dir, before the program can change directory: ./out/ is kept from there.
+        self.scratch = os.getcwd()
+
+    def on_readable(self):
+        channel = self.channel
+        channel.receive_available()
+        for message, text in channel.messages():
+            kind = message.get("type")
+            if kind == "result":
+                self.calls.on_result(message, text)
+            elif kind == "run" and not self.run_waiter.done():
+                self.run_waiter.set_result(message)
+
+    async def execute(self, code_obj, program_globals):
+        try:
+            value = eval(code_obj, program_globals)
+            if code_obj.co_flags & _CO_COROUTINE:
+                await value
+        except BaseException as exc:  # SystemExit and CancelledError included: both are failures
+            return self.errors.format(exc)
+        return None
+
+    def finish(self, error):
+        """Ends the output, sends `done` and exits (never returns)."""
+        channel = self.channel
+        self.output.end(self.end_marker)
+        # The program's ./out/ files, read with what the program may read, never through a link.
+        try:
+            self.modules.kept_files.send_kept_files(self.scratch, channel.send_bytes, channel.to_bytes)
+        except BaseException:
+            pass
+        head = b'{"type":"done","ok":%s,"error":%s,"has_result":%s,"result":' % (
+            b"false" if error is not None else b"true",
+            b"null" if error is None else channel.to_bytes(error),
+            b"true" if self.emitted is not None else b"false",
+        )
+        channel.send_bytes(head + (self.emitted or b"null") + b"}")
+        # Linger until the parent kills this process (or closes the channel): it does so once it
+        # has answered its client, so that tearing the process down does not compete with that.
+        channel.linger()
+        os._exit(0)
+
+    def compile(self, source):
+        """The program's code object; a program that does not compile ends the run here."""
+        # The source stays in linecache so tracebacks (and traceback.print_exc() inside the
+        # program) show the program's own lines. mtime None: checkcache never drops it.
+        habits = self.modules.program_habits
+        name = habits.PROGRAM_FILE
+        linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+        try:
+            return habits.compile_program(source, ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+        except UnicodeEncodeError as exc:  # a lone surrogate: the text sent is not valid Unicode
+            line = source.count("\n", 0, exc.start) + 1
+            column = exc.start - source.rfind("\n", 0, exc.start)
+            self.finish(
+                f"SyntaxError: the program is not valid Unicode text: lone surrogate"
+                f" {source[exc.start]!r} at line {line}, column {column}"
+            )
+        except BaseException as exc:  # SyntaxError, ValueError (null bytes), MemoryError...
+            self.finish(self.errors.format(exc, compile_time=isinstance(exc, SyntaxError)))
+
+    def program_globals(self, code_obj, tools):
+        program_globals = {"__name__": "__main__", "__builtins__": builtins, **self.helpers}
+        make_tool = self.calls.make_tool
+        for name in tools:
+            if isinstance(name, str) and name.isidentifier():
+                program_globals[name] = make_tool(name)
+        # A tool name the program uses that is not listed (its server is down, or a typo) is
+        # callable too: the call raises a ToolError saying why, which the program can catch,
+        # where a NameError would say nothing.
+        for name in _tool_like_names(code_obj):
+            if name not in program_globals:
+                program_globals[name] = make_tool(name)
+        return program_globals
+
+    def on_loop_error(self, _loop, context):
+        # asyncio's own report ("Task exception was never retrieved") names the task's code
+        # and frames; this one names the program's only.
+        exc = context.get("exception")
+        try:
+            detail = f"\n{self.errors.format(exc)}" if isinstance(exc, BaseException) else ""
+            self.output.stream.write(f"{context.get('message') or 'asyncio error'}{detail}\n")
+        except BaseException:
+            pass
+
+    async def run_program(self):
+        run = await self.run_waiter
+        source = run.get("code")
+        if not isinstance(source, str):
+            os._exit(72)
+        self.calls.max_call_bytes = int(run.get("max_call_bytes") or 0)
+        self.max_emit_bytes = int(run.get("max_emit_bytes") or 0)
+        self.end_marker = str(run.get("end_marker") or "").encode("utf-8")
+        self.output.begin()
+        code_obj = self.compile(source)
+        program_globals = self.program_globals(code_obj, run.get("tools") or ())
+        habits = self.modules.program_habits
+        habits.install_warning_hook(warnings, self.runner_files, self.never_awaited, self.output.stream)
+        self.loop.set_exception_handler(self.on_loop_error)
+        asyncio.run = _refuse_nested_run(asyncio.run)
+        error = await self.execute(code_obj, program_globals)
+        if error is None:
+            error = habits.not_awaited_error(self.never_awaited)
+        else:
+            hint = habits.hint_for_error(error, self.never_awaited)
+            if hint:
+                error = f"{error}\n{hint}"
+        self.never_awaited.close_all()
+        self.finish(error)
+
+    def warm_up(self):
+        """Runs the paths a program takes once, so the first real program does not pay for them."""
+        code_obj = compile(
+            "async def _w():\n    return 1\nawait _w()\n",
+            "<warm-up>",
+            "exec",
+            flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT,
+            dont_inherit=True,
+        )
+        self.loop.run_until_complete(self.execute(code_obj, {"__builtins__": builtins}))
+        try:
+            raise NameError("warm-up")
+        except NameError as exc:
+            self.errors.format(exc)
+        channel = self.channel
+        channel.to_bytes({"type": "call", "id": 0, "tool": "", "args": {"a": [1, "b", None]}})
+        channel.text_value(bytearray(b'{"a": [1, "b", null]}'))
+        channel.text_value(bytearray(b"not JSON"))
+
+    def serve(self):
+        """Waits for the program, runs it and exits (never returns)."""
+        channel = self.channel
+        self.loop.add_reader(channel.sock.fileno(), self.on_readable)
+        if channel.lines:  # anything that arrived with the start message
+            self.on_readable()
+        try:
+            self.loop.run_until_complete(self.run_program())
+        except BaseException as exc:  # e.g. the program stopped the loop
+            self.finish(self.errors.format(exc))
+        os._exit(0)

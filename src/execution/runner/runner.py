@@ -1,0 +1,174 @@
+"""Bootstrap of every program child (SPEC §6, §7). Standard library only, Python >= 3.10.
+
+Started as `python -I -S -B runner.py` with an empty environment, cwd = the run's scratch dir, and
+fd 3 = a private stream socket to the parent (Node's `'pipe'` stdio entry is a unix socketpair).
+fd 1 and fd 2 are captured by the parent, which counts them itself; nothing written there is ever
+read as a message. The messages on the channel, their fields and who sends them are written down
+once, in src/execution/channel-messages.ts (checked against these modules by a test).
+
+  (a) take the channel (channel.py) and read `start`;
+  (b) set the rlimits, then confine: when `start.confine` is an object, its "module" key is the
+      absolute path of a Python file, imported by path; `apply(confine)` is called with the whole
+      object and may return a JSON-serialisable report (e.g. {"tier": "linux:landlock+seccomp"})
+      passed back in `ready`. If it raises, the child reports `startup_failed` (stage "confine");
+  (c) load the rest of the runtime, already confined (program.py: the Runner), and warm it up;
+  (d) send `ready`; (e) wait for `run` inside the already running event loop, so that handing the
+      program over costs one wake-up; (f) run it; (g) report `done` and exit.
+
+While the program runs, fd 2 is the stdout pipe too (one ordered stream). At the end the runner
+flushes, writes `end_marker` to fd 1 (so the parent knows it has all the output even while a
+wrapper still holds the pipe), points fd 1 and 2 at /dev/null, sends `done` and exits at once
+(os._exit), so leftover tasks and threads cannot print later.
+
+The runner's modules sit next to this file and are loaded by path (nothing is added to sys.path,
+so a program cannot import them by name).
+"""
+
+import os
+import sys
+
+_CHANNEL_FD = 3
+# Where the channel lives once the runner holds it: out of the way of the descriptors a program
+# opens, not inherited by anything, and fd 3 itself is closed.
+_PRIVATE_FD = 255
+_HERE = os.path.dirname(__file__)
+# Loaded once confined, in this order (each only uses the standard library and what it is given).
+_RUNTIME_MODULES = (
+    "program_habits",
+    "media",
+    "calls",
+    "errors",
+    "helpers",
+    "output",
+    "kept_files",
+    "program",
+)
+
+
+def _load_module(name):
+    """A module next to this file, by path."""
+    import importlib.util
+
+    path = os.path.join(_HERE, f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"_ptc_{name}", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _set_limits(limits):
+    import resource
+
+    def hard_set(which, value):
+        if value is None:
+            return
+        value = int(value)
+        soft, hard = resource.getrlimit(which)
+        if hard != resource.RLIM_INFINITY and value > hard:
+            value = hard
+        resource.setrlimit(which, (value, value))
+
+    hard_set(resource.RLIMIT_CORE, 0)
+    hard_set(resource.RLIMIT_CPU, limits.get("cpu_seconds"))
+    hard_set(resource.RLIMIT_FSIZE, limits.get("file_size_bytes"))
+    hard_set(resource.RLIMIT_NOFILE, limits.get("open_files"))
+    # Address space last: the limits above must not fail for lack of memory.
+    if hasattr(resource, "RLIMIT_AS"):
+        hard_set(resource.RLIMIT_AS, limits.get("address_space_bytes"))
+
+
+def _apply_confine(spec):
+    import importlib.util
+
+    path = spec.get("module")
+    if not isinstance(path, str) or not os.path.isabs(path):
+        raise ValueError('confine spec needs an absolute "module" path')
+    module_spec = importlib.util.spec_from_file_location("_ptc_confine", path)
+    if module_spec is None or module_spec.loader is None:
+        raise ImportError(f"cannot load confine module {path}")
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module.apply(spec)
+
+
+def _load_runtime(channel, devnull, channel_file):
+    """Imports what programs need and returns the Runner, warmed up."""
+    # asyncio imports ssl for TLS transports only; programs have no network, and OpenSSL is the
+    # slowest part of a child's start. Block it while asyncio loads, then let programs import it.
+    saved_ssl = sys.modules.get("ssl", False)
+    sys.modules["ssl"] = None
+    try:
+        import asyncio  # noqa: F401
+    finally:
+        if saved_ssl is False:
+            del sys.modules["ssl"]
+        else:
+            sys.modules["ssl"] = saved_ssl
+    import types
+
+    modules = types.SimpleNamespace(**{name: _load_module(name) for name in _RUNTIME_MODULES})
+    runner_files = frozenset(
+        [__file__, channel_file, modules.calls.CALL_FILE]
+        + [getattr(modules, name).__file__ for name in _RUNTIME_MODULES]
+    )
+    runner = modules.program.Runner(channel, devnull, modules, runner_files)
+    runner.warm_up()
+    return runner
+
+
+def main():
+    # (a) Take the channel before anything else, then read the start message.
+    try:
+        try:
+            channel_fd = os.dup2(_CHANNEL_FD, _PRIVATE_FD, inheritable=False)
+        except OSError:  # an open-files limit below 256: any free descriptor will do
+            channel_fd = os.dup(_CHANNEL_FD)
+        os.close(_CHANNEL_FD)
+        channel_module = _load_module("channel")
+        channel = channel_module.Channel.from_fd(channel_fd)
+    except Exception as exc:  # no channel: nobody to tell
+        sys.stderr.write(f"ptc-mcp runner: no channel on fd {_CHANNEL_FD}: {exc}\n")
+        os._exit(70)
+
+    def startup_failed(stage, exc):
+        channel.send({"type": "startup_failed", "stage": stage, "error": f"{type(exc).__name__}: {exc}"})
+        os._exit(71)
+
+    try:
+        start = channel.receive_blocking()
+        if not isinstance(start, dict) or start.get("type") != "start":
+            raise ValueError("expected a start message")
+        # Opened before confinement: where fd 1 and 2 point after `done`.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+    except Exception as exc:
+        startup_failed("start", exc)
+
+    # (b) Limits first (a seccomp filter may forbid setrlimit afterwards), then confinement.
+    try:
+        _set_limits(start.get("limits") or {})
+    except Exception as exc:
+        startup_failed("limits", exc)
+    confine_report = None
+    confine = start.get("confine")
+    if confine is not None:
+        try:
+            confine_report = _apply_confine(confine)
+            channel.to_bytes(confine_report)
+        except BaseException as exc:
+            startup_failed("confine", exc)
+
+    # (c) The rest of the runtime, already confined.
+    try:
+        runner = _load_runtime(channel, devnull, channel_module.__file__)
+    except BaseException as exc:
+        startup_failed("load", exc)
+
+    # (d) Ready; (e)-(g) in the event loop (`serve` never returns).
+    channel.send({"type": "ready", "confine": confine_report})
+    runner.serve()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,158 @@
+"""The escape probe (SPEC §7): what a sandbox must refuse and what it must leave working, in one place.
+
+Run confined exactly as a program is, three ways:
+  * by the linux backend, once per interpreter: `python -I -S -B probe.py CONFIG`, launched as a
+    program child (same command, bwrap arguments); CONFIG's "confine" spec is applied first, as the
+    runner applies it;
+  * by the seatbelt backend, the same way under sandbox-exec;
+  * by `doctor`, as a program the engine runs: this file's source, then `emit(probe(CONFIG))`.
+
+CONFIG (src/sandbox/probe.ts builds it):
+  {"attempts": [names of ATTEMPTS], "works": [names of WORKS], "sentinel": path outside,
+   "writeTarget": path outside, "port": a TCP listener's port on 127.0.0.1, "confine": spec | null}
+The report, printed as one JSON line (or returned by probe()):
+  {"confined": bool, "error": str, "report": what apply() returned, "refused": {name: bool},
+   "leaked": the sentinel's text if it could be read, "hidden": bool, "works": {name: bool}, "uid": int}
+An attempt counts as refused when it raises OSError. The caller judges from outside too, where it
+can: the sentinel's text is not in what came back, the write target does not exist, the listener
+saw no connection. A silent no-op must never pass.
+"""
+
+import json
+import os
+import socket
+import sys
+import threading
+
+
+def _read_outside(config, out):
+    with open(config["sentinel"], "rb") as f:
+        out["leaked"] = f.read().decode("utf-8", "replace")
+
+
+def _write_outside(config, out):
+    # Left in place if it works: the caller checks from outside that it is not there, and removes it.
+    with open(config["writeTarget"], "xb") as f:
+        f.write(b"escaped")
+
+
+def _connect(config, out):
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.settimeout(2)
+        s.connect(("127.0.0.1", int(config["port"])))
+
+
+def _fork(config, out):
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+
+
+def _spawn(config, out):
+    pid = os.posix_spawn("/bin/true", ["true"], {})
+    os.waitpid(pid, 0)
+
+
+def _read_passwd(config, out):
+    with open("/etc/passwd", "rb"):
+        pass
+
+
+def _unix_socket(config, out):
+    socket.socket(socket.AF_UNIX, socket.SOCK_STREAM).close()
+
+
+def _signal_parent(config, out):
+    os.kill(os.getppid(), 0)
+
+
+def _list_users(config, out):
+    os.listdir("/Users")
+
+
+# Each must raise OSError inside a sandbox (the backends say which apply on their platform).
+ATTEMPTS = {
+    "read outside": _read_outside,
+    "write outside": _write_outside,
+    "socket": _connect,
+    "fork": _fork,
+    "read /etc/passwd": _read_passwd,
+    "unix socket": _unix_socket,
+    "spawn": _spawn,
+    "signal the parent": _signal_parent,
+    "list /Users": _list_users,
+}
+
+
+def _scratch():
+    path = os.path.join(os.getcwd(), "probe.txt")
+    with open(path, "w") as f:
+        f.write("ok")
+    with open(path) as f:
+        return f.read() == "ok"
+
+
+def _socketpair():
+    a, b = socket.socketpair()
+    with a, b:
+        a.sendall(b"x")
+        return b.recv(1) == b"x"
+
+
+def _thread():
+    ran = []
+    thread = threading.Thread(target=lambda: ran.append(True))
+    thread.start()
+    thread.join()
+    return ran == [True]
+
+
+# Each must still work inside a sandbox: what programs need.
+WORKS = {"scratch": _scratch, "socketpair": _socketpair, "thread": _thread}
+
+
+def probe(config):
+    """Makes the attempts and checks the controls CONFIG names; returns the report."""
+    out = {"confined": True, "refused": {}, "leaked": None, "works": {}}
+    for name in config["attempts"]:
+        try:
+            ATTEMPTS[name](config, out)
+            out["refused"][name] = False
+        except OSError:
+            out["refused"][name] = True
+    out["hidden"] = not os.path.lexists(config["sentinel"]) and not os.path.lexists("/proc/1")
+    for name in config["works"]:
+        try:
+            out["works"][name] = WORKS[name]() is True
+        except OSError:
+            out["works"][name] = False
+    out["uid"] = os.getuid()
+    return out
+
+
+def _confine(spec):
+    """Applies the confine spec as the runner does (loads its module by path, calls apply)."""
+    import importlib.util
+
+    module_spec = importlib.util.spec_from_file_location("_ptc_confine", spec["module"])
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module.apply(spec)
+
+
+def main():
+    config = json.loads(sys.argv[1])
+    try:
+        report = _confine(config["confine"]) if config.get("confine") else None
+    except BaseException as exc:
+        print(json.dumps({"confined": False, "error": f"{type(exc).__name__}: {exc}"}), flush=True)
+        return
+    out = probe(config)
+    out["report"] = report
+    print(json.dumps(out), flush=True)
+
+
+# Run as a script; doctor's program (which has no __file__) calls probe() itself.
+if __name__ == "__main__" and "__file__" in globals():
+    main()

@@ -1,0 +1,194 @@
+import {randomBytes} from 'node:crypto'
+import {existsSync} from 'node:fs'
+import {chmod, mkdir, readFile, rm, writeFile} from 'node:fs/promises'
+import {createServer, type Server} from 'node:net'
+import {dirname, join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+import {createProbeDir, removeScratchDir} from '../execution/scratch.js'
+
+/**
+ * The host side of the escape probe (probe.py, SPEC §7), shared by the backends' once-per-process
+ * check and `doctor`: what lies outside for the probe to reach, the config it gets, and the verdict,
+ * judged from outside where possible.
+ */
+export const PROBE_SCRIPT = fileURLToPath(new URL('probe.py', import.meta.url))
+/** The directory a sandboxed probe must be able to read (probe.py, and the linux confine modules under it). */
+export const PROBE_DIR = dirname(PROBE_SCRIPT)
+
+/** probe.py's ATTEMPTS: each must be refused where a backend lists it. */
+export type EscapeAttempt =
+  | 'fork'
+  | 'list /Users'
+  | 'read /etc/passwd'
+  | 'read outside'
+  | 'signal the parent'
+  | 'socket'
+  | 'spawn'
+  | 'unix socket'
+  | 'write outside'
+
+/** probe.py's WORKS: what programs need, which must still work. */
+export type ProbeControl = 'scratch' | 'socketpair' | 'thread'
+
+/** What one backend's probe tries (SandboxBackend.probe). */
+export interface ProbePlan {
+  /** Must be refused (by `none`: shown by doctor as what a program can do). */
+  refuse: readonly EscapeAttempt[]
+  /** Must still work. */
+  work: readonly ProbeControl[]
+}
+
+/** What every sandbox refuses, whatever its platform: the start of every backend's plan. */
+export const COMMON_ATTEMPTS = ['read outside', 'write outside', 'socket', 'fork'] as const
+
+/** The plan of a backend that names none (SandboxBackend.probe). */
+export const DEFAULT_PROBE: ProbePlan = {refuse: COMMON_ATTEMPTS, work: ['scratch']}
+
+/** probe.py's CONFIG. */
+export interface ProbeConfig {
+  attempts: readonly EscapeAttempt[]
+  works: readonly ProbeControl[]
+  sentinel: string
+  writeTarget: string
+  port: number
+  /** Applied by probe.py before its attempts (the linux backend's confine spec). */
+  confine?: Record<string, unknown> | null
+}
+
+/** probe.py's report. */
+export interface ProbeReport {
+  confined: boolean
+  error?: string
+  /** What confine.py's apply() returned. */
+  report?: {landlockAbi?: number; identity?: string; bounds?: {threads?: string; scratch?: string}} | null
+  refused?: Partial<Record<EscapeAttempt, boolean>>
+  leaked?: string | null
+  /** The sentinel and /proc/1 were not even visible (bwrap's namespaces). */
+  hidden?: boolean
+  works?: Partial<Record<ProbeControl, boolean>>
+  uid?: number
+}
+
+export interface ProbeVerdict {
+  /** Each attempt of the plan, in its order, refused only if the report and the outside agree. */
+  attempts: Array<{name: EscapeAttempt; refused: boolean}>
+  /** Names of the attempts not refused. */
+  escaped: EscapeAttempt[]
+  /** Names of the controls that did not work. */
+  broken: ProbeControl[]
+}
+
+/** One probe run's surroundings: a sentinel outside, a write target, a listener. */
+export interface ProbeTargets {
+  /** A fresh directory outside the sandbox (removed by close()). */
+  base: string
+  /** A scratch dir for the probe under base (mode 0700), for a backend that launches it itself. */
+  scratchDir: string
+  /** CONFIG for `plan`; the linux backend adds its confine spec. */
+  config(plan: ProbePlan, confine?: Record<string, unknown> | null): ProbeConfig
+  /** The verdict on `report`; `returned` is everything that came back from the sandbox (stdout, output). */
+  verdict(plan: ProbePlan, report: ProbeReport, returned: string): ProbeVerdict
+  close(): Promise<void>
+}
+
+export interface ProbeTargetOptions {
+  /**
+   * Where the write attempt goes. Default: a file in `base`. The linux backend names one next to
+   * confine.py: a host directory in every tier that root without capabilities may own, so only
+   * the sandbox can refuse it.
+   */
+  writeDir?: string
+}
+
+/** Opens the surroundings of one probe run; close() removes them (and anything an escape wrote). */
+export async function openProbeTargets(options: ProbeTargetOptions = {}): Promise<ProbeTargets> {
+  const base = await createProbeDir()
+  const listener = await listen().catch(async (error: unknown) => {
+    await removeScratchDir(base)
+    throw error
+  })
+  try {
+    // Readable by everyone: only the sandbox may stop the probe from reading the sentinel.
+    await chmod(base, 0o755)
+    const scratchDir = join(base, 'scratch')
+    await mkdir(scratchDir, {mode: 0o700})
+    const secret = randomBytes(12).toString('hex')
+    const sentinel = join(base, 'outside.txt')
+    await writeFile(sentinel, `not for the sandbox ${secret}\n`, {mode: 0o644})
+    const writeTarget = join(options.writeDir ?? base, `written-by-probe-${randomBytes(6).toString('hex')}`)
+    return {
+      base,
+      scratchDir,
+      config: (plan, confine) => ({
+        attempts: plan.refuse,
+        works: plan.work,
+        sentinel,
+        writeTarget,
+        port: listener.port,
+        ...(confine === undefined ? {} : {confine}),
+      }),
+      verdict(plan, report, returned) {
+        const outside: Partial<Record<EscapeAttempt, boolean>> = {
+          'read outside': !returned.includes(secret),
+          'write outside': !existsSync(writeTarget),
+          socket: listener.connections() === 0,
+        }
+        const attempts = plan.refuse.map((name) => ({
+          name,
+          refused: report.refused?.[name] === true && outside[name] !== false,
+        }))
+        return {
+          attempts,
+          escaped: attempts.filter((attempt) => !attempt.refused).map((attempt) => attempt.name),
+          broken: plan.work.filter((name) => report.works?.[name] !== true),
+        }
+      },
+      async close() {
+        listener.server.close()
+        await rm(writeTarget, {force: true})
+        await removeScratchDir(base)
+      },
+    }
+  } catch (error) {
+    listener.server.close()
+    await removeScratchDir(base)
+    throw error
+  }
+}
+
+/** The last line of a probe's stdout as its report, if it is one. */
+export function parseProbeReport(stdout: string): ProbeReport | undefined {
+  const line = stdout.trim().split('\n').pop()
+  if (!line) return undefined
+  try {
+    const parsed = JSON.parse(line) as unknown
+    return typeof parsed === 'object' && parsed !== null && 'confined' in parsed
+      ? (parsed as ProbeReport)
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The probe as a program for the engine (doctor): probe.py's source, then one call that emits the report. */
+export async function probeProgram(config: ProbeConfig): Promise<string> {
+  const source = await readFile(PROBE_SCRIPT, 'utf8')
+  return `${source}\nemit(probe(json.loads(${JSON.stringify(JSON.stringify(config))})))\n`
+}
+
+async function listen(): Promise<{server: Server; port: number; connections(): number}> {
+  let count = 0
+  const server = createServer((socket) => {
+    count++
+    socket.destroy()
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', resolve)
+  })
+  server.unref()
+  const address = server.address()
+  const port = typeof address === 'object' && address ? address.port : 0
+  return {server, port, connections: () => count}
+}
