@@ -14,6 +14,14 @@ export interface ToolRule {
   matches(name: string): boolean
 }
 
+/** A rule that matches no tool of the connected servers (SPEC §4): warned about in the log and by doctor. */
+export interface UnmatchedRule {
+  list: ToolRule['list']
+  pattern: string
+  /** One line for the log and doctor, with what to check. */
+  message: string
+}
+
 /**
  * `tools.allow` / `tools.block` (SPEC §4): namespaced names or globs (`mcp__fin__*`), normalised
  * exactly as names are, so `mcp__my-srv__get-x` and `mcp__my_srv__get_x` are the same rule. With
@@ -52,6 +60,19 @@ export class ToolFilter {
   /** The rules that match none of `names`: a typo, or a tool that no longer exists. */
   unmatched(names: readonly string[]): ToolRule[] {
     return this.rules.filter((rule) => !names.some((name) => rule.matches(name)))
+  }
+
+  /** The rules that match no tool `offered`, each with its line for the log and doctor; `down` servers were not checked. */
+  unmatchedRules(offered: readonly string[], down: readonly string[]): UnmatchedRule[] {
+    const unchecked =
+      down.length > 0 ? ` (not connected, so not checked: ${down.map((name) => `'${name}'`).join(', ')})` : ''
+    return this.unmatched(offered).map((rule) => ({
+      list: rule.list,
+      pattern: rule.pattern,
+      message:
+        `${rule.list} pattern ${JSON.stringify(rule.pattern)} matches no tool of the connected servers${unchecked}; ` +
+        `check its spelling against "ptc-mcp list"`,
+    }))
   }
 }
 

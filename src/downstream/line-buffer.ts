@@ -6,12 +6,12 @@ import {
   type RequestId,
   STDIO_DEFAULT_MAX_BUFFER_SIZE,
 } from '@modelcontextprotocol/client'
-import {StringDecoder} from 'node:string_decoder'
 
 import type {Logger} from '../log.js'
 
 import {parseMessage} from '../json-rpc.js'
-import {idOfSkipped, isCallHead, OversizedLine, type SkippedLine} from '../oversized-line.js'
+import {LineFramer} from '../line-framing.js'
+import {idOfSkipped, isCallHead, type SkippedLine} from '../oversized-line.js'
 import {oversizedAnswer} from './oversized-answer.js'
 
 /**
@@ -24,66 +24,24 @@ import {oversizedAnswer} from './oversized-answer.js'
  *
  * Why: the SDK's `ReadBuffer` (2.4.0) concatenates the whole pending buffer on every chunk and
  * searches it again from the start, so one large message costs O(size²): a 12 MB tool result took
- * 3 s where the pipe delivers it in 0.5 s, and SPEC §11 wants 16 MiB through in under 1.5 s. This
- * keeps the current line as text decoded chunk by chunk, and joins it once, when its newline arrives.
- * Each chunk is dropped as soon as it is decoded, so a large message is not held as chunks, then as
- * their concatenation, then as its text, all at once: SPEC §11 bounds the server's memory during a
- * 16 MiB result at 4× its size.
+ * 3 s where the pipe delivers it in 0.5 s, and SPEC §11 wants 16 MiB through in under 1.5 s. The
+ * framer keeps the current line as text decoded chunk by chunk, and joins it once, when its newline
+ * arrives: SPEC §11 bounds the server's memory during a 16 MiB result at 4× its size.
  */
 export class LineBuffer {
-  /** The current line so far, decoded; appended as a rope, flattened once by JSON.parse. */
-  private pending = ''
-  private pendingBytes = 0
-  /** Keeps a character split between two chunks whole. */
-  private readonly decoder = new StringDecoder('utf8')
+  private readonly framer: LineFramer<string>
   private readonly lines: (string | SkippedLine)[] = []
-  /** Set while skipping the rest of a line over the limit. */
-  private skipping: OversizedLine | undefined
 
   constructor(
     private readonly maxBufferSize: number = STDIO_DEFAULT_MAX_BUFFER_SIZE,
     /** A message over the limit that is not a result (or has no id to answer): `id` is a request's. */
     private readonly onDropped: (line: SkippedLine, id: RequestId | undefined) => void = () => {},
-  ) {}
-
-  append(chunk: Buffer): void {
-    let start = 0
-    let newline = chunk.indexOf(NEWLINE)
-    while (newline !== -1) {
-      const tail = chunk.subarray(start, newline)
-      if (this.skipping || this.pendingBytes + tail.length > this.maxBufferSize) {
-        this.skip(tail)
-        this.lines.push(this.skipping!.finish())
-        this.skipping = undefined
-      } else if (this.pendingBytes === 0) this.lines.push(tail.toString('utf8'))
-      else {
-        this.lines.push(this.pending + this.decoder.end(tail))
-        this.pending = ''
-        this.pendingBytes = 0
-      }
-      start = newline + 1
-      newline = chunk.indexOf(NEWLINE, start)
-    }
-    if (start === chunk.length) return
-    const rest = chunk.subarray(start)
-    if (this.skipping || this.pendingBytes + rest.length > this.maxBufferSize) {
-      this.skip(rest)
-      return
-    }
-    this.pending += this.decoder.write(rest)
-    this.pendingBytes += rest.length
+  ) {
+    this.framer = LineFramer.text(maxBufferSize, 'skip')
   }
 
-  /** Counts `part` into the line being skipped, starting to skip (and dropping what is held) if need be. */
-  private skip(part: Buffer): void {
-    if (!this.skipping) {
-      this.skipping = new OversizedLine()
-      if (this.pendingBytes > 0) this.skipping.addText(this.pending, this.pendingBytes)
-      this.pending = ''
-      this.pendingBytes = 0
-      this.decoder.end()
-    }
-    this.skipping.add(part)
+  append(chunk: Buffer): void {
+    this.framer.push(chunk, (framed) => this.lines.push(framed.kind === 'line' ? framed.line : framed))
   }
 
   readMessage(): JSONRPCMessage | null {
@@ -94,7 +52,7 @@ export class LineBuffer {
         continue
       }
       try {
-        return parseMessage(line.endsWith('\r') ? line.slice(0, -1) : line)
+        return parseMessage(line)
       } catch (error) {
         // Same rule as the SDK: a line that is not JSON (a stray print) is skipped.
         if (error instanceof SyntaxError) continue
@@ -105,11 +63,8 @@ export class LineBuffer {
   }
 
   clear(): void {
-    this.pending = ''
-    this.pendingBytes = 0
-    this.decoder.end()
+    this.framer.clear()
     this.lines.length = 0
-    this.skipping = undefined
   }
 
   /** A result over the limit becomes an error answer to its request; anything else is dropped. */
@@ -122,8 +77,6 @@ export class LineBuffer {
     return oversizedAnswer(id, line.bytes, this.maxBufferSize)
   }
 }
-
-const NEWLINE = 0x0a
 
 let warnedFraming = false
 

@@ -7,19 +7,18 @@ import type {ConnectFailure} from './failure.js'
 import type {TransportFactory} from './transports.js'
 import type {UpstreamClient} from './upstream.js'
 
+import {downstreamMessageBytes} from '../limits.js'
 import {createLogger, type Logger} from '../log.js'
-import {prepareArguments} from './arguments.js'
-import {ToolFilter, type ToolRule} from './filter.js'
+import {checkArguments, checkResult, type ResultChecks, tooLargeError} from './call-checks.js'
+import {ToolFilter, type UnmatchedRule} from './filter.js'
 import {normaliseName} from './naming.js'
 import {Redactor} from './redactor.js'
-import {loneText, parseToolResult, toolErrorText} from './result-parser.js'
 import {defaultShapesDir, ShapeStore} from './shape-store.js'
-import {shapeOf, textShape} from './shapes.js'
 import {ServerSupervisor} from './supervisor.js'
+import {type HiddenTool, ToolIndex} from './tool-index.js'
 import {lookupTool, notConnectedMessage} from './tool-lookup.js'
 import {
   type CallToolOptions,
-  JsonText,
   ResultTooLargeError,
   type ServerStatus,
   ToolError,
@@ -65,21 +64,6 @@ export interface ToolRegistryOptions {
   createTransport?: TransportFactory
 }
 
-/** A tool a connected server offers that `tools.allow` / `tools.block` hides. */
-export interface HiddenTool {
-  tool: ToolInfo
-  /** `hidden by tools.block ("mcp__x__get-env")`, for the CLI only: the model is told nothing. */
-  reason: string
-}
-
-/** A rule that matches no tool of the connected servers (SPEC §4): warned about in the log and by doctor. */
-export interface UnmatchedRule {
-  list: ToolRule['list']
-  pattern: string
-  /** One line for the log and doctor, with what to check. */
-  message: string
-}
-
 /** What the registry needs of the permission rules: `PermissionPolicy` implements it. */
 export interface ToolVisibility {
   /** Why the tool is hidden (for the CLI), or undefined. */
@@ -96,15 +80,6 @@ export interface DownstreamServerStatus extends ServerStatus {
 
 type RegistryConfig = Partial<Pick<Config, 'tools' | 'execution'>> & Pick<Config, 'servers'>
 
-interface Entry {
-  tool: ToolInfo
-  supervisor: ServerSupervisor
-}
-
-const SDK_STDIO_BUFFER = 10 * 1024 * 1024
-
-export const LESS_DATA_HINT = 'request less data: narrower dates, a limit, or a filter'
-
 /**
  * Every downstream server's tools behind one interface (`ToolHost`): one supervisor per server,
  * allow/block applied to everything listed and callable, arguments validated before anything is
@@ -114,20 +89,16 @@ export class ToolRegistry implements ToolHost {
   private readonly supervisors: ServerSupervisor[]
   private readonly filter: ToolFilter
   private readonly validator = new SchemaValidator()
+  private readonly resultChecks: ResultChecks
   private readonly log: Logger
   /** Redacts the config's secrets from every message, status and log line (SPEC §15). */
   readonly redactor: Redactor
   private readonly shapes: ShapeStore
-  private readonly recordSamples: boolean
   private readonly visibility: ToolVisibility | undefined
   private readonly listeners = new Set<() => void>()
   private readonly unusable: readonly UnusableServer[]
-  /** Permitted tools of connected servers, by namespaced name; rebuilt on every change. */
-  private index = new Map<string, Entry>()
-  private sorted: ToolInfo[] = []
-  private hidden = new Map<string, HiddenTool>()
-  /** Every tool of the connected servers, allowed or not, for checking the rules. */
-  private offered: string[] = []
+  /** The tools of connected servers by namespaced name; rebuilt on every change. */
+  private index = ToolIndex.EMPTY
   private readonly warnedRules = new Set<string>()
   private started = false
   private closed = false
@@ -143,10 +114,12 @@ export class ToolRegistry implements ToolHost {
       options.shapesDir === undefined ? defaultShapesDir() : options.shapesDir,
       this.log,
     )
-    this.recordSamples = config.execution?.record_samples ?? false
-    const resultLimit = config.execution?.max_tool_result_bytes ?? 16 * 1024 * 1024
-    const maxMessageBytes =
-      options.maxMessageBytes ?? Math.max(SDK_STDIO_BUFFER, 2 * resultLimit + 1024 * 1024)
+    this.resultChecks = {
+      validator: this.validator,
+      shapes: this.shapes,
+      recordSamples: config.execution?.record_samples ?? false,
+    }
+    const maxMessageBytes = options.maxMessageBytes ?? downstreamMessageBytes(config.execution)
     this.supervisors = config.servers.map(
       (server) =>
         new ServerSupervisor(server, {
@@ -178,7 +151,7 @@ export class ToolRegistry implements ToolHost {
 
   /** Permitted tools of connected servers, sorted by name. */
   listTools(): ToolInfo[] {
-    return [...this.sorted]
+    return [...this.index.sorted]
   }
 
   approvalNote(tool: ToolInfo): string | undefined {
@@ -191,12 +164,12 @@ export class ToolRegistry implements ToolHost {
 
   /** Tools of connected servers hidden by `tools.allow` / `tools.block`, sorted by name: for the CLI only. */
   hiddenTools(): HiddenTool[] {
-    return [...this.hidden.values()].sort((a, b) => byName(a.tool, b.tool))
+    return this.index.hiddenTools()
   }
 
   /** Why `name` is hidden, when a connected server offers it and a rule hides it: for the CLI only. */
   hiddenTool(name: string): HiddenTool | undefined {
-    return this.hidden.get(name)
+    return this.index.hiddenTool(name)
   }
 
   /**
@@ -204,15 +177,8 @@ export class ToolRegistry implements ToolHost {
    * that is gone. Meaningful once the servers have made their first attempt.
    */
   unmatchedRules(): UnmatchedRule[] {
-    const down = this.supervisors.filter((s) => !s.connected).map((s) => `'${s.name}'`)
-    const unchecked = down.length > 0 ? ` (not connected, so not checked: ${down.join(', ')})` : ''
-    return this.filter.unmatched(this.offered).map((rule) => ({
-      list: rule.list,
-      pattern: rule.pattern,
-      message:
-        `${rule.list} pattern ${JSON.stringify(rule.pattern)} matches no tool of the connected servers${unchecked}; ` +
-        `check its spelling against "ptc-mcp list"`,
-    }))
+    const down = this.supervisors.filter((s) => !s.connected).map((s) => s.name)
+    return this.filter.unmatchedRules(this.index.offered, down)
   }
 
   observedResult(name: string): unknown {
@@ -229,9 +195,8 @@ export class ToolRegistry implements ToolHost {
   }
 
   serverStatus(): DownstreamServerStatus[] {
-    const counts = new Map<string, number>()
     // lastError is redacted where it is set (the supervisor); warnings hold only tool names.
-    for (const {tool} of this.index.values()) counts.set(tool.server, (counts.get(tool.server) ?? 0) + 1)
+    const counts = this.index.countsByServer()
     const connectable = this.supervisors.map((supervisor): DownstreamServerStatus => {
       const {name, transport, connected, lastError, attempts, since, warnings} = supervisor.status()
       const tools = counts.get(name) ?? 0
@@ -307,17 +272,7 @@ export class ToolRegistry implements ToolHost {
     const {tool, unknown} = lookupTool(this, name)
     if (!tool) throw this.missingToolError(name, unknown)
     const {supervisor} = this.index.get(name)!
-
-    // Rule: invalid arguments never reach the server; unlisted ones are invalid too, and optional
-    // ones passed as None are left out (SPEC §6).
-    const prepared = prepareArguments(tool.inputSchema, args)
-    args = prepared.args
-    const problems =
-      prepared.problems.length > 0 ? prepared.problems : this.validator.checkArguments(tool.inputSchema, args)
-    if (problems.length > 0)
-      throw new ToolError(`invalid arguments for ${name}: ${problems.join('; ')}`, {
-        kind: 'invalid_arguments',
-      })
+    args = checkArguments(tool, args, this.validator)
     // Rule: a call the user did not approve never reaches the server either.
     if (options.approve) await options.approve(tool, args)
 
@@ -328,11 +283,10 @@ export class ToolRegistry implements ToolHost {
         timeoutMs: options.timeoutMs,
       })
     } catch (error) {
-      if (error instanceof ResultTooLargeError)
-        throw new ToolError(tooLargeMessage(tool, error.bytes, options), {kind: 'too_large'})
+      if (error instanceof ResultTooLargeError) throw tooLargeError(tool, error.bytes, options)
       throw error
     }
-    return this.checkResult(tool, result, options)
+    return checkResult(tool, result, options, this.resultChecks)
   }
 
   /** Closes every connection and stops retrying; stdio servers are shut down and waited for. */
@@ -340,8 +294,7 @@ export class ToolRegistry implements ToolHost {
     if (this.closed) return
     this.closed = true
     await Promise.all(this.supervisors.map((s) => s.close()))
-    this.index = new Map()
-    this.sorted = []
+    this.index = ToolIndex.EMPTY
     this.listeners.clear()
   }
 
@@ -353,53 +306,6 @@ export class ToolRegistry implements ToolHost {
     return error instanceof ToolError
       ? new ToolError(message, {cause: error, kind: error.kind})
       : new Error(message, {cause: error})
-  }
-
-  private checkResult(tool: ToolInfo, result: CallToolResult, options: CallToolOptions): unknown {
-    if (result.isError) throw new ToolError(toolErrorText(result))
-    const {maxResultBytes} = options
-
-    const size = resultSize(result, maxResultBytes)
-    if (size > maxResultBytes) throw new ToolError(tooLargeMessage(tool, size, options), {kind: 'too_large'})
-    options.onResultBytes?.(size)
-
-    if (tool.outputSchema) {
-      if (result.structuredContent === undefined) {
-        throw new ToolError(`${tool.name} declares an outputSchema but returned no structured content`, {
-          kind: 'schema_mismatch',
-        })
-      }
-      const problems = this.validator.checkResult(tool.outputSchema, result.structuredContent)
-      if (problems.length > 0) {
-        throw new ToolError(
-          `result of ${tool.name} does not match its outputSchema: ${problems.join('; ')}`,
-          {
-            kind: 'schema_mismatch',
-          },
-        )
-      }
-    }
-    // Rule: the first result of a tool without an outputSchema in each run is described for
-    // inspect_tool (SPEC §5); later ones are not looked at again.
-    const describe = !tool.outputSchema && !this.shapes.recordedThisRun(tool)
-    const shapeOptions = {samples: this.recordSamples}
-    if (options.deferTextParsing) {
-      const text = loneText(result)
-      if (text !== undefined) {
-        if (describe) this.shapes.record(tool, textShape(text, shapeOptions))
-        return new JsonText(text)
-      }
-    }
-    // Rule: media counts against max_tool_result_bytes with the text; what does not fit is a note (SPEC §6).
-    const value = parseToolResult(result, {bytes: maxResultBytes - size, limit: maxResultBytes})
-    if (describe) {
-      const text = typeof value === 'string' ? value : undefined
-      this.shapes.record(
-        tool,
-        text === undefined ? shapeOf(value, shapeOptions) : textShape(text, shapeOptions),
-      )
-    }
-    return value
   }
 
   /** Unknown tool, or a tool of a server that is down (then the server and its reason are named). */
@@ -416,33 +322,14 @@ export class ToolRegistry implements ToolHost {
   }
 
   private rebuild(): void {
-    const index = new Map<string, Entry>()
-    const hidden = new Map<string, HiddenTool>()
-    const offered: string[] = []
-    for (const supervisor of this.supervisors) {
-      for (const listed of supervisor.listTools()) {
-        const tool = this.redactor.redactValue(listed)
-        offered.push(tool.name)
-        const reason = this.filter.hiddenBy(tool.name) ?? this.visibility?.hiddenBy(tool)
-        if (reason !== undefined) {
-          if (!hidden.has(tool.name)) hidden.set(tool.name, {tool, reason})
-          continue
-        }
-        const existing = index.get(tool.name)
-        if (existing) {
-          // Possible only across servers (`a` + `x__y` vs `a__x` + `y`): the first configured wins.
-          this.log.warn(
-            `${tool.name} is offered by '${existing.supervisor.name}' and '${supervisor.name}'; using '${existing.supervisor.name}'`,
-          )
-          continue
-        }
-        index.set(tool.name, {tool, supervisor})
-      }
-    }
-    this.index = index
-    this.hidden = hidden
-    this.offered = offered
-    this.sorted = [...index.values()].map((e) => e.tool).sort(byName)
+    this.index = ToolIndex.build(
+      this.supervisors,
+      {
+        hiddenBy: (tool) => this.filter.hiddenBy(tool.name) ?? this.visibility?.hiddenBy(tool),
+        redact: (tool) => this.redactor.redactValue(tool),
+      },
+      this.log,
+    )
     if (this.firstAttemptsDone) this.warnUnmatchedRules()
     for (const listener of this.listeners) {
       try {
@@ -462,40 +349,4 @@ export class ToolRegistry implements ToolHost {
       this.log.warn(rule.message)
     }
   }
-}
-
-/** The one message for a result over `max_tool_result_bytes`, whether it was received or skipped on the wire. */
-function tooLargeMessage(tool: ToolInfo, bytes: number, options: CallToolOptions): string {
-  return (
-    `result of ${tool.name} is ${formatBytes(bytes)}, over the ${formatBytes(options.maxResultBytes)} limit ` +
-    `(execution.max_tool_result_bytes); ${LESS_DATA_HINT}`
-  )
-}
-
-/** Code-point order, as Python's sorted() gives, whatever the locale. */
-function byName(a: ToolInfo, b: ToolInfo): number {
-  if (a.name === b.name) return 0
-  return a.name < b.name ? -1 : 1
-}
-
-/**
- * Size of what the program would receive, in bytes: the text items, or the structured content when
- * it is larger (servers usually send both, the text being the JSON of the structure, so they are not
- * added up). Media is not counted here: parseToolResult fits it into what is left. Stops early once over `limit`.
- */
-export function resultSize(result: CallToolResult, limit = Infinity): number {
-  let textBytes = 0
-  for (const item of result.content ?? []) {
-    if (item.type === 'text') textBytes += Buffer.byteLength(item.text, 'utf8')
-    if (textBytes > limit) return textBytes
-  }
-  if (result.structuredContent === undefined) return textBytes
-  const structuredBytes = Buffer.byteLength(JSON.stringify(result.structuredContent) ?? '', 'utf8')
-  return Math.max(textBytes, structuredBytes)
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`
-  if (bytes < 1024 * 1024) return `${Number((bytes / 1024).toFixed(1))} KiB`
-  return `${Number((bytes / (1024 * 1024)).toFixed(1))} MiB`
 }

@@ -98,21 +98,30 @@ function createEngine(dialect: Dialect, allErrors: boolean): Ajv {
 }
 
 /**
+ * Ajv keeps every schema an engine compiled for as long as the engine lives. An engine is replaced
+ * after this many, so the schemas of tools that are gone (a refreshed list, a reconnected server)
+ * can be collected; what was compiled before keeps working, and holds its engine while it is used.
+ */
+const COMPILES_PER_ENGINE = 256
+
+/**
  * One Ajv engine per dialect and error mode, made on first use. `allErrors: false` stops at the
  * first problem: for large values, where collecting every error could cost more than the value.
  */
 export class SchemaEngines {
-  private readonly engines = new Map<string, Ajv>()
+  private readonly engines = new Map<string, {engine: Ajv; compiles: number}>()
 
-  /** The engine for the dialect `schema` declares; throws for a dialect it does not support. */
+  /** The engine to compile `schema` with, for the dialect it declares; throws for one it does not support. */
   engine(schema: Record<string, unknown>, allErrors: boolean): Ajv {
     const dialect = dialectOf(schema)
     const key = `${dialect}:${allErrors}`
-    let engine = this.engines.get(key)
-    if (!engine) {
-      engine = createEngine(dialect, allErrors)
-      this.engines.set(key, engine)
+    let entry = this.engines.get(key)
+    if (!entry || entry.compiles >= COMPILES_PER_ENGINE) {
+      entry = {engine: createEngine(dialect, allErrors), compiles: 0}
+      this.engines.set(key, entry)
     }
-    return engine
+
+    entry.compiles++
+    return entry.engine
   }
 }

@@ -7,12 +7,12 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client'
 import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
-import {StringDecoder} from 'node:string_decoder'
 
 import type {StdioServerConfig} from '../config/schema.js'
 import type {FailureCause} from './failure.js'
 import type {ServerTransport, TransportOptions} from './transports.js'
 
+import {type FramedLine, LineFramer} from '../line-framing.js'
 import {terminalSafe} from '../terminal-safe.js'
 import {describeError, withStderr} from './error-text.js'
 import {LineBuffer, useLinearFraming} from './line-buffer.js'
@@ -140,37 +140,19 @@ export function transportPid(transport: Transport): number | null {
 const MAX_STDERR_LINE = 4096
 
 function forwardLines(stream: Stream, onLine: (line: string) => void): void {
-  let pending = ''
-  // Decodes across chunk boundaries, so a multi-byte character split between chunks survives.
-  const decoder = new StringDecoder('utf8')
-  stream.on('data', (chunk: string | Buffer) => {
-    pending += typeof chunk === 'string' ? chunk : decoder.write(chunk)
-    let newline = pending.indexOf('\n')
-    while (newline !== -1) {
-      emit(pending.slice(0, newline))
-      pending = pending.slice(newline + 1)
-      newline = pending.indexOf('\n')
-    }
-    // A server that writes megabytes without a newline must not grow this buffer forever.
-    if (pending.length > MAX_STDERR_LINE) {
-      emit(pending)
-      pending = ''
-    }
-  })
-  stream.on('end', () => {
-    pending += decoder.end()
-    if (pending) emit(pending)
-    pending = ''
-  })
-  // Errors on a stderr pipe are not ours to handle; the connection's own close reports the loss.
-  stream.on('error', () => {})
-
-  function emit(raw: string): void {
-    const line = raw.replace(/\r$/, '')
+  // A server that writes megabytes without a newline must not grow a buffer forever.
+  const framer = LineFramer.text(MAX_STDERR_LINE, 'skip')
+  const forward = (framed: FramedLine<string>): void => {
+    const line = framed.kind === 'line' ? framed.line : `${framed.head}... (truncated)`
     if (line.trim() === '') return
-    const kept = line.length > MAX_STDERR_LINE ? `${line.slice(0, MAX_STDERR_LINE)}... (truncated)` : line
     // The line reaches a terminal (the log of a CLI command) and the model (a failure's reason):
     // the server's escape sequences are shown, not obeyed.
-    onLine(terminalSafe(kept))
+    onLine(terminalSafe(line))
   }
+  stream.on('data', (chunk: string | Buffer) =>
+    framer.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk, forward),
+  )
+  stream.on('end', () => framer.end(forward))
+  // Errors on a stderr pipe are not ours to handle; the connection's own close reports the loss.
+  stream.on('error', () => {})
 }

@@ -1,3 +1,5 @@
+import type {TRANSPORTS} from '../config/schema.js'
+
 /** A downstream tool as programs see it. */
 export interface ToolInfo {
   /** Namespaced name: mcp__<server>__<tool>, normalised. */
@@ -18,7 +20,8 @@ export interface ToolHints {
   readOnlyHint?: boolean
 }
 
-export type TransportKind = 'stdio' | 'http' | 'sse'
+/** The config's `transport` values: one list, in the config schema. */
+export type TransportKind = (typeof TRANSPORTS)[number]
 
 /** What `server_status()` and `list` report per server (SPEC §4). */
 export interface ServerStatus {

@@ -1,3 +1,5 @@
+import {setFlagsFromString} from 'node:v8'
+import {runInNewContext} from 'node:vm'
 import {describe, expect, it} from 'vitest'
 
 import {SchemaValidator} from './validation.js'
@@ -232,5 +234,33 @@ describe('validation that no value can stall (SPEC §15)', () => {
     const unknown = {$schema: 'https://example.com/my-dialect', ...object({a: {type: 'string'}})}
     expect(validator.compile(unknown)).toMatchObject({ok: false, refused: false})
     expect(validator.checkArguments(unknown, {a: 1})).toEqual([])
+  })
+})
+
+describe('compiled schemas over a long run', () => {
+  it('lets go of the schemas of tools that are gone, however many came and went', async () => {
+    setFlagsFromString('--expose-gc')
+    const collectGarbage = runInNewContext('gc') as () => void
+    const validator = new SchemaValidator()
+    const toolSchema = (i: number) => ({type: 'object', properties: {[`p${i}`]: {type: 'string'}}})
+    let first: Record<string, unknown> | undefined = toolSchema(0)
+    // Ajv compiles a copy of the schema that shares its parts: this one is the original's.
+    const part = new WeakRef(first.properties as object)
+    expect(validator.checkArguments(first, {p0: 1})).toEqual(["argument 'p0': must be string"])
+    first = undefined
+    // Tool lists refreshed again and again: each brings new schema objects.
+    let latest = toolSchema(1)
+    for (let i = 1; i <= 600; i++) {
+      latest = toolSchema(i)
+      validator.checkArguments(latest, {})
+    }
+
+    await new Promise((resolve) => {
+      setImmediate(resolve)
+    })
+    collectGarbage()
+    expect(part.deref()).toBeUndefined()
+    // What is still in use keeps working.
+    expect(validator.checkArguments(latest, {p600: 1})).toEqual(["argument 'p600': must be string"])
   })
 })

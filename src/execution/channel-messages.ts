@@ -63,7 +63,7 @@ export const CHANNEL_MESSAGES = {
   file_data: {
     from: 'child',
     when: 'the next bytes of that file; it ends at the next file, file_skipped or done',
-    fields: {data: 'base64 of at most MAX_FILE_CHUNK_BYTES'},
+    fields: {data: 'base64 of at most MAX_FILE_CHUNK_BYTES (limits.ts)'},
   },
   file_skipped: {
     from: 'child',

@@ -7,13 +7,13 @@ import type {KeptFile, KeptFiles} from './kept-files.js'
 import type {ChildLimits, ShownImage} from './protocol.js'
 
 import {PtcError} from '../errors.js'
+import {childMessageBytes} from '../limits.js'
 import {type Logger, silentLogger} from '../log.js'
 import {ProgramApprovals} from '../permissions/approvals.js'
 import {artifactsRoot, pruneArtifacts} from './artifacts.js'
 import {type ChildEnd, type ChildRunResult, ProgramChild} from './child/index.js'
 import {formatOutcome, type ToolCallTrace} from './format.js'
 import {ProgramSlots, type SlotRelease} from './program-slots.js'
-import {MAX_SHOWN_BYTES} from './protocol.js'
 import {sweepOrphanedScratchDirs} from './scratch.js'
 import {writeShownImages} from './shown-files.js'
 import {type CallApprover, ToolCallBroker, type ToolCallListener} from './tool-calls.js'
@@ -88,8 +88,6 @@ interface OutcomeParts {
 
 /** Bound on starting a child (spawn, confinement, runner load); not part of the program's time. */
 const START_TIMEOUT_MS = 30_000
-/** Room in one child message for the traceback and framing around the largest payload. */
-const MESSAGE_MARGIN_BYTES = 256 * 1024
 
 /** Scratch directories left by servers that were killed are removed once per process. */
 let sweptScratchDirs = false
@@ -147,13 +145,7 @@ export class ProgramEngine {
     const {execution} = options
     this.artifactsRoot = artifactsRoot(execution.artifacts_dir)
     pruneArtifacts(this.artifactsRoot)
-    // A show() message carries up to MAX_SHOWN_BYTES of image as base64.
-    this.maxMessageBytes =
-      Math.max(
-        execution.max_tool_result_bytes,
-        execution.max_output_bytes,
-        Math.ceil(MAX_SHOWN_BYTES / 3) * 4,
-      ) + MESSAGE_MARGIN_BYTES
+    this.maxMessageBytes = childMessageBytes(execution)
     const childOptions = {
       python: options.python,
       backend: options.backend,

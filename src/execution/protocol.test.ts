@@ -2,7 +2,6 @@ import {describe, expect, test} from 'vitest'
 
 import {
   jsonShapeProblem,
-  LineSplitter,
   MAX_DONE_ERROR_CHARS,
   MAX_JSON_CONTAINERS,
   MAX_JSON_DEPTH,
@@ -11,31 +10,7 @@ import {
   RefusedRequest,
 } from './protocol.js'
 
-function split(splitter: LineSplitter, ...chunks: string[]): string[] {
-  const lines: string[] = []
-  for (const chunk of chunks) splitter.push(Buffer.from(chunk), (line) => lines.push(line.toString()))
-  return lines
-}
-
 describe('child protocol', () => {
-  describe('LineSplitter', () => {
-    test('joins lines split across chunks and splits several lines in one chunk', () => {
-      const splitter = new LineSplitter(100)
-      expect(split(splitter, '{"a"', ':1}\n{"b":2}\n{"c"', '', ':3}\n')).toEqual([
-        '{"a":1}',
-        '{"b":2}',
-        '{"c":3}',
-      ])
-    })
-
-    test('refuses a line over the bound, even before its newline arrives', () => {
-      const splitter = new LineSplitter(10)
-      expect(() => split(splitter, '12345', '678901')).toThrow(ProtocolError)
-      expect(() => split(new LineSplitter(10), '12345678901\n')).toThrow(/over 10 bytes/)
-      expect(split(new LineSplitter(10), '1234567890\n')).toEqual(['1234567890'])
-    })
-  })
-
   describe('parseChildMessage', () => {
     const parse = (value: unknown) => parseChildMessage(Buffer.from(JSON.stringify(value)))
 

@@ -1,6 +1,7 @@
 import type {ToolErrorKind} from '../downstream/types.js'
 
 import {isRecord} from '../guards.js'
+import {base64Chars, MAX_FILE_CHUNK_BYTES, MAX_SHOWN_BYTES} from '../limits.js'
 import {HELPER_NAMES, type HelperName} from './program-helpers.js'
 
 /**
@@ -8,7 +9,7 @@ import {HELPER_NAMES, type HelperName} from './program-helpers.js'
  * JSON, one object per line. Its messages and fields are written down in channel-messages.ts; the
  * types and the parser here are checked against it by channel-messages.test.ts.
  *
- * Everything the child sends is untrusted (SPEC §15): `LineSplitter` refuses lines over a bound,
+ * Everything the child sends is untrusted (SPEC §15): the channel's framer refuses lines over a bound,
  * `parseChildMessage` refuses JSON nested too deep or with too many containers before parsing it
  * (so no recursive code later — serialising, validating — can overflow the stack, and a message
  * costs bounded memory once parsed), accepts only the
@@ -96,12 +97,8 @@ export const FILE_SKIPPED_REASONS = [
 ] as const
 export type FileSkippedReason = (typeof FILE_SKIPPED_REASONS)[number]
 
-/** Most bytes of a kept file in one `file_data` message (runner/kept_files.py CHUNK_BYTES), decoded. */
-export const MAX_FILE_CHUNK_BYTES = 1024 * 1024
-
-/** Most images one run may show(), and most bytes they may hold in total (decoded). */
+/** Most images one run may show() (the bytes they may hold in total: limits.ts `MAX_SHOWN_BYTES`). */
 export const MAX_SHOWN_IMAGES = 4
-export const MAX_SHOWN_BYTES = 4 * 1024 * 1024
 
 const IMAGE_MIME_TYPE = /^image\/[\w.+-]{1,64}$/
 const BASE64 = /^(?:[A-Za-z\d+/]{4})*(?:[A-Za-z\d+/]{2}==|[A-Za-z\d+/]{3}=)?$/
@@ -128,7 +125,6 @@ export class RefusedRequest extends ProtocolError {
   }
 }
 
-const NEWLINE = 10
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
 const OPEN_BRACKET = 0x5b
@@ -200,43 +196,6 @@ function closingQuote(text: Buffer, from: number): number {
     quote = text.indexOf(QUOTE, quote + 1)
   }
   return -1
-}
-
-/** Splits a byte stream into lines, refusing any line longer than `maxLineBytes`. */
-export class LineSplitter {
-  private parts: Buffer[] = []
-  private size = 0
-
-  constructor(private readonly maxLineBytes: number) {}
-
-  /** Calls `onLine` for every complete line in `chunk`. Throws ProtocolError on an oversized line. */
-  push(chunk: Buffer, onLine: (line: Buffer) => void): void {
-    let start = 0
-    let newline = chunk.indexOf(NEWLINE)
-    while (newline !== -1) {
-      const piece = chunk.subarray(start, newline)
-      const length = this.size + piece.length
-      this.checkSize(length)
-      const line = this.parts.length === 0 ? piece : Buffer.concat([...this.parts, piece], length)
-      this.parts = []
-      this.size = 0
-      onLine(line)
-      start = newline + 1
-      newline = chunk.indexOf(NEWLINE, start)
-    }
-    if (start < chunk.length) {
-      const rest = chunk.subarray(start)
-      this.checkSize(this.size + rest.length)
-      this.parts.push(rest)
-      this.size += rest.length
-    }
-  }
-
-  private checkSize(length: number): void {
-    if (length > this.maxLineBytes) {
-      throw new ProtocolError(`the child sent a message over ${this.maxLineBytes} bytes`)
-    }
-  }
 }
 
 function requestId(message: Record<string, unknown>): number {
@@ -352,7 +311,7 @@ function parseShownImage(message: Record<string, unknown>): ShownImage {
   if (typeof mimeType !== 'string' || !IMAGE_MIME_TYPE.test(mimeType)) {
     throw new ProtocolError('show() sent without an image MIME type')
   }
-  if (typeof data !== 'string' || data.length > Math.ceil(MAX_SHOWN_BYTES / 3) * 4) {
+  if (typeof data !== 'string' || data.length > base64Chars(MAX_SHOWN_BYTES)) {
     throw new ProtocolError(`show() sent an image over ${MAX_SHOWN_BYTES} bytes`)
   }
   if (!BASE64.test(data)) throw new ProtocolError('show() sent image data that is not base64')
@@ -361,10 +320,10 @@ function parseShownImage(message: Record<string, unknown>): ShownImage {
   return {mimeType, data, bytes}
 }
 
-/** A `file_data` message's bytes: base64 of at most MAX_FILE_CHUNK_BYTES. */
+/** A `file_data` message's bytes: base64 of at most MAX_FILE_CHUNK_BYTES (limits.ts). */
 function fileChunk(data: unknown): Buffer {
   if (typeof data !== 'string') throw new ProtocolError('"file_data" message without data')
-  if (data.length > Math.ceil(MAX_FILE_CHUNK_BYTES / 3) * 4)
+  if (data.length > base64Chars(MAX_FILE_CHUNK_BYTES))
     throw new ProtocolError(`file data over ${MAX_FILE_CHUNK_BYTES} bytes in one message`)
   // Node's decoder skips what is not base64: a shorter result is how bad data shows (a regular
   // expression over a megabyte costs several times the decoding).

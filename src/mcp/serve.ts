@@ -4,7 +4,7 @@ import type {Logger} from '../log.js'
 import type {Runtime} from '../runtime.js'
 import type {UpstreamBridge} from './upstream-bridge.js'
 
-import {MAX_TOOL_RESULT_CEILING} from '../config/schema.js'
+import {CLIENT_MESSAGE_BYTES} from '../limits.js'
 import {createConfigErrorServer} from './config-error-server.js'
 import {createMcpServer} from './server.js'
 import {JsonLinesServerTransport} from './stdio-transport.js'
@@ -25,7 +25,7 @@ export async function serveStdio(
 ): Promise<void> {
   // Programs of many megabytes arrive; a message over the limit gets a clear error, not a dropped connection.
   const transport = new JsonLinesServerTransport(process.stdin, process.stdout, {
-    maxMessageBytes: MAX_TOOL_RESULT_CEILING,
+    maxMessageBytes: CLIENT_MESSAGE_BYTES,
     logger,
   })
   const stopped = new Promise<string>((resolve) => {

@@ -4,34 +4,7 @@ import {PassThrough} from 'node:stream'
 import {describe, expect, it} from 'vitest'
 
 import {silentLogger} from '../log.js'
-import {JsonLinesServerTransport, LineFramer} from './stdio-transport.js'
-
-describe('LineFramer', () => {
-  it('joins lines split across chunks and keeps the rest for later', () => {
-    const framer = new LineFramer(100)
-    expect(framer.push(Buffer.from('{"a"'))).toEqual([])
-    expect(framer.push(Buffer.from(':1}\n{"b":2}\r\n{"c"'))).toEqual([
-      {kind: 'line', text: '{"a":1}'},
-      {kind: 'line', text: '{"b":2}'},
-    ])
-    expect(framer.push(Buffer.from(':3}\n'))).toEqual([{kind: 'line', text: '{"c":3}'}])
-  })
-
-  it('counts and drops a line over the limit, keeping its two ends, then goes on', () => {
-    const framer = new LineFramer(10)
-    expect(framer.push(Buffer.from('{"id":"s",'))).toEqual([])
-    expect(framer.push(Buffer.from('x'.repeat(50)))).toEqual([])
-    const [oversized, next] = framer.push(Buffer.from('"end":1}\n{"ok":1}\n'))
-    expect(oversized).toEqual({
-      kind: 'oversized',
-      bytes: 68,
-      // Head and tail are the first and the last 4 KiB: here, the whole line.
-      head: `{"id":"s",${'x'.repeat(50)}"end":1}`,
-      tail: `{"id":"s",${'x'.repeat(50)}"end":1}`,
-    })
-    expect(next).toEqual({kind: 'line', text: '{"ok":1}'})
-  })
-})
+import {JsonLinesServerTransport} from './stdio-transport.js'
 
 /** A transport on in-memory streams; `replies` collects what it writes back. */
 async function open(limit = 1000) {

@@ -7,69 +7,8 @@ import type {Logger} from '../log.js'
 
 import {isRecord} from '../guards.js'
 import {parseMessage} from '../json-rpc.js'
-import {idOfSkipped, OversizedLine, requestId, type SkippedLine} from '../oversized-line.js'
-
-type Line = {kind: 'line'; text: string} | (SkippedLine & {kind: 'oversized'})
-
-/**
- * Splits stdin into lines in linear time. A line over `maxLineBytes` is not buffered: its bytes are
- * counted and dropped, and only its first and last few KiB are kept, so the request can still be
- * answered by id.
- */
-export class LineFramer {
-  private chunks: Buffer[] = []
-  private pendingBytes = 0
-  /** Set while skipping the rest of an oversized line. */
-  private oversized: OversizedLine | undefined
-
-  constructor(private readonly maxLineBytes: number) {}
-
-  /** Feeds a chunk; returns the lines it completed, in order. */
-  push(chunk: Buffer): Line[] {
-    const lines: Line[] = []
-    let start = 0
-    let newline = chunk.indexOf(0x0a)
-    while (newline !== -1) {
-      lines.push(this.take(chunk.subarray(start, newline)))
-      start = newline + 1
-      newline = chunk.indexOf(0x0a, start)
-    }
-    if (start < chunk.length) this.keep(chunk.subarray(start))
-    return lines
-  }
-
-  private keep(part: Buffer): void {
-    if (this.oversized) {
-      this.oversized.add(part)
-      return
-    }
-    if (this.pendingBytes + part.length <= this.maxLineBytes) {
-      // Copied: the stream may reuse the chunk's memory.
-      this.chunks.push(Buffer.from(part))
-      this.pendingBytes += part.length
-      return
-    }
-    this.oversized = new OversizedLine()
-    for (const kept of this.chunks) this.oversized.add(kept)
-    this.oversized.add(part)
-    this.chunks = []
-    this.pendingBytes = 0
-  }
-
-  private take(end: Buffer): Line {
-    if (this.oversized || this.pendingBytes + end.length > this.maxLineBytes) {
-      this.keep(end)
-      const skipped = this.oversized!.finish()
-      this.oversized = undefined
-      return {kind: 'oversized', ...skipped}
-    }
-    const line = this.chunks.length === 0 ? end : Buffer.concat([...this.chunks, end])
-    this.chunks = []
-    this.pendingBytes = 0
-    const text = line.toString('utf8')
-    return {kind: 'line', text: text.endsWith('\r') ? text.slice(0, -1) : text}
-  }
-}
+import {type FramedLine, LineFramer} from '../line-framing.js'
+import {idOfSkipped, requestId} from '../oversized-line.js'
 
 /**
  * The SDK's stdio server transport with the input side made robust (the output side, including
@@ -83,7 +22,7 @@ export class LineFramer {
  *   (the client would wait forever for that request).
  */
 export class JsonLinesServerTransport extends StdioServerTransport {
-  private readonly framer: LineFramer
+  private readonly framer: LineFramer<string>
 
   constructor(
     stdin: Readable,
@@ -91,26 +30,25 @@ export class JsonLinesServerTransport extends StdioServerTransport {
     private readonly options: {maxMessageBytes: number; logger: Logger},
   ) {
     super(stdin, stdout)
-    this.framer = new LineFramer(options.maxMessageBytes)
-    this._ondata = (chunk: Buffer) => {
-      for (const line of this.framer.push(chunk)) this.handleLine(line)
-    }
+    this.framer = LineFramer.text(options.maxMessageBytes, 'skip')
+    this._ondata = (chunk: Buffer) => this.framer.push(chunk, (line) => this.handleLine(line))
   }
 
-  private handleLine(line: Line): void {
-    if (line.kind === 'oversized') {
-      const id = idOfSkipped(line)
+  private handleLine(framed: FramedLine<string>): void {
+    if (framed.kind === 'oversized') {
+      const id = idOfSkipped(framed)
       this.reject(
         id,
         ProtocolErrorCode.InvalidRequest,
-        `message of ${line.bytes} bytes is over the ${this.options.maxMessageBytes}-byte limit; send a shorter program`,
+        `message of ${framed.bytes} bytes is over the ${this.options.maxMessageBytes}-byte limit; send a shorter program`,
       )
       return
     }
-    if (line.text.trim() === '') return
+    const {line} = framed
+    if (line.trim() === '') return
     let message: JSONRPCMessage
     try {
-      message = parseMessage(line.text)
+      message = parseMessage(line)
     } catch (error) {
       if (error instanceof SyntaxError) {
         this.reject(
@@ -120,8 +58,8 @@ export class JsonLinesServerTransport extends StdioServerTransport {
         )
         return
       }
-      const value = parseOrUndefined(line.text)
-      const what = `Invalid Request: not a JSON-RPC 2.0 message (${brief(line.text)})`
+      const value = parseOrUndefined(line)
+      const what = `Invalid Request: not a JSON-RPC 2.0 message (${brief(line)})`
       // A malformed response from the client is only logged: answering a response makes no sense.
       if (isRecord(value) && !('method' in value) && ('result' in value || 'error' in value))
         this.options.logger.warn(`protocol: ${what}`)

@@ -11,9 +11,9 @@ import type {Logger} from '../../log.js'
 
 import {hasMedia} from '../../downstream/result-parser.js'
 import {JsonText} from '../../downstream/types.js'
+import {LineFramer, LineTooLongError} from '../../line-framing.js'
 import {
   type ChildMessage,
-  LineSplitter,
   parseChildMessage,
   ProtocolError,
   RefusedRequest,
@@ -61,7 +61,8 @@ export interface ChannelEvents {
 }
 
 export class ChildChannel {
-  private readonly splitter: LineSplitter
+  /** A child never sends a line over the bound: the first one ends the run, at once. */
+  private readonly framer: LineFramer<Buffer>
   /** Writes waiting behind a large text that is going out a slice at a time. */
   private readonly writeQueue: (string | TextInFlight)[] = []
   /** Characters in `writeQueue` not yet handed to the socket. */
@@ -78,7 +79,7 @@ export class ChildChannel {
     private readonly options: ChannelOptions,
     private readonly events: ChannelEvents,
   ) {
-    this.splitter = new LineSplitter(options.maxMessageBytes)
+    this.framer = LineFramer.bytes(options.maxMessageBytes, 'fail')
     socket.on('data', (chunk: Buffer) => this.onData(chunk))
     socket.on('error', () => {})
     socket.on('close', () => {
@@ -147,7 +148,10 @@ export class ChildChannel {
 
   private onData(chunk: Buffer): void {
     try {
-      this.splitter.push(chunk, (line) => {
+      this.framer.push(chunk, (framed) => {
+        // The `fail` policy delivers no oversized line.
+        if (framed.kind !== 'line') return
+        const {line} = framed
         let message: ChildMessage
         try {
           message = parseChildMessage(line, this.options.maxResultBytes)
@@ -159,8 +163,7 @@ export class ChildChannel {
         this.events.onMessage(message, line.length)
       })
     } catch (error) {
-      const reason =
-        error instanceof ProtocolError ? error.message : `channel failure: ${(error as Error).message}`
+      const reason = brokenBecause(error)
       this.options.logger.warn(`a program child broke the protocol: ${reason}`)
       this.socket.destroy()
       this.events.onBroken(reason)
@@ -271,6 +274,12 @@ export class ChildChannel {
     // Still over half the bound: what is left goes out in slices, each ending in a drain.
     if (this.stallTimer) this.socket.once('drain', () => this.onDrain())
   }
+}
+
+function brokenBecause(error: unknown): string {
+  if (error instanceof LineTooLongError) return `the child sent a message over ${error.maxLineBytes} bytes`
+  if (error instanceof ProtocolError) return error.message
+  return `channel failure: ${(error as Error).message}`
 }
 
 function formatMegabytes(bytes: number): string {

@@ -2,10 +2,10 @@ import {performance} from 'node:perf_hooks'
 
 import type {ChildEnd, ChildRequestHandlers} from './types.js'
 
+import {MAX_SHOWN_BYTES} from '../../limits.js'
 import {type KeptFiles, KeptFilesWriter} from '../kept-files.js'
 import {
   type ChildMessage,
-  MAX_SHOWN_BYTES,
   MAX_SHOWN_IMAGES,
   ProtocolError,
   type RefusedRequest,

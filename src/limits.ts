@@ -1,0 +1,54 @@
+/**
+ * How large one message may be on each channel the server reads (SPEC §15), derived here and only
+ * here from the execution config: a message over its bound is refused, never buffered whole.
+ */
+import {type ExecutionConfig, executionSchema} from './config/schema.js'
+
+type MessageConfig = Pick<ExecutionConfig, 'max_output_bytes' | 'max_tool_result_bytes'>
+
+const MiB = 1024 * 1024
+
+/** Bytes of image a program may pass to show(), all told (SPEC §14). */
+export const MAX_SHOWN_BYTES = 4 * MiB
+
+/** Bytes of a kept ./out/ file in one `file_data` message (runner/kept_files.py CHUNK_BYTES). */
+export const MAX_FILE_CHUNK_BYTES = MiB
+
+/** Characters of base64 that carry `bytes`. */
+export function base64Chars(bytes: number): number {
+  return Math.ceil(bytes / 3) * 4
+}
+
+/** A message from the MCP client: a program, up to the largest tool result there can be. */
+
+/** Room in one child message for the traceback and framing around the largest payload. */
+const CHILD_MESSAGE_MARGIN_BYTES = 256 * 1024
+
+/**
+ * A line from a program's child: a call's arguments (max_tool_result_bytes), the emit() value
+ * (max_output_bytes), a show() image or a chunk of a kept file as base64, with room around it. Also the bound on answers
+ * waiting for the child to read them, and on its calls waiting to be sent.
+ */
+export function childMessageBytes(execution: MessageConfig): number {
+  const payload = Math.max(
+    execution.max_tool_result_bytes,
+    execution.max_output_bytes,
+    base64Chars(MAX_SHOWN_BYTES),
+    base64Chars(MAX_FILE_CHUNK_BYTES),
+  )
+  return payload + CHILD_MESSAGE_MARGIN_BYTES
+}
+
+/** The SDK's own bound on a stdio message (`STDIO_DEFAULT_MAX_BUFFER_SIZE`): never less than that. */
+const SDK_STDIO_MESSAGE_BYTES = 10 * MiB
+
+/**
+ * A message from a downstream server: a result of max_tool_result_bytes, which may come twice (as
+ * text and as structuredContent), with its JSON-RPC around it.
+ */
+export function downstreamMessageBytes(execution?: Partial<MessageConfig>): number {
+  const result = execution?.max_tool_result_bytes ?? executionSchema.parse({}).max_tool_result_bytes
+  return Math.max(SDK_STDIO_MESSAGE_BYTES, 2 * result + MiB)
+}
+
+export {MAX_TOOL_RESULT_CEILING as CLIENT_MESSAGE_BYTES} from './config/schema.js'
