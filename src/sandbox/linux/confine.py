@@ -111,7 +111,7 @@ def apply(spec):
 
     privileges.freeze_rlimits()
     try:
-        bounds = namespaces.apply(spec, kernel.libc(), privileges.drop_target(spec))
+        bounds = namespaces.apply(spec, privileges.drop_target(spec))
     except OSError as exc:
         raise ConfineError(f"cannot set up the program's bounds: {exc}") from exc
 

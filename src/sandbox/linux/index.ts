@@ -1,4 +1,3 @@
-import {spawn} from 'node:child_process'
 import {randomInt} from 'node:crypto'
 import {dirname} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -17,6 +16,7 @@ import {
   PROBE_SCRIPT,
   type ProbePlan,
   type ProbeReport,
+  runProbe,
 } from '../probe.js'
 import {bwrapArgs, findBwrap} from './bwrap.js'
 import {interpreterFiles} from './interpreter-files.js'
@@ -239,7 +239,12 @@ async function probe(python: PythonInfo, candidate: Verified): Promise<ProbeResu
     const config = targets.config(LINUX_PROBE, draft.confine)
     request.pythonArgs = ['-I', '-S', '-B', PROBE_SCRIPT, JSON.stringify(config)]
     const launch = await linuxLaunch(request, candidate)
-    const run = await runProbe(launch, scratchDir)
+    const run = await runProbe(launch, scratchDir).catch((error: Error) => {
+      throw new SandboxError(`cannot start the sandbox probe: ${error.message}`, {
+        suggestion: FIX,
+        cause: error,
+      })
+    })
     const output = parseProbeReport(run.stdout)
     if (!output) {
       const reason = (run.stderr.trim() || `exit code ${run.code}`).split('\n').slice(-3).join(' ')
@@ -289,45 +294,4 @@ function refusalError(message: string): SandboxError {
 
 function refusal(message: string): ProbeResult {
   return {ok: false, bwrapBroken: false, error: refusalError(message)}
-}
-
-const PROBE_TIMEOUT_MS = 20_000
-
-function runProbe(
-  launch: Launch,
-  cwd: string,
-): Promise<{code: number | null; stdout: string; stderr: string}> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(launch.command, launch.args, {
-      cwd,
-      env: launch.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      if (stdout.length < 1_000_000) stdout += chunk
-    })
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      if (stderr.length < 1_000_000) stderr += chunk
-    })
-    const timer = setTimeout(() => {
-      try {
-        if (child.pid) process.kill(-child.pid, 'SIGKILL')
-      } catch {
-        // already gone
-      }
-    }, PROBE_TIMEOUT_MS)
-    child.on('error', (error) => {
-      clearTimeout(timer)
-      reject(
-        new SandboxError(`cannot start the sandbox probe: ${error.message}`, {suggestion: FIX, cause: error}),
-      )
-    })
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      resolve({code, stdout, stderr})
-    })
-  })
 }
