@@ -8,7 +8,8 @@ count and byte again (kept-files.ts): all of this is a claim.
 
   child -> parent {"type":"file","name":"a/b.csv"}          a kept file begins (name relative to out/)
   child -> parent {"type":"file_data","data":base64}        its next bytes, at most CHUNK_BYTES
-  child -> parent {"type":"file_skipped","name":"...","reason":"link|special|depth|files|bytes|name|unreadable"}
+  child -> parent {"type":"file_skipped","name":"...","reason":"..."}    link, special, depth, files,
+                                                             bytes, name or unreadable
 A file ends at the next `file`, `file_skipped` or `done` message.
 """
 

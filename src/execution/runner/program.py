@@ -6,7 +6,6 @@ import asyncio
 import builtins
 import linecache
 import os
-import sys
 import warnings
 
 _CO_COROUTINE = 0x80

@@ -56,7 +56,7 @@ def _set_limits(limits):
         if value is None:
             return
         value = int(value)
-        soft, hard = resource.getrlimit(which)
+        _soft, hard = resource.getrlimit(which)
         if hard != resource.RLIM_INFINITY and value > hard:
             value = hard
         resource.setrlimit(which, (value, value))
