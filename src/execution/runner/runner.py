@@ -33,7 +33,16 @@ _CHANNEL_FD = 3
 _PRIVATE_FD = 255
 _HERE = os.path.dirname(__file__)
 # Loaded once confined, in this order (each only uses the standard library and what it is given).
-_RUNTIME_MODULES = ("program_habits", "media", "calls", "errors", "helpers", "output", "program")
+_RUNTIME_MODULES = (
+    "program_habits",
+    "media",
+    "calls",
+    "errors",
+    "helpers",
+    "output",
+    "kept_files",
+    "program",
+)
 
 
 def _load_by_path(name, path):
@@ -64,7 +73,7 @@ def _set_limits(limits):
         if value is None:
             return
         value = int(value)
-        soft, hard = resource.getrlimit(which)
+        _soft, hard = resource.getrlimit(which)
         if hard != resource.RLIM_INFINITY and value > hard:
             value = hard
         resource.setrlimit(which, (value, value))
