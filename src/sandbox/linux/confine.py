@@ -85,6 +85,18 @@ _prctl = kernel.prctl
 _PR_GET_SECCOMP = kernel.PR_GET_SECCOMP
 
 
+_filters = {}
+
+
+def _compiled_filter(arch, self_pid):
+    """build_seccomp_filter, once per (arch, pid): a fork server's children all run as pid 2 of
+    their own PID namespace and share the compiled filter."""
+    key = (arch, self_pid)
+    if key not in _filters:
+        _filters[key] = build_seccomp_filter(arch, self_pid)
+    return _filters[key]
+
+
 def _single_threaded():
     try:
         return len(os.listdir("/proc/self/task")) == 1
@@ -130,7 +142,7 @@ def apply(spec):
             " sandbox needs bwrap (install bubblewrap)"
         )
     ruleset = landlock.prepare_ruleset(rules, abi) if abi >= 1 else None
-    program = build_seccomp_filter(arch, os.getpid())
+    program = _compiled_filter(arch, os.getpid())
 
     identity = privileges.drop_privileges(spec)
     if os.getuid() == 0 and bounds.get("threads"):

@@ -57,7 +57,14 @@ def apply(spec, drop):
     is_root = os.geteuid() == 0
     namespace = bool(spec.get("namespace"))
     mounts = namespace
-    if not namespace and spec.get("ownNamespaces") is False:
+    if spec.get("forked"):
+        # A fork server made this process in a mount namespace of its own (and a user namespace
+        # when unprivileged): see zygote.py. Nothing to unshare; the mounts stay its own.
+        _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
+        mounts = True
+        if not is_root:
+            report["threads"] = "user namespace"
+    elif not namespace and spec.get("ownNamespaces") is False:
         report["scratch"] = "on the host file system, watched by the server (namespaces turned off)"
     elif not namespace:
         try:
@@ -73,7 +80,7 @@ def apply(spec, drop):
     if mounts and is_root and drop is not None and not namespace:
         report["paths"] = _reach_as(spec, *drop)
     if mounts and scratch.get("path"):
-        _mount_scratch(scratch, namespace, drop if is_root else None)
+        _mount_scratch(scratch, namespace, drop if is_root else None, bool(spec.get("forked")))
         report["scratch"] = f"tmpfs of {scratch['bytes']} bytes and {scratch['files']} files"
     if threads:
         limit = int(threads)
@@ -102,11 +109,24 @@ def _enter_user_namespace():
             f.write(text)
 
 
-def _mount_scratch(scratch, namespace, drop):
+def _mount_scratch(scratch, namespace, drop, forked=False):
     """The scratch tmpfs with its two limits; the process's cwd moves onto it."""
     path = scratch["path"]
     options = f"size={int(scratch['bytes'])},nr_inodes={int(scratch['files'])}"
-    if namespace:
+    if namespace and forked:
+        # Inside the fork server's bwrap: a new tmpfs of this program's own covers the mount point
+        # (/tmp, shared by nothing now), and with it what the server kept there (its channel's
+        # socket, its /proc). The way down to the scratch dir is made in it.
+        top = scratch["mountPoint"]
+        mode = "0755" if drop else "0700"
+        _mount("tmpfs", top, "tmpfs", _MS_NOSUID | _MS_NODEV, f"{options},mode={mode}")
+        relative = os.path.relpath(path, top)
+        for depth, _ in enumerate([] if relative == "." else relative.split("/")):
+            part = os.path.join(top, *relative.split("/")[: depth + 1])
+            os.mkdir(part, 0o755 if drop else 0o700)
+        if relative != ".":
+            os.chmod(path, 0o700)
+    elif namespace:
         # bwrap's tmpfs (at /tmp, or at the scratch dir): the same file system with limits.
         top = scratch["mountPoint"]
         _mount(None, top, None, _MS_REMOUNT | _MS_NOSUID | _MS_NODEV, options)
