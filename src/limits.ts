@@ -11,6 +11,9 @@ const MiB = 1024 * 1024
 /** Bytes of image a program may pass to show(), all told (SPEC §14). */
 export const MAX_SHOWN_BYTES = 4 * MiB
 
+/** Bytes of a kept ./out/ file in one `file_data` message (runner/kept_files.py CHUNK_BYTES). */
+export const MAX_FILE_CHUNK_BYTES = MiB
+
 /** Characters of base64 that carry `bytes`. */
 export function base64Chars(bytes: number): number {
   return Math.ceil(bytes / 3) * 4
@@ -23,7 +26,7 @@ const CHILD_MESSAGE_MARGIN_BYTES = 256 * 1024
 
 /**
  * A line from a program's child: a call's arguments (max_tool_result_bytes), the emit() value
- * (max_output_bytes) or a show() image as base64, with room around it. Also the bound on answers
+ * (max_output_bytes), a show() image or a chunk of a kept file as base64, with room around it. Also the bound on answers
  * waiting for the child to read them, and on its calls waiting to be sent.
  */
 export function childMessageBytes(execution: MessageConfig): number {
@@ -31,6 +34,7 @@ export function childMessageBytes(execution: MessageConfig): number {
     execution.max_tool_result_bytes,
     execution.max_output_bytes,
     base64Chars(MAX_SHOWN_BYTES),
+    base64Chars(MAX_FILE_CHUNK_BYTES),
   )
   return payload + CHILD_MESSAGE_MARGIN_BYTES
 }

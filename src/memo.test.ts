@@ -23,6 +23,31 @@ describe('Memo', () => {
   })
 })
 
+describe("Memo with forget: 'settled'", () => {
+  it('shares one run among the calls made while it runs, and starts a new run after it settles', async () => {
+    let runs = 0
+    let finish!: () => void
+    const memo = new Memo(
+      () =>
+        new Promise<number>((resolve) => {
+          runs++
+          finish = () => resolve(runs)
+        }),
+      {forget: 'settled'},
+    )
+    const first = memo.get()
+    expect(memo.get()).toBe(first)
+    finish()
+    await expect(first).resolves.toBe(1)
+    expect(memo.current).toBeUndefined()
+    const second = memo.get()
+    expect(second).not.toBe(first)
+    finish()
+    await expect(second).resolves.toBe(2)
+    expect(runs).toBe(2)
+  })
+})
+
 describe('MemoMap', () => {
   it('keeps a promise per key and forgets only the key that failed', async () => {
     const made: string[] = []

@@ -1,3 +1,12 @@
+export interface MemoOptions {
+  /**
+   * When the promise is forgotten, so that the next call makes a new one: `failure` (the default)
+   * when it rejects; `settled` as soon as it settles, so only calls made while it runs share it
+   * (one refresh at a time).
+   */
+  forget?: 'failure' | 'settled'
+}
+
 /**
  * A promise made on first use and shared by every caller, forgotten if it rejects: the next call
  * makes a new one. For work whose failure the user can fix while we run (installing Python or
@@ -6,15 +15,20 @@
 export class Memo<T> {
   private promise: Promise<T> | undefined
 
-  constructor(private readonly create: () => Promise<T>) {}
+  constructor(
+    private readonly create: () => Promise<T>,
+    private readonly options: MemoOptions = {},
+  ) {}
 
   get(): Promise<T> {
     if (this.promise) return this.promise
     const promise = this.create()
     this.promise = promise
-    promise.catch(() => {
+    const forget = (): void => {
       if (this.promise === promise) this.promise = undefined
-    })
+    }
+    if (this.options.forget === 'settled') promise.then(forget, forget)
+    else promise.catch(forget)
     return promise
   }
 

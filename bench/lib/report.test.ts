@@ -25,7 +25,7 @@ describe('bench statistics and report', () => {
     addFigure(results.rows[1]!, 'slop-mcp', series('other', 'ms', [1]))
     const [header, , first] = report(results).split('\n')
     expect(header).toMatch(/ptc-mcp +ratio +slop-mcp +ratio +target +ptc-mcp$/)
-    expect(first).toMatch(/4\.00 ms +0\.20× +— +≤ 0\.15× +FAIL$/)
+    expect(first).toMatch(/4\.00 ms +0\.200× +— +≤ 0\.15× +FAIL$/)
   })
 
   test('tables pad left columns right and the rest left', () => {

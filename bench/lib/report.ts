@@ -31,7 +31,11 @@ export function formatValue(value: number | undefined, unit: Unit): string {
 
 export function formatRatio(ratio: number | undefined): string {
   if (ratio === undefined || Number.isNaN(ratio)) return ''
-  return `${ratio.toFixed(ratio < 10 ? 2 : 1)}×`
+  // Three digits below 1, so a figure just over a target such as 0.15× does not print as 0.15×.
+  let digits = 1
+  if (ratio < 10) digits = 2
+  if (ratio < 1) digits = 3
+  return `${ratio.toFixed(digits)}×`
 }
 
 function formatTarget(target: Target | undefined, unit: Unit | undefined): string {

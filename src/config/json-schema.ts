@@ -1,5 +1,6 @@
 import {z} from 'zod'
 
+import {isRecord} from '../guards.js'
 import {configSchema} from './schema.js'
 
 /** Where the published schema can be fetched (the npm package ships config.schema.json). */
@@ -23,4 +24,15 @@ export function configJsonSchema(): Record<string, unknown> {
 /** The text of config.schema.json as committed and shipped: pretty, with a trailing newline. */
 export function renderConfigJsonSchema(): string {
   return `${JSON.stringify(configJsonSchema(), null, 2)}\n`
+}
+
+type Schema = Record<string, unknown>
+
+/**
+ * A node of the config's JSON Schema and, when it is a choice (`anyOf`, `oneOf`: a server's
+ * transports, or a section that may also be left empty), its branches: where its keys are read from.
+ */
+export function alternatives(schema: Schema): Schema[] {
+  const branches = schema.anyOf ?? schema.oneOf
+  return [schema, ...(Array.isArray(branches) ? branches.filter((branch) => isRecord(branch)) : [])]
 }

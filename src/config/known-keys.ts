@@ -3,7 +3,7 @@
  * from the zod schema, as the README reference is): what an unknown key is compared with.
  */
 import {isRecord} from '../guards.js'
-import {configJsonSchema} from './json-schema.js'
+import {alternatives, configJsonSchema} from './json-schema.js'
 
 type Schema = Record<string, unknown>
 
@@ -30,7 +30,9 @@ export function keysAt(path: readonly PropertyKey[], input: unknown): KnownKeys 
   }
 
   if (schema === undefined) return {known: [], elsewhere: []}
-  const variants = alternativesOf(schema).filter((s) => isRecord(s.properties))
+  const variants = alternatives(schema)
+    .slice(1)
+    .filter((s) => isRecord(s.properties))
   const discriminator = discriminatorOf(variants)
   if (discriminator === undefined) {
     const object = alternatives(schema).find((s) => isRecord(s.properties))
@@ -52,16 +54,6 @@ export function keysAt(path: readonly PropertyKey[], input: unknown): KnownKeys 
         keys: keysOf(variant),
       })),
   }
-}
-
-/** The schema and, when it is a choice (`anyOf`, `oneOf`: a section may also be left empty), its branches. */
-function alternatives(schema: Schema): Schema[] {
-  return [schema, ...alternativesOf(schema)]
-}
-
-function alternativesOf(schema: Schema): Schema[] {
-  const branches = schema.anyOf ?? schema.oneOf
-  return Array.isArray(branches) ? branches.filter((branch) => isRecord(branch)) : []
 }
 
 function propertiesOf(schema: Schema): Record<string, Schema> {

@@ -1,4 +1,4 @@
-import {configJsonSchema} from './json-schema.js'
+import {alternatives, configJsonSchema} from './json-schema.js'
 
 type Schema = Record<string, unknown>
 
@@ -65,8 +65,7 @@ function collect(schema: Schema, path: string, note = ''): Row[] {
 
 /** The schema itself or its first branch of that kind (sections may also be null: left empty). */
 function branch(schema: Schema, match: (s: Schema) => boolean): Schema | undefined {
-  if (match(schema)) return schema
-  return ((schema.anyOf ?? schema.oneOf) as Schema[] | undefined)?.find(match)
+  return alternatives(schema).find(match)
 }
 
 const objectBranch = (schema: Schema) =>

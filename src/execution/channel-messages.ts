@@ -55,6 +55,21 @@ export const CHANNEL_MESSAGES = {
     when: 'show(); no answer',
     fields: {mime_type: 'image/...', data: 'base64'},
   },
+  file: {
+    from: 'child',
+    when: 'after the program, before done: a regular file of ./out/ begins (runner/kept_files.py)',
+    fields: {name: 'its path under out/, with /'},
+  },
+  file_data: {
+    from: 'child',
+    when: 'the next bytes of that file; it ends at the next file, file_skipped or done',
+    fields: {data: 'base64 of at most MAX_FILE_CHUNK_BYTES (limits.ts)'},
+  },
+  file_skipped: {
+    from: 'child',
+    when: 'an entry of ./out/ not sent (a link, too deep, over the limits...); no answer',
+    fields: {name: 'its path under out/', reason: 'a FILE_SKIPPED_REASONS value'},
+  },
   result: {
     from: 'parent',
     when: 'answers a call or helper',

@@ -1,3 +1,5 @@
+import {dirname} from 'node:path'
+
 import type {ExecutionConfig} from '../config/schema.js'
 import type {ToolHost} from '../downstream/types.js'
 import type {ApprovalPrompter} from '../permissions/approvals.js'
@@ -9,7 +11,9 @@ import {childMessageBytes} from '../limits.js'
 import {type Logger, silentLogger} from '../log.js'
 import {ProgramApprovals} from '../permissions/approvals.js'
 import {artifactsRoot, pruneArtifacts} from './artifacts.js'
-import {type ChildRunResult, ProgramChild} from './child/index.js'
+import {ForkServer} from './child/fork-server.js'
+import {forkServerSpawner} from './child/forked.js'
+import {type ChildRunResult, ProgramChild, RUNNER_PATH} from './child/index.js'
 import {composeOutcome, type OutcomeParts, type RunOutcome, startFailureText} from './outcome.js'
 import {childLimits, programBounds} from './program-bounds.js'
 import {ProgramSlots, type SlotRelease} from './program-slots.js'
@@ -32,6 +36,11 @@ export interface ProgramEngineOptions {
   logger?: Logger
   /** The user's rules for which calls need approval (SPEC §12). Default: none do. */
   permissions?: PermissionPolicy
+  /**
+   * Make children with the backend's fork server when it has one. Default: the environment
+   * variable PTC_MCP_FORK_SERVER is "1".
+   */
+  forkServer?: boolean
 }
 
 export interface RunOptions {
@@ -67,6 +76,7 @@ export class ProgramEngine {
   private readonly logger: Logger
   private readonly permissions: PermissionPolicy | undefined
   private readonly pool: WarmPool
+  private readonly forkServer: ForkServer | undefined
   /** At most execution.max_concurrent_programs run at once; the others wait here, or are refused. */
   private readonly slots: ProgramSlots
   /** Largest child message; also the bound on answers and on queued calls waiting, in bytes. */
@@ -85,7 +95,19 @@ export class ProgramEngine {
     this.artifactsRoot = artifactsRoot(execution.artifacts_dir)
     pruneArtifacts(this.artifactsRoot)
     this.maxMessageBytes = childMessageBytes(execution)
+    const useForkServer = options.forkServer ?? process.env.PTC_MCP_FORK_SERVER === '1'
+    this.forkServer =
+      useForkServer && options.backend.forkServer
+        ? new ForkServer({
+            python: options.python,
+            backend: options.backend,
+            runnerPath: RUNNER_PATH,
+            runtimePaths: [dirname(RUNNER_PATH)],
+            logger: this.logger,
+          })
+        : undefined
     const childOptions = {
+      ...(this.forkServer && {spawner: forkServerSpawner(this.forkServer, options.backend)}),
       python: options.python,
       backend: options.backend,
       limits: childLimits(execution),
@@ -100,6 +122,8 @@ export class ProgramEngine {
     this.pool = new WarmPool({
       size: execution.warm_pool,
       create: () => ProgramChild.start(childOptions),
+      // A forked child costs the machine milliseconds: its replacement need not wait.
+      cheap: this.forkServer !== undefined,
       logger: this.logger,
     })
     if (!sweptScratchDirs) {
@@ -237,6 +261,7 @@ export class ProgramEngine {
   async close(): Promise<void> {
     this.closed = true
     await this.pool.close()
+    await this.forkServer?.close()
   }
 
   private async acquire(signal: AbortSignal | undefined): Promise<ProgramChild> {

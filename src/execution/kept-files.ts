@@ -2,7 +2,7 @@ import {closeSync, constants, mkdirSync, openSync, rmSync, writeSync} from 'node
 import {join} from 'node:path'
 
 import {formatBytes} from '../byte-size.js'
-import {ProtocolError} from './protocol.js'
+import {type FileSkippedReason, ProtocolError} from './protocol.js'
 
 /**
  * Files a program wrote under `./out/`, kept after the run (SPEC §14). The runner lists them inside
@@ -26,17 +26,7 @@ const MAX_NAMED_NOT_KEPT = 5
 const MAX_SHOWN_NAME_CHARS = 200
 
 /** Why an entry of out/ was not kept: what the runner found, or what this writer refused. */
-export const NOT_KEPT_REASONS = [
-  'link',
-  'special',
-  'depth',
-  'files',
-  'bytes',
-  'name',
-  'unreadable',
-  'error',
-] as const
-export type NotKeptReason = (typeof NOT_KEPT_REASONS)[number]
+export type NotKeptReason = FileSkippedReason | 'error'
 
 const REASON_TEXT: Record<NotKeptReason, string> = {
   link: 'a link: links are not followed',

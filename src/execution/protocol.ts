@@ -1,7 +1,7 @@
 import type {ToolErrorKind} from '../downstream/types.js'
 
 import {isRecord} from '../guards.js'
-import {base64Chars, MAX_SHOWN_BYTES} from '../limits.js'
+import {base64Chars, MAX_FILE_CHUNK_BYTES, MAX_SHOWN_BYTES} from '../limits.js'
 import {HELPER_NAMES, type HelperName} from './program-helpers.js'
 
 /**
@@ -72,6 +72,9 @@ export type ChildMessage =
   | {type: 'cancel'; id: number}
   | {type: 'done'; ok: boolean; error: string | null; hasResult: boolean; result: unknown}
   | {type: 'show'; image: ShownImage}
+  | {type: 'file'; name: string}
+  | {type: 'file_data'; data: Buffer}
+  | {type: 'file_skipped'; name: string; reason: FileSkippedReason}
 
 /** An image a program passed to show(), returned to the client as MCP image content (SPEC §14). */
 export interface ShownImage {
@@ -81,6 +84,18 @@ export interface ShownImage {
   /** Decoded bytes. */
   bytes: number
 }
+
+/** Why the runner did not send an entry of ./out/ (runner/kept_files.py). */
+export const FILE_SKIPPED_REASONS = [
+  'link',
+  'special',
+  'depth',
+  'files',
+  'bytes',
+  'name',
+  'unreadable',
+] as const
+export type FileSkippedReason = (typeof FILE_SKIPPED_REASONS)[number]
 
 /** Most images one run may show() (the bytes they may hold in total: limits.ts `MAX_SHOWN_BYTES`). */
 export const MAX_SHOWN_IMAGES = 4
@@ -264,6 +279,19 @@ export function childMessageFrom(
     case 'show': {
       return {type: 'show', image: parseShownImage(message)}
     }
+    case 'file': {
+      if (typeof message.name !== 'string') throw new ProtocolError('"file" message without a name')
+      return {type: 'file', name: message.name}
+    }
+    case 'file_data': {
+      return {type: 'file_data', data: fileChunk(message.data)}
+    }
+    case 'file_skipped': {
+      const reason = FILE_SKIPPED_REASONS.find((known) => known === message.reason)
+      if (typeof message.name !== 'string' || reason === undefined)
+        throw new ProtocolError('malformed "file_skipped" message')
+      return {type: 'file_skipped', name: message.name, reason}
+    }
     case 'startup_failed': {
       return {
         type: 'startup_failed',
@@ -290,6 +318,20 @@ function parseShownImage(message: Record<string, unknown>): ShownImage {
   const bytes = Buffer.byteLength(data, 'base64')
   if (bytes === 0) throw new ProtocolError('show() sent an empty image')
   return {mimeType, data, bytes}
+}
+
+/** A `file_data` message's bytes: base64 of at most MAX_FILE_CHUNK_BYTES (limits.ts). */
+function fileChunk(data: unknown): Buffer {
+  if (typeof data !== 'string') throw new ProtocolError('"file_data" message without data')
+  if (data.length > base64Chars(MAX_FILE_CHUNK_BYTES))
+    throw new ProtocolError(`file data over ${MAX_FILE_CHUNK_BYTES} bytes in one message`)
+  // Node's decoder skips what is not base64: a shorter result is how bad data shows (a regular
+  // expression over a megabyte costs several times the decoding).
+  const bytes = Buffer.from(data, 'base64')
+  const padding = data.endsWith('==') ? 2 : Number(data.endsWith('='))
+  if (data.length % 4 !== 0 || bytes.length !== (data.length / 4) * 3 - padding)
+    throw new ProtocolError('file data that is not base64')
+  return bytes
 }
 
 function parseDone(

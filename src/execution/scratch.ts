@@ -83,7 +83,7 @@ export async function removeScratchDir(dir: string): Promise<void> {
 /**
  * Removes what a server that is gone (killed with SIGKILL, say, which leaves no chance to clean
  * up) left behind: the scratch directories under this user's private root, and this user's
- * sandbox probe directories beside it (see `createProbeDir`). Nothing else is looked at.
+ * sandbox probe and fork server directories beside it (see `createProbeDir`). Nothing else is looked at.
  */
 export async function sweepOrphanedScratchDirs(logger: Logger, base = tmpdir()): Promise<void> {
   const uid = effectiveUid()
@@ -91,6 +91,7 @@ export async function sweepOrphanedScratchDirs(logger: Logger, base = tmpdir()):
   const rootStats = await lstat(root).catch(() => null)
   if (rootStats && !rootProblem(rootStats, uid)) await sweepDeadServers(root, SCRATCH_PREFIX, uid, logger)
   await sweepDeadServers(base, PROBE_PREFIX, uid, logger)
+  await sweepDeadServers(base, FORK_PREFIX, uid, logger)
 }
 
 /** Removes the directories of this user in `parent` named `<prefix><pid>-...` whose pid is gone. */
@@ -121,6 +122,16 @@ export const PROBE_PREFIX = 'ptc-mcp-probe-'
 
 export async function createProbeDir(base = tmpdir()): Promise<string> {
   return mkdtemp(join(base, `${PROBE_PREFIX}${process.pid}-`))
+}
+
+/**
+ * The fork server's socket directory: `<tmpdir>/ptc-mcp-fork-<pid>-XXXXXX`, made 0700 by mkdtemp,
+ * beside the scratch root (which holds programs' scratch only), swept like probe directories.
+ */
+export const FORK_PREFIX = 'ptc-mcp-fork-'
+
+export async function createForkServerDir(base = tmpdir()): Promise<string> {
+  return mkdtemp(join(base, `${FORK_PREFIX}${process.pid}-`))
 }
 
 function isAlive(pid: number): boolean {

@@ -25,6 +25,8 @@ export interface WarmPoolOptions {
   size: number
   /** Starts one child (spawned, confined, runner loaded once `ready` resolves). */
   create: () => ProgramChild
+  /** Children are cheap to make (a fork server): replace each one at once. */
+  cheap?: boolean
   logger: Logger
 }
 
@@ -59,7 +61,10 @@ export class WarmPool {
     // Spawning blocks the event loop until the new process has exec'd (a fork of this process,
     // and a wait for the scheduler), and the new child's start takes CPU: let a short program
     // finish first (`refillSoon` then comes sooner).
-    this.scheduleRefill(REFILL_DELAY_MS)
+    // A cheap child (a fork) is made at once only when no other waits ready: the program just
+    // handed over keeps the machine to itself otherwise.
+    const readyLeft = this.idle.some((candidate) => candidate.usable)
+    this.scheduleRefill(this.options.cheap && !readyLeft ? 0 : REFILL_DELAY_MS)
     await child.ready
     if (!child.usable) throw new Error('the Python child ended before it received the program')
     if (this.failing) {

@@ -30,6 +30,7 @@ describe('tool descriptions (SPEC §5)', () => {
       'None leaves an optional argument out',
       'inspect_tool(tool_names=',
       'a refusal raises ToolError kind "denied"',
+      'deleted afterwards but for ./out/, kept for the user (64 files, 64 MiB at most).',
     ]) {
       expect(text).toContain(needed)
     }

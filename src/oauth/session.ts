@@ -11,6 +11,7 @@ import {
 import type {RemoteServerConfig, ServerConfig} from '../config/schema.js'
 import type {Logger} from '../log.js'
 
+import {Memo} from '../memo.js'
 import {NeedsSignInError, RefreshUnavailableError} from './errors.js'
 import {StoreProvider, UserNeededError} from './provider.js'
 import {expiresAt, type TokenStore} from './store.js'
@@ -31,7 +32,8 @@ export const REFRESH_MARGIN_MS = 60_000
 export class OAuthSession implements AuthProvider {
   private readonly provider: StoreProvider
   private loaded: Promise<void> | undefined
-  private refreshing: Promise<void> | undefined
+  /** One refresh at a time: concurrent requests wait for the same one. */
+  private readonly refreshing = new Memo(() => this.refreshOnce(), {forget: 'settled'})
   /** The access token last handed to the transport, to tell a stale 401 from a refused token. */
   private lastSent: string | undefined
   private resourceMetadataUrl: URL | undefined
@@ -100,12 +102,8 @@ export class OAuthSession implements AuthProvider {
     return record?.tokens !== undefined
   }
 
-  /** One refresh at a time: concurrent requests wait for the same one. */
   private refresh(): Promise<void> {
-    this.refreshing ??= this.refreshOnce().finally(() => {
-      this.refreshing = undefined
-    })
-    return this.refreshing
+    return this.refreshing.get()
   }
 
   private async refreshOnce(): Promise<void> {

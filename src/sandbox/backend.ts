@@ -45,6 +45,25 @@ export interface LaunchRequest {
   env: Record<string, string>
   /** Default: DEFAULT_BOUNDS. */
   bounds?: ProgramBounds
+  /**
+   * The child is forked by the backend's fork server (`forkServer`), in namespaces of its own:
+   * only the returned `confine` is used, to be sent to it.
+   */
+  forked?: boolean
+}
+
+/** What a fork server is started with (see SandboxBackend.forkServer). */
+export interface ForkServerRequest {
+  python: PythonInfo
+  /** runner.py, which the fork server loads once for all its children. */
+  runnerPath: string
+  /** Directories of ptc-mcp's own Python files it reads. */
+  runtimePaths: string[]
+  /** The unix socket children connect back to, in `socketDir` (private to this user). */
+  socketPath: string
+  socketDir: string
+  /** Where the children's scratch directories are made (execution/scratch.ts). */
+  scratchRoot: string
 }
 
 /** The bounds when the request names none: SPEC §15's defaults. */
@@ -80,4 +99,10 @@ export interface SandboxBackend {
    */
   check(python: PythonInfo): Promise<{tier: string; bounds?: BoundsInForce}>
   launch(request: LaunchRequest): Promise<Launch>
+  /**
+   * The command of a fork server (zygote) that makes this backend's children, confined each in
+   * namespaces of its own, from an interpreter that has everything loaded (SPEC §7 `warm_pool`).
+   * Absent, or throwing SandboxError: children are started one by one with `launch`.
+   */
+  forkServer?(request: ForkServerRequest): Promise<Omit<Launch, 'confine'>>
 }

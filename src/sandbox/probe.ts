@@ -1,9 +1,12 @@
+import {spawn} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
 import {existsSync} from 'node:fs'
 import {chmod, mkdir, readFile, rm, writeFile} from 'node:fs/promises'
 import {createServer, type Server} from 'node:net'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
+
+import type {Launch} from './backend.js'
 
 import {createProbeDir, removeScratchDir} from '../execution/scratch.js'
 
@@ -169,6 +172,47 @@ export function parseProbeReport(stdout: string): ProbeReport | undefined {
   } catch {
     return undefined
   }
+}
+
+/** Bound on one probe run: it is killed (with everything it started) after this. */
+const PROBE_TIMEOUT_MS = 20_000
+
+/** Runs a launched probe in its own process group; rejects only when it cannot be started. */
+export function runProbe(
+  launch: Launch,
+  cwd: string,
+): Promise<{code: number | null; stdout: string; stderr: string}> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(launch.command, launch.args, {
+      cwd,
+      env: launch.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      if (stdout.length < 1_000_000) stdout += chunk
+    })
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      if (stderr.length < 1_000_000) stderr += chunk
+    })
+    const timer = setTimeout(() => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL')
+      } catch {
+        // already gone
+      }
+    }, PROBE_TIMEOUT_MS)
+    child.on('error', (error) => {
+      clearTimeout(timer)
+      reject(error)
+    })
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({code, stdout, stderr})
+    })
+  })
 }
 
 /** The probe as a program for the engine (doctor): probe.py's source, then one call that emits the report. */

@@ -72,6 +72,27 @@ export function descendants(pid: number): number[] {
   return found
 }
 
+/**
+ * The program interpreters under `pid`, one per child: spawned ones run runner.py (a bwrap
+ * wrapper names it too: not counted); forked ones are the fork server's grandchildren (zygote.py,
+ * under the init of their PID namespace, which is not counted either).
+ */
+export function programInterpreters(pid: number): number[] {
+  const parents = parentMap()
+  const isZygote = (candidate: number | undefined): boolean =>
+    candidate !== undefined &&
+    /zygote\.py/.test(commandLine(candidate)) &&
+    !/\bbwrap\b/.test(commandLine(candidate))
+  return descendants(pid).filter((child) => {
+    const command = commandLine(child)
+    if (/zygote\.py/.test(command) && !/\bbwrap\b/.test(command)) {
+      const parent = parents.get(child)
+      return isZygote(parent) && isZygote(parents.get(parent!))
+    }
+    return /runner\.py/.test(command) && !/\bbwrap\b/.test(command)
+  })
+}
+
 export function isAlive(pid: number): boolean {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')

@@ -8,7 +8,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {startRawServe} from '../helpers/json-rpc.js'
-import {commandLine, descendants, isAlive, waitUntil} from '../helpers/processes.js'
+import {descendants, isAlive, programInterpreters, waitUntil} from '../helpers/processes.js'
 import {prepareServe, type ServeSetup} from '../helpers/serve.js'
 
 const fixture = fixtureCommand()
@@ -161,8 +161,8 @@ describe('serve under load and at shutdown', () => {
     const setup = prepareServe({...baseConfig, execution: {timeout_seconds: 60, warm_pool: 0}})
     const {client, pid} = await connect('v2', setup)
     try {
-      // The program's interpreter runs runner.py (directly, or inside bwrap).
-      const pythons = () => descendants(pid).filter((p) => /runner\.py/.test(commandLine(p)))
+      // The program's interpreter (spawned, or forked by the fork server).
+      const pythons = () => programInterpreters(pid)
       const abort = new AbortController()
       const call = client
         .callTool(

@@ -9,7 +9,7 @@ import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {type RawServe, resultText, startRawServe, toolResult} from '../helpers/json-rpc.js'
-import {commandLine, descendants, waitUntil} from '../helpers/processes.js'
+import {programInterpreters, waitUntil} from '../helpers/processes.js'
 import {execute, expectCleanShutdown, serves, waitForListing} from '../helpers/serve-session.js'
 import {BIN, prepareServe, type ServeSetup} from '../helpers/serve.js'
 
@@ -36,10 +36,7 @@ describe('hostile channel messages (SPEC §15)', () => {
   let serve: RawServe
   let counterFile: string
 
-  const runners = () =>
-    descendants(serve.child.pid!).filter(
-      (pid) => /runner\.py/.test(commandLine(pid)) && !/\bbwrap\b/.test(commandLine(pid)),
-    )
+  const runners = () => programInterpreters(serve.child.pid!)
   const status = (field: string) =>
     Number(
       new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${serve.child.pid}/status`, 'utf8'))?.[1],

@@ -24,7 +24,7 @@ import {silentLogger} from '../../src/log.js'
 import {findBwrap} from '../../src/sandbox/linux/bwrap.js'
 import {createLinuxBackend, RUN_UID_BASE} from '../../src/sandbox/linux/index.js'
 import {noneBackend} from '../../src/sandbox/none.js'
-import {commandLine, descendants, waitUntil} from '../helpers/processes.js'
+import {programInterpreters, waitUntil} from '../helpers/processes.js'
 import {type EngineHandle, startEngine, testPython} from '../sandbox/harness.js'
 import {PRELUDE, type Verdict, verdicts} from '../sandbox/programs.js'
 
@@ -45,8 +45,7 @@ const SERVER_RSS_GROWTH = 64 * 1024 ** 2
 /** Tasks (threads) of every program interpreter under this process, as the host counts them. */
 function childTasks(): number {
   let tasks = 0
-  for (const pid of descendants(process.pid)) {
-    if (!/runner\.py/.test(commandLine(pid)) || /\bbwrap\b/.test(commandLine(pid))) continue
+  for (const pid of programInterpreters(process.pid)) {
     try {
       tasks += Number(/^Threads:\s+(\d+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0)
     } catch {
@@ -57,7 +56,7 @@ function childTasks(): number {
 }
 
 function runners(): number[] {
-  return descendants(process.pid).filter((pid) => /runner\.py/.test(commandLine(pid)))
+  return programInterpreters(process.pid)
 }
 
 function expectVerdicts(outcome: RunOutcome, expected: Record<string, Verdict>): void {

@@ -4,7 +4,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {type RawServe, startRawServe} from '../helpers/json-rpc.js'
-import {commandLine, descendants, waitUntil} from '../helpers/processes.js'
+import {commandLine, descendants, programInterpreters, waitUntil} from '../helpers/processes.js'
 import {execute, expectCleanShutdown, serves, waitForListing} from '../helpers/serve-session.js'
 import {prepareServe, type ServeSetup} from '../helpers/serve.js'
 
@@ -17,10 +17,7 @@ describe('hostile or broken programs', () => {
   let serve: RawServe
   let downstreamPid: number | undefined
 
-  const runners = () =>
-    descendants(serve.child.pid!).filter(
-      (pid) => /runner\.py/.test(commandLine(pid)) && !/\bbwrap\b/.test(commandLine(pid)),
-    )
+  const runners = () => programInterpreters(serve.child.pid!)
   const fixturePid = () =>
     descendants(serve.child.pid!).find(
       (pid) => commandLine(pid).startsWith(process.execPath) && commandLine(pid).includes('--name fx'),

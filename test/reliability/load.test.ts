@@ -5,7 +5,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {type RawServe, startRawServe} from '../helpers/json-rpc.js'
-import {commandLine, descendants, isAlive, waitUntil} from '../helpers/processes.js'
+import {commandLine, descendants, isAlive, programInterpreters, waitUntil} from '../helpers/processes.js'
 import {execute, serves, waitForListing} from '../helpers/serve-session.js'
 import {prepareServe, type ServeSetup} from '../helpers/serve.js'
 
@@ -55,9 +55,8 @@ describe('load through serve', () => {
 
   it(`${SEQUENTIAL} programs back to back, then ${CONCURRENT} ${AT_ONCE} at a time: all right, nothing leaked`, async () => {
     const pid = serve.child.pid!
-    // Interpreters running the runner (a bwrap wrapper, when in use, names runner.py too: not counted).
-    const runners = () =>
-      descendants(pid).filter((p) => /runner\.py/.test(commandLine(p)) && !/\bbwrap\b/.test(commandLine(p)))
+    // Program interpreters (wrappers not counted).
+    const runners = () => programInterpreters(pid)
     const downstream = () =>
       descendants(pid).filter(
         (p) => commandLine(p).includes('--name fx') && commandLine(p).startsWith(process.execPath),

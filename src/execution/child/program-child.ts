@@ -108,7 +108,15 @@ export class ProgramChild {
     channel.startFlowControl()
     const message: RunMessage = {type: 'run', ...run, end_marker: this.output.endMarker}
     channel.send(message)
-    const active = new ProgramRun(options.handlers, options.timeoutMs, (end) => this.finish(end))
+    const active = new ProgramRun(
+      options.handlers,
+      options.timeoutMs,
+      (end) => this.finish(end),
+      () => {
+        if (!this.artifacts) throw new Error('no artifacts directory')
+        return this.artifacts.dir()
+      },
+    )
     this.phase = {name: 'running', run: active, resolve}
     active.cancelOn(options.signal)
     return result
@@ -340,8 +348,10 @@ export class ProgramChild {
     this.phase = {...phase, name: 'finishing', end, endedAt: performance.now()}
     phase.run.stop()
     this.channel?.stopFlowControl()
-    if (end.kind === 'done') this.killTimer = setTimeout(() => this.killGroup(), DONE_KILL_DELAY_MS)
-    else this.killGroup()
+    if (end.kind === 'done') {
+      const linger = this.process?.lingerAfterDoneMs ?? DONE_KILL_DELAY_MS
+      this.killTimer = setTimeout(() => this.killGroup(), linger)
+    } else this.killGroup()
     this.closePipesSoon()
     this.maybeResolveRun()
   }
@@ -367,6 +377,7 @@ export class ProgramChild {
       end: phase.end,
       output: this.output.text(),
       images: phase.run.shown,
+      kept: phase.run.keptFiles(phase.end.kind === 'done'),
       ...(this.output.wholeOutputPath !== undefined && {outputFile: this.output.wholeOutputPath}),
       elapsedMs: phase.endedAt - phase.run.startedAt,
     })

@@ -3,6 +3,7 @@ import {performance} from 'node:perf_hooks'
 import type {ChildEnd, ChildRequestHandlers} from './types.js'
 
 import {MAX_SHOWN_BYTES} from '../../limits.js'
+import {type KeptFiles, KeptFilesWriter} from '../kept-files.js'
 import {
   type ChildMessage,
   MAX_SHOWN_IMAGES,
@@ -15,13 +16,15 @@ import {PausableDeadline} from './deadline.js'
 
 /**
  * One program in a child, from the `run` message until it ends: its clock, its cancellation, and
- * the checks on what the child sends meanwhile (request ids increase, show() within its bounds).
+ * the checks on what the child sends meanwhile (request ids increase, show() within its bounds),
+ * and the ./out/ files it sends after the program (SPEC §14).
  * `onEnd` is called when the time runs out, the signal aborts or the child reports `done`.
  */
 export class ProgramRun {
   readonly startedAt = performance.now()
   /** What the program passed to show(), in order. */
   readonly shown: ShownImage[] = []
+  private readonly kept: KeptFilesWriter
   private readonly deadline: PausableDeadline
   private detachSignal: (() => void) | undefined
   /** Call and helper ids must increase: a reused id would run twice under one trace entry. */
@@ -31,8 +34,16 @@ export class ProgramRun {
     private readonly handlers: ChildRequestHandlers,
     timeoutMs: number,
     private readonly onEnd: (end: ChildEnd) => void,
+    /** Makes (once) the run's artifacts directory, where the ./out/ files are kept. */
+    runDir: () => string,
   ) {
     this.deadline = new PausableDeadline(timeoutMs, () => onEnd({kind: 'timeout'}))
+    this.kept = new KeptFilesWriter(runDir)
+  }
+
+  /** The files kept; `complete`: the child reported `done` (a file still arriving is removed). */
+  keptFiles(complete: boolean): KeptFiles {
+    return this.kept.finish(complete)
   }
 
   /** Ends the run as cancelled when `signal` aborts (at once if it has). */
@@ -85,6 +96,18 @@ export class ProgramRun {
       }
       case 'show': {
         this.addShown(message.image)
+        return
+      }
+      case 'file': {
+        this.kept.begin(message.name)
+        return
+      }
+      case 'file_data': {
+        this.kept.append(message.data)
+        return
+      }
+      case 'file_skipped': {
+        this.kept.skipped(message.name, message.reason)
         return
       }
       default: {

@@ -40,6 +40,11 @@ export interface SpawnedChild {
   /** The private newline-delimited JSON channel (fd 3 for the runner). */
   readonly channel: ChildSocket
   /**
+   * How long after `done` the child may linger before it is killed (default 20 ms: tearing a
+   * fresh process down would compete with the answer going out).
+   */
+  readonly lingerAfterDoneMs?: number
+  /**
    * Kills the child and everything it started (its process group), at once. Safe at any time and
    * any number of times; a no-op once it has exited.
    */

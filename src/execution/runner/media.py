@@ -10,7 +10,7 @@ class Media:
     (bytes); .data: base64 str (None for a text resource); .text: a text resource's text; .uri:
     the resource's uri, if any; .bytes(): the decoded content."""
 
-    __slots__ = ("type", "mime_type", "size", "data", "text", "uri")
+    __slots__ = ("data", "mime_type", "size", "text", "type", "uri")
 
     def __init__(self, type, mime_type=None, size=0, data=None, text=None, uri=None):
         self.type = type

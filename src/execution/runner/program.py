@@ -6,7 +6,6 @@ import asyncio
 import builtins
 import linecache
 import os
-import sys
 import warnings
 
 _CO_COROUTINE = 0x80
@@ -49,7 +48,7 @@ def _tool_like_names(code_obj):
 
 class Runner:
     """Everything a run needs, made before the program arrives. `modules` holds the runner's own
-    modules (calls, errors, helpers, media, output, program_habits); `runner_files` their paths,
+    modules (calls, errors, helpers, kept_files, media, output, program_habits); `runner_files` their paths,
     left out of tracebacks and warnings."""
 
     def __init__(self, channel, devnull, modules, runner_files):
@@ -70,6 +69,8 @@ class Runner:
         self.emitted = None
         self.helpers = modules.helpers.build(self)
         self.run_waiter = self.loop.create_future()
+        # The scratch dir, before the program can change directory: ./out/ is kept from there.
+        self.scratch = os.getcwd()
 
     def on_readable(self):
         channel = self.channel
@@ -94,6 +95,11 @@ class Runner:
         """Ends the output, sends `done` and exits (never returns)."""
         channel = self.channel
         self.output.end(self.end_marker)
+        # The program's ./out/ files, read with what the program may read, never through a link.
+        try:
+            self.modules.kept_files.send_kept_files(self.scratch, channel.send_bytes, channel.to_bytes)
+        except BaseException:
+            pass
         head = b'{"type":"done","ok":%s,"error":%s,"has_result":%s,"result":' % (
             b"false" if error is not None else b"true",
             b"null" if error is None else channel.to_bytes(error),

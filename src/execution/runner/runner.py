@@ -33,20 +33,37 @@ _CHANNEL_FD = 3
 _PRIVATE_FD = 255
 _HERE = os.path.dirname(__file__)
 # Loaded once confined, in this order (each only uses the standard library and what it is given).
-_RUNTIME_MODULES = ("program_habits", "media", "calls", "errors", "helpers", "output", "program")
+_RUNTIME_MODULES = (
+    "program_habits",
+    "media",
+    "calls",
+    "errors",
+    "helpers",
+    "output",
+    "kept_files",
+    "program",
+)
 
 
-def _load_module(name):
-    """A module next to this file, by path."""
+def _load_by_path(name, path):
+    """The module at `path`, loaded once per process: a fork server loads it for its children."""
     import importlib.util
 
-    path = os.path.join(_HERE, f"{name}.py")
-    spec = importlib.util.spec_from_file_location(f"_ptc_{name}", path)
+    module = sys.modules.get(name)
+    if module is not None and getattr(module, "__file__", None) == path:
+        return module
+    spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    sys.modules[name] = module
     return module
+
+
+def _load_module(name):
+    """A module next to this file, by path."""
+    return _load_by_path(f"_ptc_{name}", os.path.join(_HERE, f"{name}.py"))
 
 
 def _set_limits(limits):
@@ -56,7 +73,7 @@ def _set_limits(limits):
         if value is None:
             return
         value = int(value)
-        soft, hard = resource.getrlimit(which)
+        _soft, hard = resource.getrlimit(which)
         if hard != resource.RLIM_INFINITY and value > hard:
             value = hard
         resource.setrlimit(which, (value, value))
@@ -71,21 +88,13 @@ def _set_limits(limits):
 
 
 def _apply_confine(spec):
-    import importlib.util
-
     path = spec.get("module")
     if not isinstance(path, str) or not os.path.isabs(path):
         raise ValueError('confine spec needs an absolute "module" path')
-    module_spec = importlib.util.spec_from_file_location("_ptc_confine", path)
-    if module_spec is None or module_spec.loader is None:
-        raise ImportError(f"cannot load confine module {path}")
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
-    return module.apply(spec)
+    return _load_by_path("_ptc_confine", path).apply(spec)
 
 
-def _load_runtime(channel, devnull, channel_file):
-    """Imports what programs need and returns the Runner, warmed up."""
+def _import_asyncio():
     # asyncio imports ssl for TLS transports only; programs have no network, and OpenSSL is the
     # slowest part of a child's start. Block it while asyncio loads, then let programs import it.
     saved_ssl = sys.modules.get("ssl", False)
@@ -97,6 +106,21 @@ def _load_runtime(channel, devnull, channel_file):
             del sys.modules["ssl"]
         else:
             sys.modules["ssl"] = saved_ssl
+
+
+def preload(confine_module):
+    """Imports what every child needs, once, in a fork server that never runs a program: its
+    children start with it all loaded. Makes nothing a child must have of its own (no event loop,
+    no descriptor). Returns the confine module."""
+    _import_asyncio()
+    for name in ("channel", *_RUNTIME_MODULES):
+        _load_module(name)
+    return _load_by_path("_ptc_confine", confine_module)
+
+
+def _load_runtime(channel, devnull, channel_file):
+    """Imports what programs need and returns the Runner, warmed up."""
+    _import_asyncio()
     import types
 
     modules = types.SimpleNamespace(**{name: _load_module(name) for name in _RUNTIME_MODULES})
@@ -109,14 +133,17 @@ def _load_runtime(channel, devnull, channel_file):
     return runner
 
 
-def main():
+def main(channel_fd=None):
+    """Runs one child. `channel_fd`: the channel when a fork server made this process (it
+    connected back to the parent); otherwise the channel is fd 3."""
     # (a) Take the channel before anything else, then read the start message.
     try:
-        try:
-            channel_fd = os.dup2(_CHANNEL_FD, _PRIVATE_FD, inheritable=False)
-        except OSError:  # an open-files limit below 256: any free descriptor will do
-            channel_fd = os.dup(_CHANNEL_FD)
-        os.close(_CHANNEL_FD)
+        if channel_fd is None:
+            try:
+                channel_fd = os.dup2(_CHANNEL_FD, _PRIVATE_FD, inheritable=False)
+            except OSError:  # an open-files limit below 256: any free descriptor will do
+                channel_fd = os.dup(_CHANNEL_FD)
+            os.close(_CHANNEL_FD)
         channel_module = _load_module("channel")
         channel = channel_module.Channel.from_fd(channel_fd)
     except Exception as exc:  # no channel: nobody to tell

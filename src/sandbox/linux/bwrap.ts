@@ -139,6 +139,8 @@ export interface BwrapOptions {
   env: Record<string, string>
   command: string
   args: string[]
+  /** bwrap options applied after the binds (a fork server's socket bind and /proc). */
+  extraArgs?: string[]
 }
 
 /** Size of the private tmpfs that holds the scratch dir inside bwrap, unless told. */
@@ -197,7 +199,16 @@ export function bwrapArgs(options: BwrapOptions, fs: FileSystem = hostFileSystem
   for (const bind of plan.binds) args.push(flag[bind.mode], bind.path, bind.path)
   for (const dir of plan.dirs) args.push('--dir', dir)
   for (const link of plan.symlinks) args.push('--symlink', link.target, link.path)
-  args.push('--remount-ro', '/', '--chdir', options.scratchDir, '--', options.command, ...options.args)
+  args.push(
+    ...(options.extraArgs ?? []),
+    '--remount-ro',
+    '/',
+    '--chdir',
+    options.scratchDir,
+    '--',
+    options.command,
+    ...options.args,
+  )
   return args
 }
 

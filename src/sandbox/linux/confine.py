@@ -30,6 +30,12 @@ The spec (built by src/sandbox/linux/index.ts):
    "seccomp": {"required": true}}
 A path that does not exist is skipped. Anything that cannot be applied raises ConfineError, and
 the runner then refuses to run the program.
+
+A process that confines its children one by one (each with its own pid, uid and scratch dir)
+loads this file once and calls the layers through its attributes in the same order:
+privileges.freeze_rlimits(), namespaces.apply(), landlock.prepare_ruleset(),
+privileges.drop_privileges(), privileges.forbid_new_privileges(), landlock.restrict_self() (or
+landlock.apply_landlock() with nothing in between), seccomp.install_seccomp(build_seccomp_filter()).
 """
 
 import importlib
@@ -79,6 +85,18 @@ _prctl = kernel.prctl
 _PR_GET_SECCOMP = kernel.PR_GET_SECCOMP
 
 
+_filters = {}
+
+
+def _compiled_filter(arch, self_pid):
+    """build_seccomp_filter, once per (arch, pid): a fork server's children all run as pid 2 of
+    their own PID namespace and share the compiled filter."""
+    key = (arch, self_pid)
+    if key not in _filters:
+        _filters[key] = build_seccomp_filter(arch, self_pid)
+    return _filters[key]
+
+
 def _single_threaded():
     try:
         return len(os.listdir("/proc/self/task")) == 1
@@ -111,7 +129,7 @@ def apply(spec):
 
     privileges.freeze_rlimits()
     try:
-        bounds = namespaces.apply(spec, kernel.libc(), privileges.drop_target(spec))
+        bounds = namespaces.apply(spec, privileges.drop_target(spec))
     except OSError as exc:
         raise ConfineError(f"cannot set up the program's bounds: {exc}") from exc
 
@@ -124,7 +142,7 @@ def apply(spec):
             " sandbox needs bwrap (install bubblewrap)"
         )
     ruleset = landlock.prepare_ruleset(rules, abi) if abi >= 1 else None
-    program = build_seccomp_filter(arch, os.getpid())
+    program = _compiled_filter(arch, os.getpid())
 
     identity = privileges.drop_privileges(spec)
     if os.getuid() == 0 and bounds.get("threads"):

@@ -1,9 +1,15 @@
-import {spawn} from 'node:child_process'
 import {randomInt} from 'node:crypto'
-import {dirname} from 'node:path'
+import {basename, dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-import type {BoundsInForce, Launch, LaunchRequest, PythonInfo, SandboxBackend} from '../backend.js'
+import type {
+  BoundsInForce,
+  ForkServerRequest,
+  Launch,
+  LaunchRequest,
+  PythonInfo,
+  SandboxBackend,
+} from '../backend.js'
 
 import {SandboxError} from '../../errors.js'
 import {type Logger, silentLogger} from '../../log.js'
@@ -17,12 +23,14 @@ import {
   PROBE_SCRIPT,
   type ProbePlan,
   type ProbeReport,
+  runProbe,
 } from '../probe.js'
 import {bwrapArgs, findBwrap} from './bwrap.js'
 import {interpreterFiles} from './interpreter-files.js'
 
 /** confine.py: imported by the child's bootstrap, which calls `apply(spec)` before reading the program. */
 export const CONFINE_MODULE = fileURLToPath(new URL('confine.py', import.meta.url))
+const ZYGOTE_SCRIPT = fileURLToPath(new URL('zygote.py', import.meta.url))
 const RUNTIME_DIR = dirname(CONFINE_MODULE)
 
 /** The object handed to confine.py's `apply()`, as the runner's start message carries it. */
@@ -43,6 +51,8 @@ export interface LinuxConfineSpec {
   threads: number
   /** The tmpfs the scratch dir becomes: at mountPoint (bwrap's, remounted) or at path itself. */
   scratch: {path: string; mountPoint: string; bytes: number; files: number}
+  /** Made by the fork server in namespaces of its own (zygote.py). */
+  forked?: boolean
   /** False: no namespaces of the child's own (LinuxBackendOptions.ownNamespaces). */
   ownNamespaces: boolean
   landlock: {required: boolean; readOnly: string[]; readWrite: string[]; devices: string[]}
@@ -120,7 +130,65 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): SandboxBa
       const state = await verify(request.python)
       return linuxLaunch(request, state)
     },
+    async forkServer(request) {
+      const state = await verify(request.python)
+      return forkServerLaunch(request, state)
+    },
   }
+}
+
+/** Size of the fork server's own tmpfs (its mount point, which no child uses). */
+const ZYGOTE_TMPFS_BYTES = 1024 * 1024
+
+/**
+ * zygote.py, in the same bwrap as a child (or none in the landlock-only tier). Its mount point
+ * for scratch space (/tmp, or the scratch root outside /tmp) also holds the socket's directory
+ * and, unprivileged, a /proc for writing the children's uid maps: each child covers all three
+ * with a tmpfs of its own before it is confined.
+ */
+async function forkServerLaunch(
+  request: ForkServerRequest,
+  state: Verified,
+): Promise<Omit<Launch, 'confine'>> {
+  if (!state.ownNamespaces) {
+    throw new SandboxError('the fork server needs namespaces of its own for each child')
+  }
+  const files = await interpreterFiles(request.python)
+  const readOnly = [...new Set([RUNTIME_DIR, ...files.readOnly, ...request.runtimePaths])]
+  const {scratchRoot} = request
+  const mountPoint = scratchRoot.startsWith('/tmp/') ? '/tmp' : scratchRoot
+  const asRoot = process.geteuid?.() === 0
+  const inBwrap = state.bwrap !== undefined
+  const proc = inBwrap ? join(mountPoint, '.ptc-zygote-proc') : '/proc'
+  // Inside bwrap the socket's directory is bound under the mount point, which children cover.
+  const socketDir = inBwrap ? join(mountPoint, '.ptc-zygote-socket') : request.socketDir
+  const socketPath = join(socketDir, basename(request.socketPath))
+  const args = [
+    '-I',
+    '-S',
+    '-B',
+    ZYGOTE_SCRIPT,
+    dirname(request.runnerPath),
+    CONFINE_MODULE,
+    socketPath,
+    proc,
+  ]
+  const env = {PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8'}
+  if (state.bwrap === undefined) return {command: request.python.executable, args, env, tier: state.tier}
+  const extraArgs = ['--bind', request.socketDir, socketDir]
+  if (!asRoot) extraArgs.push('--proc', proc)
+  const bwrap = bwrapArgs({
+    readOnly,
+    devices: files.devices,
+    links: files.links,
+    scratchDir: scratchRoot,
+    scratchBytes: ZYGOTE_TMPFS_BYTES,
+    env,
+    command: request.python.executable,
+    args,
+    extraArgs,
+  })
+  return {command: state.bwrap, args: bwrap, env: {}, tier: state.tier}
 }
 
 /** The default instance: bwrap when usable (PTC_MCP_BWRAP=0 turns it off). */
@@ -144,16 +212,16 @@ async function linuxLaunch(request: LaunchRequest, state: Verified): Promise<Lau
   const readOnly = [...new Set([RUNTIME_DIR, ...files.readOnly, ...request.runtimePaths])]
   const bounds = request.bounds ?? DEFAULT_BOUNDS
   const runId = RUN_UID_BASE + randomInt(RUN_UID_SPAN)
-  const inTmp = request.scratchDir.startsWith('/tmp/')
   const confine: LinuxConfineSpec = {
     module: CONFINE_MODULE,
     tier: state.tier,
     namespace: state.bwrap !== undefined,
     dropRoot: {uid: runId, gid: runId},
     threads: bounds.threads,
+    ...(request.forked && {forked: true}),
     scratch: {
       path: request.scratchDir,
-      mountPoint: state.bwrap !== undefined && inTmp ? '/tmp' : request.scratchDir,
+      mountPoint: scratchMountPoint(request, state.bwrap !== undefined),
       bytes: bounds.scratchBytes,
       files: bounds.scratchFiles,
     },
@@ -168,7 +236,7 @@ async function linuxLaunch(request: LaunchRequest, state: Verified): Promise<Lau
     },
     seccomp: {required: true},
   }
-  if (state.bwrap === undefined) {
+  if (state.bwrap === undefined || request.forked) {
     return {
       command: request.python.executable,
       args: request.pythonArgs,
@@ -188,6 +256,17 @@ async function linuxLaunch(request: LaunchRequest, state: Verified): Promise<Lau
     args: request.pythonArgs,
   })
   return {command: state.bwrap, args, env: {}, confine, tier: state.tier}
+}
+
+/**
+ * Where the scratch tmpfs is mounted: inside bwrap, /tmp when the scratch dir is under it (bwrap's
+ * tmpfs, or for a forked child its own covering the fork server's), else the scratch dir itself
+ * (a forked child's covers the scratch root, the fork server's mount point).
+ */
+function scratchMountPoint(request: LaunchRequest, inBwrap: boolean): string {
+  if (!inBwrap) return request.scratchDir
+  if (request.scratchDir.startsWith('/tmp/')) return '/tmp'
+  return request.forked ? dirname(request.scratchDir) : request.scratchDir
 }
 
 async function verifyTiers(
@@ -239,7 +318,12 @@ async function probe(python: PythonInfo, candidate: Verified): Promise<ProbeResu
     const config = targets.config(LINUX_PROBE, draft.confine)
     request.pythonArgs = ['-I', '-S', '-B', PROBE_SCRIPT, JSON.stringify(config)]
     const launch = await linuxLaunch(request, candidate)
-    const run = await runProbe(launch, scratchDir)
+    const run = await runProbe(launch, scratchDir).catch((error: Error) => {
+      throw new SandboxError(`cannot start the sandbox probe: ${error.message}`, {
+        suggestion: FIX,
+        cause: error,
+      })
+    })
     const output = parseProbeReport(run.stdout)
     if (!output) {
       const reason = (run.stderr.trim() || `exit code ${run.code}`).split('\n').slice(-3).join(' ')
@@ -289,45 +373,4 @@ function refusalError(message: string): SandboxError {
 
 function refusal(message: string): ProbeResult {
   return {ok: false, bwrapBroken: false, error: refusalError(message)}
-}
-
-const PROBE_TIMEOUT_MS = 20_000
-
-function runProbe(
-  launch: Launch,
-  cwd: string,
-): Promise<{code: number | null; stdout: string; stderr: string}> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(launch.command, launch.args, {
-      cwd,
-      env: launch.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      if (stdout.length < 1_000_000) stdout += chunk
-    })
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      if (stderr.length < 1_000_000) stderr += chunk
-    })
-    const timer = setTimeout(() => {
-      try {
-        if (child.pid) process.kill(-child.pid, 'SIGKILL')
-      } catch {
-        // already gone
-      }
-    }, PROBE_TIMEOUT_MS)
-    child.on('error', (error) => {
-      clearTimeout(timer)
-      reject(
-        new SandboxError(`cannot start the sandbox probe: ${error.message}`, {suggestion: FIX, cause: error}),
-      )
-    })
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      resolve({code, stdout, stderr})
-    })
-  })
 }

@@ -48,6 +48,14 @@ def libc():
     return _libc
 
 
+def call(name, *args):
+    """A C library function by name that returns 0, or -1 with errno; raises OSError."""
+    ctypes.set_errno(0)
+    if getattr(libc(), name)(*args) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{name}: {os.strerror(err)}")
+
+
 def syscall(name, *args):
     """syscall(2) by name; raises OSError with the call's errno."""
     arch = machine()

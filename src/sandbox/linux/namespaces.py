@@ -22,6 +22,8 @@ import ctypes
 import os
 import resource
 
+from .kernel import call
+
 _CLONE_NEWNS = 0x00020000
 _CLONE_NEWUSER = 0x10000000
 _MS_RDONLY = 1
@@ -34,28 +36,19 @@ _MS_PRIVATE = 1 << 18
 _O_PATH = 0o10000000
 
 
-def _call(libc, name, *args):
-    ctypes.set_errno(0)
-    if getattr(libc, name)(*args) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"{name}: {os.strerror(err)}")
-
-
 def _encode(value):
     return None if value is None else os.fsencode(value)
 
 
-def _mount(libc, source, target, fstype, flags, data=None):
-    _call(
-        libc, "mount", _encode(source), _encode(target), _encode(fstype), ctypes.c_ulong(flags), _encode(data)
-    )
+def _mount(source, target, fstype, flags, data=None):
+    call("mount", _encode(source), _encode(target), _encode(fstype), ctypes.c_ulong(flags), _encode(data))
 
 
 def _under(path, top):
     return path == top or path.startswith(top.rstrip("/") + "/")
 
 
-def apply(spec, libc, drop):
+def apply(spec, drop):
     """Applies the scratch, thread and path bounds. `drop` is the (uid, gid) root will become, or
     None. Returns a report: {"scratch": str, "threads": str, "paths": str | None}."""
     scratch = spec.get("scratch") or {}
@@ -64,23 +57,30 @@ def apply(spec, libc, drop):
     is_root = os.geteuid() == 0
     namespace = bool(spec.get("namespace"))
     mounts = namespace
-    if not namespace and spec.get("ownNamespaces") is False:
+    if spec.get("forked"):
+        # A fork server made this process in a mount namespace of its own (and a user namespace
+        # when unprivileged): see zygote.py. Nothing to unshare; the mounts stay its own.
+        _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
+        mounts = True
+        if not is_root:
+            report["threads"] = "user namespace"
+    elif not namespace and spec.get("ownNamespaces") is False:
         report["scratch"] = "on the host file system, watched by the server (namespaces turned off)"
     elif not namespace:
         try:
             if is_root:
-                _call(libc, "unshare", ctypes.c_int(_CLONE_NEWNS))
+                call("unshare", ctypes.c_int(_CLONE_NEWNS))
             else:
-                _enter_user_namespace(libc)
+                _enter_user_namespace()
                 report["threads"] = "user namespace"
-            _mount(libc, None, "/", None, _MS_REC | _MS_PRIVATE)
+            _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
             mounts = True
         except OSError as exc:
             report["scratch"] = f"on the host file system, watched by the server ({exc.strerror})"
     if mounts and is_root and drop is not None and not namespace:
-        report["paths"] = _reach_as(libc, spec, *drop)
+        report["paths"] = _reach_as(spec, *drop)
     if mounts and scratch.get("path"):
-        _mount_scratch(libc, scratch, namespace, drop if is_root else None)
+        _mount_scratch(scratch, namespace, drop if is_root else None, bool(spec.get("forked")))
         report["scratch"] = f"tmpfs of {scratch['bytes']} bytes and {scratch['files']} files"
     if threads:
         limit = int(threads)
@@ -99,24 +99,37 @@ def apply(spec, libc, drop):
     return report
 
 
-def _enter_user_namespace(libc):
+def _enter_user_namespace():
     """A user namespace where this process keeps its uid and gid (RLIMIT_NPROC counts it alone),
     with a mount namespace it may change."""
     uid, gid = os.getuid(), os.getgid()
-    _call(libc, "unshare", ctypes.c_int(_CLONE_NEWUSER | _CLONE_NEWNS))
+    call("unshare", ctypes.c_int(_CLONE_NEWUSER | _CLONE_NEWNS))
     for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
         with open(f"/proc/self/{name}", "w") as f:
             f.write(text)
 
 
-def _mount_scratch(libc, scratch, namespace, drop):
+def _mount_scratch(scratch, namespace, drop, forked=False):
     """The scratch tmpfs with its two limits; the process's cwd moves onto it."""
     path = scratch["path"]
     options = f"size={int(scratch['bytes'])},nr_inodes={int(scratch['files'])}"
-    if namespace:
+    if namespace and forked:
+        # Inside the fork server's bwrap: a new tmpfs of this program's own covers the mount point
+        # (/tmp, shared by nothing now), and with it what the server kept there (its channel's
+        # socket, its /proc). The way down to the scratch dir is made in it.
+        top = scratch["mountPoint"]
+        mode = "0755" if drop else "0700"
+        _mount("tmpfs", top, "tmpfs", _MS_NOSUID | _MS_NODEV, f"{options},mode={mode}")
+        relative = os.path.relpath(path, top)
+        for depth, _ in enumerate([] if relative == "." else relative.split("/")):
+            part = os.path.join(top, *relative.split("/")[: depth + 1])
+            os.mkdir(part, 0o755 if drop else 0o700)
+        if relative != ".":
+            os.chmod(path, 0o700)
+    elif namespace:
         # bwrap's tmpfs (at /tmp, or at the scratch dir): the same file system with limits.
         top = scratch["mountPoint"]
-        _mount(libc, None, top, None, _MS_REMOUNT | _MS_NOSUID | _MS_NODEV, options)
+        _mount(None, top, None, _MS_REMOUNT | _MS_NOSUID | _MS_NODEV, options)
         if drop:
             # bwrap made the way to the scratch dir root's and 0700: the program's uid (which
             # confine.py makes the scratch dir's owner) must be able to traverse it.
@@ -127,11 +140,11 @@ def _mount_scratch(libc, scratch, namespace, drop):
     else:
         owner = f",uid={drop[0]},gid={drop[1]}" if drop else ""
         os.makedirs(path, mode=0o700, exist_ok=True)
-        _mount(libc, "tmpfs", path, "tmpfs", _MS_NOSUID | _MS_NODEV, f"{options},mode=0700{owner}")
+        _mount("tmpfs", path, "tmpfs", _MS_NOSUID | _MS_NODEV, f"{options},mode=0700{owner}")
     os.chdir(path)
 
 
-def _reach_as(libc, spec, uid, gid):
+def _reach_as(spec, uid, gid):
     """Makes every path the program needs reachable by uid/gid; returns what was covered."""
     landlock = spec.get("landlock") or {}
     listed = (landlock.get("readOnly") or []) + (landlock.get("devices") or [])
@@ -151,15 +164,15 @@ def _reach_as(libc, spec, uid, gid):
     handles = [(path, os.open(path, _O_PATH | os.O_CLOEXEC)) for path in binds]
     try:
         for top in tops:
-            _mount(libc, "tmpfs", top, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=1m,nr_inodes=4096,mode=0755")
+            _mount("tmpfs", top, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=1m,nr_inodes=4096,mode=0755")
         for path, fd in handles:
             os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
             if os.path.isdir(f"/proc/self/fd/{fd}"):
                 os.makedirs(path, mode=0o755, exist_ok=True)
             else:
                 os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o644))
-            _mount(libc, f"/proc/self/fd/{fd}", path, None, _MS_BIND | _MS_REC)
-            _mount(libc, None, path, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
+            _mount(f"/proc/self/fd/{fd}", path, None, _MS_BIND | _MS_REC)
+            _mount(None, path, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
         if scratch_path:
             os.makedirs(os.path.dirname(scratch_path), mode=0o755, exist_ok=True)
     finally:

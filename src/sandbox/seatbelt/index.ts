@@ -1,4 +1,3 @@
-import {execFile} from 'node:child_process'
 import {existsSync, realpathSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -15,6 +14,7 @@ import {
   PROBE_DIR,
   PROBE_SCRIPT,
   type ProbePlan,
+  runProbe,
 } from '../probe.js'
 import {SANDBOX_EXEC, seatbeltArgv, type SeatbeltPaths, seatbeltProfile, SYSTEM_READ_ONLY} from './profile.js'
 
@@ -144,30 +144,24 @@ async function probe(
       runtimePaths: [PROBE_DIR],
       env: {HOME: scratchDir, TMPDIR: scratchDir, PATH: '/usr/bin:/bin', LANG: 'en_US.UTF-8'},
     })
-    const stdout = await new Promise<string>((resolve, reject) => {
-      execFile(
-        launch.command,
-        launch.args,
-        {env: launch.env, cwd: scratchDir, timeout: 20_000},
-        (error, out, err) => {
-          if (out.trim()) resolve(out)
-          else reject(new Error((err || error?.message || 'no output').trim()))
-        },
-      )
-    }).catch((error: Error) => {
+    const run = await runProbe(launch, scratchDir).catch((error: Error) => {
       throw new SandboxError(`seatbelt sandbox unavailable: the probe did not run (${error.message})`, {
         suggestion: FIX,
         cause: error,
       })
     })
-    const report = parseProbeReport(stdout) ?? {confined: false}
-    const verdict = targets.verdict(SEATBELT_PROBE, report, stdout)
+    const report = parseProbeReport(run.stdout)
+    if (!report) {
+      const reason = (run.stderr.trim() || `exit code ${run.code}`).split('\n').slice(-3).join(' ')
+      throw new SandboxError(`seatbelt sandbox unavailable: the probe did not run (${reason})`, {
+        suggestion: FIX,
+      })
+    }
+    const verdict = targets.verdict(SEATBELT_PROBE, report, run.stdout)
     if (verdict.escaped.length > 0) {
       throw new SandboxError(
         `seatbelt sandbox did not take effect: not refused: ${verdict.escaped.join(', ')}`,
-        {
-          suggestion: FIX,
-        },
+        {suggestion: FIX},
       )
     }
     if (verdict.broken.length > 0) {

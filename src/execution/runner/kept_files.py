@@ -1,15 +1,11 @@
 """Files a program wrote under ./out/ of its scratch directory, sent to the parent after the program
-ends, before `done` (SPEC §14). Loaded by runner.py next to it.
+ends, before `done` (SPEC §14): the `file`, `file_data` and `file_skipped` messages of
+channel-messages.ts.
 
 The walk runs inside the sandbox, with what the program itself may read: it opens every
 directory and file relative to its parent's descriptor with O_NOFOLLOW, so no link is followed at
 any level; links, devices, FIFOs and sockets are reported, not read. The parent checks every name,
 count and byte again (kept-files.ts): all of this is a claim.
-
-  child -> parent {"type":"file","name":"a/b.csv"}          a kept file begins (name relative to out/)
-  child -> parent {"type":"file_data","data":base64}        its next bytes, at most CHUNK_BYTES
-  child -> parent {"type":"file_skipped","name":"...","reason":"link|special|depth|files|bytes|name|unreadable"}
-A file ends at the next `file`, `file_skipped` or `done` message.
 """
 
 import base64

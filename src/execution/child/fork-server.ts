@@ -1,0 +1,363 @@
+import {type ChildProcess, spawn} from 'node:child_process'
+import {randomBytes} from 'node:crypto'
+import {createServer, type Server, type Socket} from 'node:net'
+import {constants} from 'node:os'
+import {join} from 'node:path'
+
+import type {Logger} from '../../log.js'
+import type {PythonInfo, SandboxBackend} from '../../sandbox/backend.js'
+
+import {SandboxError} from '../../errors.js'
+import {LineFramer} from '../../line-framing.js'
+import {createForkServerDir, ensureScratchRoot, removeScratchDir} from '../scratch.js'
+
+/** The first line a forked child sends on each connection: `<token> channel|output`. */
+const MAX_HELLO_BYTES = 128
+/** How long a fork may take until both connections are in: the same bound as a cold start's. */
+const FORK_TIMEOUT_MS = 30_000
+/** How long the fork server may take to load. */
+const START_TIMEOUT_MS = 30_000
+/** Longest unix socket path (sun_path is 108 bytes with its NUL). */
+const MAX_SOCKET_PATH = 107
+
+type ExitListener = (code: number | null, signal: NodeJS.Signals | null) => void
+
+/**
+ * A child made by the fork server: its channel and its output (fd 1 and fd 2) are connections it
+ * made back to this process before it confined itself. Its exit is reported once, when the fork
+ * server has reaped it (or is gone, and the kernel with it killed every child).
+ */
+export class ForkedChild {
+  exited = false
+  private exitCode: number | null = null
+  private exitSignal: NodeJS.Signals | null = null
+  private listener: ExitListener | undefined
+
+  constructor(
+    readonly channel: Socket,
+    readonly output: Socket,
+    private readonly killChild: () => void,
+  ) {}
+
+  /** Kills the child and everything in its PID namespace. Safe any number of times. */
+  kill(): void {
+    if (!this.exited) this.killChild()
+  }
+
+  onExit(listener: ExitListener): void {
+    this.listener = listener
+    if (this.exited) listener(this.exitCode, this.exitSignal)
+  }
+
+  /** Called by the fork server. */
+  exit(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.exited) return
+    this.exited = true
+    this.exitCode = code
+    this.exitSignal = signal
+    this.listener?.(code, signal)
+  }
+}
+
+/** The fork server cannot run here: children are spawned one by one instead. */
+export class ForkServerUnavailable extends SandboxError {}
+
+interface PendingFork {
+  id: number
+  channel?: Socket
+  output?: Socket
+  resolve(child: ForkedChild): void
+  reject(error: Error): void
+  timer: NodeJS.Timeout
+}
+
+export interface ForkServerOptions {
+  python: PythonInfo
+  backend: SandboxBackend
+  runnerPath: string
+  runtimePaths: string[]
+  logger: Logger
+}
+
+/**
+ * The parent side of the backend's fork server (zygote.py): starts it on first use, asks it for
+ * children, pairs the connections they make back with their requests (by a token each), and
+ * relays kills and exits. A child's pid is the fork server's business: it kills only children it
+ * has not reaped, so a reused pid is never hit.
+ */
+export class ForkServer {
+  private process: ChildProcess | undefined
+  private server: Server | undefined
+  private socketDir: string | undefined
+  private starting: Promise<void> | undefined
+  private nextId = 0
+  private readonly pending = new Map<string, PendingFork>()
+  private readonly children = new Map<number, ForkedChild>()
+  private readonly tokens = new Map<number, string>()
+  private closed = false
+  private everStarted = false
+  private unavailable: ForkServerUnavailable | undefined
+
+  constructor(private readonly options: ForkServerOptions) {}
+
+  /** A new child, connected and waiting for its start message. Rejects with SandboxError. */
+  async fork(env: Record<string, string>): Promise<ForkedChild> {
+    if (this.closed) throw new SandboxError('the fork server is closed')
+    if (this.unavailable) throw this.unavailable
+    this.starting ??= this.start()
+    try {
+      await this.starting
+    } catch (error) {
+      // Not started at all (an old kernel, no namespaces): spawn children instead, from now on.
+      if (!this.unavailable && !this.everStarted) {
+        this.unavailable = new ForkServerUnavailable((error as Error).message, {cause: error})
+        this.options.logger.warn(
+          `no fork server (${(error as Error).message}); children are started one by one`,
+        )
+        throw this.unavailable
+      }
+      throw error
+    }
+    const proc = this.process
+    if (!proc?.stdio[3]) throw new SandboxError('the fork server is not running')
+    const id = ++this.nextId
+    const token = randomBytes(16).toString('hex')
+    return new Promise<ForkedChild>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.failPending(
+          token,
+          new SandboxError(`a forked child did not connect within ${FORK_TIMEOUT_MS / 1000}s`),
+        )
+        this.send({type: 'kill', id})
+      }, FORK_TIMEOUT_MS)
+      this.pending.set(token, {id, resolve, reject, timer})
+      this.tokens.set(id, token)
+      this.send({type: 'fork', id, token, env})
+    })
+  }
+
+  /** Kills the fork server, and with it every child it made; removes its socket. */
+  async close(): Promise<void> {
+    this.closed = true
+    await this.starting?.catch(() => {})
+    this.stop(new SandboxError('the fork server was closed'))
+  }
+
+  private send(message: Record<string, unknown>): void {
+    const channel = this.process?.stdio[3] as Socket | null | undefined
+    if (channel && !channel.destroyed) channel.write(`${JSON.stringify(message)}\n`)
+  }
+
+  private async start(): Promise<void> {
+    const {options} = this
+    const socketDir = await createForkServerDir()
+    this.socketDir = socketDir
+    const socketPath = join(socketDir, 's')
+    try {
+      if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH) {
+        throw new SandboxError(`the fork server's socket path is too long (${socketPath})`)
+      }
+      const server = createServer((socket) => this.onConnection(socket))
+      this.server = server
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject)
+        server.listen(socketPath, () => resolve())
+      })
+      server.on('error', (error) => options.logger.warn(`fork server socket: ${error.message}`))
+      const launch = await options.backend.forkServer!({
+        python: options.python,
+        runnerPath: options.runnerPath,
+        runtimePaths: options.runtimePaths,
+        socketPath,
+        socketDir,
+        scratchRoot: await ensureScratchRoot(),
+      })
+      const proc = spawn(launch.command, launch.args, {
+        cwd: socketDir,
+        env: launch.env,
+        stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+        detached: true,
+      })
+      this.process = proc
+      await this.waitReady(proc)
+      this.everStarted = true
+    } catch (error) {
+      this.stop(error as Error)
+      throw error instanceof SandboxError
+        ? error
+        : new SandboxError(`the fork server could not start: ${(error as Error).message}`, {cause: error})
+    }
+  }
+
+  private waitReady(proc: ChildProcess): Promise<void> {
+    const {logger} = this.options
+    let stderr = ''
+    proc.stderr?.setEncoding('utf8').on('data', (text: string) => {
+      if (stderr.length < 4096) stderr += text
+      for (const line of text.split('\n')) if (line.trim()) logger.debug(`fork server: ${line}`)
+    })
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new SandboxError('the fork server did not load in time')),
+        START_TIMEOUT_MS,
+      )
+      const framer = LineFramer.text(65_536, 'fail')
+      const channel = proc.stdio[3] as Socket
+      channel.on('error', () => {})
+      channel.on('data', (chunk: Buffer) => {
+        try {
+          framer.push(chunk, (framed) => {
+            if (framed.kind !== 'line') return
+            const message = JSON.parse(framed.line) as {
+              type?: string
+              id?: number
+              code?: number | null
+              signal?: number | null
+              error?: string
+            }
+            if (message.type === 'ready') {
+              clearTimeout(timer)
+              resolve()
+            } else this.onMessage(message)
+          })
+        } catch (error) {
+          logger.warn(`the fork server broke its protocol: ${(error as Error).message}`)
+          this.stop(new SandboxError('the fork server broke its protocol'))
+        }
+      })
+      proc.on('error', (error) => {
+        clearTimeout(timer)
+        reject(error)
+      })
+      proc.on('exit', (code, signal) => {
+        clearTimeout(timer)
+        const why = `the fork server exited (${signal ?? `code ${code}`})${stderr ? `: ${stderr.trim()}` : ''}`
+        reject(new SandboxError(why))
+        if (!this.closed) logger.warn(why)
+        this.stop(new SandboxError(why))
+      })
+    })
+  }
+
+  private onMessage(message: {
+    type?: string
+    id?: number
+    code?: number | null
+    signal?: number | null
+    error?: string
+  }): void {
+    const id = message.id ?? -1
+    const token = this.tokens.get(id)
+    if (message.type === 'fork_failed') {
+      if (token) this.failPending(token, new SandboxError(`the fork server could not fork: ${message.error}`))
+      this.tokens.delete(id)
+      return
+    }
+    if (message.type !== 'exit') return
+    this.tokens.delete(id)
+    if (token && this.pending.has(token)) {
+      this.failPending(
+        token,
+        new SandboxError(
+          `a forked child ${describe(message.code ?? null, message.signal ?? null)} before it connected`,
+        ),
+      )
+    }
+    const child = this.children.get(id)
+    if (child) this.exitChild(id, child, message.code ?? null, signalName(message.signal ?? null))
+  }
+
+  private exitChild(
+    id: number,
+    child: ForkedChild,
+    code: number | null,
+    signal: NodeJS.Signals | null,
+  ): void {
+    this.children.delete(id)
+    child.exit(code, signal)
+  }
+
+  private onConnection(socket: Socket): void {
+    socket.on('error', () => {})
+    let hello = Buffer.alloc(0)
+    const timer = setTimeout(() => socket.destroy(), FORK_TIMEOUT_MS)
+    const onData = (chunk: Buffer): void => {
+      hello = Buffer.concat([hello, chunk])
+      const newline = hello.indexOf(10)
+      if (newline === -1) {
+        if (hello.length > MAX_HELLO_BYTES) socket.destroy()
+        return
+      }
+      clearTimeout(timer)
+      socket.off('data', onData)
+      socket.pause()
+      const [token = '', kind] = hello.subarray(0, newline).toString('latin1').split(' ')
+      const rest = hello.subarray(newline + 1)
+      const fork = this.pending.get(token)
+      if (!fork || (kind !== 'channel' && kind !== 'output') || fork[kind]) {
+        socket.destroy()
+        return
+      }
+      if (rest.length > 0) socket.unshift(rest)
+      fork[kind] = socket
+      if (fork.channel && fork.output) this.connected(token, fork)
+    }
+    socket.on('data', onData)
+  }
+
+  private connected(token: string, fork: PendingFork): void {
+    clearTimeout(fork.timer)
+    this.pending.delete(token)
+    const {id} = fork
+    const child = new ForkedChild(fork.channel!, fork.output!, () => this.send({type: 'kill', id}))
+    this.children.set(id, child)
+    fork.channel!.resume()
+    fork.output!.resume()
+    fork.resolve(child)
+  }
+
+  private failPending(token: string, error: Error): void {
+    const fork = this.pending.get(token)
+    if (!fork) return
+    this.pending.delete(token)
+    clearTimeout(fork.timer)
+    fork.channel?.destroy()
+    fork.output?.destroy()
+    fork.reject(error)
+  }
+
+  /** The fork server is gone (or must go): so is every child it made (PR_SET_PDEATHSIG). */
+  private stop(error: Error): void {
+    const proc = this.process
+    this.process = undefined
+    if (proc?.pid !== undefined && proc.exitCode === null && proc.signalCode === null) {
+      try {
+        process.kill(-proc.pid, 'SIGKILL')
+      } catch {
+        // already gone
+      }
+    }
+    for (const token of this.pending.keys()) this.failPending(token, error)
+    for (const [id, child] of this.children) this.exitChild(id, child, null, 'SIGKILL')
+    this.tokens.clear()
+    this.server?.close()
+    this.server = undefined
+    const dir = this.socketDir
+    this.socketDir = undefined
+    if (dir) removeScratchDir(dir).catch(() => {})
+    // The next fork starts a new one.
+    if (!this.closed) this.starting = undefined
+  }
+}
+
+function signalName(number: number | null): NodeJS.Signals | null {
+  if (number === null) return null
+  const found = Object.entries(constants.signals).find(([, value]) => value === number)
+  return (found?.[0] as NodeJS.Signals | undefined) ?? null
+}
+
+function describe(code: number | null, signal: number | null): string {
+  return signal === null
+    ? `exited with code ${String(code)}`
+    : `was killed by ${signalName(signal) ?? signal}`
+}

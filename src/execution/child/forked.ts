@@ -1,0 +1,51 @@
+/**
+ * A child made by the backend's fork server (fork-server.ts, zygote.py): already loaded, it gets
+ * namespaces, scratch, Landlock domain and seccomp filter of its own in milliseconds, and its fd 1,
+ * fd 2 and channel are connections it made back to this process. When the fork server cannot run
+ * here at all, children are spawned one by one instead (spawnThroughBackend).
+ */
+import {dirname} from 'node:path'
+
+import type {SandboxBackend} from '../../sandbox/backend.js'
+import type {ChildSpawner, SpawnedChild} from './spawner.js'
+
+import {ForkServer, ForkServerUnavailable} from './fork-server.js'
+import {RUNNER_PATH, spawnThroughBackend} from './process.js'
+
+export function forkServerSpawner(server: ForkServer, backend: SandboxBackend): ChildSpawner {
+  const spawned = spawnThroughBackend(backend)
+  return {
+    async spawn(request): Promise<SpawnedChild> {
+      const launch = await backend.launch({
+        python: request.python,
+        pythonArgs: ['-I', '-S', '-B', RUNNER_PATH],
+        scratchDir: request.scratchDir,
+        runtimePaths: [dirname(RUNNER_PATH)],
+        env: request.env,
+        bounds: request.bounds,
+        forked: true,
+      })
+      let child
+      try {
+        child = await server.fork(request.env)
+      } catch (error) {
+        if (error instanceof ForkServerUnavailable) return spawned.spawn(request)
+        throw error
+      }
+      return {
+        tier: launch.tier,
+        confine: launch.confine,
+        stdout: child.output,
+        // fd 2 shares fd 1's connection.
+        stderr: null,
+        channel: child.channel,
+        // Tearing it down is the fork server's and the kernel's work: only the answer goes first.
+        lingerAfterDoneMs: 0,
+        kill: () => child.kill(),
+        onExit(listener) {
+          child.onExit((code, signal) => listener({code, signal}))
+        },
+      }
+    },
+  }
+}

@@ -1,0 +1,271 @@
+/**
+ * Two programs at once, each the other's adversary (SPEC §7): through a tool of the test host they
+ * learn each other's scratch path and host pid, then try to read, list, stat and write the other's
+ * scratch, see and signal its process, reach its output and its channel, and kill whatever they can
+ * reach; the children waiting for later programs and the fork server must live through it. In every
+ * tier this machine has, with children made by the fork server and spawned one by one. Run as root
+ * and as an unprivileged user: .ci/sandbox-tiers.sh.
+ */
+import {readdirSync, readFileSync} from 'node:fs'
+import {describe, expect, test} from 'vitest'
+
+import type {RunOutcome} from '../../src/execution/engine.js'
+
+import {executionSchema} from '../../src/config/schema.js'
+import {ProgramEngine} from '../../src/execution/engine.js'
+import {resolvePython} from '../../src/execution/python.js'
+import {findBwrap} from '../../src/sandbox/linux/bwrap.js'
+import {createLinuxBackend} from '../../src/sandbox/linux/index.js'
+import {startRawServe} from '../helpers/json-rpc.js'
+import {LocalHost} from '../helpers/local-host.js'
+import {commandLine, descendants, isAlive, waitUntil} from '../helpers/processes.js'
+import {prepareServe} from '../helpers/serve.js'
+import {testPython} from '../sandbox/harness.js'
+import {PRELUDE, verdicts} from '../sandbox/programs.js'
+
+const TIERS = [
+  {name: 'bwrap', bwrap: true},
+  {name: 'landlock+seccomp', bwrap: false},
+].filter((tier) => !tier.bwrap || findBwrap() !== undefined)
+const MODES = [
+  {mode: 'fork server', forkServer: true},
+  {mode: 'spawned', forkServer: false},
+]
+const CASES = TIERS.flatMap((tier) => MODES.map((mode) => ({...tier, ...mode})))
+
+type Info = Record<string, unknown>
+
+/** Meetings of two programs: each round resolves once both have arrived, with the other's info. */
+class Rendezvous {
+  private readonly rounds = new Map<string, Map<string, {info: Info; arrived: () => void}>>()
+  /** Runs on the host when both have arrived at a round, before either is answered. */
+  onRound: (round: string, infos: Map<string, Info>) => void = () => {}
+
+  async meet(round: string, role: string, info: Info): Promise<Info> {
+    let arrivals = this.rounds.get(round)
+    if (!arrivals) {
+      arrivals = new Map()
+      this.rounds.set(round, arrivals)
+    }
+    let arrived!: () => void
+    const both = new Promise<void>((resolve) => {
+      arrived = resolve
+    })
+    arrivals.set(role, {info, arrived})
+    if (arrivals.size === 2) {
+      this.onRound(round, new Map([...arrivals].map(([name, entry]) => [name, entry.info])))
+      for (const entry of arrivals.values()) entry.arrived()
+    }
+    await both
+    const other = [...arrivals].find(([name]) => name !== role)
+    return other?.[1].info ?? {}
+  }
+}
+
+/** The host pid of the process whose name (comm) is `name`, if there is one. */
+function pidNamed(name: string): number | undefined {
+  for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === name) return Number(pid)
+    } catch {
+      // gone
+    }
+  }
+  return undefined
+}
+
+/**
+ * The adversary. It names its process (so that the host can find its pid), keeps a secret in its
+ * scratch and prints another, then attacks the other program with what it was told.
+ */
+function adversary(role: string, marker: string): string {
+  const name = `${marker}${role}`
+  return `${PRELUDE}
+import asyncio, signal, socket, stat
+NAME = ${JSON.stringify(name)}
+ctypes.CDLL(None).prctl(15, NAME.encode(), 0, 0, 0)
+with open("secret.txt", "w") as f:
+    f.write("scratch secret of " + NAME)
+print("output secret of " + NAME, f"as pid {os.getpid()}", flush=True)
+try:
+    with open("/tmp/leftover.txt", "w") as f:
+        f.write(NAME)
+except OSError:
+    pass  # /tmp is out of reach in this tier
+other = await mcp__t__meet(round="hello", role=${JSON.stringify(role)}, info={"cwd": os.getcwd(), "name": NAME})
+where, pid = other["cwd"], other["pid"]
+attempt("read", lambda: open(where + "/secret.txt").read())
+attempt("list", lambda: os.listdir(where))
+attempt("stat", lambda: os.stat(where + "/secret.txt"))
+attempt("write", lambda: open(where + "/planted.txt", "w").write("x"))
+attempt("see", lambda: open(f"/proc/{pid}/cmdline").read())
+attempt("output", lambda: open(f"/proc/{pid}/fd/1").read())
+attempt("signal 0", lambda: os.kill(pid, 0))
+attempt("signal", lambda: os.kill(pid, signal.SIGKILL))
+
+# A fork server's socket, when this process has one on its stack (it was forked): connecting to
+# it would let a program pose as another's output or channel.
+frame, server = sys._getframe(), None
+while frame is not None:
+    candidate = frame.f_locals.get("self")
+    if hasattr(candidate, "socket_path"):
+        server = candidate
+    frame = frame.f_back
+if server is not None:
+    def connect():
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(server.socket_path)
+        return s
+    attempt("fork server socket", connect)
+# Whatever socket this process holds but its own channel: requests a fork server would act on.
+loop = asyncio.get_running_loop()
+own = {255, loop._ssock.fileno(), loop._csock.fileno()}
+forged = "".join('{"type":"kill","id":%d}\\n' % n for n in range(1, 200)).encode()
+reached = []
+for fd in range(3, 1024):
+    if fd in own:
+        continue
+    try:
+        if stat.S_ISSOCK(os.fstat(fd).st_mode):
+            os.write(fd, forged)
+            reached.append(fd)
+    except OSError:
+        pass
+print(f"sockets written: {reached}", flush=True)
+
+await mcp__t__meet(round="attacked", role=${JSON.stringify(role)}, info={})
+# Every pid it could name, its own excepted.
+killed = []
+for target in range(1, 4097):
+    if target == os.getpid():
+        continue
+    try:
+        os.kill(target, signal.SIGKILL)
+        killed.append(target)
+    except OSError:
+        pass
+print(f"killed: {killed}", flush=True)
+await mcp__t__meet(round="killed", role=${JSON.stringify(role)}, info={})
+
+control("own secret intact", lambda: open("secret.txt").read() == "scratch secret of " + NAME or 1 / 0)
+control("nothing planted", lambda: not os.path.exists("planted.txt") or 1 / 0)
+echoed = await mcp__t__echo(value=NAME)
+control("own tool result", lambda: echoed == NAME or 1 / 0)
+`
+}
+
+describe.skipIf(process.platform !== 'linux')('two programs at once cannot reach each other', () => {
+  describe.each(CASES)('tier $name, $mode', ({bwrap, forkServer}) => {
+    test('neither reaches the other, and the waiting children and the fork server live on', async () => {
+      const rendezvous = new Rendezvous()
+      const host = new LocalHost(
+        {
+          meet: (args) => rendezvous.meet(String(args.round), String(args.role), (args.info ?? {}) as Info),
+          echo: (args) => args.value,
+        },
+        't',
+      )
+      const engine = new ProgramEngine({
+        execution: executionSchema.parse({
+          timeout_seconds: 120,
+          warm_pool: 2,
+          tool_call_timeout_seconds: 120,
+        }),
+        host,
+        backend: createLinuxBackend({bwrap}),
+        python: await resolvePython(testPython()),
+        forkServer,
+      })
+      const marker = `iso${process.pid % 10_000}`
+      // Before the first attack, every process of the engine: the fork server, the children
+      // waiting for later programs, the two programs and their wrappers. None may die before both
+      // programs are done attacking.
+      let bystanders: number[] = []
+      let dead: number[] | undefined
+      const programPids: unknown[] = []
+      rendezvous.onRound = (round, infos) => {
+        if (round === 'hello') {
+          for (const info of infos.values()) {
+            info.pid = pidNamed(String(info.name))
+            programPids.push(info.pid)
+          }
+          bystanders = descendants(process.pid)
+        }
+        if (round === 'killed') dead = bystanders.filter((pid) => !isAlive(pid))
+      }
+      try {
+        const [a, b] = await Promise.all([
+          engine.run(adversary('A', marker)),
+          engine.run(adversary('B', marker)),
+        ])
+        for (const [outcome, other] of [
+          [a, `${marker}B`],
+          [b, `${marker}A`],
+        ] as [RunOutcome, string][]) {
+          expect(outcome.ok, outcome.text).toBe(true)
+          expect(Object.fromEntries(verdicts(outcome.output)), outcome.output).toEqual({
+            read: 'refused',
+            list: 'refused',
+            stat: 'refused',
+            write: 'refused',
+            see: 'refused',
+            output: 'refused',
+            'signal 0': 'refused',
+            signal: 'refused',
+            ...(forkServer && {'fork server socket': 'refused'}),
+            'own secret intact': 'ok',
+            'nothing planted': 'ok',
+            'own tool result': 'ok',
+          })
+          expect(outcome.output).toContain('sockets written: []')
+          expect(outcome.output).toContain('killed: []')
+          // A forked child is PID 2 of its own PID namespace, under the init the fork server made.
+          if (forkServer) expect(outcome.output).toContain('as pid 2\n')
+          expect(outcome.output).not.toContain(other)
+        }
+        expect(programPids).toEqual([expect.any(Number), expect.any(Number)])
+        // With a fork server, more than the two programs: the server and each program's init.
+        expect(bystanders.length).toBeGreaterThan(forkServer ? 4 : 1)
+        expect(dead).toEqual([])
+        // A later program gets a child of its own: nothing of the two is left in it.
+        const later = await engine.run(
+          'import os\nprint(os.listdir("."), os.path.exists("/tmp/leftover.txt"))',
+        )
+        expect(later.output, later.text).toBe('[] False\n')
+      } finally {
+        await engine.close()
+      }
+    })
+  })
+})
+
+describe.skipIf(process.platform !== 'linux')('a server killed mid-run leaves no process behind', () => {
+  describe.each(CASES)('tier $name, $mode', ({bwrap, forkServer}) => {
+    test('SIGKILL of serve ends the running program, the waiting children and the fork server', async () => {
+      const setup = prepareServe({
+        servers: [],
+        execution: {warm_pool: 2, timeout_seconds: 300, python: testPython()},
+      })
+      setup.env.PTC_MCP_FORK_SERVER = forkServer ? '1' : '0'
+      setup.env.PTC_MCP_BWRAP = bwrap ? '1' : '0'
+      const serve = await startRawServe(setup)
+      try {
+        const name = `orph${process.pid % 10_000}${bwrap ? 'b' : 'l'}${forkServer ? 'f' : 's'}`
+        const running = serve.callTool('execute_program', {
+          code: `import ctypes, time\nctypes.CDLL(None).prctl(15, b"${name}", 0, 0, 0)\ntime.sleep(300)`,
+        })
+        running.catch(() => {})
+        expect(await waitUntil(() => pidNamed(name) !== undefined, 60_000)).toBe(true)
+        const tree = descendants(serve.child.pid!)
+        expect(tree).toContain(pidNamed(name))
+        await serve.kill()
+        const alive = () => tree.filter((pid) => isAlive(pid))
+        await waitUntil(() => alive().length === 0, 30_000)
+        expect(alive().map((pid) => `${pid}: ${commandLine(pid)}`)).toEqual([])
+      } finally {
+        await serve.kill()
+        setup.cleanup()
+      }
+    })
+  })
+})
