@@ -4,27 +4,18 @@
  * fd 2 and channel are connections it made back to this process. When the fork server cannot run
  * here at all, children are spawned one by one instead (spawnThroughBackend).
  */
-import {dirname} from 'node:path'
 
 import type {SandboxBackend} from '../../sandbox/backend.js'
 import type {ChildSpawner, SpawnedChild} from './spawner.js'
 
 import {ForkServer, ForkServerUnavailable} from './fork-server.js'
-import {RUNNER_PATH, spawnThroughBackend} from './process.js'
+import {runnerLaunch, spawnThroughBackend} from './process.js'
 
 export function forkServerSpawner(server: ForkServer, backend: SandboxBackend): ChildSpawner {
   const spawned = spawnThroughBackend(backend)
   return {
     async spawn(request): Promise<SpawnedChild> {
-      const launch = await backend.launch({
-        python: request.python,
-        pythonArgs: ['-I', '-S', '-B', RUNNER_PATH],
-        scratchDir: request.scratchDir,
-        runtimePaths: [dirname(RUNNER_PATH)],
-        env: request.env,
-        bounds: request.bounds,
-        forked: true,
-      })
+      const launch = await backend.launch({...runnerLaunch(request), forked: true})
       let child
       try {
         child = await server.fork(request.env)

@@ -10,7 +10,7 @@ import {constants} from 'node:os'
 import {dirname} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-import type {SandboxBackend} from '../../sandbox/backend.js'
+import type {LaunchRequest, SandboxBackend} from '../../sandbox/backend.js'
 import type {ChildExit, ChildSpawner, SpawnedChild, SpawnRequest} from './spawner.js'
 
 import {SandboxError} from '../../errors.js'
@@ -30,18 +30,23 @@ export function childEnvironment(scratchDir: string): Record<string, string> {
   }
 }
 
+/** What the backend is asked for to run runner.py for `request`. */
+export function runnerLaunch(request: SpawnRequest): LaunchRequest {
+  return {
+    python: request.python,
+    pythonArgs: ['-I', '-S', '-B', RUNNER_PATH],
+    scratchDir: request.scratchDir,
+    runtimePaths: [dirname(RUNNER_PATH)],
+    env: request.env,
+    bounds: request.bounds,
+  }
+}
+
 /** Each child a new interpreter, confined by `backend`. */
 export function spawnThroughBackend(backend: SandboxBackend): ChildSpawner {
   return {
     async spawn(request: SpawnRequest): Promise<SpawnedChild> {
-      const launch = await backend.launch({
-        python: request.python,
-        pythonArgs: ['-I', '-S', '-B', RUNNER_PATH],
-        scratchDir: request.scratchDir,
-        runtimePaths: [dirname(RUNNER_PATH)],
-        env: request.env,
-        bounds: request.bounds,
-      })
+      const launch = await backend.launch(runnerLaunch(request))
       return spawnGroup(launch.command, launch.args, {
         cwd: request.scratchDir,
         env: launch.env,
