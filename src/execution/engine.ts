@@ -4,19 +4,18 @@ import type {ExecutionConfig} from '../config/schema.js'
 import type {ToolHost} from '../downstream/types.js'
 import type {ApprovalPrompter} from '../permissions/approvals.js'
 import type {PermissionPolicy} from '../permissions/policy.js'
-import type {ProgramBounds, PythonInfo, SandboxBackend} from '../sandbox/backend.js'
-import type {KeptFile, KeptFiles} from './kept-files.js'
-import type {ChildLimits, ShownImage} from './protocol.js'
+import type {PythonInfo, SandboxBackend} from '../sandbox/backend.js'
+import type {ShownImage} from './protocol.js'
 
-import {PtcError} from '../errors.js'
 import {childMessageBytes} from '../limits.js'
 import {type Logger, silentLogger} from '../log.js'
 import {ProgramApprovals} from '../permissions/approvals.js'
 import {artifactsRoot, pruneArtifacts} from './artifacts.js'
 import {ForkServer} from './child/fork-server.js'
 import {forkServerSpawner} from './child/forked.js'
-import {type ChildEnd, type ChildRunResult, ProgramChild, RUNNER_PATH} from './child/index.js'
-import {formatOutcome, type ToolCallTrace} from './format.js'
+import {type ChildRunResult, ProgramChild, RUNNER_PATH} from './child/index.js'
+import {composeOutcome, type OutcomeParts, type RunOutcome, startFailureText} from './outcome.js'
+import {childLimits, programBounds} from './program-bounds.js'
 import {ProgramSlots, type SlotRelease} from './program-slots.js'
 import {sweepOrphanedScratchDirs} from './scratch.js'
 import {writeShownImages} from './shown-files.js'
@@ -24,6 +23,7 @@ import {type CallApprover, ToolCallBroker, type ToolCallListener} from './tool-c
 import {WarmPool} from './warm-pool.js'
 
 export type {ToolCallTrace} from './format.js'
+export {type RunOutcome, startFailureOutcome} from './outcome.js'
 
 export interface ProgramEngineOptions {
   execution: ExecutionConfig
@@ -59,72 +59,11 @@ export interface RunOptions {
   keepShownImages?: boolean
 }
 
-/** What `execute_program` returns: `text` is SPEC §8, the rest its structured content. */
-export interface RunOutcome {
-  ok: boolean
-  /** Captured stdout + stderr; over max_output_bytes, its head and tail around `... [N bytes omitted]`. */
-  output: string
-  /** The last emit() value; null when emit() was not called. */
-  result: unknown
-  /** Trimmed traceback or limit/sandbox message; null on success. */
-  error: string | null
-  tool_calls: ToolCallTrace[]
-  /** The sandbox tier in force for this run, e.g. "none" or "linux:bwrap+landlock+seccomp". */
-  sandbox: string
-  text: string
-  /** Images the program passed to show() (SPEC §14), returned after the text. */
-  images: ShownImage[]
-  /** The files kept from ./out/ (SPEC §14), also listed in `text`; returned as resource links. */
-  files: KeptFile[]
-  /** With `keepShownImages`: where the shown images were written, in order. */
-  shownImageFiles?: string[]
-}
-
-interface OutcomeParts {
-  end: ChildEnd
-  output: string
-  toolCalls: ToolCallTrace[]
-  /** Bytes of tool results the program received. */
-  resultBytes?: number
-  images?: ShownImage[]
-  kept?: KeptFiles
-  shownImageFiles?: string[]
-  elapsedMs: number
-  sandbox: string
-  /** Set when no child could be started: the error text. */
-  startFailure?: string
-}
-
 /** Bound on starting a child (spawn, confinement, runner load); not part of the program's time. */
 const START_TIMEOUT_MS = 30_000
 
 /** Scratch directories left by servers that were killed are removed once per process. */
 let sweptScratchDirs = false
-
-/** Rlimits every child sets on itself (SPEC §7), derived from the execution config. */
-export function childLimits(execution: ExecutionConfig): ChildLimits {
-  return {
-    cpu_seconds: execution.timeout_seconds + 2,
-    // Room for the interpreter, a few parsed results of the largest size, and thread stacks.
-    address_space_bytes: 2 * 1024 ** 3 + 8 * execution.max_tool_result_bytes,
-    file_size_bytes: Math.min(64 * 1024 ** 2, execution.max_scratch_bytes),
-    open_files: 256,
-  }
-}
-
-/** Threads a program may run at once (SPEC §15). */
-const MAX_THREADS = 256
-/** Bytes of scratch per file the program may keep: its inode bound follows its byte bound. */
-const SCRATCH_BYTES_PER_FILE = 4096
-
-/** Per-program bounds the sandbox enforces (SPEC §15), from the execution config. */
-export function programBounds(execution: ExecutionConfig): ProgramBounds {
-  return {
-    scratchBytes: execution.max_scratch_bytes,
-    scratchFiles: Math.max(1024, Math.floor(execution.max_scratch_bytes / SCRATCH_BYTES_PER_FILE)),
-    threads: MAX_THREADS,
-  }
-}
 
 /**
  * Runs programs (SPEC §6, §7): each in a fresh sandboxed child taken from a warm pool, with the
@@ -348,99 +287,7 @@ export class ProgramEngine {
     }
   }
 
-  private outcome({
-    end,
-    output,
-    toolCalls,
-    resultBytes = 0,
-    images = [],
-    kept,
-    shownImageFiles,
-    elapsedMs,
-    sandbox,
-    startFailure,
-  }: OutcomeParts): RunOutcome {
-    const done = end.kind === 'done' ? end : undefined
-    const ok = done?.ok === true
-    const error = ok ? null : (startFailure ?? errorText(end, this.execution))
-    const hasResult = ok && done.hasResult
-    const result = hasResult ? (done.result ?? null) : null
-    const text = formatOutcome({
-      ok,
-      output,
-      error,
-      hasResult,
-      result,
-      toolCalls,
-      resultBytes,
-      elapsedMs,
-      trace: this.execution.trace,
-      keptFiles: kept,
-    })
-    return {
-      ok,
-      output,
-      result,
-      error,
-      tool_calls: toolCalls,
-      sandbox,
-      text,
-      images,
-      files: kept?.files ?? [],
-      ...(shownImageFiles && {shownImageFiles}),
-    }
-  }
-}
-
-function errorText(end: ChildEnd, execution: ExecutionConfig): string {
-  switch (end.kind) {
-    case 'cancelled': {
-      return 'CancelledError: the program was cancelled by the client'
-    }
-    case 'crashed': {
-      return `RuntimeError: ${end.reason}`
-    }
-    case 'done': {
-      return end.error ?? 'the program failed'
-    }
-    case 'timeout': {
-      return `TimeoutError: Execution exceeded ${execution.timeout_seconds}s limit`
-    }
-  }
-}
-
-function startFailureText(error: unknown): string {
-  if (error instanceof PtcError) {
-    const label = error.code === 'PYTHON_NOT_FOUND' ? 'PythonNotFoundError' : 'SandboxError'
-    return `${label}: ${error.message}${error.suggestion ? ` (${error.suggestion})` : ''}`
-  }
-  return `SandboxError: ${error instanceof Error ? error.message : String(error)}`
-}
-
-/**
- * The outcome of a program that could not even be handed to an engine (no usable Python, the
- * sandbox unavailable): the same failure shape as any run, with the error and its fix.
- */
-export function startFailureOutcome(error: unknown, execution: ExecutionConfig, sandbox: string): RunOutcome {
-  const text = startFailureText(error)
-  return {
-    ok: false,
-    output: '',
-    result: null,
-    error: text,
-    tool_calls: [],
-    sandbox,
-    images: [],
-    files: [],
-    text: formatOutcome({
-      ok: false,
-      output: '',
-      error: text,
-      hasResult: false,
-      result: null,
-      toolCalls: [],
-      elapsedMs: 0,
-      trace: execution.trace,
-    }),
+  private outcome(parts: OutcomeParts): RunOutcome {
+    return composeOutcome(parts, this.execution)
   }
 }

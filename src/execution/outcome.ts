@@ -1,6 +1,148 @@
-import type {RunOutcome} from './engine.js'
+import type {ExecutionConfig} from '../config/schema.js'
+import type {ChildEnd} from './child/index.js'
+import type {KeptFile, KeptFiles} from './kept-files.js'
+import type {ShownImage} from './protocol.js'
 
+import {PtcError} from '../errors.js'
+import {formatOutcome, type ToolCallTrace} from './format.js'
 import {boundedTrace, type ToolCallCount} from './trace.js'
+
+/** What `execute_program` returns: `text` is SPEC §8, the rest its structured content. */
+export interface RunOutcome {
+  ok: boolean
+  /** Captured stdout + stderr; over max_output_bytes, its head and tail around `... [N bytes omitted]`. */
+  output: string
+  /** The last emit() value; null when emit() was not called. */
+  result: unknown
+  /** Trimmed traceback or limit/sandbox message; null on success. */
+  error: string | null
+  tool_calls: ToolCallTrace[]
+  /** The sandbox tier in force for this run, e.g. "none" or "linux:bwrap+landlock+seccomp". */
+  sandbox: string
+  text: string
+  /** Images the program passed to show() (SPEC §14), returned after the text. */
+  images: ShownImage[]
+  /** The files kept from ./out/ (SPEC §14), also listed in `text`; returned as resource links. */
+  files: KeptFile[]
+  /** With `keepShownImages`: where the shown images were written, in order. */
+  shownImageFiles?: string[]
+}
+
+/** What a run (or a failure to start one) leaves, to be composed for the model. */
+export interface OutcomeParts {
+  end: ChildEnd
+  output: string
+  toolCalls: ToolCallTrace[]
+  /** Bytes of tool results the program received. */
+  resultBytes?: number
+  images?: ShownImage[]
+  kept?: KeptFiles
+  shownImageFiles?: string[]
+  elapsedMs: number
+  sandbox: string
+  /** Set when no child could be started: the error text. */
+  startFailure?: string
+}
+
+/** The outcome the model reads (SPEC §8) and its structured content, from the run's parts. */
+export function composeOutcome(
+  {
+    end,
+    output,
+    toolCalls,
+    resultBytes = 0,
+    images = [],
+    kept,
+    shownImageFiles,
+    elapsedMs,
+    sandbox,
+    startFailure,
+  }: OutcomeParts,
+  execution: ExecutionConfig,
+): RunOutcome {
+  const done = end.kind === 'done' ? end : undefined
+  const ok = done?.ok === true
+  const error = ok ? null : (startFailure ?? errorText(end, execution))
+  const hasResult = ok && done.hasResult
+  const result = hasResult ? (done.result ?? null) : null
+  const text = formatOutcome({
+    ok,
+    output,
+    error,
+    hasResult,
+    result,
+    toolCalls,
+    resultBytes,
+    elapsedMs,
+    trace: execution.trace,
+    keptFiles: kept,
+  })
+  return {
+    ok,
+    output,
+    result,
+    error,
+    tool_calls: toolCalls,
+    sandbox,
+    text,
+    images,
+    files: kept?.files ?? [],
+    ...(shownImageFiles && {shownImageFiles}),
+  }
+}
+
+function errorText(end: ChildEnd, execution: ExecutionConfig): string {
+  switch (end.kind) {
+    case 'cancelled': {
+      return 'CancelledError: the program was cancelled by the client'
+    }
+    case 'crashed': {
+      return `RuntimeError: ${end.reason}`
+    }
+    case 'done': {
+      return end.error ?? 'the program failed'
+    }
+    case 'timeout': {
+      return `TimeoutError: Execution exceeded ${execution.timeout_seconds}s limit`
+    }
+  }
+}
+
+export function startFailureText(error: unknown): string {
+  if (error instanceof PtcError) {
+    const label = error.code === 'PYTHON_NOT_FOUND' ? 'PythonNotFoundError' : 'SandboxError'
+    return `${label}: ${error.message}${error.suggestion ? ` (${error.suggestion})` : ''}`
+  }
+  return `SandboxError: ${error instanceof Error ? error.message : String(error)}`
+}
+
+/**
+ * The outcome of a program that could not even be handed to an engine (no usable Python, the
+ * sandbox unavailable): the same failure shape as any run, with the error and its fix.
+ */
+export function startFailureOutcome(error: unknown, execution: ExecutionConfig, sandbox: string): RunOutcome {
+  const text = startFailureText(error)
+  return {
+    ok: false,
+    output: '',
+    result: null,
+    error: text,
+    tool_calls: [],
+    sandbox,
+    images: [],
+    files: [],
+    text: formatOutcome({
+      ok: false,
+      output: '',
+      error: text,
+      hasResult: false,
+      result: null,
+      toolCalls: [],
+      elapsedMs: 0,
+      trace: execution.trace,
+    }),
+  }
+}
 
 /**
  * The structured content of execute_program, also what `run --json` prints (SPEC §5): never more

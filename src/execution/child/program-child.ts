@@ -13,11 +13,11 @@ import {
   type RunMessage,
   type StartMessage,
 } from '../protocol.js'
-import {createScratchDir, removeScratchDir, watchScratch} from '../scratch.js'
 import {ChildChannel} from './channel.js'
 import {ChildOutput} from './output.js'
 import {childEnvironment, describeExit, spawnThroughBackend} from './process.js'
 import {ProgramRun} from './run.js'
+import {ChildScratch} from './scratch-dir.js'
 
 /** How long a child whose channel closed may take to exit by itself before it is killed. */
 const EXIT_GRACE_MS = 250
@@ -67,14 +67,12 @@ export class ProgramChild {
   readonly artifacts: RunArtifacts | undefined
 
   private phase: Phase = {name: 'starting'}
-  private scratchDir: string | undefined
+  private readonly scratch = new ChildScratch()
   private process: SpawnedChild | undefined
   private channel: ChildChannel | undefined
   private exit: ChildExit | undefined
   private readonly output: ChildOutput
   private markDisposed!: () => void
-  private disposing = false
-  private stopWatching: (() => void) | undefined
   private drainTimer: NodeJS.Timeout | undefined
   private killTimer: NodeJS.Timeout | undefined
 
@@ -161,13 +159,13 @@ export class ProgramChild {
   private async boot(): Promise<void> {
     const {options} = this
     try {
-      this.scratchDir = await createScratchDir()
+      const scratchDir = await this.scratch.create()
       if (this.phase.name !== 'starting') throw stoppedBeforeReady()
       const spawner = options.spawner ?? spawnThroughBackend(options.backend)
       const spawned = await spawner.spawn({
         python: options.python,
-        scratchDir: this.scratchDir,
-        env: childEnvironment(this.scratchDir),
+        scratchDir,
+        env: childEnvironment(scratchDir),
         bounds: options.bounds,
       })
       this.attach(spawned)
@@ -257,7 +255,12 @@ export class ProgramChild {
       if (report && typeof report === 'object' && typeof report.tier === 'string') this.tier = report.tier
       // Unless the sandbox made it a capped tmpfs, the scratch dir is on the host's disk.
       const scratch = report?.bounds?.scratch
-      if (typeof scratch !== 'string' || !scratch.startsWith('tmpfs')) this.watchScratch()
+      if (typeof scratch !== 'string' || !scratch.startsWith('tmpfs')) {
+        this.scratch.watch(this.options.bounds, (reason) => {
+          this.finish({kind: 'crashed', reason})
+          this.killGroup()
+        })
+      }
       phase.settle?.()
       return
     }
@@ -380,20 +383,6 @@ export class ProgramChild {
     })
   }
 
-  /** No capped tmpfs holds the scratch dir (SPEC §15's next best bound): the server watches it. */
-  private watchScratch(): void {
-    const {bounds} = this.options
-    if (!this.scratchDir || !bounds) return
-    this.stopWatching = watchScratch(
-      this.scratchDir,
-      {bytes: bounds.scratchBytes, files: bounds.scratchFiles},
-      (reason) => {
-        this.finish({kind: 'crashed', reason})
-        this.killGroup()
-      },
-    )
-  }
-
   private killGroup(): void {
     clearTimeout(this.killTimer)
     this.process?.kill()
@@ -401,16 +390,6 @@ export class ProgramChild {
 
   /** Removes the scratch directory (once the process is gone), then resolves `disposed`. */
   private dispose(): void {
-    if (this.disposing) return
-    this.disposing = true
-    this.stopWatching?.()
-    const dir = this.scratchDir
-    if (!dir) {
-      this.markDisposed()
-      return
-    }
-    removeScratchDir(dir)
-      .catch((error: Error) => this.options.logger.warn(`could not remove ${dir}: ${error.message}`))
-      .finally(() => this.markDisposed())
+    this.scratch.remove(this.options.logger).then(this.markDisposed, this.markDisposed)
   }
 }

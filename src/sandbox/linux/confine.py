@@ -30,6 +30,12 @@ The spec (built by src/sandbox/linux/index.ts):
    "seccomp": {"required": true}}
 A path that does not exist is skipped. Anything that cannot be applied raises ConfineError, and
 the runner then refuses to run the program.
+
+A process that confines its children one by one (each with its own pid, uid and scratch dir)
+loads this file once and calls the layers through its attributes in the same order:
+privileges.freeze_rlimits(), namespaces.apply(), landlock.prepare_ruleset(),
+privileges.drop_privileges(), privileges.forbid_new_privileges(), landlock.restrict_self() (or
+landlock.apply_landlock() with nothing in between), seccomp.install_seccomp(build_seccomp_filter()).
 """
 
 import importlib

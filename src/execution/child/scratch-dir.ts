@@ -1,0 +1,44 @@
+import type {Logger} from '../../log.js'
+import type {ProgramBounds} from '../../sandbox/backend.js'
+
+import {createScratchDir, removeScratchDir, watchScratch} from '../scratch.js'
+
+/**
+ * A child's scratch directory (SPEC §7): made before the child exists, watched while no capped
+ * tmpfs holds it, and removed, once, when the process is gone.
+ */
+export class ChildScratch {
+  private dir: string | undefined
+  private stopWatching: (() => void) | undefined
+  private removal: Promise<void> | undefined
+
+  async create(): Promise<string> {
+    this.dir = await createScratchDir()
+    return this.dir
+  }
+
+  /** SPEC §15's next best bound: the server watches the directory and calls `onOver` past `bounds`. */
+  watch(bounds: ProgramBounds | undefined, onOver: (reason: string) => void): void {
+    if (!this.dir || !bounds) return
+    this.stopWatching = watchScratch(
+      this.dir,
+      {bytes: bounds.scratchBytes, files: bounds.scratchFiles},
+      onOver,
+    )
+  }
+
+  /** Removes the directory (call once the process is gone). Never rejects; the same promise every time. */
+  remove(logger: Logger): Promise<void> {
+    this.removal ??= this.removeNow(logger)
+    return this.removal
+  }
+
+  private async removeNow(logger: Logger): Promise<void> {
+    this.stopWatching?.()
+    const {dir} = this
+    if (!dir) return
+    await removeScratchDir(dir).catch((error: Error) =>
+      logger.warn(`could not remove ${dir}: ${error.message}`),
+    )
+  }
+}
