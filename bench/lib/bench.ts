@@ -14,7 +14,7 @@ import {DOWNSTREAMS} from './downstreams.js'
 import {loadavg} from './proc.js'
 import {ptcMcp} from './ptc-mcp.js'
 import {bareStartSamples, realPython} from './python.js'
-import {type GatewayName, newResults, type Results, type Series, series} from './results.js'
+import {type GatewayName, newResults, type Results, series} from './results.js'
 import {slopMcp} from './slop-mcp.js'
 
 export interface BenchOptions {
@@ -114,12 +114,12 @@ export class Bench {
     return started
   }
 
-  /** A batch of bare interpreter starts, taken now; also pooled into the run's `bareStart` detail. */
-  bareStart(samples: number): Series {
+  /** Bare interpreter starts, taken now; also pooled into the run's `bareStart` detail. */
+  bareStart(samples: number): number[] {
     const batch = bareStartSamples(this.python, samples)
     this.bare.push(...batch)
-    this.results.details.bareStart = series('bare python3 -I -S -c pass, every batch', 'ms', this.bare)
-    return series('bare python3 -I -S -c pass', 'ms', batch)
+    this.results.details.bareStart = series('bare python3 -I -S -c pass, the whole run', 'ms', this.bare)
+    return batch
   }
 
   async close(): Promise<void> {

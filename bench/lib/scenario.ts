@@ -63,3 +63,17 @@ export function withCode(
   }
   return found
 }
+
+/** Bare interpreter starts taken at the start of every round, beside the programs they compare with. */
+export function bareStartsEachRound(
+  bench: Bench,
+  perRound: number,
+): {samples: number[]; beforeRound: () => Promise<void>} {
+  const samples: number[] = []
+  return {
+    samples,
+    async beforeRound() {
+      samples.push(...bench.bareStart(perRound))
+    },
+  }
+}

@@ -37,8 +37,8 @@ export interface ProgramEngineOptions {
   /** The user's rules for which calls need approval (SPEC §12). Default: none do. */
   permissions?: PermissionPolicy
   /**
-   * Make children with the backend's fork server when it has one. Default: the environment
-   * variable PTC_MCP_FORK_SERVER is "1".
+   * Make children with the backend's fork server when it has one. Default: true, unless the
+   * environment variable PTC_MCP_FORK_SERVER is "0".
    */
   forkServer?: boolean
 }
@@ -95,7 +95,7 @@ export class ProgramEngine {
     this.artifactsRoot = artifactsRoot(execution.artifacts_dir)
     pruneArtifacts(this.artifactsRoot)
     this.maxMessageBytes = childMessageBytes(execution)
-    const useForkServer = options.forkServer ?? process.env.PTC_MCP_FORK_SERVER === '1'
+    const useForkServer = options.forkServer ?? process.env.PTC_MCP_FORK_SERVER !== '0'
     this.forkServer =
       useForkServer && options.backend.forkServer
         ? new ForkServer({
