@@ -18,6 +18,11 @@ const TIMEOUT_SECONDS = 40
 const WARM_POOL = 1
 /** serve idles near 90 MB here; every attack must stay under this peak (unbounded before: GBs, then OOM). */
 const PEAK_RSS_MB = 512
+/**
+ * The 5,000,000-item lists are parsed one at a time (~180 MB each as objects): the peak is where
+ * the collector gets to them, 430–540 MB seen under load; holding them all would be ~2 GB.
+ */
+const HUGE_ARGS_PEAK_RSS_MB = 768
 
 /** The child's end of the private channel (runner.py `_PRIVATE_FD`) and a way to write to it. */
 const RAW = [
@@ -78,10 +83,10 @@ describe('hostile channel messages (SPEC §15)', () => {
   })
 
   /** The server answers the next request, stayed under the memory bound and left nothing behind. */
-  async function expectHealthy(): Promise<void> {
+  async function expectHealthy(peakRssMb = PEAK_RSS_MB): Promise<void> {
     const next = await execute(serve, 'print((await mcp__fx__add(a=40, b=2))["sum"])')
     expect(next.text).toMatch(/^\[Script executed successfully\]\n42\n/)
-    expect(status('VmHWM')).toBeLessThan(PEAK_RSS_MB)
+    expect(status('VmHWM')).toBeLessThan(peakRssMb)
     expect(
       await waitUntil(() => runners().length <= WARM_POOL && setup.scratchDirs().length <= WARM_POOL, 5000),
     ).toBe(true)
@@ -249,7 +254,7 @@ describe('hostile channel messages (SPEC §15)', () => {
       args: {a: expect.arrayContaining([{}, expect.stringMatching(/^…\(\+4999\d\d items\)$/)])},
     })
     expect(calls[39]).toMatchObject({tool: 'mcp__fx__add', args: {a: expect.stringMatching(/^x+…x+$/), b: 1}})
-    await expectHealthy()
+    await expectHealthy(HUGE_ARGS_PEAK_RSS_MB)
   }, 150_000)
 
   it('inspect_tool with a 16,000,000-character name answers at once; a concurrent program is not held up', async () => {
