@@ -222,7 +222,7 @@ export class ForkServer {
           })
         } catch (error) {
           logger.warn(`the fork server broke its protocol: ${(error as Error).message}`)
-          this.stop(new SandboxError('the fork server broke its protocol'))
+          if (this.process === proc) this.stop(new SandboxError('the fork server broke its protocol'))
         }
       })
       proc.on('error', (error) => {
@@ -233,6 +233,8 @@ export class ForkServer {
         clearTimeout(timer)
         const why = `the fork server exited (${signal ?? `code ${code}`})${stderr ? `: ${stderr.trim()}` : ''}`
         reject(new SandboxError(why))
+        // Stopped already (a protocol error, close): its successor is not this one's to stop.
+        if (this.process !== proc) return
         if (!this.closed) logger.warn(why)
         this.stop(new SandboxError(why))
       })

@@ -108,6 +108,7 @@ class _Zygote:
         if not chunk:
             os._exit(0)  # the server is gone: so are its children (PR_SET_PDEATHSIG)
         self.buffer += chunk
+        del chunk  # a forked child must not hold the requests (tokens) of the siblings after it
         if len(self.buffer) > _MAX_LINE and b"\n" not in self.buffer:
             os._exit(2)
         while b"\n" in self.buffer:
@@ -178,6 +179,7 @@ class _Zygote:
     # ---- in the child (PID 1 of its namespaces) ------------------------------------------------
 
     def child(self, request):
+        self.buffer = b""  # the requests after this one: other children's tokens
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         # The server's channel and the wake-up pipe are the zygote's alone.
