@@ -3,6 +3,7 @@ import type {CallToolResult} from '@modelcontextprotocol/client'
 import type {ShapeStore} from './shape-store.js'
 import type {SchemaValidator} from './validation.js'
 
+import {formatBytes} from '../byte-size.js'
 import {prepareArguments} from './arguments.js'
 import {loneText, parseToolResult, toolErrorText} from './result-parser.js'
 import {shapeOf, textShape} from './shapes.js'
@@ -115,10 +116,4 @@ export function resultSize(result: CallToolResult, limit = Infinity): number {
   if (result.structuredContent === undefined) return textBytes
   const structuredBytes = Buffer.byteLength(JSON.stringify(result.structuredContent) ?? '', 'utf8')
   return Math.max(textBytes, structuredBytes)
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`
-  if (bytes < 1024 * 1024) return `${Number((bytes / 1024).toFixed(1))} KiB`
-  return `${Number((bytes / (1024 * 1024)).toFixed(1))} MiB`
 }
