@@ -4,6 +4,8 @@ import type {Bench} from './bench.js'
 import type {Downstream} from './downstreams.js'
 import type {Code, Gateway, Program} from './gateway.js'
 
+import {addFigure, addRow, measuredReference, series} from './results.js'
+
 export interface Scenario {
   /** Its name for --only. */
   name: string
@@ -76,4 +78,24 @@ export function bareStartsEachRound(
       samples.push(...bench.bareStart(perRound))
     },
   }
+}
+
+/**
+ * One row of trivial-program latencies (SPEC §11): each gateway's figure against the bare
+ * interpreter starts taken in alternation with it, with the target ratio.
+ */
+export function addBareStartRow(
+  bench: Bench,
+  row: {key: string; scenario: string; downstream: Downstream; targetRatio: number},
+  bareStarts: readonly number[],
+  measured: Map<Gateway, number[]>,
+): void {
+  const added = addRow(bench.results, {
+    key: `${row.key}/${row.downstream.name}`,
+    scenario: row.scenario,
+    downstream: row.downstream.name,
+    reference: measuredReference('bare start', series('bare python3 -I -S -c pass', 'ms', bareStarts)),
+    target: {value: row.targetRatio, comparison: '<=', of: 'ratio'},
+  })
+  for (const [gateway, times] of measured) addFigure(added, gateway.name, series(added.scenario, 'ms', times))
 }

@@ -4,8 +4,7 @@
 import {performance} from 'node:perf_hooks'
 import {setTimeout as sleep} from 'node:timers/promises'
 
-import {addFigure, addRow, measuredReference, series} from '../lib/results.js'
-import {bareStartsEachRound, interleaved, type Scenario, TRIVIAL} from '../lib/scenario.js'
+import {addBareStartRow, bareStartsEachRound, interleaved, type Scenario, TRIVIAL} from '../lib/scenario.js'
 
 export const BURST = 8
 
@@ -23,14 +22,17 @@ export const trivialBurst: Scenario = {
         await Promise.all(Array.from({length: BURST}, () => gateway.run(code)))
         return performance.now() - t0
       })
-      const row = addRow(bench.results, {
-        key: `burst/${downstream.name}`,
-        scenario: `${BURST} × print(1) at once, until all answered`,
-        downstream: downstream.name,
-        reference: measuredReference('bare start', series('bare python3 -I -S -c pass', 'ms', bare.samples)),
-        target: {value: 2, comparison: '<=', of: 'ratio'},
-      })
-      for (const [gateway, times] of bursts) addFigure(row, gateway.name, series(row.scenario, 'ms', times))
+      addBareStartRow(
+        bench,
+        {
+          key: 'burst',
+          scenario: `${BURST} × print(1) at once, until all answered`,
+          downstream,
+          targetRatio: 2,
+        },
+        bare.samples,
+        bursts,
+      )
       bench.log(`burst ${downstream.name} done`)
     }
   },

@@ -3,8 +3,7 @@
 // against bare interpreter starts taken before each sequence.
 import {setTimeout as sleep} from 'node:timers/promises'
 
-import {addFigure, addRow, measuredReference, series} from '../lib/results.js'
-import {bareStartsEachRound, interleaved, type Scenario, TRIVIAL} from '../lib/scenario.js'
+import {addBareStartRow, bareStartsEachRound, interleaved, type Scenario, TRIVIAL} from '../lib/scenario.js'
 
 export const GAP_MS = 20
 const SKIPPED = 2
@@ -28,15 +27,12 @@ export const trivialCadence: Scenario = {
         }
         return times
       })
-      const row = addRow(bench.results, {
-        key: `cadence/${downstream.name}`,
-        scenario: `print(1) every ~${GAP_MS} ms`,
-        downstream: downstream.name,
-        reference: measuredReference('bare start', series('bare python3 -I -S -c pass', 'ms', bare.samples)),
-        target: {value: 0.25, comparison: '<=', of: 'ratio'},
-      })
-      for (const [gateway, times] of sequences)
-        addFigure(row, gateway.name, series(row.scenario, 'ms', times))
+      addBareStartRow(
+        bench,
+        {key: 'cadence', scenario: `print(1) every ~${GAP_MS} ms`, downstream, targetRatio: 0.25},
+        bare.samples,
+        sequences,
+      )
       bench.log(`cadence ${downstream.name} done`)
     }
   },

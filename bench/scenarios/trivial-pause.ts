@@ -2,8 +2,8 @@
 // interpreter starts taken in alternation with it; and the MCP round trip after the same pause.
 import {setTimeout as sleep} from 'node:timers/promises'
 
-import {addFigure, addRow, measuredReference, series} from '../lib/results.js'
-import {bareStartsEachRound, interleaved, type Scenario, TRIVIAL} from '../lib/scenario.js'
+import {series} from '../lib/results.js'
+import {addBareStartRow, bareStartsEachRound, interleaved, type Scenario, TRIVIAL} from '../lib/scenario.js'
 
 export const PAUSE_MS = 300
 
@@ -18,14 +18,12 @@ export const trivialPause: Scenario = {
         await sleep(PAUSE_MS)
         return (await gateway.run(gateway.code(TRIVIAL, downstream)!.code)).ms
       })
-      const row = addRow(bench.results, {
-        key: `pause/${downstream.name}`,
-        scenario: `print(1) after a ${PAUSE_MS} ms pause`,
-        downstream: downstream.name,
-        reference: measuredReference('bare start', series('bare python3 -I -S -c pass', 'ms', bare.samples)),
-        target: {value: 0.15, comparison: '<=', of: 'ratio'},
-      })
-      for (const [gateway, times] of programs) addFigure(row, gateway.name, series(row.scenario, 'ms', times))
+      addBareStartRow(
+        bench,
+        {key: 'pause', scenario: `print(1) after a ${PAUSE_MS} ms pause`, downstream, targetRatio: 0.15},
+        bare.samples,
+        programs,
+      )
       if (downstream !== bench.downstreams[0]) continue
       // The floor under the figure: a request the gateway answers itself, after the same pause.
       const floors = await interleaved(bench, gateways, bench.reps(10, 2), async (gateway) => {
