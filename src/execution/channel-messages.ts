@@ -8,7 +8,7 @@
 export const CHANNEL_MESSAGES = {
   start: {
     from: 'parent',
-    when: 'the first line, before the child confines itself',
+    when: 'the first line, before the child confines itself (a forked child gets it from the fork server instead)',
     fields: {
       confine: "the sandbox backend's object for confine.py's apply() (its `module` path), or null",
       limits: 'rlimits the child sets on itself, soft = hard (ChildLimits)',

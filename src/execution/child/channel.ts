@@ -81,6 +81,8 @@ export class ChildChannel {
   ) {
     this.framer = LineFramer.bytes(options.maxMessageBytes, 'fail')
     socket.on('data', (chunk: Buffer) => this.onData(chunk))
+    // Handed over paused (a forked child's, which may have written already): it flows from here.
+    socket.resume()
     socket.on('error', () => {})
     socket.on('close', () => {
       this.closedFlag = true

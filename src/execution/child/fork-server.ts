@@ -6,6 +6,7 @@ import {join} from 'node:path'
 
 import type {Logger} from '../../log.js'
 import type {PythonInfo, SandboxBackend} from '../../sandbox/backend.js'
+import type {StartMessage} from '../protocol.js'
 
 import {SandboxError} from '../../errors.js'
 import {LineFramer} from '../../line-framing.js'
@@ -100,8 +101,11 @@ export class ForkServer {
 
   constructor(private readonly options: ForkServerOptions) {}
 
-  /** A new child, connected and waiting for its start message. Rejects with SandboxError. */
-  async fork(env: Record<string, string>): Promise<ForkedChild> {
+  /**
+   * A new child, connected, that confines itself as `start` says and then reports `ready` on its
+   * channel. Rejects with SandboxError.
+   */
+  async fork(env: Record<string, string>, start: StartMessage): Promise<ForkedChild> {
     if (this.closed) throw new SandboxError('the fork server is closed')
     if (this.unavailable) throw this.unavailable
     this.starting ??= this.start()
@@ -132,7 +136,7 @@ export class ForkServer {
       }, FORK_TIMEOUT_MS)
       this.pending.set(token, {id, resolve, reject, timer})
       this.tokens.set(id, token)
-      this.send({type: 'fork', id, token, env})
+      this.send({type: 'fork', id, token, env, start})
     })
   }
 
@@ -313,8 +317,6 @@ export class ForkServer {
     const {id} = fork
     const child = new ForkedChild(fork.channel!, fork.output!, () => this.send({type: 'kill', id}))
     this.children.set(id, child)
-    fork.channel!.resume()
-    fork.output!.resume()
     fork.resolve(child)
   }
 

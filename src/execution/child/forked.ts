@@ -18,7 +18,11 @@ export function forkServerSpawner(server: ForkServer, backend: SandboxBackend): 
       const launch = await backend.launch({...runnerLaunch(request), forked: true})
       let child
       try {
-        child = await server.fork(request.env)
+        child = await server.fork(request.env, {
+          type: 'start',
+          confine: launch.confine,
+          limits: request.limits,
+        })
       } catch (error) {
         if (error instanceof ForkServerUnavailable) return spawned.spawn(request)
         throw error
@@ -26,6 +30,7 @@ export function forkServerSpawner(server: ForkServer, backend: SandboxBackend): 
       return {
         tier: launch.tier,
         confine: launch.confine,
+        started: true,
         stdout: child.output,
         // fd 2 shares fd 1's connection.
         stderr: null,

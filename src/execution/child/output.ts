@@ -35,6 +35,7 @@ export class ChildOutput {
         this.stdout.write(chunk)
         onChange()
       })
+      stdout.resume()
     }
     if (stderr) {
       this.track(stderr, onChange)

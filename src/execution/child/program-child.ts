@@ -167,6 +167,7 @@ export class ProgramChild {
         scratchDir,
         env: childEnvironment(scratchDir),
         bounds: options.bounds,
+        limits: options.limits,
       })
       this.attach(spawned)
       const {phase} = this
@@ -179,8 +180,10 @@ export class ProgramChild {
           else resolve()
         }
       })
-      const start: StartMessage = {type: 'start', confine: spawned.confine, limits: options.limits}
-      this.channel?.send(start)
+      if (!spawned.started) {
+        const start: StartMessage = {type: 'start', confine: spawned.confine, limits: options.limits}
+        this.channel?.send(start)
+      }
       const timer = setTimeout(() => {
         phase.settle?.(
           new SandboxError(`the sandboxed Python did not start within ${options.startTimeoutMs / 1000}s`, {

@@ -8,6 +8,7 @@
 import type {Readable} from 'node:stream'
 
 import type {ProgramBounds, PythonInfo} from '../../sandbox/backend.js'
+import type {ChildLimits} from '../protocol.js'
 import type {ChildSocket} from './channel.js'
 
 export interface SpawnRequest {
@@ -18,6 +19,8 @@ export interface SpawnRequest {
   env: Record<string, string>
   /** Scratch and thread bounds for the sandbox to enforce. */
   bounds?: ProgramBounds
+  /** The rlimits of the `start` message. */
+  limits: ChildLimits
 }
 
 /** How the process ended. `failure`: why it could not be started (then code and signal are null). */
@@ -33,7 +36,13 @@ export interface SpawnedChild {
   readonly tier: string
   /** The `start` message's `confine` field: what the child applies to itself before `ready`. */
   readonly confine: Record<string, unknown> | null
-  /** fd 1 (and, during a run, fd 2: the runner points it there). */
+  /**
+   * The child got its `start` message with the spawn (a fork server passes it on): it confines
+   * itself without waiting for one on its channel.
+   */
+  readonly started?: boolean
+  /** fd 1 (and, during a run, fd 2: the runner points it there). This and `channel` may come
+   * paused: the lifecycle resumes them once it listens. */
   readonly stdout: Readable | null
   /** fd 2 until the run: interpreter or wrapper messages. */
   readonly stderr: Readable | null

@@ -6,7 +6,7 @@ fd 1 and fd 2 are captured by the parent, which counts them itself; nothing writ
 read as a message. The messages on the channel, their fields and who sends them are written down
 once, in src/execution/channel-messages.ts (checked against these modules by a test).
 
-  (a) take the channel (channel.py) and read `start`;
+  (a) take the channel (channel.py) and read `start` (a fork server passes it on instead);
   (b) set the rlimits, then confine: when `start.confine` is an object, its "module" key is the
       absolute path of a Python file, imported by path; `apply(confine)` is called with the whole
       object and may return a JSON-serialisable report (e.g. {"tier": "linux:landlock+seccomp"})
@@ -133,9 +133,10 @@ def _load_runtime(channel, devnull, channel_file):
     return runner
 
 
-def main(channel_fd=None):
+def main(channel_fd=None, start=None):
     """Runs one child. `channel_fd`: the channel when a fork server made this process (it
-    connected back to the parent); otherwise the channel is fd 3."""
+    connected back to the parent); otherwise the channel is fd 3. `start`: the start message, when
+    the fork server passed it on; otherwise it is read from the channel."""
     # (a) Take the channel before anything else, then read the start message.
     try:
         if channel_fd is None:
@@ -155,7 +156,8 @@ def main(channel_fd=None):
         os._exit(71)
 
     try:
-        start = channel.receive_blocking()
+        if start is None:
+            start = channel.receive_blocking()
         if not isinstance(start, dict) or start.get("type") != "start":
             raise ValueError("expected a start message")
         # Opened before confinement: where fd 1 and 2 point after `done`.

@@ -12,12 +12,13 @@ children hold nothing of it: each one is made like this:
      server, by the pid of a child it has not reaped yet (never a pid that could be reused).
   2. PID 2 makes a session of its own, connects twice to the server's socket `<socket>` (channel,
      then output: its fd 1 and fd 2), each time sending the token of its request first, and runs
-     the runner, which confines it (confine.py, with `forked` set: a new capped tmpfs for its
+     the runner with the start message of its request, which confines it (confine.py, with `forked` set: a new capped tmpfs for its
      scratch covers the mount point, hiding the socket and `<proc>` with it) before it reads a
      program.
 
 Channel (newline-delimited JSON):
-  server -> zygote  {"type":"fork","id":N,"token":"hex","env":{...}}
+  server -> zygote  {"type":"fork","id":N,"token":"hex","env":{...},"start":{...}}
+                                                        `start`: the runner's start message
   server -> zygote  {"type":"kill","id":N}                the whole child, if not reaped yet
   zygote -> server  {"type":"ready"}                      once, when loaded
   zygote -> server  {"type":"exit","id":N,"code":int|null,"signal":int|null}
@@ -237,7 +238,7 @@ class _Zygote:
         os.closerange(private + 1, 1 << 16)
         os.environ.clear()
         os.environ.update({str(k): str(v) for k, v in (request.get("env") or {}).items()})
-        self.runner.main(private)
+        self.runner.main(private, request.get("start"))
 
 
 def main():
