@@ -122,8 +122,10 @@ export class ProgramEngine {
     this.pool = new WarmPool({
       size: execution.warm_pool,
       create: () => ProgramChild.start(childOptions),
-      // A forked child costs the machine milliseconds: its replacement need not wait.
+      // A forked child costs the machine milliseconds: its replacement need not wait, and one
+      // round of programs running and one waiting next may find theirs ready.
       cheap: this.forkServer !== undefined,
+      maxSize: Math.max(execution.warm_pool, 2 * execution.max_concurrent_programs),
       logger: this.logger,
     })
     if (!sweptScratchDirs) {
@@ -137,6 +139,7 @@ export class ProgramEngine {
     if (this.closed) throw new Error('ProgramEngine.run: the engine is closed')
     const {signal} = options
     let release: SlotRelease
+    this.pool.noteDemand(this.slots.programs + 1)
     try {
       release = await this.slots.acquire(signal, options.onQueue)
     } catch (error) {

@@ -78,6 +78,11 @@ export class ProgramSlots {
     return this.releaser()
   }
 
+  /** Programs running or waiting for a slot. */
+  get programs(): number {
+    return this.running + this.waiting.length
+  }
+
   private get free(): boolean {
     return this.running < this.max && this.ending < this.max
   }

@@ -20,20 +20,34 @@ const REFILL_DELAY_MS = 1000
  */
 const REFILL_AFTER_RUN_MS = 20
 
+/**
+ * How long the pool stays grown after programs came several at once (cheap children only): then
+ * the extra children waiting are ended, down to `size`.
+ */
+export const DEMAND_HOLD_MS = 60_000
+
 export interface WarmPoolOptions {
   /** Children kept started ahead (execution.warm_pool); 0 starts each child on demand. */
   size: number
   /** Starts one child (spawned, confined, runner loaded once `ready` resolves). */
   create: () => ProgramChild
-  /** Children are cheap to make (a fork server): replace each one at once. */
+  /**
+   * Children are cheap to make and to keep (a fork server): replace each one at once, and keep as
+   * many ready as programs came at once lately, up to `maxSize`.
+   */
   cheap?: boolean
+  /** The most children a cheap pool keeps ready. Default: `size`. */
+  maxSize?: number
   logger: Logger
 }
 
 /**
  * Interpreters started ahead, each used for one program and replaced in the background
- * (SPEC §7 `warm_pool`). A child that fails to start stops the refilling until a child starts
- * again, so a broken sandbox does not spin; the next run then starts its own child and reports why.
+ * (SPEC §7 `warm_pool`). A pool of cheap children (forked, a few MB each, no CPU while they wait)
+ * also grows to as many as programs came at once lately, so that a burst finds them ready, and
+ * shrinks back once programs stop coming several at once. A child that fails to start stops the
+ * refilling until a child starts again, so a broken sandbox does not spin; the next run then
+ * starts its own child and reports why.
  */
 export class WarmPool {
   /** Started for the pool and not handed out yet (starting or ready), oldest first. */
@@ -45,6 +59,10 @@ export class WarmPool {
   private refillAt = Number.POSITIVE_INFINITY
   private failing = false
   private closed = false
+  /** The most programs at once lately (cheap pools), and until when that counts. */
+  private demand = 0
+  private demandUntil = 0
+  private shrinkTimer: NodeJS.Timeout | undefined
 
   constructor(private readonly options: WarmPoolOptions) {
     this.refill()
@@ -75,9 +93,31 @@ export class WarmPool {
     return child
   }
 
+  /**
+   * Tells the pool that `programs` are running or waiting, this one included (call as each program
+   * arrives). A cheap pool then keeps that many ready, up to `maxSize`, for DEMAND_HOLD_MS.
+   */
+  noteDemand(programs: number): void {
+    const {cheap, size, maxSize = size} = this.options
+    if (!cheap || size === 0 || this.closed) return
+    const now = performance.now()
+    if (now >= this.demandUntil) this.demand = 0
+    this.demand = Math.max(this.demand, Math.min(programs, maxSize))
+    this.demandUntil = now + DEMAND_HOLD_MS
+    clearTimeout(this.shrinkTimer)
+    this.shrinkTimer = setTimeout(() => this.shrink(), DEMAND_HOLD_MS)
+    this.shrinkTimer.unref()
+  }
+
+  /** How many children are kept ready now. */
+  get target(): number {
+    const {size} = this.options
+    return performance.now() < this.demandUntil ? Math.max(size, this.demand) : size
+  }
+
   /** Starts the missing children shortly, once a run's answer is out (call when a run ends). */
   refillSoon(): void {
-    if (this.idle.length >= this.options.size) return
+    if (this.idle.length >= this.target) return
     this.scheduleRefill(REFILL_AFTER_RUN_MS)
   }
 
@@ -85,6 +125,7 @@ export class WarmPool {
   async close(): Promise<void> {
     this.closed = true
     clearTimeout(this.refillTimer)
+    clearTimeout(this.shrinkTimer)
     this.idle.length = 0
     const children = [...this.live]
     for (const child of children) child.kill()
@@ -119,8 +160,14 @@ export class WarmPool {
     }, delayMs)
   }
 
+  /** Programs stopped coming several at once: the children beyond `size` waiting are ended. */
+  private shrink(): void {
+    this.demand = 0
+    while (this.idle.length > this.options.size) this.idle.pop()!.kill()
+  }
+
   private refill(): void {
-    while (!this.closed && !this.failing && this.idle.length < this.options.size) {
+    while (!this.closed && !this.failing && this.idle.length < this.target) {
       const child = this.track(this.options.create())
       this.idle.push(child)
       child.ready.then(
