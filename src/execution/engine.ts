@@ -217,7 +217,8 @@ export class ProgramEngine {
       run = {end: {kind: 'crashed', reason: (error as Error).message}, output: '', images: [], elapsedMs: 0}
     }
     broker.close()
-    this.pool.refillSoon()
+    // This program still holds its slot.
+    this.pool.refillSoon(this.slots.programs > 1)
     const shownImageFiles =
       options.keepShownImages && child.artifacts
         ? this.keepShown(run.images, child.artifacts.dir.bind(child.artifacts))

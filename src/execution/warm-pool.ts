@@ -77,12 +77,9 @@ export class WarmPool {
     if (child) this.idle.splice(this.idle.indexOf(child), 1)
     else child = this.track(this.options.create())
     // Spawning blocks the event loop until the new process has exec'd (a fork of this process,
-    // and a wait for the scheduler), and the new child's start takes CPU: let a short program
-    // finish first (`refillSoon` then comes sooner).
-    // A cheap child (a fork) is made at once only when no other waits ready: the program just
-    // handed over keeps the machine to itself otherwise.
-    const readyLeft = this.idle.some((candidate) => candidate.usable)
-    this.scheduleRefill(this.options.cheap && !readyLeft ? 0 : REFILL_DELAY_MS)
+    // and a wait for the scheduler), and even a forked child's start takes CPU: let a short
+    // program finish first (`refillSoon` then comes sooner).
+    this.scheduleRefill(REFILL_DELAY_MS)
     await child.ready
     if (!child.usable) throw new Error('the Python child ended before it received the program')
     if (this.failing) {
@@ -115,10 +112,16 @@ export class WarmPool {
     return performance.now() < this.demandUntil ? Math.max(size, this.demand) : size
   }
 
-  /** Starts the missing children shortly, once a run's answer is out (call when a run ends). */
-  refillSoon(): void {
+  /**
+   * Starts the missing children shortly, once a run's answer is out (call when a run ends).
+   * Cheap children are made at once, unless `othersRunning`: the programs of a burst then keep
+   * the machine to themselves, and the pool refills when the last one ends (or REFILL_DELAY_MS
+   * after a child was taken).
+   */
+  refillSoon(othersRunning = false): void {
     if (this.idle.length >= this.target) return
-    this.scheduleRefill(REFILL_AFTER_RUN_MS)
+    if (!this.options.cheap) this.scheduleRefill(REFILL_AFTER_RUN_MS)
+    else if (!othersRunning) this.scheduleRefill(0)
   }
 
   /** Kills every child, handed out or not, and waits until their scratch directories are gone. */
