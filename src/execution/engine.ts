@@ -20,7 +20,7 @@ import {ProgramSlots, type SlotRelease} from './program-slots.js'
 import {sweepOrphanedScratchDirs} from './scratch.js'
 import {writeShownImages} from './shown-files.js'
 import {type CallApprover, ToolCallBroker, type ToolCallListener} from './tool-calls.js'
-import {WarmPool} from './warm-pool.js'
+import {WarmPool, warmPoolMax} from './warm-pool.js'
 
 export type {ToolCallTrace} from './format.js'
 export {type RunOutcome, startFailureOutcome} from './outcome.js'
@@ -122,10 +122,10 @@ export class ProgramEngine {
     this.pool = new WarmPool({
       size: execution.warm_pool,
       create: () => ProgramChild.start(childOptions),
-      // A forked child costs the machine milliseconds: its replacement need not wait, and one
-      // round of programs running and one waiting next may find theirs ready.
+      // A forked child costs the machine milliseconds: its replacement need not wait, and a
+      // burst may find its children ready.
       cheap: this.forkServer !== undefined,
-      maxSize: Math.max(execution.warm_pool, 2 * execution.max_concurrent_programs),
+      maxSize: warmPoolMax(execution),
       logger: this.logger,
     })
     if (!sweptScratchDirs) {

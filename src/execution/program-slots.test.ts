@@ -62,7 +62,7 @@ describe('ProgramSlots', () => {
     await c
   })
 
-  test('a slot is free once its program is answered; at most as many sandboxes still going are waited for', async () => {
+  test('a slot is free once its program is answered; at most twice as many sandboxes still going are waited for', async () => {
     const slots = new ProgramSlots(2, 10)
     const gone: Array<() => void> = []
     const going = () =>
@@ -75,19 +75,21 @@ describe('ProgramSlots', () => {
     // Answered, its sandbox still going: the slot is free for the next program.
     const third = await slots.acquire()
     second(going())
-    // Two sandboxes going, as many as the slots: the next program waits for one to be gone.
-    let fourthStarted = false
-    const fourth = slots.acquire().then((release) => {
-      fourthStarted = true
+    const fourth = await slots.acquire()
+    third(going())
+    fourth(going())
+    // Four sandboxes going, twice the slots: the next program waits for one to be gone.
+    let fifthStarted = false
+    const fifth = slots.acquire().then((release) => {
+      fifthStarted = true
       return release
     })
     await new Promise((resolve) => {
       setImmediate(resolve)
     })
-    expect(fourthStarted).toBe(false)
+    expect(fifthStarted).toBe(false)
     gone[0]!()
-    ;(await fourth)()
-    expect(fourthStarted).toBe(true)
-    third()
+    ;(await fifth)()
+    expect(fifthStarted).toBe(true)
   })
 })

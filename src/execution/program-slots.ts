@@ -2,8 +2,10 @@
  * How many programs run at once (SPEC §15 `execution.max_concurrent_programs`): the others wait
  * in order in a bounded queue, and beyond it they are refused, so a burst of requests cannot start
  * a sandbox each. A program's slot is free once it is answered; its sandbox, killed then, may take
- * a moment to go, and at most as many such as the slots are waited for: sandboxes alive stay
- * within twice the slots (and the warm pool's).
+ * a moment to go (a spawned one 0.1–0.2 s under load, a forked one a few milliseconds), and at
+ * most twice as many such as the slots are waited for, so that the programs of a burst that end
+ * together do not hold up the next round: sandboxes alive stay within three times the slots (and
+ * the warm pool's).
  */
 
 /** Programs that may wait for a slot; one more is refused. */
@@ -84,7 +86,7 @@ export class ProgramSlots {
   }
 
   private get free(): boolean {
-    return this.running < this.max && this.ending < this.max
+    return this.running < this.max && this.ending < 2 * this.max
   }
 
   private releaser(): SlotRelease {

@@ -26,6 +26,14 @@ const REFILL_AFTER_RUN_MS = 20
  */
 export const DEMAND_HOLD_MS = 60_000
 
+/**
+ * The most children a pool of forked children keeps ready: `warm_pool`, or, after programs came
+ * several at once, one round running and one waiting next (twice `max_concurrent_programs`).
+ */
+export function warmPoolMax(execution: {warm_pool: number; max_concurrent_programs: number}): number {
+  return execution.warm_pool === 0 ? 0 : Math.max(execution.warm_pool, 2 * execution.max_concurrent_programs)
+}
+
 export interface WarmPoolOptions {
   /** Children kept started ahead (execution.warm_pool); 0 starts each child on demand. */
   size: number
@@ -92,14 +100,17 @@ export class WarmPool {
 
   /**
    * Tells the pool that `programs` are running or waiting, this one included (call as each program
-   * arrives). A cheap pool then keeps that many ready, up to `maxSize`, for DEMAND_HOLD_MS.
+   * arrives). A cheap pool then keeps that many ready, up to `maxSize`, until DEMAND_HOLD_MS have
+   * passed without as many at once.
    */
   noteDemand(programs: number): void {
     const {cheap, size, maxSize = size} = this.options
-    if (!cheap || size === 0 || this.closed) return
+    const wanted = Math.min(programs, maxSize)
+    if (!cheap || wanted <= size || this.closed) return
     const now = performance.now()
     if (now >= this.demandUntil) this.demand = 0
-    this.demand = Math.max(this.demand, Math.min(programs, maxSize))
+    if (wanted < this.demand) return
+    this.demand = wanted
     this.demandUntil = now + DEMAND_HOLD_MS
     clearTimeout(this.shrinkTimer)
     this.shrinkTimer = setTimeout(() => this.shrink(), DEMAND_HOLD_MS)
