@@ -1,4 +1,3 @@
-import {performance} from 'node:perf_hooks'
 
 import type {Logger} from '../log.js'
 import type {ProgramChild} from './child/index.js'
@@ -106,7 +105,7 @@ export class WarmPool {
   noteDemand(programs: number): void {
     const {cheap, size, maxSize = size} = this.options
     const wanted = Math.min(programs, maxSize)
-    if (!cheap || wanted <= size || this.closed) return
+    if (!cheap || size === 0 || wanted <= size || this.closed) return
     const now = performance.now()
     if (now >= this.demandUntil) this.demand = 0
     if (wanted < this.demand) return

@@ -41,8 +41,10 @@ export interface SpawnedChild {
    * itself without waiting for one on its channel.
    */
   readonly started?: boolean
-  /** fd 1 (and, during a run, fd 2: the runner points it there). This and `channel` may come
-   * paused: the lifecycle resumes them once it listens. */
+  /**
+   * fd 1 (and, during a run, fd 2: the runner points it there). This and `channel` may come
+   * paused: the lifecycle resumes them once it listens.
+   */
   readonly stdout: Readable | null
   /** fd 2 until the run: interpreter or wrapper messages. */
   readonly stderr: Readable | null

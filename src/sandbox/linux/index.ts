@@ -172,6 +172,8 @@ async function forkServerLaunch(
     CONFINE_MODULE,
     socketPath,
     proc,
+    // bwrap gave the fork server these namespaces: each child gets its own too (SPEC §7).
+    inBwrap ? 'net,uts,cgroup' : '',
   ]
   const env = {PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8'}
   if (state.bwrap === undefined) return {command: request.python.executable, args, env, tier: state.tier}

@@ -1,12 +1,13 @@
 """Fork server of the linux backend: makes program children in milliseconds (SPEC §7 warm_pool, §11).
 
 Started once per engine, as `[bwrap ...] python -I -S -B zygote.py <runner's directory>
-<confine.py> <socket> <proc>`, with fd 3 a private channel to the server. It imports the runner and
+<confine.py> <socket> <proc> <namespaces>`, with fd 3 a private channel to the server. It imports the runner and
 what every child needs, then forks children on request. It never runs program code, and its
 children hold nothing of it: each one is made like this:
 
-  1. clone() into new mount, PID and IPC namespaces, and a new user namespace when unprivileged
-     (its uid maps to itself: RLIMIT_NPROC then counts this program alone). This process is PID 1
+  1. clone() into new mount, PID and IPC namespaces, a new user namespace when unprivileged
+     (its uid maps to itself: RLIMIT_NPROC then counts this program alone), and those named in
+     <namespaces> (in bwrap: net,uts,cgroup, as a spawned child has; cgroup where the kernel has it). This process is PID 1
      there: it forks the program's process (PID 2), waits for it and exits with its status; when
      it dies, the kernel kills everything in the namespace. The server kills a child through this
      server, by the pid of a child it has not reaped yet (never a pid that could be reused).
@@ -27,6 +28,7 @@ The zygote exits when its channel closes, and dies with its parent (PR_SET_PDEAT
 """
 
 import ctypes
+import errno
 import os
 import signal
 import sys
@@ -34,6 +36,10 @@ import sys
 _CHANNEL_FD = 3
 _PRIVATE_FD = 255
 _CLONE_NEWNS = 0x00020000
+_CLONE_NEWCGROUP = 0x02000000
+_CLONE_NEWUTS = 0x04000000
+_CLONE_NEWNET = 0x40000000
+_NAMESPACES = {"net": _CLONE_NEWNET, "uts": _CLONE_NEWUTS, "cgroup": _CLONE_NEWCGROUP}
 _CLONE_NEWIPC = 0x08000000
 _CLONE_NEWUSER = 0x10000000
 _CLONE_NEWPID = 0x20000000
@@ -52,7 +58,7 @@ def _load(path, name):
 
 
 class _Zygote:
-    def __init__(self, runner, confine, socket_path, proc_path):
+    def __init__(self, runner, confine, socket_path, proc_path, namespaces):
         import json
         import socket
 
@@ -72,6 +78,8 @@ class _Zygote:
         self.flags = _CLONE_NEWNS | _CLONE_NEWPID | _CLONE_NEWIPC | signal.SIGCHLD
         if os.geteuid() != 0:
             self.flags |= _CLONE_NEWUSER
+        for name in filter(None, namespaces.split(",")):
+            self.flags |= _NAMESPACES[name]
         self.channel = socket.socket(fileno=_CHANNEL_FD)
         self.channel.setblocking(True)
         self.pids = {}  # pid -> request id, until reaped
@@ -153,6 +161,10 @@ class _Zygote:
             return 0
         err = ctypes.get_errno()
         api.PyOS_AfterFork_Parent()
+        if pid < 0 and err == errno.EINVAL and self.flags & _CLONE_NEWCGROUP:
+            # A kernel without cgroup namespaces (bwrap's --unshare-cgroup-try): the others hold.
+            self.flags &= ~_CLONE_NEWCGROUP
+            return self.clone()
         if pid < 0:
             raise OSError(err, f"clone: {os.strerror(err)}")
         return pid
@@ -243,7 +255,7 @@ class _Zygote:
 
 def main():
     # The runner's directory, not its path: only program interpreters name runner.py.
-    runner_dir, confine_path, socket_path, proc_path = sys.argv[1:5]
+    runner_dir, confine_path, socket_path, proc_path, namespaces = sys.argv[1:6]
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     runner = _load(os.path.join(runner_dir, "runner.py"), "_ptc_runner")
@@ -254,7 +266,7 @@ def main():
 
     gc.collect()
     gc.freeze()
-    _Zygote(runner, confine, socket_path, proc_path).serve()
+    _Zygote(runner, confine, socket_path, proc_path, namespaces).serve()
 
 
 if __name__ == "__main__":
