@@ -20,7 +20,8 @@ type WireCodec = ReturnType<DownstreamClient['codec']>
 export class DownstreamClient extends Client {
   private resultValidator: {codec: WireCodec; schema: StandardSchemaV1<unknown, CallToolResult>} | undefined
 
-  async requestTool(
+  /** Not async: the request's own promise is the call's (a synchronous throw is the SDK's, as in `request()`). */
+  requestTool(
     params: {arguments: Record<string, unknown>; name: string},
     options: RequestOptions,
   ): Promise<CallToolResult> {
