@@ -30,10 +30,9 @@ export function prepareArguments(
   const known = listedProperties(inputSchema)
   if (!known) return {args: withoutNullOptionals(args, undefined, inputSchema), problems: []}
   const problems: string[] = []
-  const names = [...known.properties.keys()]
   for (const key of known.openEnded ? [] : Object.keys(args)) {
     if (known.properties.has(key) || matchesPattern(known.patterns, key)) continue
-    problems.push(unexpectedMessage(key, names))
+    problems.push(unexpectedMessage(key, [...known.properties.keys()]))
   }
   return {args: withoutNullOptionals(args, known, inputSchema), problems}
 }
@@ -61,10 +60,23 @@ interface ListedProperties {
 }
 
 /**
+ * What each schema says about argument names, worked out on its first call: keyed by the schema
+ * object, so a refreshed tool list brings new entries and the old ones go with the old tools.
+ */
+const listedBySchema = new WeakMap<object, ListedProperties | undefined>()
+
+function listedProperties(schema: Record<string, unknown>): ListedProperties | undefined {
+  if (listedBySchema.has(schema)) return listedBySchema.get(schema)
+  const listed = readListedProperties(schema)
+  listedBySchema.set(schema, listed)
+  return listed
+}
+
+/**
  * What the schema says about argument names; undefined when it says nothing (no `properties`
  * anywhere, as in `{type: "object"}`), in which case any name may be right.
  */
-function listedProperties(schema: Record<string, unknown>): ListedProperties | undefined {
+function readListedProperties(schema: Record<string, unknown>): ListedProperties | undefined {
   const listed: ListedProperties = {
     properties: new Map(),
     required: new Set(),

@@ -1,10 +1,4 @@
-import {
-  type CallToolResult,
-  Client,
-  ProtocolError,
-  type Tool,
-  type Transport,
-} from '@modelcontextprotocol/client'
+import {type CallToolResult, ProtocolError, type Tool, type Transport} from '@modelcontextprotocol/client'
 import {createRequire} from 'node:module'
 
 import type {ServerConfig} from '../config/schema.js'
@@ -16,6 +10,7 @@ import type {UpstreamClient} from './upstream.js'
 import {signInMessage} from '../oauth/errors.js'
 import {callFailure, type CallOptions, isTimeout} from './call-error.js'
 import {forwardedCapabilities, installForwarding, installRefusals} from './client-requests.js'
+import {DownstreamClient} from './downstream-client.js'
 import {describeError, formatSeconds} from './error-text.js'
 import {type ConnectFailure, connectFailure, failure} from './failure.js'
 import {StderrRecord} from './stderr-record.js'
@@ -61,7 +56,7 @@ const CLIENT_INFO = {name: 'ptc-mcp', version: packageVersion()}
  */
 export class ServerConnection {
   private state: 'closed' | 'connecting' | 'open' = 'connecting'
-  private client: Client | undefined
+  private client: DownstreamClient | undefined
   private transport: Transport | undefined
   private readonly stderr = new StderrRecord()
   /** The server sent our own initialize request back: whatever it is, it does not speak MCP. */
@@ -95,7 +90,7 @@ export class ServerConnection {
       return {ok: false, failure: failure({kind: 'other', message: describeError(error)}, config)}
     }
     const capabilities = forwardedCapabilities(upstream)
-    const client = new Client(CLIENT_INFO, {capabilities, listMaxPages: MAX_TOOL_PAGES})
+    const client = new DownstreamClient(CLIENT_INFO, {capabilities, listMaxPages: MAX_TOOL_PAGES})
     this.client = client
     this.transport = transport
     this.installHandlers(client)
@@ -146,7 +141,7 @@ export class ServerConnection {
     const {client} = this
     if (!client) throw new Error('callTool on a connection that is not open')
     try {
-      return await client.callTool(
+      return await client.requestTool(
         {name: tool, arguments: args},
         {signal: options.signal, timeout: options.timeoutMs},
       )
@@ -172,7 +167,7 @@ export class ServerConnection {
     await transport?.close().catch(() => {})
   }
 
-  private installHandlers(client: Client): void {
+  private installHandlers(client: DownstreamClient): void {
     installRefusals(client, () => {
       this.echoedInitialize = true
     })

@@ -183,11 +183,13 @@ export class ServerSupervisor {
    * Calls a tool by its own (not namespaced) name. Throws `ToolError` for a timeout, a cancellation,
    * a protocol error, bad data or a lost connection; returns `isError` results as they are.
    */
-  async callTool(tool: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
+  callTool(tool: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
     const {connection} = this
     if (this.state !== 'connected' || !connection)
-      throw new ToolError(notConnectedMessage(this.name, this.reason), {kind: 'unavailable'})
-    if (options.signal?.aborted) throw new ToolError('tool call cancelled', {cause: options.signal.reason})
+      return Promise.reject(new ToolError(notConnectedMessage(this.name, this.reason), {kind: 'unavailable'}))
+    if (options.signal?.aborted)
+      return Promise.reject(new ToolError('tool call cancelled', {cause: options.signal.reason}))
+    // Not async: the connection's promise is the call's, without one more to settle on the way.
     return connection.callTool(tool, args, options)
   }
 

@@ -160,9 +160,11 @@ export function jsonShapeProblem(
   maxDepth = MAX_JSON_DEPTH,
   maxContainers = MAX_JSON_CONTAINERS,
 ): string | undefined {
+  const {length} = text
+  // Each level and each container takes a bracket: a shorter text cannot pass either bound.
+  if (length <= maxDepth && length <= maxContainers) return undefined
   let depth = 0
   let containers = 0
-  const {length} = text
   for (let i = 0; i < length; i++) {
     switch (text[i]) {
       case QUOTE: {
