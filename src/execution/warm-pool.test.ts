@@ -116,7 +116,10 @@ describe('WarmPool', () => {
   })
 
   test('spawned children (not cheap) and a pool of 0 never grow', async () => {
-    for (const options of [{size: 1, maxSize: 4}, {size: 0, maxSize: 4, cheap: true}]) {
+    for (const options of [
+      {size: 1, maxSize: 4},
+      {size: 0, maxSize: 4, cheap: true},
+    ]) {
       const {warm, waiting} = pool(options)
       warm.noteDemand(4)
       expect(warm.target).toBe(options.size)

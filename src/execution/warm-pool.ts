@@ -1,4 +1,3 @@
-
 import type {Logger} from '../log.js'
 import type {ProgramChild} from './child/index.js'
 
