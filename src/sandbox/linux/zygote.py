@@ -1,21 +1,22 @@
 """Fork server of the linux backend: makes program children in milliseconds (SPEC §7 warm_pool, §11).
 
 Started once per engine, as `[bwrap ...] python -I -S -B zygote.py <runner's directory>
-<confine.py> <socket> <proc> <namespaces>`, with fd 3 a private channel to the server. It imports the runner and
-what every child needs, then forks children on request. It never runs program code, and its
-children hold nothing of it: each one is made like this:
+<confine.py> <socket> <proc> <namespaces>`, with fd 3 a private channel to the server. It imports
+the runner and what every child needs, then forks children on request. It never runs program
+code, and its children hold nothing of it: each one is made like this:
 
   1. clone() into new mount, PID and IPC namespaces, a new user namespace when unprivileged
      (its uid maps to itself: RLIMIT_NPROC then counts this program alone), and those named in
-     <namespaces> (in bwrap: net,uts,cgroup, as a spawned child has; cgroup where the kernel has it). This process is PID 1
-     there: it forks the program's process (PID 2), waits for it and exits with its status; when
-     it dies, the kernel kills everything in the namespace. The server kills a child through this
-     server, by the pid of a child it has not reaped yet (never a pid that could be reused).
+     <namespaces> (in bwrap: net,uts,cgroup, as a spawned child has; cgroup where the kernel has
+     it). This process is PID 1 there: it forks the program's process (PID 2), waits for it and
+     exits with its status; when it dies, the kernel kills everything in the namespace. The
+     server kills a child through this server, by the pid of a child it has not reaped yet
+     (never a pid that could be reused).
   2. PID 2 makes a session of its own, connects twice to the server's socket `<socket>` (channel,
      then output: its fd 1 and fd 2), each time sending the token of its request first, and runs
-     the runner with the start message of its request, which confines it (confine.py, with `forked` set: a new capped tmpfs for its
-     scratch covers the mount point, hiding the socket and `<proc>` with it) before it reads a
-     program.
+     the runner with its request's start message, which confines it (confine.py, with `forked`
+     set: a new capped tmpfs for its scratch covers the mount point, hiding the socket and
+     `<proc>` with it) before it reads a program.
 
 Channel (newline-delimited JSON):
   server -> zygote  {"type":"fork","id":N,"token":"hex","env":{...},"start":{...}}
