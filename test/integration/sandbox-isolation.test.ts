@@ -6,7 +6,7 @@
  * tier this machine has, with children made by the fork server and spawned one by one. Run as root
  * and as an unprivileged user: .ci/sandbox-tiers.sh.
  */
-import {readdirSync, readFileSync} from 'node:fs'
+import {readdirSync, readFileSync, readlinkSync} from 'node:fs'
 import {describe, expect, test} from 'vitest'
 
 import type {RunOutcome} from '../../src/execution/engine.js'
@@ -60,6 +60,20 @@ class Rendezvous {
     const other = [...arrivals].find(([name]) => name !== role)
     return other?.[1].info ?? {}
   }
+}
+
+/**
+ * The namespaces each program must have of its own: every one a spawned bwrap child has, and with
+ * a fork server mount, PID and IPC at least (SPEC §7).
+ */
+function ownNamespaces(bwrap: boolean, forkServer: boolean): string[] {
+  if (bwrap) return ['mnt', 'pid', 'ipc', 'net', 'uts', 'cgroup']
+  return forkServer ? ['mnt', 'pid', 'ipc'] : ['mnt']
+}
+
+/** The namespaces of a host process, by kind (`net:[4026531840]`). */
+function namespacesOf(pid: number, kinds: string[]): Record<string, string> {
+  return Object.fromEntries(kinds.map((kind) => [kind, readlinkSync(`/proc/${pid}/ns/${kind}`)]))
 }
 
 /** The host pid of the process whose name (comm) is `name`, if there is one. */
@@ -183,11 +197,14 @@ describe.skipIf(process.platform !== 'linux')('two programs at once cannot reach
       let bystanders: number[] = []
       let dead: number[] | undefined
       const programPids: unknown[] = []
+      const kinds = ownNamespaces(bwrap, forkServer)
+      const namespaces: Record<string, string>[] = []
       rendezvous.onRound = (round, infos) => {
         if (round === 'hello') {
           for (const info of infos.values()) {
             info.pid = pidNamed(String(info.name))
             programPids.push(info.pid)
+            if (typeof info.pid === 'number') namespaces.push(namespacesOf(info.pid, kinds))
           }
           bystanders = descendants(process.pid)
         }
@@ -224,6 +241,12 @@ describe.skipIf(process.platform !== 'linux')('two programs at once cannot reach
           expect(outcome.output).not.toContain(other)
         }
         expect(programPids).toEqual([expect.any(Number), expect.any(Number)])
+        // Each program in namespaces of its own: none shared with the other, or with this process.
+        const mine = namespacesOf(process.pid, kinds)
+        for (const kind of kinds) {
+          const seen = [mine[kind], namespaces[0]?.[kind], namespaces[1]?.[kind]]
+          expect(new Set(seen).size, `${kind}: ${seen.join(' ')}`).toBe(3)
+        }
         // With a fork server, more than the two programs: the server and each program's init.
         expect(bystanders.length).toBeGreaterThan(forkServer ? 4 : 1)
         expect(dead).toEqual([])
