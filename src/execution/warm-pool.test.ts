@@ -73,15 +73,25 @@ describe('WarmPool', () => {
     await warm.close()
   })
 
-  test('while other programs run, a cheap pool refills only once they are done (or after a delay)', async () => {
+  test('while other programs run, a cheap pool makes only the next child, and the rest once they are done', async () => {
     const {warm, waiting} = pool({size: 1, maxSize: 4, cheap: true})
-    warm.noteDemand(2)
+    warm.noteDemand(4)
+    await run(warm)
+    await vi.advanceTimersByTimeAsync(0)
+    expect(waiting()).toBe(4)
+    // Children left: none is made while the others run.
     await run(warm, true)
     await vi.advanceTimersByTimeAsync(100)
-    expect(waiting()).toBe(0)
+    expect(waiting()).toBe(3)
+    await run(warm, true)
+    await run(warm, true)
+    await run(warm, true)
+    // None left: the next program's, at once.
+    await vi.advanceTimersByTimeAsync(0)
+    expect(waiting()).toBe(1)
     warm.refillSoon(false)
     await vi.advanceTimersByTimeAsync(0)
-    expect(waiting()).toBe(2)
+    expect(waiting()).toBe(4)
     await warm.close()
   })
 

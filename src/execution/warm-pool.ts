@@ -123,14 +123,15 @@ export class WarmPool {
 
   /**
    * Starts the missing children shortly, once a run's answer is out (call when a run ends).
-   * Cheap children are made at once, unless `othersRunning`: the programs of a burst then keep
-   * the machine to themselves, and the pool refills when the last one ends (or REFILL_DELAY_MS
-   * after a child was taken).
+   * Cheap children are made at once, unless `othersRunning`: then only one, when none is left
+   * (the next program's), so that the programs of a burst keep the machine to themselves; the
+   * rest come when the last one ends (or REFILL_DELAY_MS after a child was taken).
    */
   refillSoon(othersRunning = false): void {
     if (this.idle.length >= this.target) return
     if (!this.options.cheap) this.scheduleRefill(REFILL_AFTER_RUN_MS)
     else if (!othersRunning) this.scheduleRefill(0)
+    else if (this.idle.length === 0) setTimeout(() => this.refill(1), 0)
   }
 
   /** Kills every child, handed out or not, and waits until their scratch directories are gone. */
@@ -178,8 +179,10 @@ export class WarmPool {
     while (this.idle.length > this.options.size) this.idle.pop()!.kill()
   }
 
-  private refill(): void {
-    while (!this.closed && !this.failing && this.idle.length < this.target) {
+  /** Starts children until the pool has its target, at most `most` of them. */
+  private refill(most = Number.POSITIVE_INFINITY): void {
+    for (let made = 0; made < most && this.idle.length < this.target; made++) {
+      if (this.closed || this.failing) return
       const child = this.track(this.options.create())
       this.idle.push(child)
       child.ready.then(
