@@ -32,17 +32,23 @@ export function scratchRoot(base = tmpdir(), uid = effectiveUid()): string {
 export async function ensureScratchRoot(base = tmpdir()): Promise<string> {
   const uid = effectiveUid()
   const root = scratchRoot(base, uid)
-  try {
-    await mkdir(root, {mode: 0o700})
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-      throw new SandboxError(`cannot create the scratch root ${root}: ${(error as Error).message}`, {
-        suggestion: 'set TMPDIR to a writable directory of this user',
-        cause: error,
-      })
+  // Looked at first: it is there for every child but the first, and a failed mkdir costs an error.
+  // Any failure to look goes the mkdir way, which says what is wrong.
+  let stats = await lstat(root).catch(() => undefined)
+  if (!stats) {
+    try {
+      await mkdir(root, {mode: 0o700})
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        throw new SandboxError(`cannot create the scratch root ${root}: ${(error as Error).message}`, {
+          suggestion: 'set TMPDIR to a writable directory of this user',
+          cause: error,
+        })
+      }
     }
+    stats = await lstat(root)
   }
-  const problem = rootProblem(await lstat(root), uid)
+  const problem = rootProblem(stats, uid)
   if (problem) {
     throw new SandboxError(`the scratch root ${root} ${problem}; programs will not run there`, {
       suggestion: `remove ${root} (ptc-mcp creates it again, private), or set TMPDIR to a private directory`,
