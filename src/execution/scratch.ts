@@ -34,7 +34,12 @@ export async function ensureScratchRoot(base = tmpdir()): Promise<string> {
   const root = scratchRoot(base, uid)
   // Looked at first: it is there for every child but the first, and a failed mkdir costs an error.
   // Any failure to look goes the mkdir way, which says what is wrong.
-  let stats = await lstat(root).catch(() => undefined)
+  let stats: Stats | undefined
+  try {
+    stats = await lstat(root)
+  } catch {
+    stats = undefined
+  }
   if (!stats) {
     try {
       await mkdir(root, {mode: 0o700})
