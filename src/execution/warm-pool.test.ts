@@ -37,6 +37,15 @@ function pool(options: {size: number; maxSize?: number; cheap?: boolean}) {
   return {warm, made, waiting}
 }
 
+/** A cheap pool of 1 (at most 4) grown by `programs` at once: one run ended, its refill made. */
+async function grown(programs: number) {
+  const made = pool({size: 1, maxSize: 4, cheap: true})
+  made.warm.noteDemand(programs)
+  await run(made.warm)
+  await vi.advanceTimersByTimeAsync(0)
+  return made
+}
+
 /** Takes a child as a run would, and ends the run. */
 async function run(warm: WarmPool, othersRunning = false): Promise<void> {
   const child = (await warm.acquire()) as unknown as Child
@@ -74,10 +83,7 @@ describe('WarmPool', () => {
   })
 
   test('while other programs run, a cheap pool makes only the next child, and the rest once they are done', async () => {
-    const {warm, waiting} = pool({size: 1, maxSize: 4, cheap: true})
-    warm.noteDemand(4)
-    await run(warm)
-    await vi.advanceTimersByTimeAsync(0)
+    const {warm, waiting} = await grown(4)
     expect(waiting()).toBe(4)
     // Children left: none is made while the others run.
     await run(warm, true)
@@ -96,10 +102,7 @@ describe('WarmPool', () => {
   })
 
   test('it shrinks back to warm_pool once DEMAND_HOLD_MS pass without as many programs at once', async () => {
-    const {warm, made, waiting} = pool({size: 1, maxSize: 4, cheap: true})
-    warm.noteDemand(4)
-    await run(warm)
-    await vi.advanceTimersByTimeAsync(0)
+    const {warm, made, waiting} = await grown(4)
     expect(waiting()).toBe(4)
     // Fewer at once later does not hold the pool up.
     await vi.advanceTimersByTimeAsync(DEMAND_HOLD_MS / 2)
@@ -115,9 +118,7 @@ describe('WarmPool', () => {
   })
 
   test('as many at once again holds it grown', async () => {
-    const {warm, waiting} = pool({size: 1, maxSize: 4, cheap: true})
-    warm.noteDemand(3)
-    await run(warm)
+    const {warm, waiting} = await grown(3)
     await vi.advanceTimersByTimeAsync(DEMAND_HOLD_MS - 1000)
     warm.noteDemand(3)
     await vi.advanceTimersByTimeAsync(2000)
