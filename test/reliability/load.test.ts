@@ -66,7 +66,11 @@ describe('load through serve', () => {
       descendants(pid).filter(
         (p) => commandLine(p).includes('--name fx') && commandLine(p).startsWith(process.execPath),
       )
-    const quiet = () => runners().length <= POOL_MAX && setup.scratchDirs().length <= POOL_MAX
+    // At rest: every scratch directory is a waiting child's (none still being made or removed).
+    const quiet = () => {
+      const waiting = runners().length
+      return waiting <= POOL_MAX && setup.scratchDirs().length <= waiting
+    }
 
     // Warm up (the first programs load code paths once), then take the baseline at rest.
     for (let i = 0; i < 3; i++) await execute(serve, program(i))
