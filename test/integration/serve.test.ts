@@ -6,6 +6,7 @@ import {StdioClientTransport as StdioV1} from '@modelcontextprotocol/sdk/client/
 // Python children, driven by a real 2025-era client (SDK v1) and a real 2026-07-28 client (SDK v2).
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {INITIAL_CONNECT_WAIT_MS} from '../../src/mcp/server.js'
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {startRawServe} from '../helpers/json-rpc.js'
 import {descendants, isAlive, programInterpreters, waitUntil} from '../helpers/processes.js'
@@ -202,7 +203,7 @@ describe('serve under load and at shutdown', () => {
     }
   })
 
-  it('answers tools/list within 1 s even when a downstream server hangs at startup', async () => {
+  it('answers tools/list without waiting for a downstream server that hangs at startup', async () => {
     const hanging = fixtureCommand(['--hang-start'])
     const setup = prepareServe({servers: [{name: 'stuck', command: hanging.command, args: hanging.args}]})
     const {client} = await connect('v1', setup)
@@ -210,7 +211,8 @@ describe('serve under load and at shutdown', () => {
       const started = performance.now()
       const {tools} = await client.listTools()
       expect(tools).toHaveLength(3)
-      expect(performance.now() - started).toBeLessThan(1000)
+      // Waiting would take the first-attempt wait (5 s) at least; below it holds on a loaded box.
+      expect(performance.now() - started).toBeLessThan(INITIAL_CONNECT_WAIT_MS - 1000)
     } finally {
       await client.close()
       setup.cleanup()
@@ -218,7 +220,7 @@ describe('serve under load and at shutdown', () => {
   })
 
   for (const how of ['SIGTERM', 'stdin EOF'] as const) {
-    it(`${how}: exits 0 within 2 s, leaving no child, downstream process or scratch directory`, async () => {
+    it(`${how}: exits 0 within 5 s, leaving no child, downstream process or scratch directory`, async () => {
       const setup = prepareServe(baseConfig)
       const serve = await startRawServe(setup)
       const {child} = serve
@@ -231,7 +233,8 @@ describe('serve under load and at shutdown', () => {
         if (how === 'SIGTERM') child.kill('SIGTERM')
         else child.stdin.end()
         expect(await serve.exited).toBe(0)
-        expect(performance.now() - started).toBeLessThan(2000)
+        // Prompt, not fast: a bound that holds on a loaded 2-core box.
+        expect(performance.now() - started).toBeLessThan(5000)
         expect(await waitUntil(() => tree.every((p) => !isAlive(p)), 1000)).toBe(true)
         expect(setup.scratchDirs()).toEqual([])
       } finally {
