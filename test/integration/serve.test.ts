@@ -157,7 +157,7 @@ describe('serve under load and at shutdown', () => {
     }
   })
 
-  it("a cancelled call's child is gone within a second", async () => {
+  it("a cancelled call's child is gone at once, long before its program would end", async () => {
     // No warm pool: the only Python child is the running program.
     const setup = prepareServe({...baseConfig, execution: {timeout_seconds: 60, warm_pool: 0}})
     const {client, pid} = await connect('v2', setup)
@@ -175,7 +175,8 @@ describe('serve under load and at shutdown', () => {
       const running = pythons()
       abort.abort()
       await call
-      expect(await waitUntil(() => running.every((p) => !isAlive(p)), 1000)).toBe(true)
+      // The program sleeps 60 s; the bound is for a loaded 2-core box to read the cancellation.
+      expect(await waitUntil(() => running.every((p) => !isAlive(p)), 5000)).toBe(true)
     } finally {
       await client.close()
       setup.cleanup()
@@ -235,7 +236,7 @@ describe('serve under load and at shutdown', () => {
         expect(await serve.exited).toBe(0)
         // Prompt, not fast: a bound that holds on a loaded 2-core box.
         expect(performance.now() - started).toBeLessThan(5000)
-        expect(await waitUntil(() => tree.every((p) => !isAlive(p)), 1000)).toBe(true)
+        expect(await waitUntil(() => tree.every((p) => !isAlive(p)), 5000)).toBe(true)
         expect(setup.scratchDirs()).toEqual([])
       } finally {
         await serve.kill()
