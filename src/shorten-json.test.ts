@@ -36,6 +36,19 @@ describe('shortenJson', () => {
     expect(shortKeys.key0).toBe(0)
   })
 
+  it('keeps as many small items of a long array as fit, not just the first', () => {
+    for (const items of [
+      Array.from({length: 1000}, (_, i) => ({i})),
+      Array.from({length: 1000}, (_, i) => `name-${i}`),
+    ]) {
+      const short = shortenJson({items}, 200) as {items: unknown[]}
+      expect(json(short).length).toBeLessThanOrEqual(200)
+      expect(json(short).length).toBeGreaterThan(150)
+      expect(short.items.slice(0, 3)).toEqual(items.slice(0, 3))
+      expect(short.items.at(-1)).toBe(`…(+${items.length - short.items.length + 1} items)`)
+    }
+  })
+
   it('stays within the bound for escapes, surrogate pairs, deep nesting and huge keys', () => {
     const hostile: unknown[] = [
       {q: '"\\\n'.repeat(10_000)},

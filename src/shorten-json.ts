@@ -132,16 +132,24 @@ function fitEntries(
     count++
   }
   // Array items cut to a few characters say nothing: fewer items, each worth reading, and a count.
-  for (;;) {
-    const plan = share(entries, count, {budget, fixed, markerLength})
-    const tooShort = plan.allowance.filter(
-      (allowance, index) => plan.sizes[index]! > allowance && allowance < MIN_USEFUL_ITEM_CHARS,
-    ).length
-    if (keyed || tooShort === 0 || count <= 1) return finish(entries, count, plan)
-    const dropped = Math.min(count - 1, tooShort)
-    count -= dropped
-    fixed -= dropped
+  // Each item kept costs a comma: `fixed` for `n` items is `fixed - (count - n)`.
+  const planFor = (n: number) => share(entries, n, {budget, fixed: fixed - (count - n), markerLength})
+  const plan = planFor(count)
+  if (keyed || count <= 1 || !cutsTooShort(plan)) return finish(entries, count, plan)
+  // The most items that each still get a useful share (fewer items, more room each), at least one.
+  let low = 1
+  let high = count - 1
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2)
+    if (cutsTooShort(planFor(mid))) high = mid - 1
+    else low = mid
   }
+  return finish(entries, low, planFor(low))
+}
+
+/** Whether the plan cuts an entry to fewer characters than are worth reading. */
+function cutsTooShort({sizes, allowance}: {sizes: number[]; allowance: number[]}): boolean {
+  return allowance.some((share, index) => sizes[index]! > share && share < MIN_USEFUL_ITEM_CHARS)
 }
 
 function share(

@@ -28,6 +28,8 @@ export async function showConnectProgress(
     {
       concurrent: true,
       exitOnError: false,
+      // listr2's own Ctrl-C handler exits 127 at once, skipping the command's cancel and cleanup.
+      registerSignalListeners: false,
       rendererOptions: {
         logger: new ListrLogger({processOutput: new ProcessOutput(process.stderr, process.stderr)}),
       },

@@ -17,7 +17,14 @@ export async function runChecksWithProgress(checks: DoctorCheck[]): Promise<Chec
         if (result.status === 'warn') task.skip(`${check.title}: ${formatCheckDetail(result)}`)
       },
     })),
-    {concurrent: true, exitOnError: false, collectErrors: false, rendererOptions: {collapseErrors: false}},
+    {
+      concurrent: true,
+      exitOnError: false,
+      collectErrors: false,
+      // Ctrl-C is the command's (it stops the checks and cleans up); listr2's own exits 127 at once.
+      registerSignalListeners: false,
+      rendererOptions: {collapseErrors: false},
+    },
   )
   await tasks.run().catch(() => {}) // failures are in `results`
   return results

@@ -4,6 +4,7 @@ import {readFile} from 'node:fs/promises'
 import {BaseCommand} from '../cli/base-command.js'
 import {showConnectProgress} from '../cli/connect-progress.js'
 import {CANCELLED_HEADER, formatCancelled} from '../cli/display.js'
+import {EXIT_INTERRUPTED, onInterrupt} from '../cli/interrupt.js'
 import {CLI_CONNECT_WAIT_MS} from '../cli/open-runtime.js'
 import {APPROVE_ALL, TerminalPrompter} from '../cli/terminal-prompter.js'
 import {PtcError} from '../errors.js'
@@ -84,9 +85,6 @@ export default class Run extends BaseCommand {
   }
 }
 
-/** The shell's code for a process ended by Ctrl-C (128 + SIGINT), documented in the README. */
-const EXIT_INTERRUPTED = 130
-
 const NOTHING_RAN: StructuredOutcome = {
   ok: false,
   output: '',
@@ -94,28 +92,6 @@ const NOTHING_RAN: StructuredOutcome = {
   error: 'CancelledError: interrupted (Ctrl-C) before the program started',
   tool_calls: [],
   sandbox: '',
-}
-
-/**
- * The first Ctrl-C cancels the program (its output is still printed, then everything is cleaned
- * up); a second one leaves at once.
- */
-function onInterrupt(): {signal: AbortSignal; stopped: Promise<void>; dispose(): void} {
-  const controller = new AbortController()
-  const stopped = new Promise<void>((resolve) => {
-    controller.signal.addEventListener('abort', () => resolve(), {once: true})
-  })
-  const handler = (): void => {
-    if (!controller.signal.aborted) {
-      controller.abort(new Error('interrupted (Ctrl-C)'))
-      return
-    }
-    // The default action of a second SIGINT ends the process as the shell expects.
-    process.off('SIGINT', handler)
-    process.kill(process.pid, 'SIGINT')
-  }
-  process.on('SIGINT', handler)
-  return {signal: controller.signal, stopped, dispose: () => process.off('SIGINT', handler)}
 }
 
 async function readProgram(file: string): Promise<string> {

@@ -34,6 +34,8 @@ export interface DoctorOptions {
   logger: Logger
   /** Bound on each server's first connection attempt. Default 30 s. */
   connectTimeoutMs?: number
+  /** Aborted (Ctrl-C): the sandbox probe stops its program. */
+  signal?: AbortSignal
 }
 
 const MIN_NODE = [20, 19] as const
@@ -61,7 +63,11 @@ export async function doctorChecks(
   const checks: DoctorCheck[] = [
     {id: 'node', title: 'Node.js', run: async () => checkNode()},
     {id: 'python', title: 'Python', run: () => checkPython(python)},
-    {id: 'sandbox', title: 'Sandbox', run: () => checkSandbox(python, config, options.logger)},
+    {
+      id: 'sandbox',
+      title: 'Sandbox',
+      run: () => checkSandbox(python, config, options.logger, options.signal),
+    },
     {
       id: 'config',
       title: 'Config',
@@ -125,9 +131,10 @@ async function checkSandbox(
   python: Promise<PythonInfo>,
   config: Config | undefined,
   logger: Logger,
+  signal: AbortSignal | undefined,
 ): Promise<Omit<CheckResult, 'id' | 'ms' | 'title'>> {
   const setting = config?.execution.sandbox ?? 'auto'
-  const probe = await probeSandbox(await python, setting, logger)
+  const probe = await probeSandbox(await python, setting, logger, signal)
   const escapes = probe.attempts.filter((a) => !a.refused).map((a) => a.name)
   if (!probe.controlWorked) {
     return {status: 'fail', detail: `${probe.tier}: a program that must work failed: ${probe.controlError}`}

@@ -28,11 +28,13 @@ export interface SandboxProbe {
  * through the engine as every program does, and makes the backend's attempts (read a file outside,
  * write one, connect to a listener this process opens, fork, and what else its platform refuses);
  * each must be refused. Then a program that must work (stdlib, threads, a file in scratch) must work.
+ * `signal` (Ctrl-C) cancels the program running, and the next one never starts.
  */
 export async function probeSandbox(
   python: PythonInfo,
   setting: SandboxSetting,
   logger: Logger,
+  signal?: AbortSignal,
 ): Promise<SandboxProbe> {
   const backend = await selectBackend(setting)
   const {bounds} = await backend.check(python)
@@ -42,11 +44,11 @@ export async function probeSandbox(
   const engine = new ProgramEngine({execution, host, backend, python, logger})
   const targets = await openProbeTargets()
   try {
-    const escape = await engine.run(await probeProgram(targets.config(plan)))
+    const escape = await engine.run(await probeProgram(targets.config(plan)), {signal})
     const report = (escape.result ?? {confined: false}) as ProbeReport
     const returned = `${escape.output}\n${JSON.stringify(escape.result ?? null)}`
     const {attempts} = targets.verdict(plan, report, returned)
-    const control = await engine.run(CONTROL_PROGRAM)
+    const control = await engine.run(CONTROL_PROGRAM, {signal})
     const controlWorked = escape.ok && control.ok && control.output.trim() === 'ok'
     const controlError = escape.ok
       ? (control.error ?? control.output)

@@ -1,3 +1,4 @@
+import {formatTraceBytes} from '../byte-size.js'
 import {type KeptFiles, keptFilesLines} from './kept-files.js'
 import {traceError} from './trace.js'
 
@@ -68,7 +69,7 @@ export function traceLines(calls: readonly ToolCallTrace[], elapsedMs: number, k
   const failed = calls.filter((call) => !call.ok)
   const seconds = `${(elapsedMs / 1000).toFixed(1)}s`
   const lines = [
-    `[tool calls: ${calls.length}${failed.length > 0 ? `, ${failed.length} failed` : ''}; ${seconds}${keptOutBytes >= MIN_KEPT_OUT_SHOWN ? `; ${formatSize(keptOutBytes)} kept out of context` : ''}]`,
+    `[tool calls: ${calls.length}${failed.length > 0 ? `, ${failed.length} failed` : ''}; ${seconds}${keptOutBytes >= MIN_KEPT_OUT_SHOWN ? `; ${formatTraceBytes(keptOutBytes)} kept out of context` : ''}]`,
   ]
   for (const call of failed.slice(0, MAX_LISTED_FAILURES)) {
     lines.push(`  failed: ${call.tool}: ${traceError(call.error ?? 'failed')}`)
@@ -80,10 +81,4 @@ export function traceLines(calls: readonly ToolCallTrace[], elapsedMs: number, k
 
 function withoutFinalNewline(text: string): string {
   return text.endsWith('\n') ? text.slice(0, -1) : text
-}
-
-/** `48.1 KB`, `3.2 MB`. */
-function formatSize(bytes: number): string {
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`
 }

@@ -164,4 +164,10 @@ describe('ProgramApprovals', () => {
     expect(shortJson({a: 'x'.repeat(1000)})).toHaveLength(600)
     expect(shortJson({a: 1})).toBe('{"a":1}')
   })
+
+  it('shows every short argument of a long call, whatever the order the program passed them in', () => {
+    const shown = shortJson({content: 'x'.repeat(5000), path: '/home/u/.ssh/authorized_keys'})
+    expect(shown.length).toBeLessThanOrEqual(600)
+    expect(shown).toContain('"path":"/home/u/.ssh/authorized_keys"')
+  })
 })

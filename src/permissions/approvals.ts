@@ -2,6 +2,7 @@ import type {ToolInfo} from '../downstream/types.js'
 import type {Logger} from '../log.js'
 
 import {ToolError} from '../downstream/types.js'
+import {shortenJson} from '../shorten-json.js'
 import {type ApprovalReason, describeReason, type PermissionPolicy} from './policy.js'
 
 /** The user's answer: allow this call, allow this tool for the rest of the program, or deny. */
@@ -168,13 +169,10 @@ export function howToAllow(tool: ToolInfo, reason: ApprovalReason): string {
   }
 }
 
-/** JSON of the arguments, cut to `MAX_SHOWN_ARGS_CHARS` (the prompt must stay readable). */
+/**
+ * JSON of the arguments within `MAX_SHOWN_ARGS_CHARS` (the prompt must stay readable): every small
+ * argument whole, the large ones cut, so a long first argument cannot hide the others from the user.
+ */
 export function shortJson(value: unknown, max = MAX_SHOWN_ARGS_CHARS): string {
-  let text: string
-  try {
-    text = JSON.stringify(value) ?? 'null'
-  } catch {
-    text = String(value)
-  }
-  return text.length <= max ? text : `${text.slice(0, max - 3)}...`
+  return JSON.stringify(shortenJson(value, max)) ?? 'null'
 }

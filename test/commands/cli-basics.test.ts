@@ -1,10 +1,11 @@
-// The built CLI as a new user meets it: help, version, a bad log level, Ctrl-C during `run`.
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+// The built CLI as a new user meets it: help, version, a bad log level, Ctrl-C during `run` and `doctor`.
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {commandLine, descendants, isAlive, spawnCollect, waitUntil} from '../helpers/processes.js'
+import {runOnTerminal} from '../helpers/pty.js'
 import {BIN} from '../helpers/serve.js'
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -127,4 +128,53 @@ describe('the CLI around the commands', () => {
     expect(result.stdout).toBe('[Script execution cancelled]\n')
     expect(isAlive(server!)).toBe(false)
   })
+
+  it('Ctrl-C on a terminal while the progress view shows servers connecting: cancelled, exit 130, no server left', async () => {
+    // On a terminal, listr2 draws the progress; its own Ctrl-C handler had exited 127 at once.
+    const pidFile = join(dir, 'silent.pid')
+    const config = join(dir, 'hanging-tty.yaml')
+    writeFileSync(
+      config,
+      `servers:\n  - name: silent\n    command: sh\n    args: ["-c", "echo $$ > ${pidFile}; exec sleep 300"]\nexecution:\n  sandbox: none\n  warm_pool: 0\n`,
+    )
+    const program = join(dir, 'quick-tty.py')
+    writeFileSync(program, 'print("ran")\n')
+    const run = runOnTerminal([process.execPath, BIN, 'run', '--config', config, program], {
+      interruptAfter: 'Connecting to silent',
+      interruptWhenExists: pidFile,
+    })
+    const result = await run.done
+    expect(result.code, result.stdout).toBe(130)
+    expect(result.stdout).toContain('[Script execution cancelled]')
+    expect(result.stdout).not.toMatch(/^ran\r?$/m)
+    const server = Number(readFileSync(pidFile, 'utf8'))
+    expect(await waitUntil(() => !isAlive(server), 10_000)).toBe(true)
+  }, 150_000)
+
+  it('Ctrl-C on a terminal during doctor: the checks stop, exit 130, no server, probe or scratch left', async () => {
+    const pidFile = join(dir, 'silent-doctor.pid')
+    const tmp = mkdtempSync(join(dir, 'tmp-'))
+    const config = join(dir, 'hanging-doctor.yaml')
+    writeFileSync(
+      config,
+      `servers:\n  - name: silent\n    command: sh\n    args: ["-c", "echo $$ > ${pidFile}; exec sleep 300"]\n`,
+    )
+    const run = runOnTerminal([process.execPath, BIN, 'doctor', '--config', config], {
+      interruptAfter: 'Server silent',
+      interruptWhenExists: pidFile,
+      env: {TMPDIR: tmp},
+    })
+    const result = await run.done
+    expect(result.code, result.stdout).toBe(130)
+    expect(result.stdout).toContain('Stopped by Ctrl-C: the checks did not finish.')
+    const server = Number(readFileSync(pidFile, 'utf8'))
+    expect(await waitUntil(() => !isAlive(server), 10_000)).toBe(true)
+    // The sandbox probe's directories and the programs' scratch are gone with it.
+    const left = readdirSync(tmp).flatMap((name) =>
+      name.startsWith('ptc-mcp-') && !name.startsWith('ptc-mcp-probe-') && !name.startsWith('ptc-mcp-fork-')
+        ? readdirSync(join(tmp, name)).map((entry) => `${name}/${entry}`)
+        : [name],
+    )
+    expect(left).toEqual([])
+  }, 150_000)
 })

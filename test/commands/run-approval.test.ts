@@ -8,39 +8,8 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {stringify} from 'yaml'
 
 import {fixtureCommand} from '../fixtures/start-fixture.js'
+import {runOnTerminal} from '../helpers/pty.js'
 import {BIN} from '../helpers/serve.js'
-
-/**
- * Runs argv on a new pseudo-terminal and answers each "Allow it?" question with the next answer;
- * prints everything the terminal showed, exits with the command's exit code.
- */
-const PTY_DRIVER = String.raw`
-import os, pty, select, sys, time
-answers = [a for a in os.environ["PTY_ANSWERS"].split(",") if a]
-pid, fd = pty.fork()
-if pid == 0:
-    os.execvp(sys.argv[1], sys.argv[1:])
-out, asked, deadline = b"", 0, time.time() + 120
-while time.time() < deadline:
-    ready, _, _ = select.select([fd], [], [], 0.5)
-    if not ready:
-        continue
-    try:
-        data = os.read(fd, 65536)
-    except OSError:
-        break
-    if not data:
-        break
-    out += data
-    while out.count(b"Allow it?") > asked:
-        asked += 1
-        os.write(fd, ((answers.pop(0) if answers else "n") + "\n").encode())
-else:
-    os.kill(pid, 9)
-_, status = os.waitpid(pid, 0)
-sys.stdout.write(out.decode("utf-8", "replace"))
-sys.exit(os.waitstatus_to_exitcode(status))
-`
 
 interface Finished {
   code: number | null
@@ -117,9 +86,7 @@ const runArgs = (...extra: string[]) => [
 describe('ptc-mcp run and approvals', () => {
   it('asks on a terminal: y allows one call, n denies one, a allows the rest of the program', async () => {
     const before = deletes()
-    const run = await runProcess('python3', ['-c', PTY_DRIVER, process.execPath, ...runArgs()], {
-      PTY_ANSWERS: 'y,n,a',
-    })
+    const run = await runOnTerminal([process.execPath, ...runArgs()], {answers: ['y', 'n', 'a']}).done
     expect(run.code, run.stdout).toBe(0)
     expect(run.stdout.match(/Allow it\?/g)).toHaveLength(3)
     expect(run.stdout).toContain(
@@ -134,9 +101,7 @@ describe('ptc-mcp run and approvals', () => {
 
   it('"a" covers every later call of the tool: asked once', async () => {
     const before = deletes()
-    const run = await runProcess('python3', ['-c', PTY_DRIVER, process.execPath, ...runArgs()], {
-      PTY_ANSWERS: 'a',
-    })
+    const run = await runOnTerminal([process.execPath, ...runArgs()], {answers: ['a']}).done
     expect(run.code, run.stdout).toBe(0)
     expect(run.stdout.match(/Allow it\?/g)).toHaveLength(1)
     expect(run.stdout).toMatch(/deleted p0[\s\S]*deleted p1[\s\S]*deleted p2/)
