@@ -106,7 +106,9 @@ function configCheck(loaded: {
   searched: string[]
   config: Config
 }): Omit<CheckResult, 'id' | 'ms' | 'title'> {
-  if (loaded.path) return {status: 'pass', detail: `${loaded.path} (${loaded.config.servers.length} servers)`}
+  const count = loaded.config.servers.length
+  if (loaded.path)
+    return {status: 'pass', detail: `${loaded.path} (${count} server${count === 1 ? '' : 's'})`}
   return {
     status: 'warn',
     detail: `no config file (looked in ${loaded.searched.join(', ')}); no servers`,

@@ -64,6 +64,7 @@ describe('ptc-mcp doctor', () => {
     expect(run.exitCode).toBeUndefined()
     expect(byId.sandbox?.detail).toMatch(/^linux:.*refused read outside, write outside, socket, fork/)
     expect(byId['server:finance']?.detail).toMatch(/^stdio, 3 tools, connected in \d+ ms$/)
+    expect(byId.config?.detail).toMatch(/examples\/config\.yaml \(1 server\)$/)
     expect(run.stdout).toContain('✔ pass  Server finance')
   })
 
