@@ -9,6 +9,7 @@ import {PtcError} from '../errors.js'
 import {resolvePython} from '../execution/python.js'
 import {describeState, describeStateLine} from '../oauth/status.js'
 import {TokenStore} from '../oauth/store.js'
+import {CONFIG_EXAMPLE_FILE} from '../package-root.js'
 import {probeSandbox} from './sandbox-probe.js'
 
 export type CheckStatus = 'pass' | 'warn' | 'fail'
@@ -112,7 +113,7 @@ function configCheck(loaded: {
   return {
     status: 'warn',
     detail: `no config file (looked in ${loaded.searched.join(', ')}); no servers`,
-    fix: 'run "ptc-mcp init" or copy config.example.yaml to ~/.config/ptc-mcp/config.yaml',
+    fix: `run "ptc-mcp init" or copy ${CONFIG_EXAMPLE_FILE} to ~/.config/ptc-mcp/config.yaml`,
   }
 }
 
