@@ -130,7 +130,8 @@ export function requestId(value: unknown): RequestId | undefined {
   return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : undefined
 }
 
-function parseOrUndefined(text: string): unknown {
+/** The JSON value of `text`, or undefined when it is not JSON. */
+export function parseOrUndefined(text: string): unknown {
   try {
     return JSON.parse(text)
   } catch {

@@ -15,6 +15,7 @@ import {loadavg} from './proc.js'
 import {ptcMcp} from './ptc-mcp.js'
 import {bareStartSamples, realPython} from './python.js'
 import {type GatewayName, newResults, type Results, series} from './results.js'
+import {sdkFloor} from './sdk-floor.js'
 import {slopMcp} from './slop-mcp.js'
 
 export interface BenchOptions {
@@ -26,7 +27,7 @@ export interface BenchOptions {
   verbose: boolean
 }
 
-const KINDS: readonly GatewayKind[] = [ptcMcp, slopMcp]
+const KINDS: readonly GatewayKind[] = [ptcMcp, slopMcp, sdkFloor]
 
 export class Bench {
   readonly results: Results

@@ -6,6 +6,7 @@ import {pathToFileURL} from 'node:url'
 export const ROOT = join(import.meta.dirname, '..', '..')
 export const RUN_JS = join(ROOT, 'bin', 'run.js')
 export const BENCH_SERVER = join(ROOT, 'bench', 'servers', 'bench-server.ts')
+export const SDK_FLOOR_SERVER = join(ROOT, 'bench', 'servers', 'sdk-floor-server.ts')
 export const FINANCE_SERVER = join(ROOT, 'examples', 'finance-server.js')
 export const DEFAULT_RESULTS = join(ROOT, 'bench', 'results.json')
 

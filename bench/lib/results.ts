@@ -2,8 +2,8 @@
 // gateway's figure beside its reference and target), and details that explain them.
 import {summarize, type Summary} from './stats.js'
 
-export type GatewayName = 'ptc-mcp' | 'slop-mcp'
-export const GATEWAY_NAMES: readonly GatewayName[] = ['ptc-mcp', 'slop-mcp']
+export type GatewayName = 'ptc-mcp' | 'sdk-floor' | 'slop-mcp'
+export const GATEWAY_NAMES: readonly GatewayName[] = ['ptc-mcp', 'slop-mcp', 'sdk-floor']
 
 export type Unit = 'B' | 'MiB' | 'ms' | '%'
 

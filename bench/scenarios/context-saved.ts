@@ -13,7 +13,8 @@ import {addFigure, addRow, type GatewayName, series} from '../lib/results.js'
 import {type Scenario} from '../lib/scenario.js'
 
 const PROGRAMS = ['revenue-trend', 'ledger-summary']
-const PROGRAM_FILE: Record<GatewayName, (name: string) => string> = {
+/** The example programs in each gateway's language; the SDK floor runs none. */
+const PROGRAM_FILE: Partial<Record<GatewayName, (name: string) => string>> = {
   'ptc-mcp': (name) => join(ROOT, 'examples', 'programs', `${name}.py`),
   'slop-mcp': (name) => join(ROOT, 'bench', 'programs', `${name}.slop`),
 }
@@ -39,13 +40,15 @@ export const contextSaved: Scenario = {
       reference: {label: 'tool results', value: directBytes, unit: 'B'},
     })
     for (const kind of bench.kinds) {
+      const programFile = PROGRAM_FILE[kind.name]
+      if (!programFile) continue
       let gateway: Gateway | undefined
       try {
         const dir = bench.dir(`${kind.name}-example`)
         gateway = await kind.start({label: `${kind.name}-example`, downstreams: [finance], dir})
         let viaProgram = 0
         for (const name of PROGRAMS) {
-          const run = await gateway.run(readFileSync(PROGRAM_FILE[kind.name](name), 'utf8'))
+          const run = await gateway.run(readFileSync(programFile(name), 'utf8'))
           viaProgram += Buffer.byteLength(run.text)
         }
         const saved = (1 - viaProgram / directBytes) * 100

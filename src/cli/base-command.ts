@@ -1,11 +1,7 @@
-import {Command, Flags, Interfaces} from '@oclif/core'
+import {Command, Flags} from '@oclif/core'
 
 import {PtcError} from '../errors.js'
 import {isLogLevel, LOG_LEVELS, type LogLevel} from '../log.js'
-
-export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<
-  (typeof BaseCommand)['baseFlags'] & T['flags']
->
 
 /**
  * Shared flags (`--config`, `--log-level`) and one place that turns the user's problems (PtcError)

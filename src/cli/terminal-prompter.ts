@@ -2,6 +2,8 @@ import {createInterface} from 'node:readline/promises'
 
 import type {ApprovalChoice, ApprovalPrompter, ApprovalRequest} from '../permissions/approvals.js'
 
+import {terminalSafe} from '../terminal-safe.js'
+
 const ANSWERS: Record<string, ApprovalChoice> = {
   a: 'program',
   all: 'program',
@@ -62,13 +64,13 @@ export const APPROVE_ALL: ApprovalPrompter = {
 }
 
 /**
- * What a program passed as arguments shown without terminal control characters: JSON already
- * escapes C0 controls, not DEL or the C1 range (`\u009b` starts a sequence on many terminals).
+ * One line of untrusted text (a server's tool name, a program's arguments) for the terminal: every
+ * control character shown as terminalSafe shows it, tabs and line breaks too (␉, ␊, \u{2028}).
  */
 function printable(text: string): string {
-  return text.replaceAll(
-    // eslint-disable-next-line no-control-regex -- control characters are what this removes
-    /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/g,
-    (char) => `\\u${char.codePointAt(0)!.toString(16).padStart(4, '0')}`,
-  )
+  const oneLine = text.replaceAll(/[\t\n\u2028\u2029]/g, (char) => {
+    const code = char.codePointAt(0)!
+    return code < 0x20 ? String.fromCodePoint(0x24_00 + code) : `\\u{${code.toString(16)}}`
+  })
+  return terminalSafe(oneLine)
 }

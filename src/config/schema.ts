@@ -42,7 +42,8 @@ function section<T extends z.ZodType>(schema: T, fallback: z.output<T>) {
     .transform((value): z.output<T> => value ?? fallback)
 }
 
-function isHttpUrl(value: string): boolean {
+/** Whether `value` is an absolute http:// or https:// URL. */
+export function isHttpUrl(value: string): boolean {
   if (!URL.canParse(value)) return false
   const {protocol} = new URL(value)
   return protocol === 'http:' || protocol === 'https:'

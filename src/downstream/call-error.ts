@@ -38,7 +38,9 @@ export function callFailure(
     }
   if (options.signal?.aborted) return {error: new ToolError('tool call cancelled', {cause: error})}
   if (isTimeout(error)) {
-    const message = `tool call timed out after ${formatSeconds(options.timeoutMs)}`
+    const message =
+      `tool call timed out after ${formatSeconds(options.timeoutMs)} (execution.tool_call_timeout_seconds): ` +
+      'ask for less per call, or make fewer calls at once'
     return {error: new ToolError(message, {cause: error, kind: 'timeout'})}
   }
   const oversized = oversizedMessageBytes(error)

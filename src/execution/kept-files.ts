@@ -1,7 +1,7 @@
 import {closeSync, constants, mkdirSync, openSync, rmSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {formatBytes} from '../byte-size.js'
+import {formatByteLimit, formatBytes} from '../byte-size.js'
 import {type FileSkippedReason, ProtocolError} from './protocol.js'
 
 /**
@@ -33,7 +33,7 @@ const REASON_TEXT: Record<NotKeptReason, string> = {
   special: 'not a regular file',
   depth: `deeper than ${MAX_KEPT_DEPTH} directories`,
   files: `and any after it: at most ${MAX_KEPT_FILES} files per run`,
-  bytes: `over ${MAX_KEPT_BYTES / 1024 ** 2} MiB in total per run`,
+  bytes: `over ${formatByteLimit(MAX_KEPT_BYTES)} in total per run`,
   name: 'a name that cannot be kept',
   unreadable: 'could not be read',
   error: 'could not be written',

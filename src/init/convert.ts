@@ -1,5 +1,6 @@
 import type {RemoteServerConfig, ServerConfig} from '../config/schema.js'
 
+import {isHttpUrl} from '../config/schema.js'
 import {launchesSelf} from '../config/self-launch.js'
 import {normaliseName} from '../downstream/naming.js'
 import {isRecord} from '../guards.js'
@@ -128,12 +129,6 @@ export function assignNames(names: readonly string[]): string[] {
     taken.add(normaliseName(name))
     return name
   })
-}
-
-function isHttpUrl(value: string): boolean {
-  if (!URL.canParse(value)) return false
-  const {protocol} = new URL(value)
-  return protocol === 'http:' || protocol === 'https:'
 }
 
 /** `${` is ptc-mcp's reference syntax; `$${` is its escape for a literal one. */

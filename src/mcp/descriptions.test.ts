@@ -14,10 +14,17 @@ describe('tool descriptions (SPEC §5)', () => {
     expect(shipped).toContain(
       'Limits: 100 tool calls per program, 8 at once, 60s per call, 120s per program, 64 KiB of output, 16 MiB per result.',
     )
+    expect(shipped).toContain('files only in the current directory (256 MiB)')
     const tight = executeProgramDescription(
-      executionSchema.parse({timeout_seconds: 30, tool_call_timeout_seconds: 60, max_output_bytes: 1000}),
+      executionSchema.parse({
+        timeout_seconds: 30,
+        tool_call_timeout_seconds: 60,
+        max_output_bytes: 1000,
+        max_scratch_bytes: 8 * 1024 * 1024,
+      }),
     )
     expect(tight).toContain('30s per call, 30s per program, 1000 bytes of output')
+    expect(tight).toContain('files only in the current directory (8 MiB)')
   })
 
   it('teach what a program needs: await, keyword arguments, ToolError and its kinds, _notes, helpers', () => {

@@ -8,7 +8,7 @@ import type {Logger} from '../log.js'
 import {isRecord} from '../guards.js'
 import {parseMessage} from '../json-rpc.js'
 import {type FramedLine, LineFramer} from '../line-framing.js'
-import {idOfSkipped, requestId} from '../oversized-line.js'
+import {idOfSkipped, parseOrUndefined, requestId} from '../oversized-line.js'
 
 /**
  * The SDK's stdio server transport with the input side made robust (the output side, including
@@ -80,14 +80,6 @@ export class JsonLinesServerTransport extends StdioServerTransport {
     )
     const response = {jsonrpc: '2.0', ...(id === undefined ? {} : {id}), error: {code, message}}
     this.send(response as JSONRPCMessage).catch(() => {})
-  }
-}
-
-function parseOrUndefined(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
   }
 }
 

@@ -165,6 +165,14 @@ describe('ProgramApprovals', () => {
     expect(shortJson({a: 1})).toBe('{"a":1}')
   })
 
+  it('escapes what a terminal or prompt would obey instead of showing: bidi overrides, C1 controls', () => {
+    const args = {path: '/tmp/\u202Egnp.exe', note: 'a\u009B2Jb\u2028c\u2066d'}
+    const shown = shortJson(args)
+    expect(shown).not.toMatch(/[\u007F-\u009F\u2028\u2029\u202A-\u202E\u2066-\u2069]/)
+    expect(shown).toContain(String.raw`/tmp/\u202egnp.exe`)
+    expect(JSON.parse(shown)).toEqual(args)
+  })
+
   it('shows every short argument of a long call, whatever the order the program passed them in', () => {
     const shown = shortJson({content: 'x'.repeat(5000), path: '/home/u/.ssh/authorized_keys'})
     expect(shown.length).toBeLessThanOrEqual(600)

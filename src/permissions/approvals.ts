@@ -170,9 +170,18 @@ export function howToAllow(tool: ToolInfo, reason: ApprovalReason): string {
 }
 
 /**
+ * Characters JSON leaves as they are that a terminal or a client's prompt would obey rather than
+ * show: DEL and the C1 controls (`\u009b` starts a sequence on many terminals), line separators,
+ * and the bidirectional overrides and isolates, which reorder what the user reads.
+ */
+const UNSHOWN = /[\u007F-\u009F\u2028\u2029\u202A-\u202E\u2066-\u2069]/g
+
+/**
  * JSON of the arguments within `MAX_SHOWN_ARGS_CHARS` (the prompt must stay readable): every small
- * argument whole, the large ones cut, so a long first argument cannot hide the others from the user.
+ * argument whole, the large ones cut, so a long first argument cannot hide the others from the user;
+ * characters that would not be shown as themselves are `\uXXXX` escapes (the JSON stays the same).
  */
 export function shortJson(value: unknown, max = MAX_SHOWN_ARGS_CHARS): string {
-  return JSON.stringify(shortenJson(value, max)) ?? 'null'
+  const text = JSON.stringify(shortenJson(value, max)) ?? 'null'
+  return text.replaceAll(UNSHOWN, (char) => `\\u${char.codePointAt(0)!.toString(16).padStart(4, '0')}`)
 }

@@ -10,15 +10,16 @@ export interface Finished {
 }
 
 /**
- * Spawns `command` with its output piped and collected; SIGKILL after `timeoutMs` (default 45 s),
- * so a hung command fails its test instead of holding the run.
+ * Spawns `command` (as `uid`/`gid` when given) with its output piped and collected; SIGKILL after
+ * `timeoutMs` (default 45 s), so a hung command fails its test instead of holding the run.
  */
 export function spawnCollect(
   command: string,
   args: string[],
-  options: {cwd?: string; env?: Record<string, string>; timeoutMs?: number} = {},
+  options: {cwd?: string; env?: Record<string, string>; timeoutMs?: number; uid?: number; gid?: number} = {},
 ): {pid: number; done: Promise<Finished>} {
-  const child = spawn(command, args, {cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe']})
+  const {cwd, env, uid, gid} = options
+  const child = spawn(command, args, {cwd, env, uid, gid, stdio: ['ignore', 'pipe', 'pipe']})
   let stdout = ''
   let stderr = ''
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {

@@ -285,7 +285,9 @@ describe('one registry over stdio, HTTP and SSE', () => {
     expect(unknown.message).toMatch(/^Unknown tool 'mcp__web__ad'\. Did you mean .*mcp__web__add/)
 
     const timedOut = await toolError(registry.callTool('mcp__web__hang', {}, {...CALL, timeoutMs: 300}))
-    expect(timedOut.message).toBe('tool call timed out after 0.3s')
+    expect(timedOut.message).toBe(
+      'tool call timed out after 0.3s (execution.tool_call_timeout_seconds): ask for less per call, or make fewer calls at once',
+    )
     const controller = new AbortController()
     const pending = registry.callTool('mcp__local_stdio__hang', {}, {...CALL, signal: controller.signal})
     controller.abort()

@@ -21,16 +21,11 @@ import {afterEach, describe, expect, it} from 'vitest'
 
 import {type OAuthFixture, type OAuthFixtureOptions, startOAuthFixture} from '../fixtures/oauth-fixture.js'
 import {type RawServe, startRawServe} from '../helpers/json-rpc.js'
+import {type Finished, spawnCollect} from '../helpers/processes.js'
 import {execute, waitForListing} from '../helpers/serve-session.js'
 import {BIN, prepareServe, type ServeSetup} from '../helpers/serve.js'
 
 const BROWSER_SCRIPT = fileURLToPath(new URL('../fixtures/oauth-browser.mjs', import.meta.url))
-
-interface Cli {
-  code: number | null
-  stdout: string
-  stderr: string
-}
 
 interface Scenario {
   fixture: OAuthFixture
@@ -39,7 +34,7 @@ interface Scenario {
   browserLog: string
   /** Every byte ptc-mcp showed anyone: CLI output, serve's log and protocol, program output. */
   shown: string[]
-  cli(args: string[]): Promise<Cli>
+  cli(args: string[]): Promise<Finished>
 }
 
 const open: Array<() => Promise<void> | void> = []
@@ -78,22 +73,14 @@ async function scenario(transport: 'http' | 'sse', options: ScenarioOptions = {}
   setup.env.PTC_MCP_LOG_LEVEL = 'debug'
   Object.assign(setup.env, options.env)
   const shown: string[] = []
-  const cli = (args: string[]): Promise<Cli> =>
-    new Promise((resolve) => {
-      const child = spawn(process.execPath, [BIN, ...args, '--config', setup.configPath], {env: setup.env})
-      let stdout = ''
-      let stderr = ''
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-        stdout += chunk
-      })
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-        stderr += chunk
-      })
-      child.once('close', (code) => {
-        shown.push(stdout, stderr)
-        resolve({code, stdout, stderr})
-      })
+  const cli = async (args: string[]): Promise<Finished> => {
+    const {done} = spawnCollect(process.execPath, [BIN, ...args, '--config', setup.configPath], {
+      env: setup.env,
     })
+    const finished = await done
+    shown.push(finished.stdout, finished.stderr)
+    return finished
+  }
   return {fixture, setup, stateDir, browserLog, shown, cli}
 }
 

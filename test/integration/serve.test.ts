@@ -6,6 +6,7 @@ import {StdioClientTransport as StdioV1} from '@modelcontextprotocol/sdk/client/
 // Python children, driven by a real 2025-era client (SDK v1) and a real 2026-07-28 client (SDK v2).
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {INITIAL_CONNECT_WAIT_MS} from '../../src/mcp/server.js'
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {startRawServe} from '../helpers/json-rpc.js'
 import {descendants, isAlive, programInterpreters, waitUntil} from '../helpers/processes.js'
@@ -156,7 +157,7 @@ describe('serve under load and at shutdown', () => {
     }
   })
 
-  it("a cancelled call's child is gone within a second", async () => {
+  it("a cancelled call's child is gone at once, long before its program would end", async () => {
     // No warm pool: the only Python child is the running program.
     const setup = prepareServe({...baseConfig, execution: {timeout_seconds: 60, warm_pool: 0}})
     const {client, pid} = await connect('v2', setup)
@@ -174,7 +175,8 @@ describe('serve under load and at shutdown', () => {
       const running = pythons()
       abort.abort()
       await call
-      expect(await waitUntil(() => running.every((p) => !isAlive(p)), 1000)).toBe(true)
+      // The program sleeps 60 s; the bound is for a loaded 2-core box to read the cancellation.
+      expect(await waitUntil(() => running.every((p) => !isAlive(p)), 5000)).toBe(true)
     } finally {
       await client.close()
       setup.cleanup()
@@ -202,7 +204,7 @@ describe('serve under load and at shutdown', () => {
     }
   })
 
-  it('answers tools/list within 1 s even when a downstream server hangs at startup', async () => {
+  it('answers tools/list without waiting for a downstream server that hangs at startup', async () => {
     const hanging = fixtureCommand(['--hang-start'])
     const setup = prepareServe({servers: [{name: 'stuck', command: hanging.command, args: hanging.args}]})
     const {client} = await connect('v1', setup)
@@ -210,7 +212,8 @@ describe('serve under load and at shutdown', () => {
       const started = performance.now()
       const {tools} = await client.listTools()
       expect(tools).toHaveLength(3)
-      expect(performance.now() - started).toBeLessThan(1000)
+      // Waiting would take the first-attempt wait (5 s) at least; below it holds on a loaded box.
+      expect(performance.now() - started).toBeLessThan(INITIAL_CONNECT_WAIT_MS - 1000)
     } finally {
       await client.close()
       setup.cleanup()
@@ -218,7 +221,7 @@ describe('serve under load and at shutdown', () => {
   })
 
   for (const how of ['SIGTERM', 'stdin EOF'] as const) {
-    it(`${how}: exits 0 within 2 s, leaving no child, downstream process or scratch directory`, async () => {
+    it(`${how}: exits 0 within 5 s, leaving no child, downstream process or scratch directory`, async () => {
       const setup = prepareServe(baseConfig)
       const serve = await startRawServe(setup)
       const {child} = serve
@@ -231,8 +234,9 @@ describe('serve under load and at shutdown', () => {
         if (how === 'SIGTERM') child.kill('SIGTERM')
         else child.stdin.end()
         expect(await serve.exited).toBe(0)
-        expect(performance.now() - started).toBeLessThan(2000)
-        expect(await waitUntil(() => tree.every((p) => !isAlive(p)), 1000)).toBe(true)
+        // Prompt, not fast: a bound that holds on a loaded 2-core box.
+        expect(performance.now() - started).toBeLessThan(5000)
+        expect(await waitUntil(() => tree.every((p) => !isAlive(p)), 5000)).toBe(true)
         expect(setup.scratchDirs()).toEqual([])
       } finally {
         await serve.kill()

@@ -1,12 +1,12 @@
 // A config or an environment that cannot work: one clear message each, from the real CLI, with the
 // documented exit code (2: usage or config; the Python problems too, being the user's to fix).
-import {spawn} from 'node:child_process'
 import {chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {resultText, startRawServe, toolResult} from '../helpers/json-rpc.js'
+import {type Finished, spawnCollect} from '../helpers/processes.js'
 import {execute} from '../helpers/serve-session.js'
 import {BIN, prepareServe} from '../helpers/serve.js'
 
@@ -14,39 +14,17 @@ import {BIN, prepareServe} from '../helpers/serve.js'
 const NOBODY = {uid: 65_534, gid: 65_534}
 const isRoot = process.getuid?.() === 0
 
-interface CliRun {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
 function cli(
   args: string[],
   options: {env?: Record<string, string>; asNobody?: boolean} = {},
-): Promise<CliRun> {
+): Promise<Finished> {
   const env: Record<string, string> = {...(process.env as Record<string, string>), ...options.env}
   delete env.PTC_MCP_CONFIG
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      ...(options.asNobody ? NOBODY : {}),
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk
-    })
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk
-    })
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
-    child.once('error', reject)
-    child.once('close', (code) => {
-      clearTimeout(timer)
-      resolve({code, stdout, stderr})
-    })
-  })
+  return spawnCollect(process.execPath, [BIN, ...args], {
+    env,
+    timeoutMs: 30_000,
+    ...(options.asNobody ? NOBODY : {}),
+  }).done
 }
 
 /** oclif wraps long messages at the terminal width and prefixes ` ›   `: undo both to match text. */

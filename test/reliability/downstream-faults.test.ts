@@ -168,7 +168,9 @@ describe('downstream faults seen through serve', () => {
       serve,
       'try:\n    await mcp__fx__hang()\nexcept ToolError as e:\n    print("hang:", e)\nprint(await mcp__fx__add(a=2, b=2))',
     )
-    expect(run.structured.output, run.text).toBe("hang: tool call timed out after 1s\n{'sum': 4}\n")
+    expect(run.structured.output, run.text).toBe(
+      "hang: tool call timed out after 1s (execution.tool_call_timeout_seconds): ask for less per call, or make fewer calls at once\n{'sum': 4}\n",
+    )
     expect(fixturePid('fx')).toBe(pid)
   })
 

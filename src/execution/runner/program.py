@@ -162,14 +162,10 @@ class Runner:
         self.calls.max_call_bytes = int(run.get("max_call_bytes") or 0)
         self.max_emit_bytes = int(run.get("max_emit_bytes") or 0)
         self.end_marker = str(run.get("end_marker") or "").encode("utf-8")
-        self.output.begin()
         code_obj = self.compile(source)
         program_globals = self.program_globals(code_obj, run.get("tools") or ())
-        habits = self.modules.program_habits
-        habits.install_warning_hook(warnings, self.runner_files, self.never_awaited, self.output.stream)
-        self.loop.set_exception_handler(self.on_loop_error)
-        asyncio.run = _refuse_nested_run(asyncio.run)
         error = await self.execute(code_obj, program_globals)
+        habits = self.modules.program_habits
         if error is None:
             error = habits.not_awaited_error(self.never_awaited)
         else:
@@ -198,8 +194,20 @@ class Runner:
         channel.text_value(bytearray(b'{"a": [1, "b", null]}'))
         channel.text_value(bytearray(b"not JSON"))
 
+    def prepare(self):
+        """What every program runs with, set up before it arrives (its run then starts sooner):
+        the output stream, the warning hook, the loop's error handler, the refusal of a nested
+        asyncio.run."""
+        self.output.begin()
+        self.modules.program_habits.install_warning_hook(
+            warnings, self.runner_files, self.never_awaited, self.output.stream
+        )
+        self.loop.set_exception_handler(self.on_loop_error)
+        asyncio.run = _refuse_nested_run(asyncio.run)
+
     def serve(self):
-        """Waits for the program, runs it and exits (never returns)."""
+        """Prepares, waits for the program, runs it and exits (never returns)."""
+        self.prepare()
         channel = self.channel
         self.loop.add_reader(channel.sock.fileno(), self.on_readable)
         if channel.lines:  # anything that arrived with the start message

@@ -82,7 +82,8 @@ export function nativePaths(found: Discovery, executable: string, realpath = rea
   return unique(paths)
 }
 
-function realpathOrSelf(path: string): string {
+/** The real path, or the path itself when it cannot be resolved (gone, unreadable). */
+export function realpathOrSelf(path: string): string {
   try {
     return realpathSync(path)
   } catch {

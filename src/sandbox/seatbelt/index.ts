@@ -1,4 +1,4 @@
-import {existsSync, realpathSync} from 'node:fs'
+import {existsSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -6,7 +6,7 @@ import type {Launch, LaunchRequest, PythonInfo, SandboxBackend} from '../backend
 
 import {SandboxError} from '../../errors.js'
 import {MemoMap} from '../../memo.js'
-import {discoverInterpreter} from '../linux/interpreter-files.js'
+import {discoverInterpreter, realpathOrSelf} from '../linux/interpreter-files.js'
 import {
   COMMON_ATTEMPTS,
   openProbeTargets,
@@ -31,13 +31,7 @@ export const SEATBELT_PROBE: ProbePlan = {
 }
 
 /** The real path (sandbox rules see resolved paths: /var is /private/var on macOS). */
-function real(path: string): string {
-  try {
-    return realpathSync(path)
-  } catch {
-    return path
-  }
-}
+const real = realpathOrSelf
 
 /** Directories of the interpreter's own libraries, found by loading it once. */
 const libraryDirs = new Map<string, Promise<string[]>>()
