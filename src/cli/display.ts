@@ -27,6 +27,8 @@ export function firstLine(text: string, max = 80): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line
 }
 
+const ASKS = '[asks] '
+
 export function formatToolTable(tools: Array<ToolInfo & {needs_approval?: string}>): string {
   if (tools.length === 0) return chalk.dim('(no tools)')
   return table(
@@ -34,7 +36,10 @@ export function formatToolTable(tools: Array<ToolInfo & {needs_approval?: string
     tools.map((t) => [
       t.name,
       t.server,
-      `${t.needs_approval ? chalk.yellow('[asks] ') : ''}${safe(firstLine(t.description))}`,
+      // The mark counts against the 80 columns the description has.
+      t.needs_approval
+        ? `${chalk.yellow(ASKS)}${safe(firstLine(t.description, 80 - ASKS.length))}`
+        : safe(firstLine(t.description)),
     ]),
   )
 }

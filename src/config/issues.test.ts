@@ -1,6 +1,8 @@
+import {existsSync} from 'node:fs'
+import {isAbsolute} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
-import {formatIssues, formatPath, toConfigIssues} from './issues.js'
+import {configIssuesError, formatIssues, formatPath, toConfigIssues} from './issues.js'
 import {configSchema} from './schema.js'
 
 /** The config issues of `raw`, phrased. */
@@ -27,6 +29,17 @@ describe('formatIssues', () => {
     expect(formatPath(['servers', 0, 'headers', 'X-Api-Key'])).toBe('servers[0].headers.X-Api-Key')
     expect(formatPath(['servers', 0, 'env', 'a.b c'])).toBe('servers[0].env["a.b c"]')
     expect(formatPath([])).toBe('(top level)')
+  })
+})
+
+describe('configIssuesError', () => {
+  it("names where the installed package's config.schema.json is, as the line that points an editor at it", () => {
+    const {suggestion} = configIssuesError([{path: ['servers', 0], message: 'a'}], '/x/config.yaml')
+    const schema = /# yaml-language-server: \$schema=(\S+)$/.exec(suggestion ?? '')?.[1]
+    expect(schema, suggestion).toBeDefined()
+    expect(isAbsolute(schema!)).toBe(true)
+    expect(schema!.endsWith('/config.schema.json')).toBe(true)
+    expect(existsSync(schema!)).toBe(true)
   })
 })
 

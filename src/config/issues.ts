@@ -9,10 +9,11 @@ import type {z} from 'zod'
 import {levenshtein} from '../downstream/naming.js'
 import {ConfigError} from '../errors.js'
 import {isRecord} from '../guards.js'
+import {CONFIG_SCHEMA_FILE} from '../package-root.js'
 import {keysAt} from './known-keys.js'
 import {type ConfigIssue, configSchema, TRANSPORTS} from './schema.js'
 
-const SUGGESTION = 'Fix these entries in the file; config.schema.json lets an editor check it as you type.'
+const SUGGESTION = `Fix these entries in the file. For an editor to check it as you type, make its first line: # yaml-language-server: $schema=${CONFIG_SCHEMA_FILE}`
 
 /** One ConfigError listing every issue, with the usual fix. */
 export function configIssuesError(issues: readonly ConfigIssue[], path: string | null): ConfigError {

@@ -1,10 +1,10 @@
 /** A server entry that would start ptc-mcp itself, which would start it again, and so on. */
-import {basename, dirname, join, resolve} from 'node:path'
-import {fileURLToPath} from 'node:url'
+import {basename, join, resolve} from 'node:path'
 
 import type {ServerConfig} from './schema.js'
 
-const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+import {PACKAGE_ROOT} from '../package-root.js'
+
 const OWN_BINS = new Set([join(PACKAGE_ROOT, 'bin', 'dev.js'), join(PACKAGE_ROOT, 'bin', 'run.js')])
 
 /**

@@ -9,6 +9,7 @@ import {PtcError} from '../errors.js'
 import {resolvePython} from '../execution/python.js'
 import {describeState, describeStateLine} from '../oauth/status.js'
 import {TokenStore} from '../oauth/store.js'
+import {CONFIG_EXAMPLE_FILE} from '../package-root.js'
 import {probeSandbox} from './sandbox-probe.js'
 
 export type CheckStatus = 'pass' | 'warn' | 'fail'
@@ -106,11 +107,13 @@ function configCheck(loaded: {
   searched: string[]
   config: Config
 }): Omit<CheckResult, 'id' | 'ms' | 'title'> {
-  if (loaded.path) return {status: 'pass', detail: `${loaded.path} (${loaded.config.servers.length} servers)`}
+  const count = loaded.config.servers.length
+  if (loaded.path)
+    return {status: 'pass', detail: `${loaded.path} (${count} server${count === 1 ? '' : 's'})`}
   return {
     status: 'warn',
     detail: `no config file (looked in ${loaded.searched.join(', ')}); no servers`,
-    fix: 'run "ptc-mcp init" or copy config.example.yaml to ~/.config/ptc-mcp/config.yaml',
+    fix: `run "ptc-mcp init" or copy ${CONFIG_EXAMPLE_FILE} to ~/.config/ptc-mcp/config.yaml`,
   }
 }
 

@@ -2,11 +2,9 @@
  * How Claude should start ptc-mcp: as it is installed right now (SPEC §9), never a package name
  * fetched from a registry (`npx -y ptc-mcp` would run whoever publishes that name).
  */
-import {basename, dirname, resolve} from 'node:path'
-import {fileURLToPath} from 'node:url'
+import {basename, resolve} from 'node:path'
 
-/** From src/init or dist/init, the package root is two levels up. */
-const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+import {PACKAGE_ROOT} from '../package-root.js'
 
 /**
  * The argv that starts this installation of ptc-mcp: the absolute path of the `ptc-mcp` bin it

@@ -1,14 +1,16 @@
 // `ptc-mcp doctor` in-process: the real checks (Node, Python, a live sandbox probe, the config, each
 // server) against the bundled example server and against servers that cannot be reached.
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
 import {type AddressInfo, createServer as createTcpServer} from 'node:net'
 import {tmpdir} from 'node:os'
-import {join} from 'node:path'
+import {isAbsolute, join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {stringify} from 'yaml'
 
 import Doctor, {type DoctorResult} from '../../src/commands/doctor.js'
+import {doctorChecks, runCheck} from '../../src/doctor/checks.js'
+import {silentLogger} from '../../src/log.js'
 import {runCommand} from '../helpers/run-command.js'
 
 const runDoctor = (argv: string[]) => runCommand<DoctorResult>(Doctor, argv)
@@ -64,6 +66,7 @@ describe('ptc-mcp doctor', () => {
     expect(run.exitCode).toBeUndefined()
     expect(byId.sandbox?.detail).toMatch(/^linux:.*refused read outside, write outside, socket, fork/)
     expect(byId['server:finance']?.detail).toMatch(/^stdio, 3 tools, connected in \d+ ms$/)
+    expect(byId.config?.detail).toMatch(/examples\/config\.yaml \(1 server\)$/)
     expect(run.stdout).toContain('✔ pass  Server finance')
   })
 
@@ -165,5 +168,27 @@ describe('ptc-mcp doctor', () => {
       'servers[0].env.K: environment variable PTC_DOCTOR_TEST_UNSET is not set',
     )
     expect(config?.detail).toContain('servers[1].url: expected a URL')
+  })
+
+  it('without a config warns, and says where the config.example.yaml to copy is', async () => {
+    const saved = {cwd: process.cwd(), xdg: process.env.XDG_CONFIG_HOME, env: process.env.PTC_MCP_CONFIG}
+    const empty = mkdtempSync(join(dir, 'empty-'))
+    process.chdir(empty)
+    process.env.XDG_CONFIG_HOME = join(empty, 'xdg')
+    delete process.env.PTC_MCP_CONFIG
+    try {
+      const {checks, close} = await doctorChecks({logger: silentLogger})
+      const config = await runCheck(checks.find((c) => c.id === 'config')!).finally(close)
+      expect(config.status).toBe('warn')
+      const example = /copy (\S+) to ~\/\.config\/ptc-mcp\/config\.yaml$/.exec(config.fix ?? '')?.[1]
+      expect(example, config.fix).toBeDefined()
+      expect(isAbsolute(example!)).toBe(true)
+      expect(existsSync(example!)).toBe(true)
+    } finally {
+      process.chdir(saved.cwd)
+      if (saved.xdg === undefined) delete process.env.XDG_CONFIG_HOME
+      else process.env.XDG_CONFIG_HOME = saved.xdg
+      if (saved.env !== undefined) process.env.PTC_MCP_CONFIG = saved.env
+    }
   })
 })

@@ -1,0 +1,12 @@
+/** Where this package is installed, and the files it ships there for its users. */
+import {dirname, join, resolve} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+/** From src/ or dist/, the package root is one level up. */
+export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+
+/** The config's JSON Schema, for editors. */
+export const CONFIG_SCHEMA_FILE = join(PACKAGE_ROOT, 'config.schema.json')
+
+/** Every config key with its default, commented. */
+export const CONFIG_EXAMPLE_FILE = join(PACKAGE_ROOT, 'config.example.yaml')
