@@ -304,11 +304,12 @@ describe('the child cannot forge its outcome', () => {
       def late_thread():
           print("thread started", flush=True)
           started.set()
-          time.sleep(0.3)
+          # Long after the program ends, on a loaded machine too: only a child that waited could print.
+          time.sleep(2)
           print("late thread print", flush=True)
           os.write(1, b"late thread write\\n")
       async def late_task():
-          await asyncio.sleep(0.2)
+          await asyncio.sleep(2)
           print("late task print", flush=True)
       threading.Thread(target=late_thread).start()
       asyncio.ensure_future(late_task())
@@ -580,11 +581,12 @@ describe('tool calls', () => {
     const outcome = await engine.run(
       py(`
       import asyncio
-      results = await asyncio.gather(*[mcp__local__sleep(ms=30) for _ in range(12)])
+      results = await asyncio.gather(*[mcp__local__sleep(ms=300) for _ in range(12)])
       print(len(results), results[0])
     `),
     )
-    expect(outcome.output).toBe('12 slept 30\n')
+    // 300 ms each: on a loaded box too, all 12 are asked for before the first 3 are done.
+    expect(outcome.output).toBe('12 slept 300\n')
     expect(host.peak).toBe(3)
     expect(outcome.tool_calls).toHaveLength(12)
   })
@@ -604,10 +606,11 @@ describe('tool calls', () => {
       py(`
       import asyncio
       try:
-          await asyncio.wait_for(mcp__local__sleep(ms=300), 0.05)
+          await asyncio.wait_for(mcp__local__sleep(ms=1000), 0.05)
       except asyncio.TimeoutError:
           print("gave up")
-      await asyncio.sleep(0.4)
+      # The call ends (1 s) while the program still runs, with room on either side for a loaded box.
+      await asyncio.sleep(3)
     `),
     )
     expect(outcome.output).toBe('gave up\n')
