@@ -12,6 +12,10 @@ import {JsonLinesServerTransport} from './stdio-transport.js'
 /** How long downstream servers wait for the client's `initialized` before connecting anyway. */
 const UPSTREAM_INITIALIZE_WAIT_MS = 1000
 
+/** Shown when serve is started on a terminal instead of by an MCP client. */
+const TERMINAL_HINT =
+  'ptc-mcp serve waits for an MCP client on stdin/stdout: Claude Code starts it (`ptc-mcp init` prints the line that registers it). To try a program here, use `ptc-mcp run FILE`. Ctrl-C stops it.'
+
 /**
  * Serves the three tools over stdio, to 2025-era (initialize handshake) and 2026-07-28 clients
  * alike, until stdin closes or SIGINT/SIGTERM arrives; then kills every program child, closes the
@@ -43,6 +47,8 @@ export async function serveStdio(
     onerror: (error) => logger.warn(`protocol: ${error.message}`),
   })
   logger.info('serving on stdio')
+  // Typed on a terminal, serve would seem to hang: say what it waits for (stderr: stdout is the protocol).
+  if (process.stdin.isTTY) process.stderr.write(`${TERMINAL_HINT}\n`)
   if (upstream) {
     // Downstream servers are told what the client supports (elicitation, sampling), so they connect
     // once it has initialized; a client that does not initialize (2026-07-28) waits no longer than this.

@@ -151,6 +151,21 @@ describe('the CLI around the commands', () => {
     expect(await waitUntil(() => !isAlive(server), 10_000)).toBe(true)
   }, 150_000)
 
+  it('serve typed on a terminal says what it waits for (on stderr), and Ctrl-C stops it with exit 0', async () => {
+    const hint = 'ptc-mcp serve waits for an MCP client on stdin/stdout'
+    const run = runOnTerminal([process.execPath, BIN, 'serve', '--config', emptyConfig], {
+      interruptAfter: 'use `ptc-mcp run FILE`. Ctrl-C stops it.',
+    })
+    const result = await run.done
+    expect(result.code, result.stdout).toBe(0)
+    expect(result.stdout).toContain(hint)
+    // Started by a client (stdin not a terminal), it says nothing.
+    const piped = await cli(['serve', '--config', emptyConfig])
+    expect(piped.code).toBe(0)
+    expect(piped.stderr).not.toContain(hint)
+    expect(piped.stdout).toBe('')
+  }, 150_000)
+
   it('Ctrl-C on a terminal during doctor: the checks stop, exit 130, no server, probe or scratch left', async () => {
     const pidFile = join(dir, 'silent-doctor.pid')
     const tmp = mkdtempSync(join(dir, 'tmp-'))
