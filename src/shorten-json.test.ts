@@ -49,6 +49,22 @@ describe('shortenJson', () => {
     }
   })
 
+  it('looks at no more of a huge array than the bound can hold', () => {
+    let reads = 0
+    const items = new Proxy(
+      Array.from({length: 1_000_000}, (_, i) => i),
+      {
+        get(target, key, receiver) {
+          if (typeof key === 'string' && /^\d+$/.test(key)) reads++
+          return Reflect.get(target, key, receiver) as unknown
+        },
+      },
+    )
+    const short = shortenJson({items}, 200) as {items: unknown[]}
+    expect(short.items.at(-1)).toMatch(/^…\(\+\d+ items\)$/)
+    expect(reads).toBeLessThan(10 * 200)
+  })
+
   it('stays within the bound for escapes, surrogate pairs, deep nesting and huge keys', () => {
     const hostile: unknown[] = [
       {q: '"\\\n'.repeat(10_000)},

@@ -78,8 +78,10 @@ function withoutBrokenPairs(text: string, isTail = false): string {
 
 function shortenArray(items: readonly unknown[], budget: number): unknown {
   const marker = (omitted: number) => `${ELLIPSIS}(+${omitted} items)`
+  // At most one item per MIN_CHARS + 1 characters can be kept: the rest are only counted.
   const kept = fitEntries(
-    items.map((item) => ({key: '', value: item})),
+    items.slice(0, budget).map((item) => ({key: '', value: item})),
+    items.length,
     false,
     budget,
     (omitted) => JSON.stringify(marker(omitted)).length,
@@ -91,8 +93,10 @@ function shortenArray(items: readonly unknown[], budget: number): unknown {
 
 function shortenObject(object: Record<string, unknown>, budget: number): unknown {
   const marker = (omitted: number) => `+${omitted} keys`
+  const entries = Object.entries(object).map(([key, value]) => ({key, value}))
   const kept = fitEntries(
-    Object.entries(object).map(([key, value]) => ({key, value})),
+    entries,
+    entries.length,
     true,
     budget,
     (omitted) => JSON.stringify(ELLIPSIS).length + 1 + JSON.stringify(marker(omitted)).length,
@@ -116,6 +120,7 @@ interface Entry {
  */
 function fitEntries(
   entries: readonly Entry[],
+  total: number,
   keyed: boolean,
   budget: number,
   markerLength: (omitted: number) => number,
@@ -125,7 +130,7 @@ function fitEntries(
   let fixed = 2
   for (const entry of entries) {
     const entryFixed = (count > 0 ? 1 : 0) + keyCost(entry)
-    const rest = entries.length - count - 1
+    const rest = total - count - 1
     const marker = rest > 0 ? markerLength(rest) + 1 : 0
     if (fixed + entryFixed + MIN_CHARS * (count + 1) + marker > budget) break
     fixed += entryFixed
@@ -133,9 +138,10 @@ function fitEntries(
   }
   // Array items cut to a few characters say nothing: fewer items, each worth reading, and a count.
   // Each item kept costs a comma: `fixed` for `n` items is `fixed - (count - n)`.
-  const planFor = (n: number) => share(entries, n, {budget, fixed: fixed - (count - n), markerLength})
+  const planFor = (n: number) =>
+    share(entries, n, {budget, fixed: fixed - (count - n), markerLength, omitted: total - n})
   const plan = planFor(count)
-  if (keyed || count <= 1 || !cutsTooShort(plan)) return finish(entries, count, plan)
+  if (keyed || count <= 1 || !cutsTooShort(plan)) return finish(entries, count, total, plan)
   // The most items that each still get a useful share (fewer items, more room each), at least one.
   let low = 1
   let high = count - 1
@@ -144,7 +150,7 @@ function fitEntries(
     if (cutsTooShort(planFor(mid))) high = mid - 1
     else low = mid
   }
-  return finish(entries, low, planFor(low))
+  return finish(entries, low, total, planFor(low))
 }
 
 /** Whether the plan cuts an entry to fewer characters than are worth reading. */
@@ -159,9 +165,9 @@ function share(
     budget,
     fixed: fixedOfKept,
     markerLength,
-  }: {budget: number; fixed: number; markerLength: (omitted: number) => number},
+    omitted,
+  }: {budget: number; fixed: number; markerLength: (omitted: number) => number; omitted: number},
 ): {sizes: number[]; allowance: number[]} {
-  const omitted = entries.length - count
   const fixed = fixedOfKept + (omitted > 0 ? markerLength(omitted) + (count > 0 ? 1 : 0) : 0)
   let room = budget - fixed
   const chosen = entries.slice(0, count)
@@ -181,6 +187,7 @@ function share(
 function finish(
   entries: readonly Entry[],
   count: number,
+  total: number,
   {sizes, allowance}: {sizes: number[]; allowance: number[]},
 ): {values: Entry[]; omitted: number} {
   const chosen = entries.slice(0, count)
@@ -189,6 +196,6 @@ function finish(
       key: entry.key,
       value: sizes[index]! <= allowance[index]! ? entry.value : shorten(entry.value, allowance[index]!),
     })),
-    omitted: entries.length - count,
+    omitted: total - count,
   }
 }
