@@ -44,6 +44,17 @@ describe('configIssuesError', () => {
 })
 
 describe('toConfigIssues', () => {
+  it("says how to write servers brought over in Claude's shape (a mapping of name to server)", () => {
+    expect(issuesOf({servers: {fs: {command: 'npx', args: ['-y', 'x']}}})).toEqual([
+      {
+        path: ['servers'],
+        message:
+          'expected a list, got a mapping: write each server as a list item ("- name: fs", then its command and args below it), or convert a Claude config with "ptc-mcp init --from FILE"',
+      },
+    ])
+    expect(issuesOf({servers: 'fs'})).toEqual([{path: ['servers'], message: 'expected a list, got a string'}])
+  })
+
   it("compares an unknown key with the keys of the mapping it is in, a server's oauth too", () => {
     const server = {name: 'r', transport: 'http', url: 'https://x.example'}
     expect(issuesOf({servers: [{...server, oauth: {client: 'x'}}]})).toEqual([

@@ -68,7 +68,11 @@ export function toConfigIssues(issues: readonly z.core.$ZodIssue[]): ConfigIssue
     const {path} = issue
     switch (issue.code) {
       case 'invalid_type': {
-        return [{path, message: invalidType(issue.expected, issue.input), missing: issue.input === undefined}]
+        const message = invalidType(issue.expected, issue.input)
+        // Claude's mcpServers shape (a mapping of name to server), brought over as it is.
+        if (path.length === 1 && path[0] === 'servers' && issue.expected === 'array' && isRecord(issue.input))
+          return [{path, message: `${message}: ${SERVERS_AS_LIST}`}]
+        return [{path, message, missing: issue.input === undefined}]
       }
 
       case 'invalid_union': {
@@ -112,6 +116,9 @@ export function toConfigIssues(issues: readonly z.core.$ZodIssue[]): ConfigIssue
     .filter((issue) => !(issue.missing && suggested.has(formatPath(issue.path))))
     .map(({path, message}) => ({path, message}))
 }
+
+const SERVERS_AS_LIST =
+  'write each server as a list item ("- name: fs", then its command and args below it), or convert a Claude config with "ptc-mcp init --from FILE"'
 
 /** Keys people bring from other tools' configs (Claude's .mcp.json uses `type` and `mcpServers`). */
 const KEY_HINTS: Record<string, string> = {

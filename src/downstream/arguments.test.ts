@@ -25,6 +25,17 @@ describe('argument rules before validation (SPEC §6)', () => {
     ])
   })
 
+  it('suggests a name the call has not passed yet', () => {
+    const sum = {type: 'object', properties: {a: {type: 'number'}, b: {type: 'number'}}, required: ['a', 'b']}
+    expect(prepareArguments(sum, {a: 1, c: 2}).problems).toEqual([
+      "unexpected argument 'c'; did you mean 'b'?",
+    ])
+    // Every listed name passed already: the list, not a name that is taken.
+    expect(prepareArguments(sum, {a: 1, b: 2, c: 3}).problems).toEqual([
+      "unexpected argument 'c'; accepted: a, b",
+    ])
+  })
+
   it('lets extras through when the schema allows them explicitly, or says nothing about names', () => {
     const cases: [Record<string, unknown>, Record<string, unknown>][] = [
       [

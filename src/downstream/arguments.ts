@@ -32,7 +32,7 @@ export function prepareArguments(
   const problems: string[] = []
   for (const key of known.openEnded ? [] : Object.keys(args)) {
     if (known.properties.has(key) || matchesPattern(known.patterns, key)) continue
-    problems.push(unexpectedMessage(key, [...known.properties.keys()]))
+    problems.push(unexpectedMessage(key, [...known.properties.keys()], args))
   }
   return {args: withoutNullOptionals(args, known, inputSchema), problems}
 }
@@ -42,9 +42,11 @@ function matchesPattern(patterns: readonly (LinearRegExp | undefined)[], key: st
   return key.length <= MAX_PATTERN_NAME_CHARS && patterns.some((pattern) => pattern?.test(key))
 }
 
-function unexpectedMessage(key: string, names: readonly string[]): string {
+/** The closest name is one the call has not passed yet: `get_sum(a=1, c=2)` meant b, not a. */
+function unexpectedMessage(key: string, names: readonly string[], args: Record<string, unknown>): string {
   const quoted = key.length <= MAX_QUOTED_NAME_CHARS ? key : `${key.slice(0, MAX_QUOTED_NAME_CHARS)}…`
-  const [closest] = key.length <= MAX_SUGGESTED_NAME_CHARS ? suggestNames(key, names, 1) : []
+  const unused = names.filter((name) => !Object.hasOwn(args, name))
+  const [closest] = key.length <= MAX_SUGGESTED_NAME_CHARS ? suggestNames(key, unused, 1) : []
   if (closest !== undefined) return `unexpected argument '${quoted}'; did you mean '${closest}'?`
   if (names.length === 0) return `unexpected argument '${quoted}'; this tool takes no arguments`
   return `unexpected argument '${quoted}'; accepted: ${names.join(', ')}`
