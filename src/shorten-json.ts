@@ -81,10 +81,12 @@ function shortenArray(items: readonly unknown[], budget: number): unknown {
   // At most one item per MIN_CHARS + 1 characters can be kept: the rest are only counted.
   const kept = fitEntries(
     items.slice(0, budget).map((item) => ({key: '', value: item})),
-    items.length,
-    false,
-    budget,
-    (omitted) => JSON.stringify(marker(omitted)).length,
+    {
+      total: items.length,
+      keyed: false,
+      budget,
+      markerLength: (omitted) => JSON.stringify(marker(omitted)).length,
+    },
   )
   const out = kept.values.map((entry) => entry.value)
   if (kept.omitted > 0) out.push(marker(kept.omitted))
@@ -94,13 +96,12 @@ function shortenArray(items: readonly unknown[], budget: number): unknown {
 function shortenObject(object: Record<string, unknown>, budget: number): unknown {
   const marker = (omitted: number) => `+${omitted} keys`
   const entries = Object.entries(object).map(([key, value]) => ({key, value}))
-  const kept = fitEntries(
-    entries,
-    entries.length,
-    true,
+  const kept = fitEntries(entries, {
+    total: entries.length,
+    keyed: true,
     budget,
-    (omitted) => JSON.stringify(ELLIPSIS).length + 1 + JSON.stringify(marker(omitted)).length,
-  )
+    markerLength: (omitted) => JSON.stringify(ELLIPSIS).length + 1 + JSON.stringify(marker(omitted)).length,
+  })
   const out: Record<string, unknown> = {}
   for (const {key, value} of kept.values) out[key] = value
   if (kept.omitted > 0) out[ELLIPSIS] = marker(kept.omitted)
@@ -120,10 +121,18 @@ interface Entry {
  */
 function fitEntries(
   entries: readonly Entry[],
-  total: number,
-  keyed: boolean,
-  budget: number,
-  markerLength: (omitted: number) => number,
+  {
+    total,
+    keyed,
+    budget,
+    markerLength,
+  }: {
+    /** How many entries the container has: `entries` may be its first ones only. */
+    total: number
+    keyed: boolean
+    budget: number
+    markerLength: (omitted: number) => number
+  },
 ): {values: Entry[]; omitted: number} {
   const keyCost = (entry: Entry) => (keyed ? jsonLength(entry.key, budget) + 1 : 0)
   let count = 0
