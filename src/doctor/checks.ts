@@ -113,7 +113,7 @@ function configCheck(loaded: {
   return {
     status: 'warn',
     detail: `no config file (looked in ${loaded.searched.join(', ')}); no servers`,
-    fix: `run "ptc-mcp init" or copy ${CONFIG_EXAMPLE_FILE} to ~/.config/ptc-mcp/config.yaml`,
+    fix: `run "ptc-mcp init" or copy ${CONFIG_EXAMPLE_FILE} to ${loaded.searched.at(-1) ?? '~/.config/ptc-mcp/config.yaml'}`,
   }
 }
 

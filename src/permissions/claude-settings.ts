@@ -61,11 +61,12 @@ export class ClaudeSettings {
       this.watching = true
       for (const file of this.files) {
         // watchFile polls with stat: it sees a file appear that does not exist yet, unlike fs.watch.
-        watchFile(file, {interval, persistent: false}, () => this.reload(file))
+        // Its first poll of an absent file calls back too (zeroed stats): only a real change reloads.
+        watchFile(file, {interval, persistent: false}, () => this.reloadIfChanged(file))
       }
       // A file written between the read above and the watcher's first poll would go unnoticed.
       setTimeout(() => {
-        for (const file of this.files) if (signature(file) !== this.readAs.get(file)) this.reload(file)
+        for (const file of this.files) this.reloadIfChanged(file)
       }, 2 * interval).unref()
     }
   }
@@ -84,6 +85,10 @@ export class ClaudeSettings {
     if (this.watching) for (const file of this.files) unwatchFile(file)
     this.watching = false
     this.listeners.clear()
+  }
+
+  private reloadIfChanged(file: string): void {
+    if (signature(file) !== this.readAs.get(file)) this.reload(file)
   }
 
   private reload(file: string): void {

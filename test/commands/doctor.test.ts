@@ -170,7 +170,7 @@ describe('ptc-mcp doctor', () => {
     expect(config?.detail).toContain('servers[1].url: expected a URL')
   })
 
-  it('without a config warns, and says where the config.example.yaml to copy is', async () => {
+  it('without a config warns, and says where the config.example.yaml to copy is and where to', async () => {
     const saved = {cwd: process.cwd(), xdg: process.env.XDG_CONFIG_HOME, env: process.env.PTC_MCP_CONFIG}
     const empty = mkdtempSync(join(dir, 'empty-'))
     process.chdir(empty)
@@ -180,7 +180,8 @@ describe('ptc-mcp doctor', () => {
       const {checks, close} = await doctorChecks({logger: silentLogger})
       const config = await runCheck(checks.find((c) => c.id === 'config')!).finally(close)
       expect(config.status).toBe('warn')
-      const example = /copy (\S+) to ~\/\.config\/ptc-mcp\/config\.yaml$/.exec(config.fix ?? '')?.[1]
+      const [, example, target] = /copy (\S+) to (\S+)$/.exec(config.fix ?? '') ?? []
+      expect(target).toBe(join(empty, 'xdg', 'ptc-mcp', 'config.yaml'))
       expect(example, config.fix).toBeDefined()
       expect(isAbsolute(example!)).toBe(true)
       expect(existsSync(example!)).toBe(true)
