@@ -1,10 +1,11 @@
 import {Args, Flags} from '@oclif/core'
 
-import type {RemoteServerConfig} from '../config/schema.js'
+import type {Config, RemoteServerConfig} from '../config/schema.js'
 
 import {BaseCommand} from '../cli/base-command.js'
 import {formatOAuthStates, formatSignIn, formatSignOut} from '../cli/oauth-display.js'
 import {loadConfig} from '../config/load.js'
+import {Redactor} from '../downstream/redactor.js'
 import {PtcError} from '../errors.js'
 import {signIn, type SignInResult} from '../oauth/sign-in.js'
 import {signOut, type SignOutResult} from '../oauth/sign-out.js'
@@ -46,14 +47,28 @@ export default class Auth extends BaseCommand {
 
   async run(): Promise<AuthResult> {
     const {args, flags} = await this.parse(Auth)
-    const {config} = await loadConfig({flag: flags.config})
+    const {config, secrets} = await loadConfig({flag: flags.config})
+    // An error may quote a server's URL, which can carry a ${VAR} value (SPEC §15).
+    const redactor = Redactor.fromConfig(config.servers, secrets)
+    try {
+      return await this.act(config.servers, args.server, flags)
+    } catch (error) {
+      throw redactor.redactError(error)
+    }
+  }
+
+  private async act(
+    servers: Config['servers'],
+    name: string | undefined,
+    flags: {browser: boolean; list: boolean; logout: boolean},
+  ): Promise<AuthResult> {
     const store = new TokenStore()
     if (flags.list) {
-      const servers = await oauthStates(config.servers, store)
-      if (!this.jsonEnabled()) this.log(formatOAuthStates(servers))
-      return {action: 'list', servers}
+      const states = await oauthStates(servers, store)
+      if (!this.jsonEnabled()) this.log(formatOAuthStates(states))
+      return {action: 'list', servers: states}
     }
-    const server = remoteServer(config.servers, args.server)
+    const server = remoteServer(servers, name)
     if (flags.logout) {
       const result = await signOut(server, store)
       if (!this.jsonEnabled()) this.log(formatSignOut(result))

@@ -1,6 +1,9 @@
 import type {ServerConfig} from '../config/schema.js'
 import type {Logger} from '../log.js'
 
+import {PtcError} from '../errors.js'
+import {ToolError} from './types.js'
+
 /**
  * Values shorter than this are never redacted. Credentials are longer (API keys, tokens and
  * passwords of any service worth the name run to 8 characters and more), while the short values a
@@ -79,6 +82,23 @@ export class Redactor {
     const json = JSON.stringify(value)
     if (json === undefined || this.redact(json) === json) return value
     return redactStrings(value, this) as T
+  }
+
+  /**
+   * The error with the secrets taken out of its message (and suggestion): the same error when
+   * there were none. Its kind, code and exit code are kept; the original is its `cause`.
+   */
+  redactError(error: unknown): unknown {
+    if (!(error instanceof Error)) return error
+    const message = this.redact(error.message)
+    const suggestion =
+      error instanceof PtcError && error.suggestion ? this.redact(error.suggestion) : undefined
+    if (message === error.message && (!(error instanceof PtcError) || suggestion === error.suggestion))
+      return error
+    if (error instanceof PtcError)
+      return new PtcError(error.code, message, {suggestion, exitCode: error.exitCode, cause: error})
+    if (error instanceof ToolError) return new ToolError(message, {cause: error, kind: error.kind})
+    return new Error(message, {cause: error})
   }
 
   /** A logger that redacts every line before `logger` sees it; its children do too. */

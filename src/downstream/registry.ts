@@ -260,7 +260,8 @@ export class ToolRegistry implements ToolHost {
     try {
       return await this.callPermittedTool(name, args, options)
     } catch (error) {
-      throw this.redactError(error)
+      // A server's error text may quote the config's secrets.
+      throw this.redactor.redactError(error)
     }
   }
 
@@ -296,16 +297,6 @@ export class ToolRegistry implements ToolHost {
     await Promise.all(this.supervisors.map((s) => s.close()))
     this.index = ToolIndex.EMPTY
     this.listeners.clear()
-  }
-
-  /** The error with the config's secrets taken out of its message (a server's error text may quote them). */
-  private redactError(error: unknown): unknown {
-    if (!(error instanceof Error)) return error
-    const message = this.redactor.redact(error.message)
-    if (message === error.message) return error
-    return error instanceof ToolError
-      ? new ToolError(message, {cause: error, kind: error.kind})
-      : new Error(message, {cause: error})
   }
 
   /** Unknown tool, or a tool of a server that is down (then the server and its reason are named). */
