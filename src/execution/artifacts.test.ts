@@ -43,14 +43,14 @@ describe('artifactsRoot', () => {
 })
 
 describe('pruneArtifacts', () => {
-  it('removes runs older than 7 days and keeps newer ones', () => {
+  it('removes runs older than 7 days and keeps newer ones', async () => {
     const old = runDir('old', 10, ARTIFACT_MAX_AGE_MS + 60_000)
     const recent = runDir('recent', 10, ARTIFACT_MAX_AGE_MS - 60_000)
-    expect(pruneArtifacts(root)).toEqual([old])
+    expect(await pruneArtifacts(root)).toEqual([old])
     expect(existsSync(recent)).toBe(true)
   })
 
-  it('removes the oldest runs until the rest fit the total, never following a planted link', () => {
+  it('removes the oldest runs until the rest fit the total, never following a planted link', async () => {
     const outside = mkdtempSync(join(tmpdir(), 'ptc-artifacts-outside-'))
     try {
       writeFileSync(join(outside, 'precious'), 'keep me')
@@ -61,7 +61,7 @@ describe('pruneArtifacts', () => {
       symlinkSync(outside, join(a, 'inner-link'))
       const aTime = (Date.now() - 3000) / 1000
       utimesSync(a, aTime, aTime)
-      const removed = pruneArtifacts(root, {maxTotalBytes: 1300})
+      const removed = await pruneArtifacts(root, {maxTotalBytes: 1300})
       expect(removed.sort()).toEqual([a, join(root, 'link')].sort())
       expect(readdirSync(root).sort()).toEqual(['b', 'c'])
       expect(existsSync(b) && existsSync(c)).toBe(true)
@@ -71,8 +71,21 @@ describe('pruneArtifacts', () => {
     }
   })
 
-  it('is nothing to do for a root that does not exist', () => {
-    expect(pruneArtifacts(join(root, 'missing'))).toEqual([])
+  it('is nothing to do for a root that does not exist', async () => {
+    expect(await pruneArtifacts(join(root, 'missing'))).toEqual([])
+  })
+
+  it("measures and removes off serve's event loop, one prune at a time per root", async () => {
+    const old = runDir('old', 10, ARTIFACT_MAX_AGE_MS + 60_000)
+    const first = pruneArtifacts(root)
+    // Nothing was read or removed before the caller got its promise back.
+    expect(existsSync(old)).toBe(true)
+    // Asked again meanwhile: once more after it, never two at once.
+    const again = pruneArtifacts(root)
+    expect(pruneArtifacts(root)).toBe(again)
+    expect(await first).toEqual([old])
+    expect(existsSync(old)).toBe(false)
+    expect(await again).toEqual([])
   })
 })
 

@@ -1,5 +1,6 @@
 import {randomUUID} from 'node:crypto'
-import {lstatSync, mkdirSync, readdirSync, rmSync} from 'node:fs'
+import {mkdirSync} from 'node:fs'
+import {lstat, readdir, rm} from 'node:fs/promises'
 import {homedir} from 'node:os'
 import {join} from 'node:path'
 
@@ -53,22 +54,47 @@ interface RunDir {
   bytes: number
 }
 
+/** The prune in progress per root, and the one asked for while it runs. */
+const pruning = new Map<string, {done: Promise<string[]>; again?: Promise<string[]>}>()
+
 /**
  * Removes run directories older than `maxAgeMs`, then the oldest until the rest hold at most
  * `maxTotalBytes`. Entries that are not directories (a link planted there) are removed as links,
- * never followed. Returns the paths removed.
+ * never followed. Resolves with the paths removed; never rejects. Asynchronous, one at a time per
+ * root: the store may hold a week of runs, thousands of files, and serve's event loop must not
+ * stall while they are measured (SPEC §15). Asked while one runs, it runs once more after it.
  */
 export function pruneArtifacts(
+  root: string,
+  options: {maxAgeMs?: number; maxTotalBytes?: number; now?: number} = {},
+): Promise<string[]> {
+  const start = (): Promise<string[]> => {
+    const entry: {done: Promise<string[]>; again?: Promise<string[]>} = {
+      done: prune(root, options).catch(() => []),
+    }
+    pruning.set(root, entry)
+    entry.done.finally(() => {
+      if (pruning.get(root) === entry) pruning.delete(root)
+    })
+    return entry.done
+  }
+  const inFlight = pruning.get(root)
+  if (!inFlight) return start()
+  inFlight.again ??= inFlight.done.then(start)
+  return inFlight.again
+}
+
+async function prune(
   root: string,
   {
     maxAgeMs = ARTIFACT_MAX_AGE_MS,
     maxTotalBytes = ARTIFACTS_MAX_TOTAL_BYTES,
     now = Date.now(),
-  }: {maxAgeMs?: number; maxTotalBytes?: number; now?: number} = {},
-): string[] {
+  }: {maxAgeMs?: number; maxTotalBytes?: number; now?: number},
+): Promise<string[]> {
   let names: string[]
   try {
-    names = readdirSync(root)
+    names = await readdir(root)
   } catch {
     return []
   }
@@ -78,30 +104,30 @@ export function pruneArtifacts(
     const path = join(root, name)
     let stat
     try {
-      stat = lstatSync(path)
+      stat = await lstat(path)
     } catch {
       continue
     }
     if (!stat.isDirectory() || now - stat.mtimeMs > maxAgeMs) {
-      remove(path, removed)
+      await remove(path, removed)
       continue
     }
-    kept.push({path, mtimeMs: stat.mtimeMs, bytes: treeBytes(path)})
+    kept.push({path, mtimeMs: stat.mtimeMs, bytes: await treeBytes(path)})
   }
   kept.sort((a, b) => a.mtimeMs - b.mtimeMs)
   let total = kept.reduce((sum, dir) => sum + dir.bytes, 0)
   for (const dir of kept) {
     if (total <= maxTotalBytes) break
-    remove(dir.path, removed)
+    await remove(dir.path, removed)
     total -= dir.bytes
   }
   return removed
 }
 
-function remove(path: string, removed: string[]): void {
+async function remove(path: string, removed: string[]): Promise<void> {
   try {
-    // rmSync never follows a symlink: a link is removed itself, a directory's links are unlinked.
-    rmSync(path, {force: true, recursive: true})
+    // rm never follows a symlink: a link is removed itself, a directory's links are unlinked.
+    await rm(path, {force: true, recursive: true})
     removed.push(path)
   } catch {
     // Another server may prune at the same time.
@@ -109,20 +135,20 @@ function remove(path: string, removed: string[]): void {
 }
 
 /** Bytes of the regular files in a directory tree, by lstat. */
-function treeBytes(dir: string): number {
+async function treeBytes(dir: string): Promise<number> {
   let total = 0
   let entries
   try {
-    entries = readdirSync(dir, {withFileTypes: true})
+    entries = await readdir(dir, {withFileTypes: true})
   } catch {
     return 0
   }
   for (const entry of entries) {
     const path = join(dir, entry.name)
-    if (entry.isDirectory()) total += treeBytes(path)
+    if (entry.isDirectory()) total += await treeBytes(path)
     else if (entry.isFile()) {
       try {
-        total += lstatSync(path).size
+        total += (await lstat(path)).size
       } catch {
         // gone meanwhile
       }
