@@ -40,6 +40,7 @@ describe('configIssuesError', () => {
     expect(isAbsolute(schema!)).toBe(true)
     expect(schema!.endsWith('/config.schema.json')).toBe(true)
     expect(existsSync(schema!)).toBe(true)
+    expect(suggestion).toMatch(/^Correct these entries in the file\. /) // after a "Fix:" label
   })
 })
 

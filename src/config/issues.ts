@@ -13,7 +13,7 @@ import {CONFIG_SCHEMA_FILE} from '../package-root.js'
 import {keysAt} from './known-keys.js'
 import {type ConfigIssue, configSchema, TRANSPORTS} from './schema.js'
 
-const SUGGESTION = `Fix these entries in the file. For an editor to check it as you type, make its first line: # yaml-language-server: $schema=${CONFIG_SCHEMA_FILE}`
+const SUGGESTION = `Correct these entries in the file. For an editor to check it as you type, make its first line: # yaml-language-server: $schema=${CONFIG_SCHEMA_FILE}`
 
 /** One ConfigError listing every issue, with the usual fix. */
 export function configIssuesError(issues: readonly ConfigIssue[], path: string | null): ConfigError {

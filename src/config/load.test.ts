@@ -50,6 +50,8 @@ async function expectConfigError(promise: Promise<unknown>, message: string): Pr
   expect(error).toBeInstanceOf(ConfigError)
   expect((error as ConfigError).message).toBe(message)
   expect((error as ConfigError).suggestion).toBeTruthy()
+  // Shown after a "Fix:" label (serve's answers, doctor's checks): "Fix: Fix the..." reads badly.
+  expect((error as ConfigError).suggestion).not.toMatch(/^Fix\b/)
 }
 
 /** The `path: message` lines of a config error. */

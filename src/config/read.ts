@@ -51,7 +51,7 @@ export function parseYaml(text: string, path: string | null): {raw: unknown; war
       `Invalid YAML in ${where}:\n${doc.errors.map((e) => `  ${describe(e)}`).join('\n')}`,
       {
         suggestion:
-          'Fix the YAML syntax at the lines shown (indentation with spaces, matching brackets and quotes).',
+          'Correct the YAML syntax at the lines shown (indentation with spaces, matching brackets and quotes).',
       },
     )
   }

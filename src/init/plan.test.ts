@@ -1,3 +1,4 @@
+import {existsSync} from 'node:fs'
 import {mkdir, readFile, rename, stat, writeFile} from 'node:fs/promises'
 import {join, resolve} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
@@ -187,6 +188,10 @@ describe('planInit from Claude Code', () => {
     )
     expectPtcError(error, 'SOURCE_NOT_FOUND')
     expect((error as PtcError).suggestion).toMatch(/--from/)
+    // A new user without any Claude Code config is told where the example to start from is.
+    const example = /by hand from (\S+)\.$/.exec((error as PtcError).suggestion ?? '')?.[1]
+    expect(example).toMatch(/\/config\.example\.yaml$/)
+    expect(existsSync(example!)).toBe(true)
   })
 
   it('reports a Claude config that is not JSON, naming the file', async () => {

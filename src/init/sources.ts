@@ -3,6 +3,7 @@ import {basename, dirname, join} from 'node:path'
 
 import {PtcError} from '../errors.js'
 import {isRecord} from '../guards.js'
+import {CONFIG_EXAMPLE_FILE} from '../package-root.js'
 import {
   claudeCodeUserConfigPath,
   claudeDesktopConfigPath,
@@ -89,7 +90,9 @@ async function discoverClaudeCode(environment: InitEnvironment): Promise<Discove
     throw new PtcError(
       'SOURCE_NOT_FOUND',
       `No Claude Code MCP config found (looked for ${searched.map((s) => tildify(s.path, environment.home)).join(' and ')}).`,
-      {suggestion: 'Run init from your project directory, or pass --from claude-desktop or --from FILE.'},
+      {
+        suggestion: `Run init from your project directory, pass --from claude-desktop or --from FILE, or write the config by hand from ${CONFIG_EXAMPLE_FILE}.`,
+      },
     )
   }
   const project =

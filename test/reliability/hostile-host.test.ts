@@ -496,8 +496,11 @@ describe.runIf(process.platform === 'linux' && isRoot)('a local user racing the 
     await chmod(tmpdir(), tmpMode)
   })
 
-  /** Starts the racer as another user; resolves once it has begun swapping. */
-  async function startRacer(script: string): Promise<{stop(): Promise<number>}> {
+  /**
+   * Starts the racer as another user; resolves once it has begun swapping. `swaps()`: the count
+   * it last reported (every 100 loops); `stop()` kills it and returns that count.
+   */
+  async function startRacer(script: string): Promise<{swaps(): number; stop(): Promise<number>}> {
     const racer = spawn(
       'setpriv',
       [
@@ -519,13 +522,15 @@ describe.runIf(process.platform === 'linux' && isRoot)('a local user racing the 
       out += chunk
     })
     expect(await waitUntil(() => out.includes('racing'), 10_000)).toBe(true)
+    const swaps = (): number => Number([...out.matchAll(/swaps (\d+)/g)].at(-1)?.[1] ?? 0)
     return {
+      swaps,
       async stop() {
         racer.kill('SIGKILL')
         await new Promise((resolve) => {
           racer.once('close', resolve)
         })
-        return Number(/swaps (\d+)/.exec(out)?.[1] ?? 0)
+        return swaps()
       },
     }
   }
@@ -564,6 +569,8 @@ while True:
     if loops % 100 == 0:
         print("swaps", n, flush=True)
 `)
+      // The removal starts while the racer is swapping, not before it has begun.
+      expect(await waitUntil(() => racer.swaps() > 0, 10_000)).toBe(true)
       await removeScratchDir(tree).catch(() => {})
       swaps += await racer.stop()
       await rm(tree, {recursive: true, force: true})
@@ -596,7 +603,11 @@ while True:
     // Root's own scratch exists (as after a run) and is swept alongside.
     const mine = await createScratchDir(base)
     await removeScratchDir(mine)
-    for (let round = 0; round < 50; round++) await sweepOrphanedScratchDirs(silentLogger, base)
+    // At least 50 sweeps, and on until the racer has swapped (on a loaded machine it may not have
+    // run yet): a sweep that never met a swap would prove nothing.
+    const deadline = Date.now() + 30_000
+    for (let round = 0; round < 50 || (racer.swaps() === 0 && Date.now() < deadline); round++)
+      await sweepOrphanedScratchDirs(silentLogger, base)
     const swaps = await racer.stop()
     expect(swaps).toBeGreaterThan(0)
     expect((await readdir(victim)).length).toBe(victimFiles)
