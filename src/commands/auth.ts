@@ -48,10 +48,11 @@ export default class Auth extends BaseCommand {
   async run(): Promise<AuthResult> {
     const {args, flags} = await this.parse(Auth)
     const {config, secrets} = await loadConfig({flag: flags.config})
-    // An error may quote a server's URL, which can carry a ${VAR} value (SPEC §15).
+    // A server's URL can carry a ${VAR} value, and errors and states name it (SPEC §15).
     const redactor = Redactor.fromConfig(config.servers, secrets)
     try {
-      return await this.act(config.servers, args.server, flags)
+      // What --json prints too: an OAuth server's state names its URL.
+      return redactor.redactValue(await this.act(config.servers, args.server, flags))
     } catch (error) {
       throw redactor.redactError(error)
     }

@@ -64,7 +64,10 @@ export default class List extends BaseCommand {
           .map(({tool, reason}) => ({name: tool.name, server: tool.server, reason})),
         unmatchedRules: runtime.registry.unmatchedRules().map((rule) => rule.message),
         servers: servers.filter((s) => wanted(s.name)),
-        oauth: (await oauthStates(runtime.config.servers, new TokenStore())).filter((s) => wanted(s.server)),
+        // Each names its server's URL, which can carry a ${VAR} value.
+        oauth: runtime.registry.redactor.redactValue(
+          (await oauthStates(runtime.config.servers, new TokenStore())).filter((s) => wanted(s.server)),
+        ),
       }
       if (!this.jsonEnabled()) this.display(result)
       return result

@@ -1,4 +1,5 @@
-// `ptc-mcp auth` errors, from the built CLI: the config's secrets never reach them (SPEC §15).
+// An OAuth server's URL carrying a ${VAR} value, from the built CLI: `auth` and `list` never show the
+// value, in errors or in --json (SPEC §15).
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -9,7 +10,7 @@ import {BIN} from '../helpers/serve.js'
 
 const SECRET = 'review-url-secret-4711'
 
-describe('auth errors', () => {
+describe('an OAuth server whose URL carries a secret', () => {
   let dir: string
   let config: string
 
@@ -25,21 +26,39 @@ describe('auth errors', () => {
 
   afterAll(() => rmSync(dir, {recursive: true, force: true}))
 
-  it('a server that cannot be reached is named, with its URL redacted', async () => {
+  const cli = (args: string[]) => {
     const env: Record<string, string> = {
       ...(process.env as Record<string, string>),
       URL_KEY: SECRET,
       XDG_STATE_HOME: join(dir, 'state'),
     }
     delete env.PTC_MCP_CONFIG
+    return spawnCollect(process.execPath, [BIN, ...args, '--config', config], {env}).done
+  }
+
+  it('auth: a server that cannot be reached is named, with its URL redacted', async () => {
     for (const json of [false, true]) {
-      const args = [BIN, 'auth', 'remote', '--no-browser', '--config', config, ...(json ? ['--json'] : [])]
-      const run = await spawnCollect(process.execPath, args, {env}).done
+      const run = await cli(['auth', 'remote', '--no-browser', ...(json ? ['--json'] : [])])
       expect(run.code, run.stderr).toBe(1)
       const shown = `${run.stdout}${run.stderr}`
       expect(shown).toContain('Cannot reach')
       expect(shown).toContain('http://127.0.0.1:9/mcp?key=[redacted]')
       expect(shown).not.toContain(SECRET)
+    }
+  })
+
+  it('auth --list --json and list --json give its state with the URL redacted', async () => {
+    for (const args of [
+      ['auth', '--list', '--json'],
+      ['list', '--json'],
+    ]) {
+      const run = await cli(args)
+      expect(run.code, run.stderr).toBe(0)
+      const {oauth, servers} = JSON.parse(run.stdout) as {oauth?: unknown; servers: unknown}
+      expect(args[0] === 'auth' ? servers : oauth).toMatchObject([
+        {server: 'remote', url: 'http://127.0.0.1:9/mcp?key=[redacted]', state: 'needs-sign-in'},
+      ])
+      expect(`${run.stdout}${run.stderr}`).not.toContain(SECRET)
     }
   })
 })
