@@ -2,6 +2,8 @@ import type {McpServer, ServerContext} from '@modelcontextprotocol/server'
 
 import type {ApprovalChoice, ApprovalPrompter, ApprovalRequest} from '../permissions/approvals.js'
 
+import {shortJson} from '../permissions/approvals.js'
+
 /** The first protocol revision without server-to-client requests (answers carry `input_required` instead). */
 export const FIRST_MODERN_REVISION = '2026-07-28'
 
@@ -47,7 +49,8 @@ export function supportsFormElicitation(capability: unknown): boolean {
 export function approvalMessage(request: ApprovalRequest): string {
   const {tool} = request
   return [
-    `A program run by ptc-mcp wants to call ${tool.name} (tool "${tool.tool}" of server "${tool.server}").`,
+    // The tool's own name is the server's to choose: shown as JSON, escaped as the arguments are.
+    `A program run by ptc-mcp wants to call ${tool.name} (tool ${shortJson(tool.tool)} of server "${tool.server}").`,
     `Arguments: ${request.argsText}`,
     `You are asked because of ${request.why}.`,
   ].join('\n')
