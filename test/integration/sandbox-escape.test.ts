@@ -708,7 +708,12 @@ print("stdlib ok")
 
     test('filling the scratch space is refused, and the next program runs', async () => {
       // One file stops at the file-size limit; inside bwrap the scratch tmpfs also has a size.
-      const outcome = await run(`
+      // Writing some 320 MiB takes a loaded 2-core box seconds: this program gets 20 s, not 3.
+      const roomy = await startEngine(createLinuxBackend({bwrap}), {max_output_bytes: 4096})
+      try {
+        const outcome = await roomy.run(
+          PRELUDE +
+            `
 def fill(files, mib):
     for n in range(files):
         with open(f"fill-{n}", "wb") as f:
@@ -719,13 +724,18 @@ ${bwrap ? 'attempt("fill the tmpfs", lambda: fill(8, 60))' : ''}
 for name in os.listdir("."):
     os.unlink(name)
 control("small file", lambda: open("small", "wb").write(b"x"))
-`)
-      expectVerdicts(outcome, {
-        'one huge file': 'refused',
-        ...(bwrap ? {'fill the tmpfs': 'refused'} : {}),
-        'small file': 'ok',
-      })
-      await healthy()
+`,
+        )
+        expectVerdicts(outcome, {
+          'one huge file': 'refused',
+          ...(bwrap ? {'fill the tmpfs': 'refused'} : {}),
+          'small file': 'ok',
+        })
+        const next = await roomy.run('print(sum(range(10)))')
+        expect(next.output, next.text).toBe('45\n')
+      } finally {
+        await roomy.close()
+      }
     })
   })
 })
