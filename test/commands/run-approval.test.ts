@@ -1,6 +1,5 @@
 // `ptc-mcp run` and the calls that need approval (SPEC §12): asked on a real pseudo-terminal
 // (Python's pty module drives the built binary), approved by --yes, denied without a terminal.
-import {spawn} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -8,30 +7,12 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {stringify} from 'yaml'
 
 import {fixtureCommand} from '../fixtures/start-fixture.js'
+import {type Finished, spawnCollect} from '../helpers/processes.js'
 import {runOnTerminal} from '../helpers/pty.js'
 import {BIN} from '../helpers/serve.js'
 
-interface Finished {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
 function runProcess(command: string, args: string[], env: Record<string, string>): Promise<Finished> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {env: {...(process.env as Record<string, string>), ...env}})
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8')
-    })
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8')
-    })
-    child.stdin.end()
-    child.on('error', reject)
-    child.on('close', (code) => resolve({code, stdout, stderr}))
-  })
+  return spawnCollect(command, args, {env: {...(process.env as Record<string, string>), ...env}}).done
 }
 
 let dir: string
