@@ -706,6 +706,31 @@ print("stdlib ok")
       await healthy()
     })
 
+    test('a program stopped by a limit is told which, with the figure in force', async () => {
+      // A small scratch: the file-size limit follows it (8 MiB), the tmpfs holds 8 MiB in 2048 files.
+      const small = await startEngine(createLinuxBackend({bwrap}), {max_scratch_bytes: 8 * 1024 * 1024})
+      try {
+        const huge = await small.run('with open("f", "wb") as f:\n    f.write(b"x" * (9 * 1024 * 1024))')
+        expect(huge.error).toMatch(
+          /OSError: \[Errno 27\] File too large\nhint: a file may be at most 8 MiB: write less, or split it into several files$/,
+        )
+        const spawn = await small.run('import subprocess\nsubprocess.run(["ls"])')
+        expect(spawn.error).toMatch(
+          /PermissionError: \[Errno 1\] Operation not permitted\nhint: the sandbox refused this: programs cannot start processes, change privileges or reach the network; call a tool for it$/,
+        )
+        if (bwrap) {
+          const full = await small.run(
+            'for n in range(3):\n    with open(f"f{n}", "wb") as f:\n        f.write(b"x" * (3 * 1024 * 1024))',
+          )
+          expect(full.error).toMatch(
+            /OSError: \[Errno 28\] No space left on device\nhint: the scratch directory is full \(at most 8 MiB in 2048 files: execution.max_scratch_bytes\): delete what the program no longer needs, or keep less$/,
+          )
+        }
+      } finally {
+        await small.close()
+      }
+    })
+
     test('filling the scratch space is refused, and the next program runs', async () => {
       // One file stops at the file-size limit; inside bwrap the scratch tmpfs also has a size.
       // Writing some 320 MiB takes a loaded 2-core box seconds: this program gets 20 s, not 3.

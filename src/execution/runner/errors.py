@@ -1,5 +1,6 @@
 """A program's errors as the model reads them: the program's own frames and lines, never the
-runner's, clipped to a bounded length (SPEC §6)."""
+runner's, clipped to a bounded length (SPEC §6), and a hint when the error is a limit of the
+sandbox."""
 
 import traceback
 import types
@@ -7,11 +8,39 @@ import types
 MAX_ERROR_CHARS = 20000
 
 
-class ErrorFormatter:
-    """Formats exceptions, leaving out the frames of `runner_files` (and what they call)."""
+_MIB = 1024 * 1024
 
-    def __init__(self, runner_files):
+
+def _size(count):
+    return f"{count // _MIB} MiB" if count % _MIB == 0 else f"{count} bytes"
+
+
+class ErrorFormatter:
+    """Formats exceptions, leaving out the frames of `runner_files` (and what they call).
+    `limits`: {"file_bytes": int | None, "scratch": {"bytes", "files"} | None (not a capped tmpfs)}."""
+
+    def __init__(self, runner_files, limits):
         self.runner_files = runner_files
+        self.limits = limits
+
+    def limit_hint(self, text):
+        """A hint line for an error that is one of the sandbox's limits, or None."""
+        file_bytes = self.limits.get("file_bytes")
+        scratch = self.limits.get("scratch")
+        if "[Errno 27] File too large" in text and file_bytes:
+            return f"hint: a file may be at most {_size(file_bytes)}: write less, or split it into several files"
+        if "[Errno 28] No space left on device" in text and scratch:
+            return (
+                f"hint: the scratch directory is full (at most {_size(scratch['bytes'])} in"
+                f" {scratch['files']} files: execution.max_scratch_bytes): delete what the program"
+                " no longer needs, or keep less"
+            )
+        if "[Errno 1] Operation not permitted" in text:
+            return (
+                "hint: the sandbox refused this: programs cannot start processes, change"
+                " privileges or reach the network; call a tool for it"
+            )
+        return None
 
     def user_frames(self, tb):
         """The program's frames: the runner's own (and what they call) are left out."""

@@ -49,9 +49,9 @@ def _tool_like_names(code_obj):
 class Runner:
     """Everything a run needs, made before the program arrives. `modules` holds the runner's own
     modules (calls, errors, helpers, kept_files, media, output, program_habits); `runner_files` their paths,
-    left out of tracebacks and warnings."""
+    left out of tracebacks and warnings; `limits` the sandbox's limits that errors are hinted with."""
 
-    def __init__(self, channel, devnull, modules, runner_files):
+    def __init__(self, channel, devnull, modules, runner_files, limits):
         self.channel = channel
         self.modules = modules
         self.runner_files = runner_files
@@ -62,7 +62,7 @@ class Runner:
         self.calls = modules.calls.ToolCalls(
             self.loop, channel, modules.media, modules.program_habits, self.never_awaited
         )
-        self.errors = modules.errors.ErrorFormatter(runner_files)
+        self.errors = modules.errors.ErrorFormatter(runner_files, limits)
         # Set by the run message, and by the program's emit().
         self.max_emit_bytes = 0
         self.end_marker = b""
@@ -169,7 +169,7 @@ class Runner:
         if error is None:
             error = habits.not_awaited_error(self.never_awaited)
         else:
-            hint = habits.hint_for_error(error, self.never_awaited)
+            hint = habits.hint_for_error(error, self.never_awaited) or self.errors.limit_hint(error)
             if hint:
                 error = f"{error}\n{hint}"
         self.never_awaited.close_all()

@@ -87,6 +87,18 @@ def _set_limits(limits):
         hard_set(resource.RLIMIT_AS, limits.get("address_space_bytes"))
 
 
+def _hinted_limits(start, confine_report):
+    """What an error's hint may name: the file size limit, and the scratch cap when the sandbox
+    made the scratch directory a capped tmpfs (it says so in its report)."""
+    confine = start.get("confine") or {}
+    bounds = (confine_report or {}).get("bounds") if isinstance(confine_report, dict) else None
+    capped = isinstance(bounds, dict) and str(bounds.get("scratch", "")).startswith("tmpfs")
+    return {
+        "file_bytes": (start.get("limits") or {}).get("file_size_bytes"),
+        "scratch": confine.get("scratch") if capped else None,
+    }
+
+
 def _apply_confine(spec):
     path = spec.get("module")
     if not isinstance(path, str) or not os.path.isabs(path):
@@ -118,7 +130,7 @@ def preload(confine_module):
     return _load_by_path("_ptc_confine", confine_module)
 
 
-def _load_runtime(channel, devnull, channel_file):
+def _load_runtime(channel, devnull, channel_file, limits):
     """Imports what programs need and returns the Runner, warmed up."""
     _import_asyncio()
     import types
@@ -128,7 +140,7 @@ def _load_runtime(channel, devnull, channel_file):
         [__file__, channel_file, modules.calls.CALL_FILE]
         + [getattr(modules, name).__file__ for name in _RUNTIME_MODULES]
     )
-    runner = modules.program.Runner(channel, devnull, modules, runner_files)
+    runner = modules.program.Runner(channel, devnull, modules, runner_files, limits)
     runner.warm_up()
     return runner
 
@@ -181,7 +193,7 @@ def main(channel_fd=None, start=None):
 
     # (c) The rest of the runtime, already confined.
     try:
-        runner = _load_runtime(channel, devnull, channel_module.__file__)
+        runner = _load_runtime(channel, devnull, channel_module.__file__, _hinted_limits(start, confine_report))
     except BaseException as exc:
         startup_failed("load", exc)
 
