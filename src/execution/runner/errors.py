@@ -28,7 +28,8 @@ class ErrorFormatter:
         file_bytes = self.limits.get("file_bytes")
         scratch = self.limits.get("scratch")
         if "[Errno 27] File too large" in text and file_bytes:
-            return f"hint: a file may be at most {_size(file_bytes)}: write less, or split it into several files"
+            size = _size(file_bytes)
+            return f"hint: a file may be at most {size}: write less, or split it into several files"
         if "[Errno 28] No space left on device" in text and scratch:
             return (
                 f"hint: the scratch directory is full (at most {_size(scratch['bytes'])} in"

@@ -193,7 +193,8 @@ def main(channel_fd=None, start=None):
 
     # (c) The rest of the runtime, already confined.
     try:
-        runner = _load_runtime(channel, devnull, channel_module.__file__, _hinted_limits(start, confine_report))
+        limits = _hinted_limits(start, confine_report)
+        runner = _load_runtime(channel, devnull, channel_module.__file__, limits)
     except BaseException as exc:
         startup_failed("load", exc)
 
