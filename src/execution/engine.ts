@@ -143,13 +143,7 @@ export class ProgramEngine {
     try {
       release = await this.slots.acquire(signal, options.onQueue)
     } catch (error) {
-      const nothingRan = {output: '', toolCalls: [], elapsedMs: 0, sandbox: this.backend.name}
-      if (signal?.aborted) return this.outcome({...nothingRan, end: {kind: 'cancelled'}})
-      return this.outcome({
-        ...nothingRan,
-        end: {kind: 'crashed', reason: ''},
-        startFailure: `${(error as Error).name}: ${(error as Error).message}`,
-      })
+      return this.nothingRan(signal, `${(error as Error).name}: ${(error as Error).message}`)
     }
     let child: ProgramChild | undefined
     try {
@@ -174,13 +168,7 @@ export class ProgramEngine {
       onChild(child)
     } catch (error) {
       if (this.closed) throw new Error('ProgramEngine.run: the engine was closed', {cause: error})
-      const nothingRan = {output: '', toolCalls: [], elapsedMs: 0, sandbox: this.backend.name}
-      if (signal?.aborted) return this.outcome({...nothingRan, end: {kind: 'cancelled'}})
-      return this.outcome({
-        ...nothingRan,
-        end: {kind: 'crashed', reason: ''},
-        startFailure: startFailureText(error),
-      })
+      return this.nothingRan(signal, startFailureText(error))
     }
 
     const {execution} = this
@@ -289,6 +277,13 @@ export class ProgramEngine {
     } finally {
       signal.removeEventListener('abort', onAbort!)
     }
+  }
+
+  /** The outcome of a program that never reached a child: cancelled, or why it could not start. */
+  private nothingRan(signal: AbortSignal | undefined, startFailure: string): RunOutcome {
+    const nothing = {output: '', toolCalls: [], elapsedMs: 0, sandbox: this.backend.name}
+    if (signal?.aborted) return this.outcome({...nothing, end: {kind: 'cancelled'}})
+    return this.outcome({...nothing, end: {kind: 'crashed', reason: ''}, startFailure})
   }
 
   private outcome(parts: OutcomeParts): RunOutcome {

@@ -193,7 +193,7 @@ describe('hostile channel messages (SPEC §15)', () => {
       `${RAW}i = ${FORGED_ID}\nwhile True:\n    i += 1\n    send(b'{"type":"helper","name":"list_callable_tools","args":{},"id":%d}\\n' % i)`,
     )
     expect(run.structured.error).toMatch(
-      /^RuntimeError: the program stopped reading the answers to its requests \(\d+\.\d MB waiting for 10s\); await tool calls and helpers rather than blocking/,
+      /^RuntimeError: the program stopped reading the answers to its requests \(\d+(?:\.\d)? MiB waiting for 10s\); await tool calls and helpers rather than blocking/,
     )
     // Well before the program's own timeout; helpers are not calls, and no call was made.
     expect(Date.now() - started).toBeLessThan((TIMEOUT_SECONDS - 5) * 1000)

@@ -9,6 +9,7 @@ import type {Duplex} from 'node:stream'
 
 import type {Logger} from '../../log.js'
 
+import {formatBytes} from '../../byte-size.js'
 import {hasMedia} from '../../downstream/result-parser.js'
 import {JsonText} from '../../downstream/types.js'
 import {LineFramer, LineTooLongError} from '../../line-framing.js'
@@ -263,7 +264,7 @@ export class ChildChannel {
     this.stallTimer = setTimeout(() => {
       this.options.logger.warn(`a program stopped reading its channel (${waiting} bytes of answers waiting)`)
       this.events.onStalled(
-        `the program stopped reading the answers to its requests (${formatMegabytes(waiting)} waiting for ${stallMs / 1000}s); ` +
+        `the program stopped reading the answers to its requests (${formatBytes(waiting)} waiting for ${stallMs / 1000}s); ` +
           'await tool calls and helpers rather than blocking (long computation, time.sleep) while they run',
       )
     }, stallMs)
@@ -282,8 +283,4 @@ function brokenBecause(error: unknown): string {
   if (error instanceof LineTooLongError) return `the child sent a message over ${error.maxLineBytes} bytes`
   if (error instanceof ProtocolError) return error.message
   return `channel failure: ${(error as Error).message}`
-}
-
-function formatMegabytes(bytes: number): string {
-  return `${(bytes / 1024 ** 2).toFixed(1)} MB`
 }
