@@ -2,7 +2,7 @@ import {describe, expect, it} from 'vitest'
 
 import type {ToolInfo} from './types.js'
 
-import {MAX_SEARCH_RESULTS, searchTools} from './tool-search.js'
+import {callableTools, MAX_SEARCH_RESULTS, searchTools, UnknownServerError} from './tool-search.js'
 
 function tool(name: string, description: string, params: string[] = [], server = 'fs'): ToolInfo {
   return {
@@ -46,5 +46,29 @@ describe('searchTools (list_callable_tools query)', () => {
   it('answers at most 20', () => {
     const many = Array.from({length: 50}, (_, i) => tool(`get_item_${i}`, 'Get an item'))
     expect(searchTools(many, 'item')).toHaveLength(MAX_SEARCH_RESULTS)
+  })
+})
+
+describe('callableTools (list_callable_tools)', () => {
+  const servers = ['fs', 'memory', 'my-srv']
+
+  it('lists every name as given, or one server named either way, or the matches of a query', () => {
+    expect(callableTools(tools, {servers})).toEqual(tools.map((t) => t.name))
+    expect(callableTools(tools, {server: 'memory', servers})).toEqual([
+      'mcp__memory__create_entities',
+      'mcp__memory__search_nodes',
+    ])
+    const mine = [tool('get', 'Gets.', [], 'my-srv')]
+    expect(callableTools(mine, {server: 'my_srv', servers})).toEqual(['mcp__my-srv__get'])
+    expect(callableTools(tools, {query: 'graph', server: 'fs', servers})).toEqual([])
+  })
+
+  it('a server that is not configured is an error naming the ones that are', () => {
+    expect(() => callableTools(tools, {server: 'github', servers})).toThrow(
+      new UnknownServerError("no server 'github': they are fs, memory, my-srv"),
+    )
+    expect(() => callableTools([], {server: 'github', servers: []})).toThrow(
+      "no server 'github': none is configured",
+    )
   })
 })

@@ -29,9 +29,36 @@ export function searchTools(tools: readonly ToolInfo[], query: string): ToolMatc
     .map(({tool}) => ({name: tool.name, description: firstLine(tool.description)}))
 }
 
+/** A `server` that names none of the configured servers. */
+export class UnknownServerError extends Error {
+  override name = 'UnknownServerError'
+}
+
+/**
+ * What list_callable_tools answers (SPEC §5): the names, sorted as `tools` are, or with `query` its
+ * best matches; with `server`, that server's tools only. Throws UnknownServerError when `server`
+ * is none of `servers` (the configured names), saying which there are.
+ */
+export function callableTools(
+  tools: readonly ToolInfo[],
+  options: {query?: string; server?: string; servers: readonly string[]},
+): string[] | ToolMatch[] {
+  const {query, server, servers} = options
+  if (server !== undefined && !servers.some((name) => sameServer(name, server))) {
+    const known = servers.length === 0 ? 'none is configured' : `they are ${servers.join(', ')}`
+    throw new UnknownServerError(`no server '${server}': ${known}`)
+  }
+  const listed = server === undefined ? tools : tools.filter((tool) => onServer(tool, server))
+  return query === undefined ? listed.map((tool) => tool.name) : searchTools(listed, query)
+}
+
 /** Whether a tool is one of `server`'s, named as in the config or as in tool names (`my-srv`, `my_srv`). */
 export function onServer(tool: ToolInfo, server: string): boolean {
-  return tool.server === server || normaliseName(tool.server) === normaliseName(server)
+  return sameServer(tool.server, server)
+}
+
+function sameServer(configured: string, named: string): boolean {
+  return configured === named || normaliseName(configured) === normaliseName(named)
 }
 
 export function firstLine(text: string): string {

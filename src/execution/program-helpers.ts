@@ -1,5 +1,5 @@
 import {InspectError, inspectTools} from '../downstream/inspect.js'
-import {onServer, searchTools} from '../downstream/tool-search.js'
+import {callableTools, UnknownServerError} from '../downstream/tool-search.js'
 import {ToolError, type ToolHost} from '../downstream/types.js'
 
 /** A helper a program asks the parent for: its answer, and how the model is told to call it. */
@@ -25,8 +25,14 @@ export const PROGRAM_HELPERS = {
         throw new ToolError('list_callable_tools(query=..., server=...) takes strings', {
           kind: 'invalid_arguments',
         })
-      const tools = host.listTools().filter((tool) => server === undefined || onServer(tool, server))
-      return query === undefined ? tools.map((tool) => tool.name).sort() : searchTools(tools, query)
+      const servers = host.serverStatus().map((status) => status.name)
+      try {
+        return callableTools(host.listTools(), {query, server, servers})
+      } catch (error) {
+        if (error instanceof UnknownServerError)
+          throw new ToolError(error.message, {kind: 'invalid_arguments'})
+        throw error
+      }
     },
     usage: 'await list_callable_tools(query="words", server="name")',
   },

@@ -7,7 +7,7 @@ import type {Runtime} from '../runtime.js'
 import type {UpstreamBridge} from './upstream-bridge.js'
 
 import {InspectError, inspectTools} from '../downstream/inspect.js'
-import {onServer, searchTools} from '../downstream/tool-search.js'
+import {callableTools, UnknownServerError} from '../downstream/tool-search.js'
 import {type ProgramEngine, type RunOutcome, startFailureOutcome} from '../execution/engine.js'
 import {structuredOutcome} from '../execution/outcome.js'
 import {elicitationPrompter} from './approval-prompter.js'
@@ -74,10 +74,14 @@ export function createMcpServer(
     },
     async ({query, server: serverName}) => {
       await registry.waitForInitialConnections(INITIAL_CONNECT_WAIT_MS)
-      const tools = registry
-        .listTools()
-        .filter((tool) => serverName === undefined || onServer(tool, serverName))
-      const listing = query === undefined ? tools.map((tool) => tool.name) : searchTools(tools, query)
+      let listing: ReturnType<typeof callableTools>
+      try {
+        const servers = registry.serverStatus().map((status) => status.name)
+        listing = callableTools(registry.listTools(), {query, server: serverName, servers})
+      } catch (error) {
+        if (!(error instanceof UnknownServerError)) throw error
+        return {isError: true, content: [text(error.message)]}
+      }
       const content = [text(JSON.stringify(listing))]
       const down = registry.unavailableServers()
       if (down.length > 0) {

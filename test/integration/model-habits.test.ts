@@ -558,6 +558,17 @@ const cases = (): Case[] => [
     output: /^mcp__fs__read_(text_)?file\n9 \['description', 'name', 'signature'\]\n$/,
   },
   {
+    name: 'list_callable_tools(server=...) naming no configured server: a ToolError that names them',
+    code: py([
+      'try:',
+      '    await list_callable_tools(server="filesystem")',
+      'except ToolError as error:',
+      '    print(error.kind, error)',
+    ]),
+    ok: true,
+    output: "invalid_arguments no server 'filesystem': they are fx, fs, memory\n",
+  },
+  {
     name: 'emit returns a structured result beside the printed text',
     code: 'r = await mcp__fx__add(a=20, b=22)\nprint("done")\nemit({"answer": r["sum"]})',
     ok: true,
@@ -620,6 +631,9 @@ describe('list_callable_tools and inspect_tool (SPEC §5)', () => {
     const fs = JSON.parse(resultText(await serve.callTool('list_callable_tools', {server: 'fs'}))) as string[]
     expect(fs.length).toBeGreaterThan(5)
     expect(fs.every((name) => name.startsWith('mcp__fs__'))).toBe(true)
+    const typo = await serve.callTool('list_callable_tools', {server: 'filesystem'})
+    expect(toolResult(typo).isError).toBe(true)
+    expect(resultText(typo)).toBe("no server 'filesystem': they are fx, fs, memory")
     const found = JSON.parse(
       resultText(await serve.callTool('list_callable_tools', {query: 'knowledge graph entities'})),
     ) as {name: string; description: string}[]
