@@ -52,6 +52,21 @@ export async function interleaved(
   return samples
 }
 
+/**
+ * Runs each gateway's code once, untimed (a warm-up); a peer that fails is noted and left out of
+ * the map returned, ptc-mcp failing fails the run.
+ */
+export async function warmUp(
+  bench: Bench,
+  codes: ReadonlyMap<Gateway, string>,
+): Promise<Map<Gateway, string>> {
+  const warmed = await interleaved(bench, [...codes.keys()], 1, async (gateway) => {
+    await gateway.run(codes.get(gateway)!)
+    return 0
+  })
+  return new Map([...codes].filter(([gateway]) => warmed.has(gateway)))
+}
+
 /** The gateways that can express `program` against `downstream`, with their code. */
 export function withCode(
   gateways: readonly Gateway[],

@@ -4,7 +4,7 @@ import {MiB} from '../lib/paths.js'
 // a tool that makes such a result (the bench's own).
 import {memory, resetPeak} from '../lib/proc.js'
 import {addFigure, addRow, series} from '../lib/results.js'
-import {interleaved, type Scenario, withCode} from '../lib/scenario.js'
+import {interleaved, type Scenario, warmUp, withCode} from '../lib/scenario.js'
 
 const BIG_BYTES = 16 * MiB
 
@@ -15,9 +15,8 @@ export const bigResult: Scenario = {
       if (!downstream.big) continue
       const program = {kind: 'big', call: downstream.big(BIG_BYTES)} as const
       const runs = withCode(await bench.gatewaysFor(downstream), program, downstream)
-      const codes = new Map(runs.map(({gateway, code}) => [gateway, code.code]))
       // The bench server builds (and keeps) its 16 MiB answer on the first call.
-      for (const [gateway, code] of codes) await gateway.run(code)
+      const codes = await warmUp(bench, new Map(runs.map(({gateway, code}) => [gateway, code.code])))
       const growth = new Map<string, number[]>()
       const latency = await interleaved(bench, [...codes.keys()], bench.reps(5, 1), async (gateway) => {
         const pid = gateway.connection.pid!

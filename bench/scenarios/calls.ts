@@ -9,7 +9,7 @@ import type {Gateway} from '../lib/gateway.js'
 
 import {connect} from '../lib/client.js'
 import {addFigure, addRow, measuredReference, series} from '../lib/results.js'
-import {interleaved, type Scenario, withCode} from '../lib/scenario.js'
+import {interleaved, type Scenario, warmUp, withCode} from '../lib/scenario.js'
 
 export const CALLS = 300
 
@@ -20,7 +20,7 @@ export const sequentialCalls: Scenario = {
     for (const downstream of bench.downstreams) {
       const program = {kind: 'calls', call: downstream.cheap, n: CALLS} as const
       const runs = withCode(await bench.gatewaysFor(downstream), program, downstream)
-      const codes = new Map(runs.map(({gateway, code}) => [gateway, code.code]))
+      const given = new Map(runs.map(({gateway, code}) => [gateway, code.code]))
       const direct = await connect(`direct-${downstream.name}`, downstream)
       const {tool, args} = downstream.cheap
       const callDirect = () => direct.client.callTool({name: tool, arguments: args})
@@ -28,7 +28,7 @@ export const sequentialCalls: Scenario = {
       // the first few thousand calls, so each gateway's untimed program is matched by as many
       // direct calls.
       for (let i = 0; i < CALLS; i++) await callDirect()
-      for (const [gateway, code] of codes) await gateway.run(code)
+      const codes = await warmUp(bench, given)
       const directMs: number[] = []
       const inProgram: number[] = []
       const beforeRound = async () => {

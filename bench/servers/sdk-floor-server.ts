@@ -26,6 +26,8 @@ interface Plan {
   n?: number
 }
 
+/** Room for the 16 MiB result (the SDK's stdio client stops at 10 MB unless told otherwise). */
+const MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 /** As ptc-mcp's shipped `max_concurrent_calls`. */
 const FAN_OUT = 8
 
@@ -33,7 +35,9 @@ const launches = JSON.parse(process.argv[2] ?? '[]') as Launch[]
 const clients = new Map<string, Client>()
 for (const {name, command, args} of launches) {
   const client = new Client({name: 'sdk-floor', version: '1.0.0'})
-  await client.connect(new StdioClientTransport({command, args, stderr: 'ignore'}))
+  await client.connect(
+    new StdioClientTransport({command, args, stderr: 'ignore', maxBufferSize: MAX_MESSAGE_BYTES}),
+  )
   clients.set(name, client)
 }
 
