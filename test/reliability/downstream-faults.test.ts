@@ -105,7 +105,8 @@ describe('downstream faults seen through serve', () => {
         {name: 'locked', transport: 'http', url: locked.url('/mcp')},
         {name: 'dropper', transport: 'http', url: dropper.url('/mcp')},
       ],
-      execution: {timeout_seconds: 30, tool_call_timeout_seconds: 1},
+      // Calls that answer get 3 s, room on a loaded box; the hung call meets the limit.
+      execution: {timeout_seconds: 30, tool_call_timeout_seconds: 3},
     })
     serve = await startRawServe(setup)
     // Eight fixture processes start at once on a small machine: give them time.
@@ -169,7 +170,7 @@ describe('downstream faults seen through serve', () => {
       'try:\n    await mcp__fx__hang()\nexcept ToolError as e:\n    print("hang:", e)\nprint(await mcp__fx__add(a=2, b=2))',
     )
     expect(run.structured.output, run.text).toBe(
-      "hang: tool call timed out after 1s (execution.tool_call_timeout_seconds): ask for less per call, or make fewer calls at once\n{'sum': 4}\n",
+      "hang: tool call timed out after 3s (execution.tool_call_timeout_seconds): ask for less per call, or make fewer calls at once\n{'sum': 4}\n",
     )
     expect(fixturePid('fx')).toBe(pid)
   })

@@ -337,7 +337,9 @@ describe('hostile channel messages (SPEC §15)', () => {
     const sampler = setInterval(() => {
       peakRunners = Math.max(peakRunners, runners().length)
     }, 50)
-    const code = (i: number) => `import time\ntime.sleep(0.3)\nprint(${i})`
+    // The four that take the slots hold them 3 s, time for serve to read all 150 requests on a
+    // loaded box before a slot frees (a fifth would then be taken); the queued ones are quick.
+    const code = (i: number) => `import time\ntime.sleep(${i < 4 ? 3 : 0.05})\nprint(${i})`
     const requests = Array.from({length: 150}, (_, i) =>
       i === 10
         ? serve.request(
