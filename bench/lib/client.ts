@@ -52,6 +52,17 @@ export async function connect(name: string, launch: Launch): Promise<Connection>
   return connection
 }
 
+/** Connects, timing the launch until the first tools/list answer: a gateway's start figure. */
+export async function connectTimed(
+  name: string,
+  launch: Launch,
+): Promise<{connection: Connection; startMs: number}> {
+  const t0 = performance.now()
+  const connection = await connect(name, launch)
+  await connection.client.listTools()
+  return {connection, startMs: performance.now() - t0}
+}
+
 export async function closeAll(): Promise<void> {
   await Promise.allSettled([...open].map((connection) => connection.close()))
 }

@@ -9,7 +9,7 @@ import type {Downstream, ToolCall} from './downstreams.js'
 import type {Code, Gateway, GatewayKind, GatewayOptions, Program} from './gateway.js'
 
 import {namespacedName} from '../../src/downstream/naming.js'
-import {connect, resultText, timedCall} from './client.js'
+import {connectTimed, resultText, timedCall} from './client.js'
 import {keywordArgs} from './gateway.js'
 import {RUN_JS} from './paths.js'
 import {readyChildren} from './proc.js'
@@ -83,8 +83,7 @@ export async function startPtc(options: PtcOptions): Promise<PtcGateway> {
   }
   const configPath = join(options.dir, 'config.yaml')
   writeFileSync(configPath, JSON.stringify(config, null, 2))
-  const t0 = performance.now()
-  const connection = await connect(`bench-${options.label}`, {
+  const {connection, startMs} = await connectTimed(`bench-${options.label}`, {
     command: process.execPath,
     args: [RUN_JS, 'serve', '--config', configPath],
     // Scratch, caches and artifacts inside the bench's own directory.
@@ -95,8 +94,6 @@ export async function startPtc(options: PtcOptions): Promise<PtcGateway> {
       ...options.env,
     },
   })
-  await connection.client.listTools()
-  const startMs = performance.now() - t0
   if (connection.pid === undefined) throw new Error('serve has no pid')
   return {
     name: 'ptc-mcp',

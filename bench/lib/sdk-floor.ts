@@ -1,11 +1,10 @@
 // The floor as a gateway: bench/servers/sdk-floor-server.ts, the MCP SDK (v2) in Node with no
 // interpreter and no sandbox. What it costs, every Node gateway on the SDK pays before its own work.
-import {performance} from 'node:perf_hooks'
 
 import type {Downstream} from './downstreams.js'
 import type {Code, Gateway, GatewayKind, GatewayOptions, Program} from './gateway.js'
 
-import {connect, resultText, timedCall} from './client.js'
+import {connectTimed, resultText, timedCall} from './client.js'
 import {SDK_FLOOR_SERVER, TSX_LOADER_URL} from './paths.js'
 
 export function floorCode(program: Program, downstream: Downstream): Code {
@@ -16,13 +15,10 @@ export function floorCode(program: Program, downstream: Downstream): Code {
 }
 
 export async function startFloor(options: GatewayOptions): Promise<Gateway> {
-  const t0 = performance.now()
-  const connection = await connect(`bench-${options.label}`, {
+  const {connection, startMs} = await connectTimed(`bench-${options.label}`, {
     command: process.execPath,
     args: ['--import', TSX_LOADER_URL, SDK_FLOOR_SERVER, JSON.stringify(options.downstreams)],
   })
-  await connection.client.listTools()
-  const startMs = performance.now() - t0
   return {
     name: 'sdk-floor',
     connection,

@@ -2,12 +2,11 @@
 // a SLOP script that calls the downstream servers' tools. Measured when installed (bench/README.md).
 import {existsSync, mkdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {performance} from 'node:perf_hooks'
 
 import type {Downstream, ToolCall} from './downstreams.js'
 import type {Code, Gateway, GatewayKind, GatewayOptions, Program} from './gateway.js'
 
-import {connect, resultText, timedCall} from './client.js'
+import {connectTimed, resultText, timedCall} from './client.js'
 import {keywordArgs} from './gateway.js'
 import {requireFromRoot} from './paths.js'
 
@@ -79,15 +78,12 @@ export async function startSlop(options: GatewayOptions): Promise<Gateway> {
       `mcp ${kdlString(name)} {\n    command ${kdlString(command)}\n    args ${args.map(kdlString).join(' ')}\n}\n`,
   )
   writeFileSync(join(options.dir, '.slop-mcp.kdl'), kdl.join(''))
-  const t0 = performance.now()
-  const connection = await connect(`bench-${options.label}`, {
+  const {connection, startMs} = await connectTimed(`bench-${options.label}`, {
     command: binary.path,
     args: ['serve'],
     cwd: options.dir,
     env: {HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local', 'share')},
   })
-  await connection.client.listTools()
-  const startMs = performance.now() - t0
   return {
     name: 'slop-mcp',
     connection,
