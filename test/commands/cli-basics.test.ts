@@ -4,22 +4,16 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {commandLine, descendants, isAlive, spawnCollect, waitUntil} from '../helpers/processes.js'
+import {commandLine, descendants, isAlive, waitUntil} from '../helpers/processes.js'
 import {runOnTerminal} from '../helpers/pty.js'
-import {BIN} from '../helpers/serve.js'
+import {BIN, spawnCli} from '../helpers/serve.js'
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string
 }
 
-function start(args: string[], options: {env?: Record<string, string>; cwd?: string} = {}) {
-  const env: Record<string, string> = {...(process.env as Record<string, string>), ...options.env}
-  delete env.PTC_MCP_CONFIG
-  return spawnCollect(process.execPath, [BIN, ...args], {env, cwd: options.cwd})
-}
-
 const cli = (args: string[], options?: {env?: Record<string, string>; cwd?: string}) =>
-  start(args, options).done
+  spawnCli(args, options).done
 
 describe('the CLI around the commands', () => {
   let dir: string
@@ -92,7 +86,7 @@ describe('the CLI around the commands', () => {
         '',
       ].join('\n'),
     )
-    const run = start(['run', '--config', config, program])
+    const run = spawnCli(['run', '--config', config, program])
     expect(
       await waitUntil(() => existsSync(marker) && readFileSync(marker, 'utf8').endsWith('}'), 30_000),
     ).toBe(true)
@@ -114,7 +108,7 @@ describe('the CLI around the commands', () => {
     )
     const program = join(dir, 'quick.py')
     writeFileSync(program, 'print("ran")\n')
-    const run = start(['run', '--config', config, program])
+    const run = spawnCli(['run', '--config', config, program])
     let server: number | undefined
     expect(
       await waitUntil(() => {

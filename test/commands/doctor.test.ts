@@ -12,6 +12,7 @@ import Doctor, {type DoctorResult} from '../../src/commands/doctor.js'
 import {doctorChecks, runCheck} from '../../src/doctor/checks.js'
 import {silentLogger} from '../../src/log.js'
 import {runCommand} from '../helpers/run-command.js'
+import {withNoConfig} from '../helpers/serve.js'
 
 const runDoctor = (argv: string[]) => runCommand<DoctorResult>(Doctor, argv)
 
@@ -171,12 +172,7 @@ describe('ptc-mcp doctor', () => {
   })
 
   it('without a config warns, and says where the config.example.yaml to copy is and where to', async () => {
-    const saved = {cwd: process.cwd(), xdg: process.env.XDG_CONFIG_HOME, env: process.env.PTC_MCP_CONFIG}
-    const empty = mkdtempSync(join(dir, 'empty-'))
-    process.chdir(empty)
-    process.env.XDG_CONFIG_HOME = join(empty, 'xdg')
-    delete process.env.PTC_MCP_CONFIG
-    try {
+    await withNoConfig(dir, async (empty) => {
       const {checks, close} = await doctorChecks({logger: silentLogger})
       const config = await runCheck(checks.find((c) => c.id === 'config')!).finally(close)
       expect(config.status).toBe('warn')
@@ -185,11 +181,6 @@ describe('ptc-mcp doctor', () => {
       expect(example, config.fix).toBeDefined()
       expect(isAbsolute(example!)).toBe(true)
       expect(existsSync(example!)).toBe(true)
-    } finally {
-      process.chdir(saved.cwd)
-      if (saved.xdg === undefined) delete process.env.XDG_CONFIG_HOME
-      else process.env.XDG_CONFIG_HOME = saved.xdg
-      if (saved.env !== undefined) process.env.PTC_MCP_CONFIG = saved.env
-    }
+    })
   })
 })

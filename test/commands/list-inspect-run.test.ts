@@ -13,6 +13,7 @@ import List, {type ListResult} from '../../src/commands/list.js'
 import Run from '../../src/commands/run.js'
 import {fixtureCommand, type HttpFixture, startHttpFixture} from '../fixtures/start-fixture.js'
 import {runCommand} from '../helpers/run-command.js'
+import {withNoConfig} from '../helpers/serve.js'
 
 let dir: string
 let http: HttpFixture
@@ -87,12 +88,7 @@ describe('ptc-mcp list', () => {
   })
 
   it('with no config anywhere says where it looked and lists nothing, exit 0', async () => {
-    const saved = {cwd: process.cwd(), xdg: process.env.XDG_CONFIG_HOME, env: process.env.PTC_MCP_CONFIG}
-    const empty = mkdtempSync(join(dir, 'empty-'))
-    process.chdir(empty)
-    process.env.XDG_CONFIG_HOME = join(empty, 'xdg')
-    delete process.env.PTC_MCP_CONFIG
-    try {
+    await withNoConfig(dir, async (empty) => {
       const run = await runCommand<ListResult>(List, [])
       expect(run.error).toBeUndefined()
       expect(run.exitCode).toBeUndefined()
@@ -100,12 +96,7 @@ describe('ptc-mcp list', () => {
       expect(run.stderr).toContain(
         `looked in: ${join(empty, 'ptc-mcp.yaml')}, ${join(empty, 'config.yaml')}, ${join(empty, 'xdg', 'ptc-mcp', 'config.yaml')}`,
       )
-    } finally {
-      process.chdir(saved.cwd)
-      if (saved.xdg === undefined) delete process.env.XDG_CONFIG_HOME
-      else process.env.XDG_CONFIG_HOME = saved.xdg
-      if (saved.env !== undefined) process.env.PTC_MCP_CONFIG = saved.env
-    }
+    })
   })
 
   it('a config mistake is one message naming file, path and problem, exit code 2', async () => {

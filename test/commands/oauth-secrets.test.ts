@@ -5,8 +5,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {spawnCollect} from '../helpers/processes.js'
-import {BIN} from '../helpers/serve.js'
+import {spawnCli} from '../helpers/serve.js'
 
 const SECRET = 'review-url-secret-4711'
 
@@ -26,15 +25,8 @@ describe('an OAuth server whose URL carries a secret', () => {
 
   afterAll(() => rmSync(dir, {recursive: true, force: true}))
 
-  const cli = (args: string[]) => {
-    const env: Record<string, string> = {
-      ...(process.env as Record<string, string>),
-      URL_KEY: SECRET,
-      XDG_STATE_HOME: join(dir, 'state'),
-    }
-    delete env.PTC_MCP_CONFIG
-    return spawnCollect(process.execPath, [BIN, ...args, '--config', config], {env}).done
-  }
+  const cli = (args: string[]) =>
+    spawnCli([...args, '--config', config], {env: {URL_KEY: SECRET, XDG_STATE_HOME: join(dir, 'state')}}).done
 
   it('auth: a server that cannot be reached is named, with its URL redacted', async () => {
     for (const json of [false, true]) {

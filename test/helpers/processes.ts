@@ -13,10 +13,18 @@ export interface Finished {
  * Spawns `command` (as `uid`/`gid` when given) with its output piped and collected; SIGKILL after
  * `timeoutMs` (default 45 s), so a hung command fails its test instead of holding the run.
  */
+export interface SpawnOptions {
+  cwd?: string
+  env?: Record<string, string>
+  timeoutMs?: number
+  uid?: number
+  gid?: number
+}
+
 export function spawnCollect(
   command: string,
   args: string[],
-  options: {cwd?: string; env?: Record<string, string>; timeoutMs?: number; uid?: number; gid?: number} = {},
+  options: SpawnOptions = {},
 ): {pid: number; done: Promise<Finished>} {
   const {cwd, env, uid, gid} = options
   const child = spawn(command, args, {cwd, env, uid, gid, stdio: ['ignore', 'pipe', 'pipe']})

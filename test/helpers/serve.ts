@@ -5,8 +5,39 @@ import {join, resolve} from 'node:path'
 import {stringify} from 'yaml'
 
 import {SCRATCH_PREFIX, scratchRoot} from '../../src/execution/scratch.js'
+import {spawnCollect, type SpawnOptions} from './processes.js'
 
 export const BIN = resolve(import.meta.dirname, '../../bin/run.js')
+
+/**
+ * The built CLI with this process's environment, less PTC_MCP_CONFIG (a test names its config),
+ * plus `options.env`.
+ */
+export function spawnCli(args: string[], options: SpawnOptions = {}): ReturnType<typeof spawnCollect> {
+  const env: Record<string, string> = {...(process.env as Record<string, string>), ...options.env}
+  delete env.PTC_MCP_CONFIG
+  return spawnCollect(process.execPath, [BIN, ...args], {...options, env})
+}
+
+/**
+ * Runs `check` in a fresh directory under `parent` as the working directory, with XDG_CONFIG_HOME
+ * inside it and PTC_MCP_CONFIG unset: no config anywhere. Restores all three after.
+ */
+export async function withNoConfig<T>(parent: string, check: (dir: string) => Promise<T>): Promise<T> {
+  const saved = {cwd: process.cwd(), xdg: process.env.XDG_CONFIG_HOME, env: process.env.PTC_MCP_CONFIG}
+  const empty = mkdtempSync(join(parent, 'empty-'))
+  process.chdir(empty)
+  process.env.XDG_CONFIG_HOME = join(empty, 'xdg')
+  delete process.env.PTC_MCP_CONFIG
+  try {
+    return await check(empty)
+  } finally {
+    process.chdir(saved.cwd)
+    if (saved.xdg === undefined) delete process.env.XDG_CONFIG_HOME
+    else process.env.XDG_CONFIG_HOME = saved.xdg
+    if (saved.env !== undefined) process.env.PTC_MCP_CONFIG = saved.env
+  }
+}
 
 export interface ServeSetup {
   /** The config file to pass with --config. */

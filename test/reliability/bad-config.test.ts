@@ -6,9 +6,9 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {resultText, startRawServe, toolResult} from '../helpers/json-rpc.js'
-import {type Finished, spawnCollect} from '../helpers/processes.js'
+import {type Finished} from '../helpers/processes.js'
 import {execute} from '../helpers/serve-session.js'
-import {BIN, prepareServe} from '../helpers/serve.js'
+import {BIN, prepareServe, spawnCli} from '../helpers/serve.js'
 
 /** Root reads files whatever their mode: the unreadable-file case then runs as this user. */
 const NOBODY = {uid: 65_534, gid: 65_534}
@@ -18,13 +18,7 @@ function cli(
   args: string[],
   options: {env?: Record<string, string>; asNobody?: boolean} = {},
 ): Promise<Finished> {
-  const env: Record<string, string> = {...(process.env as Record<string, string>), ...options.env}
-  delete env.PTC_MCP_CONFIG
-  return spawnCollect(process.execPath, [BIN, ...args], {
-    env,
-    timeoutMs: 30_000,
-    ...(options.asNobody ? NOBODY : {}),
-  }).done
+  return spawnCli(args, {env: options.env, timeoutMs: 30_000, ...(options.asNobody ? NOBODY : {})}).done
 }
 
 /** oclif wraps long messages at the terminal width and prefixes ` ›   `: undo both to match text. */
