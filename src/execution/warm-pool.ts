@@ -65,9 +65,11 @@ export class WarmPool {
   private refillAt = Number.POSITIVE_INFINITY
   private failing = false
   private closed = false
-  /** The most programs at once lately (cheap pools), and until when that counts. */
+  /**
+   * The most programs at once lately (cheap pools), until `shrinkTimer` ends it DEMAND_HOLD_MS
+   * after it was last met.
+   */
   private demand = 0
-  private demandUntil = 0
   private shrinkTimer: NodeJS.Timeout | undefined
 
   constructor(private readonly options: WarmPoolOptions) {
@@ -104,12 +106,8 @@ export class WarmPool {
   noteDemand(programs: number): void {
     const {cheap, size, maxSize = size} = this.options
     const wanted = Math.min(programs, maxSize)
-    if (!cheap || size === 0 || wanted <= size || this.closed) return
-    const now = performance.now()
-    if (now >= this.demandUntil) this.demand = 0
-    if (wanted < this.demand) return
+    if (!cheap || size === 0 || wanted <= size || this.closed || wanted < this.demand) return
     this.demand = wanted
-    this.demandUntil = now + DEMAND_HOLD_MS
     clearTimeout(this.shrinkTimer)
     this.shrinkTimer = setTimeout(() => this.shrink(), DEMAND_HOLD_MS)
     this.shrinkTimer.unref()
@@ -117,8 +115,7 @@ export class WarmPool {
 
   /** How many children are kept ready now. */
   get target(): number {
-    const {size} = this.options
-    return performance.now() < this.demandUntil ? Math.max(size, this.demand) : size
+    return Math.max(this.options.size, this.demand)
   }
 
   /**
