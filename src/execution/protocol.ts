@@ -31,6 +31,11 @@ export interface StartMessage {
   limits: ChildLimits
 }
 
+/** The `start` message: what the child confines itself with, and its rlimits. */
+export function startMessage(confine: StartMessage['confine'], limits: ChildLimits): StartMessage {
+  return {type: 'start', confine, limits}
+}
+
 /** Hands the program over. */
 export interface RunMessage {
   type: 'run'

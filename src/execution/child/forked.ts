@@ -8,6 +8,7 @@
 import type {SandboxBackend} from '../../sandbox/backend.js'
 import type {ChildSpawner, SpawnedChild} from './spawner.js'
 
+import {startMessage} from '../protocol.js'
 import {ForkServer, ForkServerUnavailable} from './fork-server.js'
 import {runnerLaunch, spawnThroughBackend} from './process.js'
 
@@ -18,11 +19,7 @@ export function forkServerSpawner(server: ForkServer, backend: SandboxBackend): 
       const launch = await backend.launch({...runnerLaunch(request), forked: true})
       let child
       try {
-        child = await server.fork(request.env, {
-          type: 'start',
-          confine: launch.confine,
-          limits: request.limits,
-        })
+        child = await server.fork(request.env, startMessage(launch.confine, request.limits))
       } catch (error) {
         if (error instanceof ForkServerUnavailable) return spawned.spawn(request)
         throw error

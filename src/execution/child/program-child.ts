@@ -11,7 +11,7 @@ import {
   type RefusedRequest,
   type ResultMessage,
   type RunMessage,
-  type StartMessage,
+  startMessage,
 } from '../protocol.js'
 import {ChildChannel} from './channel.js'
 import {ChildOutput} from './output.js'
@@ -181,8 +181,7 @@ export class ProgramChild {
         }
       })
       if (!spawned.started) {
-        const start: StartMessage = {type: 'start', confine: spawned.confine, limits: options.limits}
-        this.channel?.send(start)
+        this.channel?.send(startMessage(spawned.confine, options.limits))
       }
       const timer = setTimeout(() => {
         phase.settle?.(
