@@ -22,10 +22,8 @@ import ctypes
 import os
 import resource
 
-from .kernel import call
+from .kernel import CLONE_NEWNS, CLONE_NEWUSER, call
 
-_CLONE_NEWNS = 0x00020000
-_CLONE_NEWUSER = 0x10000000
 _MS_RDONLY = 1
 _MS_NOSUID = 2
 _MS_NODEV = 4
@@ -69,7 +67,7 @@ def apply(spec, drop):
     elif not namespace:
         try:
             if is_root:
-                call("unshare", ctypes.c_int(_CLONE_NEWNS))
+                call("unshare", ctypes.c_int(CLONE_NEWNS))
             else:
                 _enter_user_namespace()
                 report["threads"] = "user namespace"
@@ -103,7 +101,7 @@ def _enter_user_namespace():
     """A user namespace where this process keeps its uid and gid (RLIMIT_NPROC counts it alone),
     with a mount namespace it may change."""
     uid, gid = os.getuid(), os.getgid()
-    call("unshare", ctypes.c_int(_CLONE_NEWUSER | _CLONE_NEWNS))
+    call("unshare", ctypes.c_int(CLONE_NEWUSER | CLONE_NEWNS))
     for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
         with open(f"/proc/self/{name}", "w") as f:
             f.write(text)

@@ -10,7 +10,7 @@ import ctypes
 import struct
 
 from . import syscalls
-from .kernel import ConfineError, syscall
+from .kernel import CLONE_NAMESPACES, ConfineError, syscall
 
 # The policy. Default: allow (what threads, asyncio and the standard library need keeps working);
 # these calls are refused. EPERM makes Python raise PermissionError.
@@ -19,8 +19,6 @@ _EPERM = 1
 _ENOSYS = 38
 
 _CLONE_THREAD = 0x00010000
-# CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET
-_CLONE_NAMESPACES = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
 _AF_UNIX = 1
 _PRIO_PROCESS = 0
 # TIOCSTI (push input into a terminal), TIOCLINUX, TIOCCONS, TIOCSETD (line disciplines)
@@ -187,7 +185,7 @@ def build_seccomp_filter(arch, self_pid):
         if kind == "thread_only":
             asm.load(_arg_low(0))
             asm.jump(_JSET, _CLONE_THREAD, 0, deny)
-            asm.jump(_JSET, _CLONE_NAMESPACES, deny, allow)
+            asm.jump(_JSET, CLONE_NAMESPACES, deny, allow)
         elif kind == "arg_eq":
             asm.load(_arg_low(rule[1]))
             asm.jump(_JEQ, rule[2], allow, deny)

@@ -36,14 +36,6 @@ import sys
 
 _CHANNEL_FD = 3
 _PRIVATE_FD = 255
-_CLONE_NEWNS = 0x00020000
-_CLONE_NEWCGROUP = 0x02000000
-_CLONE_NEWUTS = 0x04000000
-_CLONE_NEWNET = 0x40000000
-_NAMESPACES = {"net": _CLONE_NEWNET, "uts": _CLONE_NEWUTS, "cgroup": _CLONE_NEWCGROUP}
-_CLONE_NEWIPC = 0x08000000
-_CLONE_NEWUSER = 0x10000000
-_CLONE_NEWPID = 0x20000000
 _PR_SET_PDEATHSIG = 1
 _MAX_LINE = 1 << 20
 
@@ -67,7 +59,8 @@ class _Zygote:
         self.socket = socket
         self.runner = runner
         self.syscalls = confine.syscalls
-        self.machine = confine.kernel.machine()
+        self.kernel = kernel = confine.kernel
+        self.machine = kernel.machine()
         self.socket_path = socket_path
         self.proc_path = proc_path
         # Held, never released: raw clone() must run with the GIL, like os.fork().
@@ -76,11 +69,12 @@ class _Zygote:
         self.libc = ctypes.CDLL(None, use_errno=True)
         self.uid = os.getuid()
         self.gid = os.getgid()
-        self.flags = _CLONE_NEWNS | _CLONE_NEWPID | _CLONE_NEWIPC | signal.SIGCHLD
+        self.flags = kernel.CLONE_NEWNS | kernel.CLONE_NEWPID | kernel.CLONE_NEWIPC | signal.SIGCHLD
         if os.geteuid() != 0:
-            self.flags |= _CLONE_NEWUSER
+            self.flags |= kernel.CLONE_NEWUSER
+        named = {"net": kernel.CLONE_NEWNET, "uts": kernel.CLONE_NEWUTS, "cgroup": kernel.CLONE_NEWCGROUP}
         for name in filter(None, namespaces.split(",")):
-            self.flags |= _NAMESPACES[name]
+            self.flags |= named[name]
         self.channel = socket.socket(fileno=_CHANNEL_FD)
         self.channel.setblocking(True)
         self.pids = {}  # pid -> request id, until reaped
@@ -162,9 +156,10 @@ class _Zygote:
             return 0
         err = ctypes.get_errno()
         api.PyOS_AfterFork_Parent()
-        if pid < 0 and err == errno.EINVAL and self.flags & _CLONE_NEWCGROUP:
+        new_cgroup = self.kernel.CLONE_NEWCGROUP
+        if pid < 0 and err == errno.EINVAL and self.flags & new_cgroup:
             # A kernel without cgroup namespaces (bwrap's --unshare-cgroup-try): the others hold.
-            self.flags &= ~_CLONE_NEWCGROUP
+            self.flags &= ~new_cgroup
             return self.clone()
         if pid < 0:
             raise OSError(err, f"clone: {os.strerror(err)}")
@@ -204,7 +199,7 @@ class _Zygote:
             except OSError:
                 pass
         self.libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if self.flags & _CLONE_NEWUSER:
+        if self.flags & self.kernel.CLONE_NEWUSER:
             proc = self.proc_path
             for name, text in (
                 ("setgroups", "deny"),
