@@ -8,7 +8,7 @@ import {EXIT_INTERRUPTED, onInterrupt} from '../cli/interrupt.js'
 import {CLI_CONNECT_WAIT_MS} from '../cli/open-runtime.js'
 import {APPROVE_ALL, TerminalPrompter} from '../cli/terminal-prompter.js'
 import {PtcError} from '../errors.js'
-import {structuredOutcome, type StructuredOutcome} from '../execution/outcome.js'
+import {structuredOutcome, type StructuredOutcome} from '../execution/structured-outcome.js'
 import {createLogger} from '../log.js'
 import {Runtime} from '../runtime.js'
 import {terminalSafe} from '../terminal-safe.js'
@@ -76,7 +76,7 @@ export default class Run extends BaseCommand {
         for (const path of outcome.shownImageFiles ?? []) this.log(`[shown image: ${path}]`)
       }
       if (!outcome.ok) process.exitCode = cancelled ? EXIT_INTERRUPTED : 1
-      return structuredOutcome(outcome)
+      return structuredOutcome(outcome, {allCalls: true})
     } finally {
       // The child is killed by the abort; closing removes scratch and stops the downstream servers.
       await runtime.close()
@@ -87,10 +87,12 @@ export default class Run extends BaseCommand {
 
 const NOTHING_RAN: StructuredOutcome = {
   ok: false,
+  status: CANCELLED_HEADER,
   output: '',
   result: null,
   error: 'CancelledError: interrupted (Ctrl-C) before the program started',
-  tool_calls: [],
+  trace: '',
+  tool_calls: {counts: {}, failed: [], calls: []},
   sandbox: '',
 }
 

@@ -195,9 +195,11 @@ export const executionSchema = z
     max_concurrent_calls: positiveInt('Tool calls in flight at once per program.').default(8),
     tool_call_timeout_seconds: positiveSeconds('Limit for one tool call.').default(60),
     trace: z
-      .enum(['summary', 'off'])
+      .enum(['summary', 'full', 'off'])
       .default('summary')
-      .describe('summary: append a summary of tool calls (count, failures) to the output. off: nothing.'),
+      .describe(
+        'summary: append a summary of tool calls (count, failures) to the output. full: the summary, and every call with its arguments in the structured content. off: nothing.',
+      ),
     max_tool_result_bytes: positiveInt(
       `Largest tool result passed to a program, in bytes (at most ${MAX_TOOL_RESULT_CEILING}).`,
       MAX_TOOL_RESULT_CEILING,

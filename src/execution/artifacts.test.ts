@@ -100,8 +100,9 @@ describe('output over the cap, kept whole', () => {
     const lines = Array.from({length: 20_000}, (_, i) => `line ${i}\n`)
     const whole = Buffer.from(lines.join(''))
     for (let i = 0; i < whole.length; i += 4096) capture.write(whole.subarray(i, i + 4096))
-    const text = capture.text()
+    const [firstLine, text] = splitFirstLine(capture.text())
     const path = join(dir!, 'output.txt')
+    expect(firstLine).toBe(`... [${whole.length - 1000 + 8} bytes omitted: the whole output is in ${path}]`)
     const match = /\n\.\.\. \[(\d+) bytes omitted: the whole output is in (.+)\]\n/.exec(text)
     expect(match?.[2]).toBe(path)
     const [head, tail] = text.split(match![0])
@@ -133,3 +134,9 @@ describe('output over the cap, kept whole', () => {
     expect(readdirSync(root)).toEqual([])
   })
 })
+
+/** The cut output's first line (the note, SPEC §8) and the rest. */
+function splitFirstLine(text: string): [string, string] {
+  const end = text.indexOf('\n')
+  return [text.slice(0, end), text.slice(end + 1)]
+}

@@ -28,8 +28,11 @@ export interface OutcomeSummary {
   elapsedMs: number
   /** The files kept from ./out/ (SPEC §14), listed after the output. */
   keptFiles?: KeptFiles
-  trace: 'summary' | 'off'
+  trace: TraceSetting
 }
+
+/** execution.trace: `full` also lists every call in structured content (SPEC §5). */
+export type TraceSetting = 'full' | 'off' | 'summary'
 
 export const SUCCESS_HEADER = '[Script executed successfully]'
 export const FAILURE_HEADER = '[Script execution failed]'
@@ -41,23 +44,47 @@ export const MAX_LISTED_FAILURES = 5
 /** Below this, what the program kept out of the context is not worth a mention. */
 const MIN_KEPT_OUT_SHOWN = 1024
 
+/** The text's parts, as structured content also carries them (SPEC §5). */
+export interface OutcomeTextParts {
+  /** The status line: SUCCESS_HEADER or FAILURE_HEADER. */
+  status: string
+  /** The kept-files lines, joined; '' when there are none. */
+  files: string
+  /** The trace lines (summary and failures), joined; '' when none are shown. */
+  trace: string
+  /** The whole text (SPEC §8). */
+  text: string
+}
+
 /** The text `execute_program` returns and `run` prints (SPEC §8). */
 export function formatOutcome(summary: OutcomeSummary): string {
-  const lines: string[] = []
+  return outcomeTextParts(summary).text
+}
+
+/** The text of SPEC §8 and its parts. */
+export function outcomeTextParts(summary: OutcomeSummary): OutcomeTextParts {
+  const status = summary.ok ? SUCCESS_HEADER : FAILURE_HEADER
+  const lines: string[] = [status]
   const output = withoutFinalNewline(summary.output)
   if (summary.ok) {
-    lines.push(SUCCESS_HEADER, output === '' ? NO_OUTPUT : output)
+    lines.push(output === '' ? NO_OUTPUT : output)
     if (summary.hasResult) lines.push(RESULT_SEPARATOR, JSON.stringify(summary.result ?? null, null, 2))
   } else {
-    lines.push(FAILURE_HEADER, summary.error ?? 'unknown error')
+    lines.push(summary.error ?? 'unknown error')
     if (output !== '') lines.push(OUTPUT_BEFORE_ERROR, output)
   }
-  if (summary.keptFiles) lines.push(...keptFilesLines(summary.keptFiles))
-  if (summary.trace === 'summary') {
+  const files = summary.keptFiles ? keptFilesLines(summary.keptFiles) : []
+  let trace: string[] = []
+  if (summary.trace !== 'off') {
     const keptOut = Math.max(0, (summary.resultBytes ?? 0) - Buffer.byteLength(summary.output))
-    lines.push(...traceLines(summary.toolCalls, summary.elapsedMs, keptOut))
+    trace = traceLines(summary.toolCalls, summary.elapsedMs, keptOut)
   }
-  return lines.join('\n')
+  return {
+    status,
+    files: files.join('\n'),
+    trace: trace.join('\n'),
+    text: [...lines, ...files, ...trace].join('\n'),
+  }
 }
 
 /**

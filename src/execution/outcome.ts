@@ -4,8 +4,7 @@ import type {KeptFile, KeptFiles} from './kept-files.js'
 import type {ShownImage} from './protocol.js'
 
 import {PtcError} from '../errors.js'
-import {formatOutcome, type ToolCallTrace} from './format.js'
-import {boundedTrace, type ToolCallCount} from './trace.js'
+import {outcomeTextParts, type OutcomeTextParts, type ToolCallTrace} from './format.js'
 
 /** What `execute_program` returns: `text` is SPEC §8, the rest its structured content. */
 export interface RunOutcome {
@@ -19,7 +18,13 @@ export interface RunOutcome {
   tool_calls: ToolCallTrace[]
   /** The sandbox tier in force for this run, e.g. "none" or "linux:bwrap+landlock+seccomp". */
   sandbox: string
+  /** The text of SPEC §8, and the parts of it structured content carries (SPEC §5). */
   text: string
+  status: string
+  /** Trace lines (summary, failures), joined; '' when there are none. */
+  trace: string
+  /** Kept-file lines, joined; '' when there are none. */
+  keptFilesText: string
   /** Images the program passed to show() (SPEC §14), returned after the text. */
   images: ShownImage[]
   /** The files kept from ./out/ (SPEC §14), also listed in `text`; returned as resource links. */
@@ -65,7 +70,7 @@ export function composeOutcome(
   const error = ok ? null : (startFailure ?? errorText(end, execution))
   const hasResult = ok && done.hasResult
   const result = hasResult ? (done.result ?? null) : null
-  const text = formatOutcome({
+  const parts = outcomeTextParts({
     ok,
     output,
     error,
@@ -84,7 +89,7 @@ export function composeOutcome(
     error,
     tool_calls: toolCalls,
     sandbox,
-    text,
+    ...textParts(parts),
     images,
     files: kept?.files ?? [],
     ...(shownImageFiles && {shownImageFiles}),
@@ -131,35 +136,21 @@ export function startFailureOutcome(error: unknown, execution: ExecutionConfig, 
     sandbox,
     images: [],
     files: [],
-    text: formatOutcome({
-      ok: false,
-      output: '',
-      error: text,
-      hasResult: false,
-      result: null,
-      toolCalls: [],
-      elapsedMs: 0,
-      trace: execution.trace,
-    }),
+    ...textParts(
+      outcomeTextParts({
+        ok: false,
+        output: '',
+        error: text,
+        hasResult: false,
+        result: null,
+        toolCalls: [],
+        elapsedMs: 0,
+        trace: execution.trace,
+      }),
+    ),
   }
 }
 
-/**
- * The structured content of execute_program, also what `run --json` prints (SPEC §5): never more
- * than the text plus a bounded trace (MAX_TRACED_CALLS calls, then counts per tool). Shown images
- * travel as image content, kept files as resource links (and in the text), not here.
- */
-export type StructuredOutcome = Omit<RunOutcome, 'files' | 'images' | 'shownImageFiles' | 'text'> & {
-  more_tool_calls?: ToolCallCount[]
-}
-
-export function structuredOutcome({
-  files: _files,
-  images: _images,
-  shownImageFiles: _shownImageFiles,
-  text: _text,
-  tool_calls: calls,
-  ...rest
-}: RunOutcome): StructuredOutcome {
-  return {...rest, result: rest.result ?? null, ...boundedTrace(calls)}
+function textParts({files, status, text, trace}: OutcomeTextParts) {
+  return {text, status, trace, keptFilesText: files}
 }

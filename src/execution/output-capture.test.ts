@@ -19,7 +19,7 @@ describe('output capture', () => {
       expect(capture.totalBytes).toBe(42)
       const text = capture.text()
       // Head: 5 bytes ('a' + 2 × é); tail: 5 bytes, the first a broken é (dropped), then 2 × é + 'z'.
-      expect(text).toBe(`aéé\n${omittedMarker(32)}\nééz`)
+      expect(text).toBe(`${omittedMarker(32)}\naéé\n${omittedMarker(32)}\nééz`)
       expect(text).not.toContain('\uFFFD')
     })
 
@@ -27,7 +27,8 @@ describe('output capture', () => {
       const capture = new OutputCapture(400)
       for (let i = 0; i < 1000; i++) capture.write(Buffer.from(`line ${i}\n`))
       const text = capture.text()
-      const [head, tail] = text.split(/\.\.\. \[\d+ bytes omitted\]\n/)
+      const [first, head, tail] = text.split(/\.\.\. \[\d+ bytes omitted\]\n/)
+      expect(first).toBe('')
       expect(head).toMatch(/^line 0\n(line \d+\n)+$/)
       expect(tail).toMatch(/^(line \d+\n)+line 999\n$/)
       const omitted = Number(/\[(\d+) bytes omitted\]/.exec(text)![1])
@@ -39,7 +40,9 @@ describe('output capture', () => {
     test('a single huge line is cut mid-line rather than lost', () => {
       const capture = new OutputCapture(100)
       capture.write(Buffer.from(`start${'x'.repeat(10_000)}end`))
-      expect(capture.text()).toMatch(/^startx{45}\n\.\.\. \[9908 bytes omitted\]\nx{47}end$/)
+      expect(capture.text()).toMatch(
+        /^\.\.\. \[9908 bytes omitted\]\nstartx{45}\n\.\.\. \[9908 bytes omitted\]\nx{47}end$/,
+      )
     })
 
     test('utf8SafeEnd leaves complete sequences alone', () => {

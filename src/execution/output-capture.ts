@@ -5,7 +5,11 @@ import {join} from 'node:path'
 // eslint-disable-next-line no-bitwise -- open flags are bit patterns
 const SPILL_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW
 
-/** The line between the head and the tail of output over the cap (SPEC §8), naming the whole output's file. */
+/**
+ * The note on output over the cap (SPEC §8), naming the whole output's file: the first line of the
+ * cut output (a client that previews only the start of a result still shows it) and the line
+ * between its head and its tail.
+ */
 export function omittedMarker(bytes: number, wholeOutput?: string): string {
   return wholeOutput === undefined
     ? `... [${bytes} bytes omitted]`
@@ -138,7 +142,8 @@ export class OutputCapture {
     const omitted = this.total - Buffer.byteLength(head) - Buffer.byteLength(tail)
     let whole = this.spillPath
     if (whole !== undefined && this.spilled < this.total) whole = `${whole} (its first ${this.spilled} bytes)`
-    return `${head}${head === '' || head.endsWith('\n') ? '' : '\n'}${omittedMarker(omitted, whole)}\n${tail}`
+    const marker = omittedMarker(omitted, whole)
+    return `${marker}\n${head}${head === '' || head.endsWith('\n') ? '' : '\n'}${marker}\n${tail}`
   }
 
   /** The head cut back to a line end, and the tail from a line start, where one is near. */

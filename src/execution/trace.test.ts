@@ -2,52 +2,34 @@ import {describe, expect, it} from 'vitest'
 
 import type {ToolCallTrace} from './format.js'
 
-import {
-  boundedTrace,
-  MAX_TRACE_ARGS_CHARS,
-  MAX_TRACED_CALLS,
-  traceArgs,
-  traceError,
-  traceTool,
-} from './trace.js'
+import {boundedCall, MAX_TRACE_ARGS_CHARS, traceArgs, traceError, traceTool} from './trace.js'
 
-describe('the trace in structured content (SPEC §5)', () => {
-  it('lists the first 50 calls, then counts the others per tool, most called first', () => {
-    const calls: ToolCallTrace[] = Array.from({length: 130}, (_, i) => ({
-      tool: i % 3 === 0 ? 'mcp__a__x' : 'mcp__a__y',
-      args: {i},
-      ok: i % 10 !== 0,
-      ms: 1,
-      ...(i % 10 === 0 ? {error: 'boom'} : {}),
-    }))
-    const trace = boundedTrace(calls)
-    expect(trace.tool_calls).toHaveLength(MAX_TRACED_CALLS)
-    expect(trace.tool_calls[49]!.args).toEqual({i: 49})
-    expect(trace.more_tool_calls).toEqual([
-      {tool: 'mcp__a__y', calls: 53, failed: 5},
-      {tool: 'mcp__a__x', calls: 27, failed: 3},
-    ])
-    expect(boundedTrace(calls.slice(0, 50)).more_tool_calls).toBeUndefined()
-  })
-
+describe('the trace of a call', () => {
   it('cuts args and errors, and keeps every shortened args an object', () => {
     const args = traceArgs({content: 'z'.repeat(1_048_576)})
     expect(JSON.stringify(args).length).toBeLessThanOrEqual(MAX_TRACE_ARGS_CHARS)
     expect(traceError(`line one\n${'e'.repeat(10_000)}`)).toMatch(/^line one e+…$/)
     expect(traceError(`line one\n${'e'.repeat(10_000)}`).length).toBe(300)
+    expect(traceError('e'.repeat(1000), 50)).toBe(`${'e'.repeat(49)}…`)
   })
 
-  it('sums the tools after the first 50 under one entry', () => {
-    const calls: ToolCallTrace[] = Array.from({length: 200}, (_, i) => ({
-      tool: `mcp__a__t${i}`,
-      args: {},
-      ok: true,
-      ms: 0,
-    }))
-    const more = boundedTrace(calls).more_tool_calls!
-    expect(more).toHaveLength(50)
-    expect(more.at(-1)).toEqual({tool: '(other tools)', calls: 101, failed: 0})
-    expect(more.reduce((sum, count) => sum + count.calls, 0)).toBe(150)
+  it('a bounded call keeps its outcome and approval', () => {
+    const call: ToolCallTrace = {
+      tool: 'mcp__a__b',
+      args: {s: 'x'.repeat(5000)},
+      ok: false,
+      ms: 3,
+      error: 'no',
+      approval: 'denied',
+    }
+    expect(boundedCall(call)).toMatchObject({
+      tool: 'mcp__a__b',
+      ok: false,
+      ms: 3,
+      error: 'no',
+      approval: 'denied',
+    })
+    expect(JSON.stringify(boundedCall(call).args).length).toBeLessThanOrEqual(MAX_TRACE_ARGS_CHARS)
   })
 })
 

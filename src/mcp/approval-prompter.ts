@@ -1,7 +1,19 @@
-import type {McpServer, ServerContext} from '@modelcontextprotocol/server'
+import {
+  type ClientCapabilities,
+  type InputRequest,
+  inputRequired,
+  type McpServer,
+  type ServerContext,
+} from '@modelcontextprotocol/server'
 
-import type {ApprovalChoice, ApprovalPrompter, ApprovalRequest} from '../permissions/approvals.js'
+import type {
+  ApprovalAnswer,
+  ApprovalChoice,
+  ApprovalPrompter,
+  ApprovalRequest,
+} from '../permissions/approvals.js'
 
+import {isRecord} from '../guards.js'
 import {shortJson} from '../permissions/approvals.js'
 
 /** The first protocol revision without server-to-client requests (answers carry `input_required` instead). */
@@ -13,30 +25,59 @@ const MAX_REQUEST_TIMEOUT_MS = 2_147_483_647
 const CHOICES: readonly ApprovalChoice[] = ['once', 'program', 'deny']
 
 /**
- * Asks the user of the MCP client, through elicitation in form mode (SPEC §12), tied to the
- * execute_program request the program belongs to.
+ * Asks the user of a 2025-era MCP client, through elicitation in form mode during the call (SPEC
+ * §12), tied to the execute_program request the program belongs to.
  */
 export function elicitationPrompter(server: McpServer, ctx: ServerContext): ApprovalPrompter {
   return {
     unavailable() {
-      const version = server.server.getNegotiatedProtocolVersion()
-      if (version !== undefined && version >= FIRST_MODERN_REVISION) {
-        return `the client speaks protocol revision ${version}, where ptc-mcp cannot ask the user in the middle of a program`
-      }
       if (!supportsFormElicitation(server.server.getClientCapabilities()?.elicitation)) {
         return 'this client cannot ask the user (it does not support MCP elicitation)'
       }
     },
     async ask(request, signal) {
-      const result = await ctx.mcpReq.elicitInput(
-        {mode: 'form', message: approvalMessage(request), requestedSchema: approvalSchema(request)},
-        {signal, timeout: MAX_REQUEST_TIMEOUT_MS},
-      )
-      if (result.action !== 'accept') return 'deny'
-      const decision = result.content?.decision
-      return CHOICES.find((choice) => choice === decision) ?? 'deny'
+      const result = await ctx.mcpReq.elicitInput(approvalForm(request), {
+        signal,
+        timeout: MAX_REQUEST_TIMEOUT_MS,
+      })
+      return approvalAnswer(result)
     },
   }
+}
+
+/**
+ * Asks the user of a 2026-07-28 client, which takes no requests during a call: the question goes
+ * out as an input request of the execute_program answer, and the client's next call brings the
+ * answer back (SPEC §12).
+ */
+export function inputRequestPrompter(
+  capabilities: ClientCapabilities | undefined,
+  ask: (request: InputRequest, signal: AbortSignal) => Promise<unknown>,
+): ApprovalPrompter {
+  return {
+    unavailable() {
+      if (!supportsFormElicitation(capabilities?.elicitation)) {
+        return 'this client cannot ask the user (it does not support MCP elicitation)'
+      }
+    },
+    async ask(request, signal) {
+      return approvalAnswer(await ask(inputRequired.elicit(approvalForm(request)), signal))
+    },
+  }
+}
+
+/** The elicitation that asks for one call (SPEC §12). */
+export function approvalForm(request: ApprovalRequest) {
+  return {mode: 'form' as const, message: approvalMessage(request), requestedSchema: approvalSchema(request)}
+}
+
+/** Accept with a known choice; decline is the user's no; cancel (or anything else) went unanswered. */
+function approvalAnswer(result: unknown): ApprovalAnswer {
+  if (!isRecord(result)) return 'unanswered'
+  if (result.action === 'decline') return 'deny'
+  if (result.action !== 'accept') return 'unanswered'
+  const decision = isRecord(result.content) ? result.content.decision : undefined
+  return CHOICES.find((choice) => choice === decision) ?? 'deny'
 }
 
 /** `elicitation: {}` (the form-only capability of 2025-06-18) or one that lists `form`. */

@@ -1,5 +1,4 @@
 import {McpServer} from '@modelcontextprotocol/server'
-import {pathToFileURL} from 'node:url'
 import {z} from 'zod'
 
 import type {Logger} from '../log.js'
@@ -8,45 +7,9 @@ import type {UpstreamBridge} from './upstream-bridge.js'
 
 import {InspectError, inspectTools} from '../downstream/inspect.js'
 import {callableTools, UnknownServerError} from '../downstream/tool-search.js'
-import {type ProgramEngine, type RunOutcome, startFailureOutcome} from '../execution/engine.js'
-import {structuredOutcome} from '../execution/outcome.js'
-import {elicitationPrompter} from './approval-prompter.js'
-import {
-  executeProgramDescription,
-  INSPECT_TOOL_DESCRIPTION,
-  LIST_CALLABLE_TOOLS_DESCRIPTION,
-} from './descriptions.js'
-import {startProgress} from './progress.js'
-
-/** How long list_callable_tools and execute_program wait for servers still on their first attempt. */
-export const INITIAL_CONNECT_WAIT_MS = 5000
-
-const toolCallSchema = z.object({
-  tool: z.string(),
-  args: z.record(z.string(), z.unknown()),
-  ok: z.boolean(),
-  ms: z.number(),
-  error: z.string().optional(),
-  approval: z.enum(['approved', 'denied']).optional(),
-})
-
-const executeOutputSchema = z.object({
-  ok: z.boolean().describe('True when the program ran to the end without an uncaught exception.'),
-  output: z.string().describe('What the program printed (capped).'),
-  result: z.unknown().describe('The last emit() value, or null.'),
-  error: z
-    .string()
-    .nullable()
-    .describe('The error when the run failed (trimmed traceback, timeout, sandbox).'),
-  tool_calls: z
-    .array(toolCallSchema)
-    .describe('The first 50 tool calls, in order of completion; args cut to 200 characters of JSON.'),
-  more_tool_calls: z
-    .array(z.object({tool: z.string(), calls: z.number(), failed: z.number()}))
-    .optional()
-    .describe('The calls after the first 50, counted per tool.'),
-  sandbox: z.string().describe('The sandbox layer in force for this run.'),
-})
+import {INITIAL_CONNECT_WAIT_MS} from './connect-wait.js'
+import {INSPECT_TOOL_DESCRIPTION, LIST_CALLABLE_TOOLS_DESCRIPTION} from './descriptions.js'
+import {registerExecuteProgram} from './execute-program.js'
 
 const text = (value: string) => ({type: 'text' as const, text: value})
 
@@ -116,58 +79,7 @@ export function createMcpServer(
     },
   )
 
-  server.registerTool(
-    'execute_program',
-    {
-      description: executeProgramDescription(runtime.config.execution),
-      inputSchema: z.object({code: z.string().describe('The Python program. Top-level await works.')}),
-      outputSchema: executeOutputSchema,
-    },
-    async ({code}, ctx) => {
-      const progress = startProgress(ctx, logger)
-      try {
-        await registry.waitForInitialConnections(INITIAL_CONNECT_WAIT_MS)
-        let engine: ProgramEngine
-        try {
-          engine = await runtime.engine()
-        } catch (error) {
-          return toCallResult(
-            startFailureOutcome(error, runtime.config.execution, runtime.config.execution.sandbox),
-          )
-        }
-        const outcome = await engine.run(code, {
-          signal: ctx.mcpReq.signal,
-          onToolCallDone: (completed) => progress.toolCallsCompleted(completed),
-          onQueue: (ahead) => progress.queued(ahead),
-          prompter: elicitationPrompter(server, ctx),
-        })
-        return toCallResult(outcome)
-      } finally {
-        progress.stop()
-      }
-    },
-  )
+  registerExecuteProgram(server, runtime, logger, upstream)
 
   return server
-}
-
-function toCallResult(outcome: RunOutcome) {
-  // Rule: images the program passed to show() come after the text, then the kept files as
-  // resource links (SPEC §14).
-  const images = outcome.images.map((image) => ({
-    type: 'image' as const,
-    data: image.data,
-    mimeType: image.mimeType,
-  }))
-  const links = outcome.files.map((file) => ({
-    type: 'resource_link' as const,
-    uri: pathToFileURL(file.path).href,
-    name: file.name,
-    size: file.bytes,
-  }))
-  return {
-    content: [text(outcome.text), ...images, ...links],
-    structuredContent: structuredOutcome(outcome),
-    isError: !outcome.ok,
-  }
 }

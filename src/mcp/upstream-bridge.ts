@@ -1,26 +1,39 @@
-import type {ClientCapabilities} from '@modelcontextprotocol/client'
-import type {McpServer} from '@modelcontextprotocol/server'
+import type {ClientCapabilities, CreateMessageResult, ElicitResult} from '@modelcontextprotocol/client'
+
+import {
+  type InputRequest,
+  inputRequired,
+  type McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+} from '@modelcontextprotocol/server'
 
 import type {UpstreamClient} from '../downstream/upstream.js'
 import type {Logger} from '../log.js'
+import type {ProgramRounds} from './program-rounds.js'
 
-import {FIRST_MODERN_REVISION} from './approval-prompter.js'
+import {isRecord} from '../guards.js'
 
 /** The `_meta` key that names the downstream server a forwarded sampling request comes from. */
 export const SERVER_META_KEY = 'ptc-mcp/server'
 
 /**
  * serve's client as the downstream servers' requests reach it (SPEC §12): known once it has
- * initialized; elicitation messages are prefixed with the server's name (`[github] ...`), sampling
- * requests carry it in `_meta`. A client of the 2026-07-28 revision takes no requests from
- * servers, so nothing is declared for it and the requests are refused as before.
+ * initialized (2025 era) or sent its first request (2026-07-28, whose requests carry the client's
+ * capabilities); elicitation messages are prefixed with the server's name (`[github] ...`),
+ * sampling requests carry it in `_meta`. A 2026-07-28 client takes no requests from servers: a
+ * forwarded request goes out as an input request of the running program's answer instead.
  */
 export class UpstreamBridge implements UpstreamClient {
   /** Bound on one forwarded request: the user may take a while (permissions.approval_timeout_seconds). */
   timeoutMs = 300_000
   /** Resolves once the client has initialized (or at once for one that never will: see serve.ts). */
   readonly initialized: Promise<void>
+  /** The programs that carry forwarded requests to a 2026-07-28 client. */
+  rounds: ProgramRounds | undefined
   private server: McpServer | undefined
+  /** Set for a 2026-07-28 client: the capabilities its first request declared. */
+  private modernCapabilities: ClientCapabilities | undefined
   private markInitialized!: () => void
 
   constructor(private readonly logger: Logger) {
@@ -35,14 +48,29 @@ export class UpstreamBridge implements UpstreamClient {
     this.markInitialized()
   }
 
+  /** Called on the first request of a 2026-07-28 client, with the capabilities it declares. */
+  attachModern(capabilities: unknown): void {
+    this.modernCapabilities = isRecord(capabilities) ? (capabilities as ClientCapabilities) : {}
+    this.markInitialized()
+  }
+
   capabilities(): ClientCapabilities {
-    const server = this.server?.server
-    const version = server?.getNegotiatedProtocolVersion()
-    if (!server || (version !== undefined && version >= FIRST_MODERN_REVISION)) return {}
-    return server.getClientCapabilities() ?? {}
+    if (this.modernCapabilities) return this.modernCapabilities
+    return this.server?.server.getClientCapabilities() ?? {}
   }
 
   async elicit(name: string, params: Parameters<UpstreamClient['elicit']>[1], signal: AbortSignal) {
+    if (this.modernCapabilities) {
+      const label = `[${name}] ${params.message}`
+      const request =
+        params.mode === 'url'
+          ? inputRequired.elicitUrl({message: label, url: params.url})
+          : inputRequired.elicit({message: label, requestedSchema: params.requestedSchema})
+      const response = await this.throughProgram(name, request, signal)
+      return (
+        isRecord(response) && typeof response.action === 'string' ? response : {action: 'cancel'}
+      ) as ElicitResult
+    }
     const server = this.connected()
     this.logger.info(
       `passing an elicitation (${params.mode ?? 'form'} mode) from server '${name}' to the client`,
@@ -54,9 +82,18 @@ export class UpstreamBridge implements UpstreamClient {
   }
 
   async sample(name: string, params: Parameters<UpstreamClient['sample']>[1], signal: AbortSignal) {
+    const labelled = {...params, _meta: {...params._meta, [SERVER_META_KEY]: name}}
+    if (this.modernCapabilities) {
+      const response = await this.throughProgram(name, inputRequired.createMessage(labelled), signal)
+      if (!isRecord(response) || typeof response.role !== 'string' || !isRecord(response.content))
+        throw new ProtocolError(
+          ProtocolErrorCode.InternalError,
+          'the client did not answer the sampling request',
+        )
+      return response as CreateMessageResult
+    }
     const server = this.connected()
     this.logger.info(`passing a sampling request from server '${name}' to the client`)
-    const labelled = {...params, _meta: {...params._meta, [SERVER_META_KEY]: name}}
     return server.createMessage(labelled, {signal, timeout: this.timeoutMs}) as ReturnType<
       UpstreamClient['sample']
     >
@@ -65,6 +102,25 @@ export class UpstreamBridge implements UpstreamClient {
   async elicitationComplete(name: string, elicitationId: string): Promise<void> {
     this.logger.debug(`server '${name}' completed elicitation ${elicitationId}`)
     await this.connected().createElicitationCompletionNotifier(elicitationId)()
+  }
+
+  /**
+   * A 2026-07-28 client hears of a server's request only in the answer of a call in progress: the
+   * program most recently started or resumed carries it (the answer goes back to the server
+   * whichever program carried it).
+   */
+  private async throughProgram(name: string, request: InputRequest, signal: AbortSignal): Promise<unknown> {
+    const run = this.rounds?.latest()
+    if (!run) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
+        'no program is running through which ptc-mcp could put this request to its client',
+      )
+    }
+    this.logger.info(
+      `passing a ${request.method} request from server '${name}' to the client with a program's answer`,
+    )
+    return run.ask(request, AbortSignal.any([signal, run.signal, AbortSignal.timeout(this.timeoutMs)]))
   }
 
   private connected(): McpServer['server'] {

@@ -8,6 +8,9 @@ import {type ApprovalReason, describeReason, type PermissionPolicy} from './poli
 /** The user's answer: allow this call, allow this tool for the rest of the program, or deny. */
 export type ApprovalChoice = 'once' | 'program' | 'deny'
 
+/** What a prompter reports: the user's choice, or that the question went unanswered (the client cancelled it). */
+export type ApprovalAnswer = ApprovalChoice | 'unanswered'
+
 /** What the trace records for a call that needed approval. */
 export type ApprovalDecision = 'approved' | 'denied'
 
@@ -25,7 +28,7 @@ export interface ApprovalPrompter {
   /** Why this prompter cannot ask at all ("this client does not support elicitation"); undefined when it can. */
   unavailable(): string | undefined
   /** The user's choice. Aborting `signal` (timeout, end of the program) must end the question. */
-  ask(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalChoice>
+  ask(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer>
 }
 
 /** The program's clock: stopped while the user decides (SPEC §12). */
@@ -102,6 +105,10 @@ export class ProgramApprovals {
             `the user denied this call to ${tool.name}; it was not made. Do not retry it`,
           )
         }
+        if (choice === 'unanswered') {
+          this.unanswered = unansweredMessage(tool, reason)
+          throw this.denied(request, this.unanswered)
+        }
         if (choice === 'program') this.allowedTools.add(tool.name)
         this.options.logger.info(
           `approval: ${tool.name} ${request.argsText} approved ${choice === 'program' ? 'for the rest of the program' : 'once'} (${request.why})`,
@@ -119,7 +126,7 @@ export class ProgramApprovals {
     prompter: ApprovalPrompter,
     request: ApprovalRequest,
     signal: AbortSignal,
-  ): Promise<ApprovalChoice> {
+  ): Promise<ApprovalAnswer> {
     const {approvalTimeoutMs} = this.options.policy
     const timeout = new AbortController()
     const timer = setTimeout(() => timeout.abort(), approvalTimeoutMs)
@@ -155,6 +162,14 @@ export class ProgramApprovals {
 }
 
 /** What the user can change so the tool runs without asking, for the message of a call nobody could approve. */
+/**
+ * A question the client cancelled: nobody saw it (Claude Code in print mode cancels every question
+ * no hook answers), so the call may well be allowed once the user says how (SPEC §12).
+ */
+function unansweredMessage(tool: ToolInfo, reason: ApprovalReason): string {
+  return `nobody answered the approval question for ${tool.name} (the client cancelled it, as Claude Code does in print mode for a question no one sees), so the call was not made and later calls that need approval are denied in this program. Ways to allow it: ${howToAllow(tool, reason)}; or answer approval questions with an Elicitation hook in Claude Code's settings`
+}
+
 export function howToAllow(tool: ToolInfo, reason: ApprovalReason): string {
   switch (reason.source) {
     case 'ask': {
@@ -164,7 +179,7 @@ export function howToAllow(tool: ToolInfo, reason: ApprovalReason): string {
       return `to run it without asking, replace the ask rule ${JSON.stringify(reason.rule)} with an allow rule for ${tool.name} in ${reason.file}`
     }
     case 'destructive': {
-      return `to run it without asking, add "${tool.name}" to permissions.allow in .claude/settings.json, or set permissions.ask_destructive: false in ptc-mcp's config`
+      return `to run it without asking, add the Claude Code allow rule "${tool.name}" to permissions.allow in .claude/settings.json, or set permissions.ask_destructive: false in ptc-mcp's config`
     }
   }
 }

@@ -6,7 +6,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {stringify} from 'yaml'
 
 import type {ToolDescription} from '../../src/downstream/inspect.js'
-import type {StructuredOutcome} from '../../src/execution/outcome.js'
+import type {StructuredOutcome} from '../../src/execution/structured-outcome.js'
 
 import Inspect from '../../src/commands/inspect.js'
 import List, {type ListResult} from '../../src/commands/list.js'

@@ -1,6 +1,8 @@
 // The three tools of a running `serve`, as a test calls them over raw JSON-RPC.
 import {expect} from 'vitest'
 
+import type {ToolCallTrace} from '../../src/execution/format.js'
+import type {StructuredOutcome} from '../../src/execution/structured-outcome.js'
 import type {ServeSetup} from './serve.js'
 
 import {type RawServe, resultText, toolResult} from './json-rpc.js'
@@ -9,15 +11,9 @@ import {descendants, isAlive, waitUntil} from './processes.js'
 export interface Execution {
   text: string
   isError: boolean
-  structured: {
-    ok: boolean
-    output: string
-    result: unknown
-    error: string | null
-    tool_calls: Array<{tool: string; args: Record<string, unknown>; ok: boolean; error?: string}>
-    more_tool_calls?: Array<{tool: string; calls: number; failed: number}>
-    sandbox: string
-  }
+  structured: StructuredOutcome
+  /** Every call, as structured content lists them with execution.trace: full ([] otherwise). */
+  calls: ToolCallTrace[]
 }
 
 export interface Listing {
@@ -34,7 +30,8 @@ export async function execute(serve: RawServe, code: string, timeoutMs = 60_000)
   return {
     text: result.content?.[0]?.text ?? '',
     isError: result.isError === true,
-    structured: result.structuredContent as Execution['structured'],
+    structured: result.structuredContent as unknown as StructuredOutcome,
+    calls: (result.structuredContent as unknown as StructuredOutcome | undefined)?.tool_calls.calls ?? [],
   }
 }
 

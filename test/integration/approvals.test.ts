@@ -82,7 +82,7 @@ async function startSession(options: {
     stringify({
       servers: [server('fx'), server('my-fx')],
       permissions: {approval_timeout_seconds: APPROVAL_TIMEOUT_SECONDS},
-      execution: {timeout_seconds: 4},
+      execution: {timeout_seconds: 4, trace: 'full'},
     }),
   )
 
@@ -116,11 +116,15 @@ async function startSession(options: {
       const result = (await client.callTool(
         {name: 'execute_program', arguments: {code}},
         {timeout: 120_000},
-      )) as {content: Array<{text?: string}>; isError?: boolean; structuredContent?: {tool_calls: ToolCall[]}}
+      )) as {
+        content: Array<{text?: string}>
+        isError?: boolean
+        structuredContent?: {tool_calls: {calls?: ToolCall[]}}
+      }
       return {
         text: result.content[0]?.text ?? '',
         isError: result.isError === true,
-        calls: result.structuredContent?.tool_calls ?? [],
+        calls: result.structuredContent?.tool_calls.calls ?? [],
       }
     },
     stderr: () => stderr,
@@ -230,11 +234,14 @@ describe('approval by elicitation, with Claude Code rules in user and project sc
     expect(session.received('my-fx').length - before).toBe(3)
   })
 
-  for (const [label, answer] of [
-    ['decline', () => ({action: 'decline'})],
-    ['cancel', () => ({action: 'cancel'})],
-    ['deny', accept('deny')],
-  ] as Array<[string, Answer]>) {
+  const declined = 'caught: denied: the user denied this call to mcp__my_fx__delete_item'
+  // A cancelled question is not the user's no: nobody saw it (Claude Code's print mode cancels).
+  const unanswered = 'caught: denied: nobody answered the approval question for mcp__my_fx__delete_item'
+  for (const [label, answer, message] of [
+    ['decline', () => ({action: 'decline'}), declined],
+    ['cancel', () => ({action: 'cancel'}), unanswered],
+    ['deny', accept('deny'), declined],
+  ] as Array<[string, Answer, string]>) {
     it(`${label}: ToolError (denied), the program goes on, nothing reaches the server`, async () => {
       session.answer = answer
       const before = session.received('my-fx')
@@ -243,7 +250,7 @@ describe('approval by elicitation, with Claude Code rules in user and project sc
       )
       expect(run.isError).toBe(false)
       expect(run.text).toContain('kind: denied mcp__my_fx__delete_item')
-      expect(run.text).toContain('caught: denied: the user denied this call to mcp__my_fx__delete_item')
+      expect(run.text).toContain(message)
       expect(run.text).toContain('after')
       expect(run.text).toContain('[tool calls: 1, 1 failed')
       expect(run.calls).toMatchObject([{tool: 'mcp__my_fx__delete_item', ok: false, approval: 'denied'}])
@@ -383,7 +390,7 @@ describe('approval with a client that cannot be asked', () => {
   })
 })
 
-describe('approval with a 2026-07-28 client (no requests from server to client)', () => {
+describe('approval with a 2026-07-28 client (questions as input requests of the answer)', () => {
   let session: Session
 
   beforeAll(async () => {
@@ -393,14 +400,36 @@ describe('approval with a 2026-07-28 client (no requests from server to client)'
     await session?.close()
   })
 
-  it('denies calls that need approval, saying why, and asks nothing', async () => {
+  it('asks through input_required, and the same program resumes with the answer', async () => {
     session.asked.length = 0
     session.answer = accept('once')
     const run = await session.execute(
+      'print("before")\nprint(await mcp__my_fx__echo(text="x"))\nprint("after")',
+    )
+    expect(run.isError, run.text).toBe(false)
+    expect(run.text).toMatch(/^\[Script executed successfully\]\nbefore\n.*x.*\nafter$/m)
+    expect(session.asked).toHaveLength(1)
+    expect(session.asked[0]?.message).toContain('wants to call mcp__my_fx__echo')
+    expect(session.received('my-fx').filter((name) => name === 'echo')).toHaveLength(1)
+    expect(run.calls).toMatchObject([{tool: 'mcp__my_fx__echo', ok: true, approval: 'approved'}])
+  })
+
+  it('a declined question is the user’s no; a cancelled one says nobody answered and how to allow the call', async () => {
+    const before = session.received('my-fx').length
+    session.answer = () => ({action: 'decline'})
+    const declined = await session.execute(
       'try:\n    await mcp__my_fx__echo(text="x")\nexcept ToolError as e:\n    print("caught:", e.kind, e)',
     )
-    expect(run.text).toContain('caught: denied')
-    expect(run.text).toContain('the client speaks protocol revision 2026-07-28')
-    expect(session.asked).toHaveLength(0)
+    expect(declined.text).toContain('caught: denied')
+    expect(declined.text).toContain('the user denied this call')
+    session.answer = () => ({action: 'cancel'})
+    const cancelled = await session.execute(
+      'try:\n    await mcp__my_fx__echo(text="x")\nexcept ToolError as e:\n    print("caught:", e.kind, e)',
+    )
+    expect(cancelled.text).toContain('caught: denied')
+    expect(cancelled.text).toContain('nobody answered')
+    expect(cancelled.text).toContain('Elicitation hook')
+    expect(cancelled.text).not.toContain('Do not retry')
+    expect(session.received('my-fx')).toHaveLength(before)
   })
 })

@@ -80,6 +80,7 @@ beforeAll(async () => {
       tool_call_timeout_seconds: 3,
       max_tool_calls: MAX_TOOL_CALLS,
       warm_pool: 2,
+      trace: 'full',
     },
   }
   setup = prepareServe(config)
@@ -616,9 +617,8 @@ describe('programs in the styles models write (SPEC §6)', () => {
 
   it('the bounded trace and the kept-out figure: 20 file calls', () => {
     const task = outcomes.find((o) => o.name.startsWith('a 20-call filesystem task'))!
-    expect(task.run.structured.tool_calls).toHaveLength(20)
-    for (const call of task.run.structured.tool_calls)
-      expect(JSON.stringify(call.args).length).toBeLessThanOrEqual(200)
+    expect(task.run.calls).toHaveLength(20)
+    for (const call of task.run.calls) expect(JSON.stringify(call.args).length).toBeLessThanOrEqual(200)
     expect(task.run.text).toMatch(/\[tool calls: 20; \d+\.\ds; \d+\.\d KB kept out of context\]$/)
   })
 })

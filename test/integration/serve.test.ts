@@ -6,7 +6,7 @@ import {StdioClientTransport as StdioV1} from '@modelcontextprotocol/sdk/client/
 // Python children, driven by a real 2025-era client (SDK v1) and a real 2026-07-28 client (SDK v2).
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {INITIAL_CONNECT_WAIT_MS} from '../../src/mcp/server.js'
+import {INITIAL_CONNECT_WAIT_MS} from '../../src/mcp/connect-wait.js'
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {startRawServe} from '../helpers/json-rpc.js'
 import {descendants, isAlive, programInterpreters, waitUntil} from '../helpers/processes.js'
@@ -116,7 +116,7 @@ describe.each(['v1', 'v2'] as const)('serve with an SDK %s client', (era) => {
       output: 'sum 5\n',
       result: {sum: 5},
       error: null,
-      tool_calls: [{tool: 'mcp__fx__add', args: {a: 2, b: 3}, ok: true}],
+      tool_calls: {counts: {mcp__fx__add: {calls: 1, failed: 0}}, failed: []},
     })
     expect(result.structuredContent?.sandbox).toEqual(expect.any(String))
   })

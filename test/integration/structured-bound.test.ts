@@ -1,15 +1,15 @@
 /**
- * Structured content of execute_program stays within its bound (SPEC §5): the text content plus a
- * trace of at most 50 calls, each `args` cut to 200 characters, then counts per tool; and the
- * server does not hold the arguments of a program's calls once they are made (SPEC §15).
+ * Structured content of execute_program stays within its bound (SPEC §5): the text plus at most
+ * 600 bytes (counts per tool, the first failed calls with short arguments); and the server does
+ * not hold the arguments of a program's calls once they are made (SPEC §15).
  */
 import {afterAll, beforeAll, expect, test} from 'vitest'
 
 import {executionSchema} from '../../src/config/schema.js'
 import {ProgramEngine} from '../../src/execution/engine.js'
-import {structuredOutcome} from '../../src/execution/outcome.js'
 import {resolvePython} from '../../src/execution/python.js'
-import {MAX_TRACE_ARGS_CHARS, MAX_TRACE_ERROR_CHARS, MAX_TRACED_CALLS} from '../../src/execution/trace.js'
+import {STRUCTURE_ALLOWANCE_BYTES, structuredOutcome} from '../../src/execution/structured-outcome.js'
+import {MAX_TRACE_ARGS_CHARS, MAX_TRACE_ERROR_CHARS} from '../../src/execution/trace.js'
 import {silentLogger} from '../../src/log.js'
 import {noneBackend} from '../../src/sandbox/none.js'
 import {LocalHost} from '../helpers/local-host.js'
@@ -63,19 +63,25 @@ test('500 calls with 1 MB arguments: structured content is the text plus a bound
   expect(outcome.tool_calls).toHaveLength(500)
 
   const structured = structuredOutcome(outcome)
-  expect(structured.tool_calls).toHaveLength(MAX_TRACED_CALLS)
-  for (const call of structured.tool_calls) {
-    expect(JSON.stringify(call.args).length).toBeLessThanOrEqual(MAX_TRACE_ARGS_CHARS)
+  expect(structured.tool_calls.counts).toEqual({
+    mcp__local__size: {calls: 480, failed: 0},
+    mcp__local__fail: {calls: 20, failed: 20},
+  })
+  expect(structured.tool_calls.failed.length).toBeGreaterThan(0)
+  for (const call of structured.tool_calls.failed) {
     expect(call.args).toHaveProperty('content', expect.stringMatching(/^x+…x+$/))
+    expect(JSON.stringify(call.args).length).toBeLessThanOrEqual(80)
   }
-  expect(structured.more_tool_calls).toEqual([
-    {tool: 'mcp__local__size', calls: 430, failed: 0},
-    {tool: 'mcp__local__fail', calls: 20, failed: 20},
-  ])
-  // What each listed call may add to the text: its tool, args, error and the JSON around them.
+  const escaping = JSON.stringify(outcome.output).length - outcome.output.length
+  expect(Buffer.byteLength(JSON.stringify(structured)) - escaping).toBeLessThanOrEqual(
+    Buffer.byteLength(outcome.text) + STRUCTURE_ALLOWANCE_BYTES,
+  )
+  // `run --json` lists every call, each cut as the trace cuts it.
+  const listed = structuredOutcome(outcome, {allCalls: true}).tool_calls.calls!
+  expect(listed).toHaveLength(500)
+  for (const call of listed)
+    expect(JSON.stringify(call.args).length).toBeLessThanOrEqual(MAX_TRACE_ARGS_CHARS)
   const perCall = 100 + MAX_TRACE_ARGS_CHARS + MAX_TRACE_ERROR_CHARS
-  const bound = Buffer.byteLength(outcome.text) + MAX_TRACED_CALLS * perCall + 2 * 100
-  expect(Buffer.byteLength(JSON.stringify(structured))).toBeLessThanOrEqual(bound)
   // Even the in-memory record of all 500 calls is small: the arguments were cut when recorded.
   expect(JSON.stringify(outcome.tool_calls).length).toBeLessThan(500 * perCall)
 })
@@ -86,8 +92,11 @@ test('failed calls in the trace carry a cut error, one line', async () => {
       '\n',
     ),
   )
-  const [call] = structuredOutcome(outcome).tool_calls
+  const [call] = structuredOutcome(outcome, {allCalls: true}).tool_calls.calls!
   expect(call).toMatchObject({tool: 'mcp__local__fail', args: {content: 'a'}, ok: false})
+  const [failed] = structuredOutcome(outcome).tool_calls.failed
+  expect(failed).toMatchObject({tool: 'mcp__local__fail', args: {content: 'a'}})
+  expect(failed!.error).toMatch(/^refused: because because .*…$/)
   expect(call!.error!.length).toBe(MAX_TRACE_ERROR_CHARS)
   expect(call!.error).toMatch(/^refused: because because .*…$/)
 })

@@ -68,6 +68,7 @@ describe('hostile channel messages (SPEC §15)', () => {
           max_concurrent_calls: 2,
           max_tool_calls: 1000,
           warm_pool: WARM_POOL,
+          trace: 'full',
         },
       }),
     )
@@ -106,7 +107,7 @@ describe('hostile channel messages (SPEC §15)', () => {
       error:
         'RuntimeError: protocol error: the child sent a message nested deeper than 100 levels (tool arguments and emit() values must be smaller)',
       result: null,
-      tool_calls: [],
+      tool_calls: {counts: {}, failed: [], calls: []},
     })
     expect(serve.stderr()).toMatch(
       /a program child broke the protocol: the child sent a message nested deeper/,
@@ -140,7 +141,7 @@ describe('hostile channel messages (SPEC §15)', () => {
         'refused: the arguments are refused: they are nested deeper than 100 levels; pass less data per call\n3\n',
     })
     // The trace is the add call alone, and so is what reached the server.
-    expect(run.structured.tool_calls).toMatchObject([{tool: 'mcp__fx__add', ok: true}])
+    expect(run.calls).toMatchObject([{tool: 'mcp__fx__add', ok: true}])
     expect(fixtureCalls().slice(before)).toEqual(['add'])
 
     // Not in the runner's format: the run ends.
@@ -164,7 +165,7 @@ describe('hostile channel messages (SPEC §15)', () => {
       `RuntimeError: protocol error: the child reused request id ${FORGED_ID} (ids must increase: ${FORGED_ID} came before)`,
     )
     // One call started before the second message ended the run: it is in the trace, as stopped.
-    expect(run.structured.tool_calls).toEqual([
+    expect(run.calls).toEqual([
       expect.objectContaining({
         tool: 'mcp__fx__slow',
         ok: false,
@@ -182,7 +183,7 @@ describe('hostile channel messages (SPEC §15)', () => {
     expect(back.structured.error).toBe(
       'RuntimeError: protocol error: the child reused request id 1 (ids must increase: 1 came before)',
     )
-    expect(back.structured.tool_calls).toMatchObject([{tool: 'mcp__fx__add', ok: true}])
+    expect(back.calls).toMatchObject([{tool: 'mcp__fx__add', ok: true}])
     await expectHealthy()
   })
 
@@ -197,7 +198,7 @@ describe('hostile channel messages (SPEC §15)', () => {
     )
     // Well before the program's own timeout; helpers are not calls, and no call was made.
     expect(Date.now() - started).toBeLessThan((TIMEOUT_SECONDS - 5) * 1000)
-    expect(run.structured.tool_calls).toEqual([])
+    expect(run.calls).toEqual([])
     await expectHealthy()
   }, 60_000)
 
@@ -210,7 +211,7 @@ describe('hostile channel messages (SPEC §15)', () => {
       ok: false,
       error: `RuntimeError: protocol error: the child sent a result of 10000002 bytes, over the ${MAX_OUTPUT}-byte limit (max_output_bytes)`,
       result: null,
-      tool_calls: [],
+      tool_calls: {counts: {}, failed: [], calls: []},
     })
     // A forged 10 MB error keeps its head.
     const error = await execute(
@@ -249,7 +250,7 @@ describe('hostile channel messages (SPEC §15)', () => {
     expect(run.structured, run.text).toMatchObject({ok: true, output: '50\n'})
     // The 5,000,000-item lists never reached the host (refused as sent); the others did, and each
     // is recorded cut (SPEC §5: 200 characters).
-    const calls = run.structured.tool_calls as unknown as Array<{tool: string; args: Record<string, unknown>}>
+    const {calls} = run
     expect(calls).toHaveLength(40)
     for (const call of calls) expect(JSON.stringify(call.args).length).toBeLessThanOrEqual(200)
     expect(calls[0]).toMatchObject({
@@ -273,7 +274,7 @@ describe('hostile channel messages (SPEC §15)', () => {
       output: expect.stringMatching(
         /…' \(16000000 characters\), and no tool has a similar name; list_callable_tools\(\) shows the \d+ available tools\.\n$/,
       ),
-      tool_calls: [],
+      tool_calls: {counts: {}, failed: [], calls: []},
     })
     await expectHealthy()
   }, 60_000)
@@ -312,8 +313,8 @@ describe('hostile channel messages (SPEC §15)', () => {
     })
     // Only the valid word reached the server; the trace says the same.
     expect(fixtureCalls().slice(before)).toEqual(['redos'])
-    expect(run.structured.tool_calls.filter((call) => call.ok)).toMatchObject([{tool: 'mcp__fx__redos'}])
-    expect(run.structured.tool_calls).toHaveLength(22)
+    expect(run.calls.filter((call) => call.ok)).toMatchObject([{tool: 'mcp__fx__redos'}])
+    expect(run.calls).toHaveLength(22)
     await expectHealthy()
   }, 60_000)
 
@@ -419,8 +420,8 @@ describe('hostile channel messages (SPEC §15)', () => {
       child.on('exit', resolve)
     })
     expect(code).toBe(0)
-    const outcome = JSON.parse(stdout) as {output: string; tool_calls: Array<{args: {a: string}}>}
+    const outcome = JSON.parse(stdout) as {output: string; tool_calls: {calls: Array<{args: {a: string}}>}}
     expect(outcome.output).toBe('failed\n')
-    expect(outcome.tool_calls[0]?.args.a).toMatch(/^x{50,}…x{20,}$/)
+    expect(outcome.tool_calls.calls[0]?.args.a).toMatch(/^x{50,}…x{20,}$/)
   }, 60_000)
 })

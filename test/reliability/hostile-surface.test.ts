@@ -271,7 +271,9 @@ describe('tools.allow / tools.block are normalised like names (real server-every
       )
       expect(run.text).not.toContain(SECRET)
       expect(run.text).not.toMatch(/block|hidden|rule/i)
-      expect(run.structured.tool_calls.every((call) => !call.ok)).toBe(true)
+      expect(
+        Object.values(run.structured.tool_calls.counts).every((count) => count.failed === count.calls),
+      ).toBe(true)
       const inspected = toolResult(
         await serve.callTool('inspect_tool', {tool_name: 'mcp__everything__get_env'}),
       )
@@ -408,10 +410,10 @@ describe('an oversized result fails that call only; the shared connection stays'
       'result of mcp__fx__big is 38.1 MiB, over the 16 MiB limit (execution.max_tool_result_bytes); ' +
         "request less data: narrower dates, a limit, or a filter\n{'sum': 3}\n",
     )
-    expect(hostile.structured.tool_calls.map((c) => [c.tool, c.ok])).toEqual([
-      ['mcp__fx__big', false],
-      ['mcp__fx__add', true],
-    ])
+    expect(hostile.structured.tool_calls.counts).toEqual({
+      mcp__fx__big: {calls: 1, failed: 1},
+      mcp__fx__add: {calls: 1, failed: 0},
+    })
     const other = await innocent
     expect(other.structured, other.text).toMatchObject({ok: true, output: 'slept 4000\n'})
     // Same server process, never reconnected; nothing about a lost connection in the log.

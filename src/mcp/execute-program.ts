@@ -1,0 +1,207 @@
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  inputRequired,
+  type McpServer,
+  PROTOCOL_VERSION_META_KEY,
+  type ServerContext,
+} from '@modelcontextprotocol/server'
+import {pathToFileURL} from 'node:url'
+import {z} from 'zod'
+
+import type {ExecutionConfig} from '../config/schema.js'
+import type {Logger} from '../log.js'
+import type {Runtime} from '../runtime.js'
+import type {UpstreamBridge} from './upstream-bridge.js'
+
+import {type ProgramEngine, type RunOutcome, startFailureOutcome} from '../execution/engine.js'
+import {structuredOutcome} from '../execution/structured-outcome.js'
+import {isRecord} from '../guards.js'
+import {elicitationPrompter, FIRST_MODERN_REVISION, inputRequestPrompter} from './approval-prompter.js'
+import {INITIAL_CONNECT_WAIT_MS} from './connect-wait.js'
+import {executeProgramDescription} from './descriptions.js'
+import {ProgramRounds, type RoundAnswer} from './program-rounds.js'
+import {startProgress} from './progress.js'
+
+/** The tool `_meta` key with which Claude Code lets a result this long reach the model inline. */
+export const MAX_RESULT_SIZE_META_KEY = 'anthropic/maxResultSizeChars'
+
+/**
+ * The longest answer Claude Code should pass on inline (SPEC §5): the output and the emit() value
+ * (each up to max_output_bytes), room for JSON escaping, and the structure around them.
+ */
+export function maxResultSizeChars(execution: ExecutionConfig): number {
+  return Math.ceil(2.5 * execution.max_output_bytes) + 16_384
+}
+
+const approvalSchema = z.enum(['approved', 'denied']).optional()
+const argsSchema = z.record(z.string(), z.unknown())
+
+/** The structured content (SPEC §5): what Claude Code shows the model of a successful run. */
+const executeOutputSchema = z.object({
+  ok: z.boolean().describe('True when the program ran to the end without an uncaught exception.'),
+  status: z
+    .string()
+    .describe('The status line: [Script executed successfully] or [Script execution failed].'),
+  output: z
+    .string()
+    .describe(
+      'What the program printed; over the cap, first a note on what was cut, then its head and tail.',
+    ),
+  result: z.unknown().describe('The last emit() value, or null.'),
+  error: z
+    .string()
+    .nullable()
+    .describe('The error when the run failed (trimmed traceback, timeout, sandbox).'),
+  files: z.string().optional().describe('The files kept from ./out/, and where.'),
+  trace: z.string().describe('The summary of tool calls (count, failures, time), as in the text.'),
+  tool_calls: z.object({
+    counts: z
+      .record(z.string(), z.object({calls: z.number(), failed: z.number()}))
+      .describe('Calls per tool.'),
+    failed: z
+      .array(
+        z.object({
+          tool: z.string(),
+          args: argsSchema,
+          error: z.string(),
+          ms: z.number(),
+          approval: approvalSchema,
+        }),
+      )
+      .describe('The first failed calls, with short arguments.'),
+    calls: z
+      .array(
+        z.object({
+          tool: z.string(),
+          args: argsSchema,
+          ok: z.boolean(),
+          ms: z.number(),
+          error: z.string().optional(),
+          approval: approvalSchema,
+        }),
+      )
+      .optional()
+      .describe('Every call, with execution.trace: full.'),
+  }),
+  sandbox: z.string().describe('The sandbox layer in force for this run.'),
+})
+
+/** Programs paused on a question, one set per process (a requestState is good only where it was made). */
+const roundsOf = new WeakMap<Runtime, ProgramRounds>()
+
+/** execute_program (SPEC §5): runs a program, asking the user in whichever way the client's protocol allows. */
+export function registerExecuteProgram(
+  server: McpServer,
+  runtime: Runtime,
+  logger: Logger,
+  upstream?: UpstreamBridge,
+): void {
+  const {execution} = runtime.config
+  let rounds = roundsOf.get(runtime)
+  if (!rounds) {
+    rounds = new ProgramRounds(runtime.permissions.approvalTimeoutMs)
+    roundsOf.set(runtime, rounds)
+  }
+  if (upstream) upstream.rounds = rounds
+  const answer = (result: RoundAnswer) => {
+    if (result.kind === 'done') return toCallResult(result.outcome, execution)
+    if (result.kind === 'input')
+      return inputRequired({inputRequests: result.inputRequests, requestState: result.requestState})
+    return {isError: true, content: [text(result.message)]}
+  }
+
+  server.registerTool(
+    'execute_program',
+    {
+      description: executeProgramDescription(execution),
+      inputSchema: z.object({code: z.string().describe('The Python program. Top-level await works.')}),
+      outputSchema: executeOutputSchema,
+      // Claude Code keeps a longer result in a file and shows the model 2 KB of it (SPEC §5).
+      _meta: {[MAX_RESULT_SIZE_META_KEY]: maxResultSizeChars(execution)},
+    },
+    async ({code}, ctx) => {
+      const progress = startProgress(ctx, logger)
+      try {
+        const modern = speaksModernProtocol(server, ctx)
+        const state = modern ? ctx.mcpReq.requestState<unknown>() : undefined
+        if (state !== undefined) {
+          if (typeof state !== 'string')
+            return answer({kind: 'refused', message: 'requestState must be a string'})
+          return answer(await rounds.resume(state, code, ctx.mcpReq.inputResponses, ctx.mcpReq.signal))
+        }
+        await runtime.registry.waitForInitialConnections(INITIAL_CONNECT_WAIT_MS)
+        let engine: ProgramEngine
+        try {
+          engine = await runtime.engine()
+        } catch (error) {
+          return toCallResult(startFailureOutcome(error, execution, execution.sandbox), execution)
+        }
+        const report = {
+          onToolCallDone: (completed: number) => progress.toolCallsCompleted(completed),
+          onQueue: (ahead?: number) => progress.queued(ahead),
+        }
+        if (!modern) {
+          const outcome = await engine.run(code, {
+            ...report,
+            signal: ctx.mcpReq.signal,
+            prompter: elicitationPrompter(server, ctx),
+          })
+          return toCallResult(outcome, execution)
+        }
+        const capabilities = envelopeCapabilities(ctx)
+        return answer(
+          await rounds.start(
+            code,
+            (round) =>
+              engine.run(code, {
+                ...report,
+                signal: round.signal,
+                prompter: inputRequestPrompter(capabilities, round.ask),
+              }),
+            ctx.mcpReq.signal,
+          ),
+        )
+      } finally {
+        progress.stop()
+      }
+    },
+  )
+}
+
+/** A request of the 2026-07-28 protocol (or later): it names its revision in its envelope. */
+function speaksModernProtocol(server: McpServer, ctx: ServerContext): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined
+  const version = envelope?.[PROTOCOL_VERSION_META_KEY] ?? server.server.getNegotiatedProtocolVersion()
+  return typeof version === 'string' && version >= FIRST_MODERN_REVISION
+}
+
+function envelopeCapabilities(ctx: ServerContext): ClientCapabilities | undefined {
+  const capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[
+    CLIENT_CAPABILITIES_META_KEY
+  ]
+  return isRecord(capabilities) ? (capabilities as ClientCapabilities) : undefined
+}
+
+const text = (value: string) => ({type: 'text' as const, text: value})
+
+function toCallResult(outcome: RunOutcome, execution: ExecutionConfig) {
+  // Rule: images the program passed to show() come after the text, then the kept files as
+  // resource links (SPEC §14).
+  const images = outcome.images.map((image) => ({
+    type: 'image' as const,
+    data: image.data,
+    mimeType: image.mimeType,
+  }))
+  const links = outcome.files.map((file) => ({
+    type: 'resource_link' as const,
+    uri: pathToFileURL(file.path).href,
+    name: file.name,
+    size: file.bytes,
+  }))
+  return {
+    content: [text(outcome.text), ...images, ...links],
+    structuredContent: structuredOutcome(outcome, {allCalls: execution.trace === 'full'}),
+    isError: !outcome.ok,
+  }
+}
