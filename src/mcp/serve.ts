@@ -31,6 +31,8 @@ export async function serveStdio(
   const transport = new JsonLinesServerTransport(process.stdin, process.stdout, {
     maxMessageBytes: CLIENT_MESSAGE_BYTES,
     logger,
+    // A 2026-07-28 client never initializes: its first request says what it supports.
+    onModernClient: upstream && ((capabilities) => upstream.attachModern(capabilities)),
   })
   const stopped = new Promise<string>((resolve) => {
     process.stdin.once('end', () => resolve('stdin closed'))

@@ -1,6 +1,12 @@
 import type {Readable, Writable} from 'node:stream'
 
-import {type JSONRPCMessage, ProtocolErrorCode, type RequestId} from '@modelcontextprotocol/server'
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type JSONRPCMessage,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolErrorCode,
+  type RequestId,
+} from '@modelcontextprotocol/server'
 import {StdioServerTransport} from '@modelcontextprotocol/server/stdio'
 
 import type {Logger} from '../log.js'
@@ -27,7 +33,12 @@ export class JsonLinesServerTransport extends StdioServerTransport {
   constructor(
     stdin: Readable,
     stdout: Writable,
-    private readonly options: {maxMessageBytes: number; logger: Logger},
+    private readonly options: {
+      maxMessageBytes: number
+      logger: Logger
+      /** Told once, of the first request that carries a 2026-07-28 envelope: the client's capabilities. */
+      onModernClient?: (capabilities: unknown) => void
+    },
   ) {
     super(stdin, stdout)
     this.framer = LineFramer.text(options.maxMessageBytes, 'skip')
@@ -66,11 +77,21 @@ export class JsonLinesServerTransport extends StdioServerTransport {
       else this.reject(requestId(value), ProtocolErrorCode.InvalidRequest, what)
       return
     }
+    this.noticeModernClient(message)
     try {
       this.onmessage?.(message)
     } catch (error) {
       this.onerror?.(error as Error)
     }
+  }
+
+  private noticeModernClient(message: JSONRPCMessage): void {
+    const {onModernClient} = this.options
+    if (!onModernClient || !('method' in message) || !isRecord(message.params)) return
+    const meta = message.params._meta
+    if (!isRecord(meta) || meta[PROTOCOL_VERSION_META_KEY] === undefined) return
+    this.options.onModernClient = undefined
+    onModernClient(meta[CLIENT_CAPABILITIES_META_KEY])
   }
 
   /** Answers a message that cannot be handled; without an id the error carries none (MCP allows that). */

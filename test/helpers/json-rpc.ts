@@ -93,8 +93,18 @@ export interface RawServe {
   kill(): Promise<void>
 }
 
-/** Spawns `serve` with the setup's config and completes the 2025-era initialize handshake. */
-export async function startRawServe(setup: ServeSetup): Promise<RawServe> {
+/** The per-request envelope of a 2026-07-28 client (an elicitation-capable one, as Claude Code is). */
+export const MODERN_ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': {name: 'raw', version: '1'},
+  'io.modelcontextprotocol/clientCapabilities': {elicitation: {form: {}, url: {}}},
+}
+
+/**
+ * Spawns `serve` with the setup's config and completes the 2025-era initialize handshake, or with
+ * `modern`, probes with `server/discover` and sends every request with the 2026-07-28 envelope.
+ */
+export async function startRawServe(setup: ServeSetup, {modern = false} = {}): Promise<RawServe> {
   const child = spawn(process.execPath, setup.args, {
     env: setup.env,
     cwd: setup.cwd,
@@ -113,6 +123,7 @@ export async function startRawServe(setup: ServeSetup): Promise<RawServe> {
   const send = (message: Message) => sendLine(JSON.stringify(message))
   const request = (method: string, params?: unknown, timeoutMs?: number): Promise<Message> => {
     const id = nextId++
+    if (modern) params = withEnvelope(params)
     send({jsonrpc: '2.0', id, method, ...(params === undefined ? {} : {params})})
     return lines.waitFor((m) => m.id === id && m.method === undefined, timeoutMs)
   }
@@ -131,18 +142,25 @@ export async function startRawServe(setup: ServeSetup): Promise<RawServe> {
     },
   }
   try {
-    send(initialize(0))
+    send(
+      modern ? {jsonrpc: '2.0', id: 0, method: 'server/discover', params: withEnvelope({})} : initialize(0),
+    )
     const gone = exited.then((code) => {
       throw new Error(`serve exited with code ${code}`)
     })
     gone.catch(() => {})
     await Promise.race([lines.waitFor((m) => m.id === 0, 30_000), gone])
-    send({jsonrpc: '2.0', method: 'notifications/initialized'})
+    if (!modern) send({jsonrpc: '2.0', method: 'notifications/initialized'})
   } catch (error) {
     await raw.kill()
     throw new Error(`serve did not initialize: ${stderr}`, {cause: error})
   }
   return raw
+}
+
+function withEnvelope(params: unknown): Record<string, unknown> {
+  const given = (params ?? {}) as Record<string, unknown>
+  return {...given, _meta: {...(given._meta as Record<string, unknown> | undefined), ...MODERN_ENVELOPE}}
 }
 
 interface ToolCallResponse {

@@ -320,11 +320,14 @@ describe('approval by elicitation, with Claude Code rules in user and project sc
   }, 60_000)
 })
 
-describe('elicitation and sampling requests of downstream servers', () => {
+describe.each([
+  ['2025-11-25', false],
+  ['2026-07-28', true],
+])('elicitation and sampling requests of downstream servers, client of %s', (_era, modern) => {
   let session: Session
 
   beforeAll(async () => {
-    session = await startSession({elicitation: true})
+    session = await startSession({elicitation: true, modern})
   }, 90_000)
   afterAll(async () => {
     await session?.close()
@@ -348,7 +351,9 @@ describe('elicitation and sampling requests of downstream servers', () => {
       {mode: 'form', message: '[fx] Your name?'},
       {mode: 'url', message: '[fx] Sign in to continue', url: 'https://example.com/sign-in'},
     ])
-    expect(session.sampled).toMatchObject([{_meta: {'ptc-mcp/server': 'fx'}}])
+    expect(session.sampled).toHaveLength(1)
+    // The 2026-07-28 client SDK drops an embedded request's _meta.
+    if (!modern) expect(session.sampled).toMatchObject([{_meta: {'ptc-mcp/server': 'fx'}}])
   })
 })
 
