@@ -135,7 +135,9 @@ describe('approvals of a 2026-07-28 client, through requestState', () => {
     const key = Object.keys(first.inputRequests)[0]!
     expect(programInterpreters(serve.child.pid!).length).toBeGreaterThan(0)
     expect(await waitUntil(() => programInterpreters(serve.child.pid!).length === 0, 20_000)).toBe(true)
-    await new Promise((resolve) => setTimeout(resolve, 1100))
+    await new Promise((resolve) => {
+      setTimeout(resolve, 1100)
+    })
     const late = refusal(
       await call(serve, PROGRAM, {inputResponses: {[key]: ALLOW_ONCE}, requestState: first.requestState}),
     )
