@@ -42,6 +42,7 @@ describe('config.schema.json', () => {
         'name',
         'transport',
         'command',
+        'connect_timeout_seconds',
         'args',
         'env',
         'cwd',

@@ -244,7 +244,7 @@ describe('loadConfig', () => {
       [
         'an unknown key',
         'servers:\n  - {name: a, command: x, foo: 1}\n',
-        'servers[0].foo: unknown key (expected one of name, transport, command, args, env, cwd)',
+        'servers[0].foo: unknown key (expected one of name, transport, command, args, env, cwd, connect_timeout_seconds)',
       ],
       [
         'a misspelt key (without also saying the real one is missing)',

@@ -73,6 +73,9 @@ const stdioServer = z
       .min(1)
       .optional()
       .describe("Working directory for the command (default: ptc-mcp's own). ${VAR} expanded."),
+    connect_timeout_seconds: positiveSeconds(
+      'Bound on one connection attempt (start, handshake, first tool listing); calls to a server still starting wait at most this long. Default: 30.',
+    ).optional(),
   })
   .describe('A server launched as a child process and spoken to over stdin/stdout.')
 
@@ -121,6 +124,9 @@ const remoteServer = (transport: 'http' | 'sse', description: string) =>
         'HTTP headers sent with every request, e.g. Authorization. Values: ${VAR} expanded.',
       ).default({}),
       oauth: oauthSchema.optional(),
+      connect_timeout_seconds: positiveSeconds(
+        'Bound on one connection attempt (start, handshake, first tool listing); calls to a server still starting wait at most this long. Default: 30.',
+      ).optional(),
     })
     .describe(description)
 

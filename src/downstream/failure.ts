@@ -95,6 +95,9 @@ export function redactFailure(failure: ConnectFailure, redact: (text: string) =>
   }
 }
 
+/** How long one connection attempt may take when the server's entry does not say (SPEC §4). */
+export const DEFAULT_CONNECT_TIMEOUT_SECONDS = 30
+
 /** The fix for each kind; `command` and `url` are the server's own. */
 const FIXES: Record<
   ConnectFailureKind,
@@ -113,7 +116,8 @@ const FIXES: Record<
   http_status: ({status}, server) => httpFix(status, server.transport === 'stdio' ? '' : server.url),
   connection_refused: () => 'nothing is listening at that URL: start the server or fix the url',
   unknown_host: () => 'the host name does not resolve: check the url',
-  timeout: () => 'the server did not answer in time: check that it starts on its own and speaks MCP',
+  timeout: (_, server) =>
+    `the server did not answer in time: a first start can be slow (npx downloading a package), so raise servers[].connect_timeout_seconds (now ${server.connect_timeout_seconds ?? DEFAULT_CONNECT_TIMEOUT_SECONDS}), or check that it starts on its own and speaks MCP`,
   needs_sign_in: (_, server) => `run \`${authCommand(server.name)}\``,
   other: () => GENERIC_FIX,
 }

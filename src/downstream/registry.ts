@@ -189,7 +189,14 @@ export class ToolRegistry implements ToolHost {
   /** Servers that are not connected, with the reason ("connecting" while on the first attempt). */
   unavailableServers(): UnavailableServer[] {
     return [
-      ...this.supervisors.filter((s) => !s.connected).map((s) => ({name: s.name, reason: s.reason})),
+      ...this.supervisors
+        .filter((s) => !s.connected)
+        .map((s): UnavailableServer => {
+          // Reconnecting servers stay with their reason in the unavailable list (calls still wait).
+          if (!s.status().connecting) return {name: s.name, reason: s.reason}
+          const forMs = Date.now() - Date.parse(s.status().since)
+          return {name: s.name, reason: s.reason, starting: {forMs, upToMs: s.startTimeoutMs}}
+        }),
       ...this.unusable.map(({name, reason}) => ({name, reason})),
     ]
   }
@@ -270,8 +277,17 @@ export class ToolRegistry implements ToolHost {
     args: Record<string, unknown>,
     options: CallToolOptions,
   ): Promise<unknown> {
-    const {tool, unknown} = lookupTool(this, name)
-    if (!tool) throw this.missingToolError(name, unknown)
+    let {tool, unknown} = lookupTool(this, name)
+    // A server still starting (or reconnecting) is waited for, within the call's own timeout.
+    const owner = tool ? undefined : this.ownerOf(name)
+    let timeoutMs = options.timeoutMs
+    if (owner && !owner.connected && owner.starting) {
+      const started = Date.now()
+      if (await owner.untilConnected(Math.min(timeoutMs, owner.startTimeoutMs), options.signal))
+        ({tool, unknown} = lookupTool(this, name))
+      timeoutMs = Math.max(1, timeoutMs - (Date.now() - started))
+    }
+    if (!tool) throw this.missingToolError(name, unknown!)
     const {supervisor} = this.index.get(name)!
     args = checkArguments(tool, args, this.validator)
     // Rule: a call the user did not approve never reaches the server either.
@@ -279,10 +295,7 @@ export class ToolRegistry implements ToolHost {
 
     let result: CallToolResult
     try {
-      result = await supervisor.callTool(tool.tool, args, {
-        signal: options.signal,
-        timeoutMs: options.timeoutMs,
-      })
+      result = await supervisor.callTool(tool.tool, args, {signal: options.signal, timeoutMs})
     } catch (error) {
       if (error instanceof ResultTooLargeError) throw tooLargeError(tool, error.bytes, options)
       throw error
@@ -301,15 +314,20 @@ export class ToolRegistry implements ToolHost {
 
   /** Unknown tool, or a tool of a server that is down (then the server and its reason are named). */
   private missingToolError(name: string, unknown: string): ToolError {
-    const owner = this.supervisors
-      .filter((s) => name.startsWith(`mcp__${normaliseName(s.name)}__`))
-      .sort((a, b) => b.name.length - a.name.length)[0]
+    const owner = this.ownerOf(name)
     if (owner && !owner.connected)
       return new ToolError(notConnectedMessage(owner.name, owner.reason), {kind: 'unavailable'})
     const unusable = this.unusable.find((s) => name.startsWith(`mcp__${normaliseName(s.name)}__`))
     if (!owner && unusable)
       return new ToolError(notConnectedMessage(unusable.name, unusable.reason), {kind: 'unavailable'})
     return new ToolError(unknown, {kind: 'unknown_tool'})
+  }
+
+  /** The server whose `mcp__<server>__` prefix a tool name has (the longest such name). */
+  private ownerOf(name: string): ServerSupervisor | undefined {
+    return this.supervisors
+      .filter((s) => name.startsWith(`mcp__${normaliseName(s.name)}__`))
+      .sort((a, b) => b.name.length - a.name.length)[0]
   }
 
   private rebuild(): void {

@@ -11,7 +11,7 @@ import {TokenStore} from '../oauth/store.js'
 import {type BackoffOptions, DEFAULT_BACKOFF, retryDelay, streakAfterLoss} from './backoff.js'
 import {ServerConnection} from './connection.js'
 import {describeError, formatSeconds} from './error-text.js'
-import {type ConnectFailure, redactFailure} from './failure.js'
+import {type ConnectFailure, DEFAULT_CONNECT_TIMEOUT_SECONDS, redactFailure} from './failure.js'
 import {SignInWait} from './sign-in-wait.js'
 import {describeClash, toToolInfos} from './tool-listing.js'
 import {notConnectedMessage} from './tool-lookup.js'
@@ -57,7 +57,7 @@ export interface SupervisorStatus {
   warnings: string[]
 }
 
-export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000
+export const DEFAULT_CONNECT_TIMEOUT_MS = DEFAULT_CONNECT_TIMEOUT_SECONDS * 1000
 
 /**
  * - `idle`: not started. `connecting`: an attempt is under way. `connected`: the attempt's
@@ -111,7 +111,10 @@ export class ServerSupervisor {
     this.config = config
     this.options = options
     this.log = options.logger.child(config.name)
-    this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
+    this.connectTimeoutMs =
+      config.connect_timeout_seconds === undefined
+        ? (options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS)
+        : config.connect_timeout_seconds * 1000
     this.backoff = {...DEFAULT_BACKOFF, ...options.backoff}
     this.transport = transportFor(config)
     this.redact = options.redact ?? ((text) => text)
@@ -165,6 +168,54 @@ export class ServerSupervisor {
       attempts: this.attempts,
       since: this.since.toISOString(),
       warnings: this.clashes.map((clash) => describeClash(clash)),
+    }
+  }
+
+  /**
+   * Whether a call should wait for this server: it is on its first attempt, or reconnecting after
+   * it lost a working connection (not after failed attempts, nor while it waits for a sign-in).
+   */
+  get starting(): boolean {
+    if (!this.firstAttemptDone) return this.state !== 'closed'
+    if (this.failure !== null) return false
+    // Waiting with no retry timer: for a sign-in, which no wait of ours brings.
+    return this.state === 'connecting' || (this.state === 'waiting' && this.retryTimer !== undefined)
+  }
+
+  /** How long a start may take: one connection attempt (servers[].connect_timeout_seconds). */
+  get startTimeoutMs(): number {
+    return this.connectTimeoutMs
+  }
+
+  /**
+   * Resolves true once the server is connected, false as soon as waiting is pointless (an attempt
+   * failed), `signal` aborts, or `timeoutMs` passes.
+   */
+  async untilConnected(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    if (this.connected) return true
+    if (!this.starting) return false
+    let cleanup = () => {}
+    const connected = new Promise<boolean>((resolve) => {
+      const check = () => {
+        if (this.connected) resolve(true)
+        else if (!this.starting) resolve(false)
+      }
+      const unsubscribe = this.onChange(check)
+      const timer = setTimeout(() => resolve(false), timeoutMs)
+      const onAbort = () => resolve(false)
+      signal?.addEventListener('abort', onAbort, {once: true})
+      // A first attempt that fails emits nothing: its end is the firstAttempt promise.
+      this.firstAttempt.then(check, () => {})
+      cleanup = () => {
+        unsubscribe()
+        clearTimeout(timer)
+        signal?.removeEventListener('abort', onAbort)
+      }
+    })
+    try {
+      return await connected
+    } finally {
+      cleanup()
     }
   }
 

@@ -40,6 +40,8 @@ export interface ServerStatus {
 export interface UnavailableServer {
   name: string
   reason: string
+  /** Set while the server is on its first attempt: a call to it waits for it. */
+  starting?: {forMs: number; upToMs: number}
 }
 
 /** What went wrong with a tool call: Python's `ToolError.kind` (SPEC §6). */

@@ -1,6 +1,7 @@
 import {McpServer} from '@modelcontextprotocol/server'
 import {z} from 'zod'
 
+import type {UnavailableServer} from '../downstream/types.js'
 import type {Logger} from '../log.js'
 import type {Runtime} from '../runtime.js'
 import type {UpstreamBridge} from './upstream-bridge.js'
@@ -47,8 +48,11 @@ export function createMcpServer(
       }
       const content = [text(JSON.stringify(listing))]
       const down = registry.unavailableServers()
-      if (down.length > 0) {
-        const reasons = down.map((s) => `${s.name}: ${s.reason}`).join('; ')
+      const starting = down.filter((s) => s.starting)
+      if (starting.length > 0) content.push(text(startingServersLine(starting)))
+      const failed = down.filter((s) => !s.starting)
+      if (failed.length > 0) {
+        const reasons = failed.map((s) => `${s.name}: ${s.reason}`).join('; ')
         content.push(text(`UNAVAILABLE SERVERS (their tools are not listed; reconnecting): ${reasons}`))
       }
       return {content}
@@ -82,4 +86,13 @@ export function createMcpServer(
   registerExecuteProgram(server, runtime, logger, upstream)
 
   return server
+}
+
+/** `STARTING SERVERS (...): fin: starting for 4s, calls wait up to 30s` (SPEC §5). */
+export function startingServersLine(servers: readonly UnavailableServer[]): string {
+  const entries = servers.map(({name, starting}) => {
+    const {forMs, upToMs} = starting!
+    return `${name}: starting for ${Math.round(forMs / 1000)}s, calls wait up to ${Math.round(upToMs / 1000)}s`
+  })
+  return `STARTING SERVERS (their tools are listed once they connect; a call to one waits for it): ${entries.join('; ')}`
 }

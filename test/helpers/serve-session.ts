@@ -23,6 +23,7 @@ export interface Listing {
 }
 
 const UNAVAILABLE_PREFIX = 'UNAVAILABLE SERVERS (their tools are not listed; reconnecting): '
+const STARTING_PREFIX = 'STARTING SERVERS (their tools are listed once they connect; a call to one waits for it): '
 
 /** Runs a program through execute_program. */
 export async function execute(serve: RawServe, code: string, timeoutMs = 60_000): Promise<Execution> {
@@ -36,19 +37,21 @@ export async function execute(serve: RawServe, code: string, timeoutMs = 60_000)
 }
 
 /**
- * list_callable_tools, parsed. Reasons may contain "; " themselves, so the unavailable line is
- * split at the names of the configured servers.
+ * list_callable_tools, parsed: servers starting or unavailable, with their reasons. Reasons may
+ * contain "; " themselves, so those lines are split at the names of the configured servers.
  */
 export async function listCallable(serve: RawServe, servers: readonly string[]): Promise<Listing> {
   const response = await serve.callTool('list_callable_tools', {})
   const names = JSON.parse(resultText(response)) as string[]
-  const second = toolResult(response).content?.[1]?.text ?? ''
+  const rest = (toolResult(response).content ?? []).slice(1).map((item) => item.text ?? '')
   const unavailable: Record<string, string> = {}
-  if (second.startsWith(UNAVAILABLE_PREFIX)) {
-    const rest = second.slice(UNAVAILABLE_PREFIX.length)
+  for (const line of rest) {
+    const prefix = [UNAVAILABLE_PREFIX, STARTING_PREFIX].find((p) => line.startsWith(p))
+    if (!prefix) continue
+    const entries = line.slice(prefix.length)
     const alternatives = servers.map((name) => name.replaceAll(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')
     const entry = new RegExp(`(?:^|; )(${alternatives}): (.*?)(?=; (?:${alternatives}): |$)`, 'gs')
-    for (const match of rest.matchAll(entry)) unavailable[match[1]!] = match[2]!
+    for (const match of entries.matchAll(entry)) unavailable[match[1]!] = match[2]!
   }
   return {names, unavailable}
 }

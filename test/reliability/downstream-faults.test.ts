@@ -133,7 +133,9 @@ describe('downstream faults seen through serve', () => {
   it('exit at startup, hang on connect, HTTP 401, dropped connections: each unavailable with its reason, and a ToolError naming it', async () => {
     const listing = await waitFor(
       (l) =>
-        ['quits', 'locked', 'dropper'].every((s) => l.unavailable[s] && l.unavailable[s] !== 'connecting'),
+        ['quits', 'locked', 'dropper'].every(
+          (s) => l.unavailable[s] && !l.unavailable[s].startsWith('starting for'),
+        ),
       'failed with reasons',
     )
     const {unavailable} = listing
@@ -141,7 +143,9 @@ describe('downstream faults seen through serve', () => {
       'server process exited during startup; stderr: fixture-server: exiting at start as asked',
     )
     // Still on its first attempt for 30 s (the connect bound), then the timeout is the reason.
-    expect(unavailable.hung).toMatch(/^(connecting|no answer within 30s \(connect timeout\))$/)
+    expect(unavailable.hung).toMatch(
+      /^(starting for \d+s, calls wait up to 30s|no answer within 30s \(connect timeout\))$/,
+    )
     expect(unavailable.locked).toMatch(
       /^HTTP 401 Unauthorized \(check the headers, such as Authorization, in the config\)/,
     )
