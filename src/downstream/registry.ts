@@ -280,7 +280,7 @@ export class ToolRegistry implements ToolHost {
     let {tool, unknown} = lookupTool(this, name)
     // A server still starting (or reconnecting) is waited for, within the call's own timeout.
     const owner = tool ? undefined : this.ownerOf(name)
-    let timeoutMs = options.timeoutMs
+    let {timeoutMs} = options
     if (owner && !owner.connected && owner.starting) {
       const started = Date.now()
       if (await owner.untilConnected(Math.min(timeoutMs, owner.startTimeoutMs), options.signal))

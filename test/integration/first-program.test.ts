@@ -5,8 +5,8 @@ import {afterAll, beforeAll, expect, it} from 'vitest'
 
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {type RawServe, resultText, startRawServe, toolResult} from '../helpers/json-rpc.js'
-import {prepareServe, type ServeSetup} from '../helpers/serve.js'
 import {execute} from '../helpers/serve-session.js'
+import {prepareServe, type ServeSetup} from '../helpers/serve.js'
 
 const START_MS = 8000
 let setup: ServeSetup
