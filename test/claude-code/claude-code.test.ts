@@ -12,15 +12,15 @@ import {afterEach, describe, expect, it} from 'vitest'
 import type {ToolResult} from './fake-messages-api.js'
 
 import {spawnCli} from '../helpers/serve.js'
-import {ERAS, type Era, runClaudeSession, runId, type Session, type SessionOptions} from './claude-session.js'
+import {type Era, ERAS, runClaudeSession, runId, type Session, type SessionOptions} from './claude-session.js'
 
 /** One Claude Code session takes 4-10 s here; a loaded machine may take several times that. */
 const TIMEOUT_MS = 150_000
 
 let current: Session | undefined
 
-afterEach(() => {
-  current?.cleanup()
+afterEach(async () => {
+  await current?.cleanup()
   current = undefined
 })
 

@@ -76,11 +76,13 @@ export interface Session {
   era: string | undefined
   /** Milliseconds from Claude Code's spawn to its connection with ptc-mcp (serve's first answer). */
   connectedAfterMs: number | undefined
+  /** Milliseconds from Claude Code's spawn of serve to that connection, as Claude Code logs it. */
+  connectMs: number | undefined
   /** What the Elicitation hook was asked, in order. */
   hookRequests(): HookRequest[]
   /** Claude Code's debug lines about ptc-mcp (serve's stderr included), for failure messages. */
   ptcDebug(): string
-  cleanup(): void
+  cleanup(): Promise<void>
 }
 
 /** The tool_use id of the n-th (1-based) program. */
@@ -109,19 +111,22 @@ function ptcConfig(servers: Array<keyof typeof SERVERS>, dataDir: string): Recor
 export function readConnection(
   debugLog: string,
   spawnedAt: number,
-): Pick<Session, 'connectedAfterMs' | 'era'> {
+): Pick<Session, 'connectedAfterMs' | 'connectMs' | 'era'> {
   let era: string | undefined
   let connectedAfterMs: number | undefined
+  let connectMs: number | undefined
   for (const line of debugLog.split('\n')) {
     const established = line.match(/MCP server "ptc": Connection established with capabilities: (\{.*\})\s*$/)
     if (established) {
       era = (JSON.parse(established[1]!) as {negotiatedProtocolVersion?: string}).negotiatedProtocolVersion
     }
-    if (connectedAfterMs === undefined && line.includes('MCP server "ptc": Successfully connected')) {
+    const connected = line.match(/MCP server "ptc": Successfully connected .* in (\d+)ms/)
+    if (connected && connectedAfterMs === undefined) {
       connectedAfterMs = Date.parse(line.slice(0, line.indexOf(' '))) - spawnedAt
+      connectMs = Number(connected[1])
     }
   }
-  return {era, connectedAfterMs}
+  return {era, connectedAfterMs, connectMs}
 }
 
 /** Live processes whose command line, working directory or environment names `dir`. */
@@ -214,8 +219,8 @@ function claudeEnv(home: string, apiUrl: string, era: Era): Record<string, strin
 
 /**
  * Runs one `claude -p` session to its end. The caller reads the result and calls `cleanup()`
- * (which removes the session's directory); processes are already ended when this resolves, and a
- * process that outlived Claude Code fails the session.
+ * (which stops the fake API and removes the session's directory); processes are already ended
+ * when this resolves, and a process that outlives Claude Code by more than 10 s fails the session.
  */
 export async function runClaudeSession(options: SessionOptions): Promise<Session> {
   // realpath: processes report resolved paths (cwd), and the leak check compares them.
@@ -243,8 +248,8 @@ export async function runClaudeSession(options: SessionOptions): Promise<Session
     writeFileSync(join(projectDir, '.claude', 'settings.json'), JSON.stringify(options.projectSettings))
   }
   const api = await startFakeMessagesApi(script(options.programs(dataDir)))
-  const cleanup = (): void => {
-    void api.close()
+  const cleanup = async (): Promise<void> => {
+    await api.close()
     rmSync(dir, {recursive: true, force: true})
   }
   try {
@@ -303,7 +308,7 @@ export async function runClaudeSession(options: SessionOptions): Promise<Session
     }
   } catch (error) {
     await endOfSession(dir, 0)
-    cleanup()
+    await cleanup()
     throw error
   }
 }

@@ -1,9 +1,10 @@
+import type {AddressInfo} from 'node:net'
+
 // A scripted model for Claude Code: a fake Anthropic Messages API on 127.0.0.1. `POST /v1/messages`
 // answers with the streaming event sequence; the main conversation's turns come from a script
 // (tool_use blocks, then a final text), Claude Code's side requests (titles, summaries) get a short
 // text. Every request is recorded, so a test reads the tool_result Claude Code passed to the model.
 import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
-import type {AddressInfo} from 'node:net'
 
 /** One assistant turn of the main conversation: tool calls, or the final text. */
 export type Turn = {toolUse: Array<{id: string; name: string; input: unknown}>} | {text: string}
@@ -117,51 +118,51 @@ function blocksOf(content: string | ContentBlock[] | undefined): ContentBlock[] 
   return typeof content === 'string' ? [{type: 'text', text: content}] : content
 }
 
+function json(response: ServerResponse, status: number, value: unknown): void {
+  response.writeHead(status, {'content-type': 'application/json'})
+  response.end(JSON.stringify(value))
+}
+
+/** Answers one request: the script's next turn for the main conversation, a short text otherwise. */
+async function answer(
+  request: IncomingMessage,
+  response: ServerResponse,
+  script: Turn[],
+  requests: RecordedRequest[],
+): Promise<void> {
+  const path = (request.url ?? '').split('?')[0]
+  const body = await readBody(request)
+  if (path === '/v1/messages/count_tokens') return json(response, 200, {input_tokens: 10})
+  if (request.method !== 'POST' || path !== '/v1/messages') {
+    return json(response, 404, {type: 'error', error: {type: 'not_found_error', message: 'not here'}})
+  }
+  const parsed = JSON.parse(body) as RecordedRequest
+  requests.push(parsed)
+  const model = parsed.model ?? 'claude-fake'
+  const turn: Turn = isMain(parsed)
+    ? (script[parsed.messages.filter((m) => m.role === 'assistant').length] ?? {text: 'Done.'})
+    : {text: 'Scripted title'}
+  if (parsed.stream !== false) return sse(response, turnEvents(turn, model))
+  json(response, 200, {
+    id: `msg_fake_${++messageCounter}`,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content: 'text' in turn ? [{type: 'text', text: turn.text}] : [],
+    stop_reason: 'end_turn',
+    usage: {input_tokens: 10, output_tokens: 5},
+  })
+}
+
 /**
- * Starts the fake API. The main conversation's n-th request gets `script[n]`; past the end of the
- * script, a final text. Claude Code may send a request more than once (a retry): the turn follows
- * the number of assistant turns already in the conversation, not the count of requests.
+ * Starts the fake API. A main-conversation request holding n assistant turns gets `script[n]`
+ * (past the end of the script, a final text): a request Claude Code sends again (a retry) gets
+ * the same turn.
  */
 export async function startFakeMessagesApi(script: Turn[]): Promise<FakeMessagesApi> {
   const requests: RecordedRequest[] = []
   const server = createServer((request, response) => {
-    void (async () => {
-      const path = (request.url ?? '').split('?')[0]
-      const body = await readBody(request)
-      if (request.method !== 'POST' || path !== '/v1/messages') {
-        // count_tokens and anything else: a harmless answer.
-        if (path === '/v1/messages/count_tokens') {
-          response.writeHead(200, {'content-type': 'application/json'})
-          response.end(JSON.stringify({input_tokens: 10}))
-          return
-        }
-        response.writeHead(404, {'content-type': 'application/json'})
-        response.end(JSON.stringify({type: 'error', error: {type: 'not_found_error', message: 'not here'}}))
-        return
-      }
-      const parsed = JSON.parse(body) as RecordedRequest
-      requests.push(parsed)
-      const model = parsed.model ?? 'claude-fake'
-      const turn: Turn = isMain(parsed)
-        ? (script[parsed.messages.filter((m) => m.role === 'assistant').length] ?? {text: 'Done.'})
-        : {text: 'Scripted title'}
-      if (parsed.stream === false) {
-        response.writeHead(200, {'content-type': 'application/json'})
-        response.end(
-          JSON.stringify({
-            id: `msg_fake_${++messageCounter}`,
-            type: 'message',
-            role: 'assistant',
-            model,
-            content: 'text' in turn ? [{type: 'text', text: turn.text}] : [],
-            stop_reason: 'end_turn',
-            usage: {input_tokens: 10, output_tokens: 5},
-          }),
-        )
-        return
-      }
-      sse(response, turnEvents(turn, model))
-    })().catch((error: unknown) => {
+    answer(request, response, script, requests).catch((error: unknown) => {
       response.writeHead(500)
       response.end(String(error))
     })
@@ -189,7 +190,6 @@ export async function startFakeMessagesApi(script: Turn[]): Promise<FakeMessages
           }
         }
       }
-      return undefined
     },
     close: () =>
       new Promise<void>((resolve) => {

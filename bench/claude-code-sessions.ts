@@ -1,0 +1,40 @@
+// Which protocol revision the real Claude Code negotiates with ptc-mcp, session after session
+// (SPEC §16: 2026-07-28 only when serve answers its probe within ~2.5 s). Runs N consecutive
+// idle `claude -p` sessions (the scripted model selects execute_program and ends) against the
+// BUILT server, with the harness of test/claude-code, and prints the count of each revision and
+// the time from Claude Code's start (and from its spawn of serve) to serve's first answer.
+//
+//   npm run build && npx tsx bench/claude-code-sessions.ts [--sessions=20]
+import {parseArgs} from 'node:util'
+
+import {runClaudeSession} from '../test/claude-code/claude-session.js'
+
+const {values} = parseArgs({options: {sessions: {type: 'string', default: '20'}}})
+const total = Number(values.sessions)
+if (!Number.isInteger(total) || total < 1) throw new Error('--sessions takes a whole number ≥ 1')
+
+const eras = new Map<string, number>()
+const fromClaudeStart: number[] = []
+const fromServeSpawn: number[] = []
+for (let n = 1; n <= total; n++) {
+  const session = await runClaudeSession({era: '2026-07-28', programs: () => []})
+  await session.cleanup()
+  const era = session.era ?? 'not connected'
+  eras.set(era, (eras.get(era) ?? 0) + 1)
+  if (session.connectedAfterMs !== undefined) fromClaudeStart.push(session.connectedAfterMs)
+  if (session.connectMs !== undefined) fromServeSpawn.push(session.connectMs)
+  console.log(
+    `session ${n}/${total}: ${era}; answered ${session.connectedAfterMs ?? '-'} ms after claude started, ${session.connectMs ?? '-'} ms after serve was spawned`,
+  )
+}
+
+const summary = (samples: number[]): string => {
+  if (samples.length === 0) return '-'
+  const sorted = samples.toSorted((a, b) => a - b)
+  const median = sorted[Math.floor((sorted.length - 1) / 2)]
+  return `median ${median} ms, min ${sorted[0]} ms, max ${sorted.at(-1)} ms`
+}
+
+console.log(`\n${total} sessions: ${[...eras].map(([era, count]) => `${era} × ${count}`).join(', ')}`)
+console.log(`claude start → serve's first answer: ${summary(fromClaudeStart)}`)
+console.log(`serve spawned → its first answer (Claude Code's count): ${summary(fromServeSpawn)}`)
