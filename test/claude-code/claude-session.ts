@@ -57,6 +57,11 @@ export interface SessionOptions {
   hookAnswers?: Record<string, unknown>
   /** The project's `.claude/settings.json`. */
   projectSettings?: Record<string, unknown>
+  /**
+   * A HOME kept from one session to the next, as a user's is (with what Claude Code remembers of
+   * its servers); default: a new one inside the session's directory.
+   */
+  home?: string
 }
 
 export interface HookRequest {
@@ -78,6 +83,8 @@ export interface Session {
   connectedAfterMs: number | undefined
   /** Milliseconds from Claude Code's spawn of serve to that connection, as Claude Code logs it. */
   connectMs: number | undefined
+  /** Claude Code logged that serve answered its `server/discover` probe after the bound (then: 2025-11-25). */
+  probeAnsweredLate: boolean
   /** What the Elicitation hook was asked, in order. */
   hookRequests(): HookRequest[]
   /** Claude Code's debug lines about ptc-mcp (serve's stderr included), for failure messages. */
@@ -111,22 +118,24 @@ function ptcConfig(servers: Array<keyof typeof SERVERS>, dataDir: string): Recor
 export function readConnection(
   debugLog: string,
   spawnedAt: number,
-): Pick<Session, 'connectedAfterMs' | 'connectMs' | 'era'> {
+): Pick<Session, 'connectedAfterMs' | 'connectMs' | 'era' | 'probeAnsweredLate'> {
   let era: string | undefined
   let connectedAfterMs: number | undefined
   let connectMs: number | undefined
+  let probeAnsweredLate = false
   for (const line of debugLog.split('\n')) {
     const established = line.match(/MCP server "ptc": Connection established with capabilities: (\{.*\})\s*$/)
     if (established) {
       era = (JSON.parse(established[1]!) as {negotiatedProtocolVersion?: string}).negotiatedProtocolVersion
     }
+    if (/MCP server "ptc": .*answered the server\/discover probe after/.test(line)) probeAnsweredLate = true
     const connected = line.match(/MCP server "ptc": Successfully connected .* in (\d+)ms/)
     if (connected && connectedAfterMs === undefined) {
       connectedAfterMs = Date.parse(line.slice(0, line.indexOf(' '))) - spawnedAt
       connectMs = Number(connected[1])
     }
   }
-  return {era, connectedAfterMs, connectMs}
+  return {era, connectedAfterMs, connectMs, probeAnsweredLate}
 }
 
 /** Live processes whose command line, working directory or environment names `dir`. */
@@ -225,10 +234,10 @@ function claudeEnv(home: string, apiUrl: string, era: Era): Record<string, strin
 export async function runClaudeSession(options: SessionOptions): Promise<Session> {
   // realpath: processes report resolved paths (cwd), and the leak check compares them.
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'ptc-claude-')))
-  const home = join(dir, 'home')
+  const home = options.home ?? join(dir, 'home')
   const projectDir = join(dir, 'project')
   const dataDir = join(dir, 'data')
-  for (const path of [home, projectDir, dataDir]) mkdirSync(path)
+  for (const path of [home, projectDir, dataDir]) mkdirSync(path, {recursive: true})
   for (const [name, text] of Object.entries(options.files ?? {})) writeFileSync(join(dataDir, name), text)
   const configPath = join(dir, 'ptc-mcp.yaml')
   writeFileSync(configPath, stringify(ptcConfig(options.servers ?? ['fs'], dataDir)))
@@ -254,6 +263,10 @@ export async function runClaudeSession(options: SessionOptions): Promise<Session
   }
   try {
     const env = claudeEnv(home, api.url, options.era)
+    if (options.home) {
+      // Registered by the previous session, with that session's config.
+      await spawnCollect(CLAUDE, ['mcp', 'remove', '--scope', 'user', PTC], {cwd: projectDir, env}).done
+    }
     succeed(
       await spawnCollect(
         CLAUDE,
