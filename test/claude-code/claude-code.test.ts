@@ -12,10 +12,18 @@ import {afterEach, describe, expect, it} from 'vitest'
 import type {ToolResult} from './fake-messages-api.js'
 
 import {spawnCli} from '../helpers/serve.js'
-import {type Era, ERAS, runClaudeSession, runId, type Session, type SessionOptions} from './claude-session.js'
+import {
+  type Era,
+  ERAS,
+  runClaudeSession,
+  runId,
+  type Session,
+  SESSION_TIMEOUT_MS,
+  type SessionOptions,
+} from './claude-session.js'
 
-/** One Claude Code session takes 4-10 s here; a loaded machine may take several times that. */
-const TIMEOUT_MS = 150_000
+/** A session (bounded by SESSION_TIMEOUT_MS), `claude mcp add` before it and the leak check after. */
+const TIMEOUT_MS = SESSION_TIMEOUT_MS + 50_000
 
 let current: Session | undefined
 
@@ -38,7 +46,7 @@ function resultOf(s: Session, n = 1): ToolResult {
   const result = s.api.toolResult(runId(n))
   expect(
     result,
-    `no tool_result for program ${n}; Claude Code printed:\n${s.claude.stdout}\n${s.claude.stderr}\n${s.ptcDebug()}`,
+    `no tool_result for program ${n}; Claude Code exited ${s.claude.code} and printed:\n${s.claude.stdout}\n${s.claude.stderr}\n${s.ptcDebug()}`,
   ).toBeDefined()
   return result!
 }

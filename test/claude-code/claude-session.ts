@@ -37,6 +37,9 @@ const SERVERS = {
 export const ERAS = ['2026-07-28', '2025-11-25'] as const
 export type Era = (typeof ERAS)[number]
 
+/** Bound on one `claude -p` run (then SIGKILL): a few seconds normally, far more on a loaded machine. */
+export const SESSION_TIMEOUT_MS = 100_000
+
 /** ptc-mcp's name in Claude Code: its tools are `mcp__ptc__<tool>`. */
 export const PTC = 'ptc'
 export const EXECUTE = `mcp__${PTC}__execute_program`
@@ -204,15 +207,9 @@ function succeed(result: Finished, what: string): void {
 /** The environment Claude Code runs with: this process's, less what would point it elsewhere. */
 function claudeEnv(home: string, apiUrl: string, era: Era): Record<string, string> {
   const env: Record<string, string> = {...(process.env as Record<string, string>)}
-  for (const name of [
-    'PTC_MCP_CONFIG',
-    'CLAUDE_CONFIG_DIR',
-    'MCP_PROTOCOL_NEGOTIATION',
-    'ANTHROPIC_AUTH_TOKEN',
-  ])
-    delete env[name]
-  for (const name of Object.keys(env))
-    if (name.startsWith('CLAUDE_CODE_') || name.startsWith('CLAUDECODE')) delete env[name]
+  // Nothing of a real Claude Code setup (a provider, a token, a config dir, a forced revision).
+  const foreign = /^(ANTHROPIC_|CLAUDE_CODE_|CLAUDECODE|CLAUDE_CONFIG_DIR$|MCP_|PTC_MCP_)/
+  for (const name of Object.keys(env)) if (foreign.test(name)) delete env[name]
   Object.assign(env, {
     HOME: home,
     ANTHROPIC_BASE_URL: apiUrl,
@@ -291,7 +288,7 @@ export async function runClaudeSession(options: SessionOptions): Promise<Session
         '--debug-file',
         debugLog,
       ],
-      {cwd: projectDir, env, timeoutMs: 150_000},
+      {cwd: projectDir, env, timeoutMs: SESSION_TIMEOUT_MS},
     ).done
     const leftRunning = await endOfSession(dir, 10_000)
     if (leftRunning.length > 0) {
