@@ -201,6 +201,9 @@ describe.each(ERAS)('inside Claude Code, protocol %s', (era) => {
       const result = resultOf(s)
       expect(result.isError, result.text.slice(0, 500)).toBe(false)
       expect(result.text.slice(0, 300)).toContain('bytes omitted')
+      // Inline, not kept in a file behind a 2 KB preview: execute_program's maxResultSizeChars.
+      expect(result.text).not.toContain('persisted-output')
+      expect(result.text).toMatch(/line 01999 x+/)
     },
     TIMEOUT_MS,
   )
