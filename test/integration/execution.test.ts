@@ -74,6 +74,13 @@ const run = (code: string, options?: RunOptions): Promise<RunOutcome> => {
 }
 
 describe('output', () => {
+  test('asyncio is there without an import, and importing it still works (SPEC §6)', async () => {
+    const outcome = await run(
+      'print(await asyncio.gather(asyncio.sleep(0, "a"), asyncio.sleep(0, "b")))\nimport asyncio as mod\nprint(mod is asyncio)',
+    )
+    expect(outcome.output, outcome.text).toBe("['a', 'b']\nTrue\n")
+  })
+
   test('printed output comes back after the success header', async () => {
     const outcome = await run('print(1)')
     expect(outcome).toMatchObject({ok: true, output: '1\n', error: null, result: null, tool_calls: []})

@@ -131,7 +131,13 @@ class Runner:
             self.finish(self.errors.format(exc, compile_time=isinstance(exc, SyntaxError)))
 
     def program_globals(self, code_obj, tools):
-        program_globals = {"__name__": "__main__", "__builtins__": builtins, **self.helpers}
+        # asyncio without an import (SPEC §6): fan-out examples use it, and models forget the import.
+        program_globals = {
+            "__name__": "__main__",
+            "__builtins__": builtins,
+            "asyncio": asyncio,
+            **self.helpers,
+        }
         make_tool = self.calls.make_tool
         for name in tools:
             if isinstance(name, str) and name.isidentifier():
