@@ -129,6 +129,7 @@ export class ProgramRounds {
   ): Promise<RoundAnswer> {
     let claim: RoundState
     try {
+      // No binding to a request context: the key, this process's own, is the binding.
       claim = await this.codec.verify(state, undefined as never)
     } catch (error) {
       return {
@@ -164,11 +165,6 @@ export class ProgramRounds {
   latest(): RoundRun | undefined {
     const paused = [...this.runs.values()].at(-1)
     return paused && {ask: (request, signal) => paused.ask(request, signal), signal: paused.abort.signal}
-  }
-
-  /** Ends every paused program (serve is stopping). */
-  close(): void {
-    for (const paused of this.runs.values()) this.end(paused)
   }
 
   private async next(paused: PausedRun, signal: AbortSignal): Promise<RoundAnswer> {
