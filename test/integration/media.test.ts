@@ -220,7 +220,13 @@ describe('output over max_output_bytes, kept whole as an artifact', () => {
     expect(outcome.error).toBeNull()
     const match = /\n\.\.\. \[(\d+) bytes omitted: the whole output is in (\S+)\]\n/.exec(outcome.output)
     expect(match, outcome.output.slice(0, 200)).not.toBeNull()
-    const [head, tail] = outcome.output.split(match![0])
+    // The note opens the output too (SPEC §8); the head follows it.
+    const [note, body] = [
+      outcome.output.slice(0, outcome.output.indexOf('\n')),
+      outcome.output.slice(outcome.output.indexOf('\n') + 1),
+    ]
+    expect(note).toBe(match![0].trim())
+    const [head, tail] = body.split(match![0])
     const whole = readFileSync(match![2]!)
     expect(whole.length).toBe(1_000_000)
     expect(Buffer.byteLength(head!) + 1 + Number(match![1]) + Buffer.byteLength(tail!)).toBe(1_000_000)
