@@ -2,14 +2,14 @@ import {McpServer} from '@modelcontextprotocol/server'
 import {pathToFileURL} from 'node:url'
 import {z} from 'zod'
 
+import type {ProgramEngine, RunOutcome} from '../execution/engine.js'
 import type {Logger} from '../log.js'
 import type {Runtime} from '../runtime.js'
 import type {UpstreamBridge} from './upstream-bridge.js'
 
 import {InspectError, inspectTools} from '../downstream/inspect.js'
 import {callableTools, UnknownServerError} from '../downstream/tool-search.js'
-import {type ProgramEngine, type RunOutcome, startFailureOutcome} from '../execution/engine.js'
-import {structuredOutcome} from '../execution/outcome.js'
+import {startFailureOutcome, structuredOutcome} from '../execution/outcome.js'
 import {elicitationPrompter} from './approval-prompter.js'
 import {
   executeProgramDescription,
