@@ -82,6 +82,7 @@ export class Runtime {
     })
     const createRegistry = async (): Promise<ToolRegistry> => {
       const {ToolRegistry} = await import('./downstream/registry.js')
+      logger.debug('downstream code loaded')
       return new ToolRegistry(loaded.config, {
         logger: logger.child('downstream'),
         unusable: loaded.unusable,
@@ -138,6 +139,7 @@ export class Runtime {
 
   private async createEngine(): Promise<ProgramEngine> {
     const {execution} = this.config
+    this.logger.debug('starting the program engine (Python, the sandbox check, the warm pool)')
     const [{ProgramEngine}, {resolvePython}, host] = await Promise.all([
       import('./execution/engine.js'),
       import('./execution/python.js'),

@@ -93,20 +93,20 @@ export async function serveStdio(
   }
   // Clients give up on a slow first answer (SPEC §5): the program engine (Python, sandbox probe,
   // warm pool) and the downstream code load only once it is out, while the client is still starting.
-  const warmUp = (why: string): void => {
-    logger.debug(`${why}; starting the program engine`)
+  const warmUp = (): void => {
     if (configError) return
     runtime.engine().catch((error: unknown) => {
       // Stopped before it was ready (a client's health check): nothing to report.
       if (!runtime.closed) logger.warn(`programs cannot run yet: ${String(error)}`)
     })
   }
-  const quiet = setTimeout(() => warmUp('no request yet'), UPSTREAM_INITIALIZE_WAIT_MS)
+  const quiet = setTimeout(warmUp, UPSTREAM_INITIALIZE_WAIT_MS)
   quiet.unref()
   afterFirstAnswer(transport, () => {
+    logger.debug('first request answered')
     clearTimeout(quiet)
     // Messages already read (tools/list after server/discover) are answered first.
-    setImmediate(() => warmUp('first request answered'))
+    setImmediate(warmUp)
   })
 
   logger.info(`shutting down (${await stopped})`)
