@@ -4,7 +4,7 @@
 // slop-mcp beside ptc-mcp when it is installed (bench/README.md). Prints a table and writes
 // bench/results.json. Timing belongs here, never in test assertions.
 //
-//   tsx bench/run.ts [--quick] [--only=pause,cadence,...] [--gateways=ptc-mcp,slop-mcp]
+//   tsx bench/run.ts [--quick] [--only=discover,pause,cadence,...] [--gateways=ptc-mcp,slop-mcp]
 //                    [--downstreams=bench,everything] [--out=bench/results.json]
 import {writeFileSync} from 'node:fs'
 import {parseArgs} from 'node:util'
@@ -20,6 +20,7 @@ import {GATEWAY_NAMES, type GatewayName} from './lib/results.js'
 import {bigResult} from './scenarios/big-result.js'
 import {sequentialCalls} from './scenarios/calls.js'
 import {contextSaved} from './scenarios/context-saved.js'
+import {discover} from './scenarios/discover.js'
 import {fanOut} from './scenarios/fanout.js'
 import {gatewayStart} from './scenarios/gateway-start.js'
 import {rssGrowth} from './scenarios/rss-growth.js'
@@ -30,6 +31,7 @@ import {trivialPause} from './scenarios/trivial-pause.js'
 
 /** In running order; rss-growth before the 16 MiB runs, which leave garbage behind. */
 export const SCENARIOS: readonly Scenario[] = [
+  discover,
   gatewayStart,
   trivialPause,
   trivialCadence,

@@ -1,5 +1,13 @@
 #!/usr/bin/env node
-import {execute, settings} from '@oclif/core'
+// `serve` with plain arguments starts without oclif: an MCP client waits only briefly for its first answer.
+if (process.argv[2] === 'serve') {
+  const {serveFastPath} = await import('../dist/serve/main.js')
+  // Stopped: downstream children and sockets are closed; leave no timers holding the process open.
+  // eslint-disable-next-line n/no-process-exit -- the CLI's own entry point
+  if (await serveFastPath(process.argv.slice(3))) process.exit(0)
+}
+
+const {execute, settings} = await import('@oclif/core')
 
 // The installed bin always runs the compiled commands, whatever NODE_ENV says (bin/dev.js is for src/).
 settings.enableAutoTranspile = false

@@ -1,16 +1,16 @@
 import {homedir} from 'node:os'
 
 import type {Config} from './config/schema.js'
+import type {ToolRegistry} from './downstream/registry.js'
 import type {UpstreamClient} from './downstream/upstream.js'
 import type {PtcError} from './errors.js'
+import type {ProgramEngine} from './execution/engine.js'
 import type {Logger} from './log.js'
 
 import {loadConfigLeniently} from './config/degrade.js'
 import {loadConfig} from './config/load.js'
+import {deferredRegistry} from './downstream/deferred-registry.js'
 import {Redactor} from './downstream/redactor.js'
-import {ToolRegistry} from './downstream/registry.js'
-import {ProgramEngine} from './execution/engine.js'
-import {resolvePython} from './execution/python.js'
 import {Memo} from './memo.js'
 import {PermissionPolicy} from './permissions/policy.js'
 import {selectBackend} from './sandbox/index.js'
@@ -28,11 +28,17 @@ export interface RuntimeOptions {
   lenient?: boolean
   /** serve's client, which downstream elicitation and sampling requests are passed on to (SPEC §12). */
   upstream?: UpstreamClient
+  /**
+   * Load the downstream code only once the registry is started or waited for (see
+   * {@link deferredRegistry}): `serve` answers its first request before. Default false.
+   */
+  deferDownstream?: boolean
 }
 
 /**
  * The engine as every front end uses it: the config, the downstream registry, and the program
- * engine (created on first use, since resolving Python and probing the sandbox take time).
+ * engine (created on first use, since resolving Python and probing the sandbox take time). The
+ * registry's and the engine's modules are imported when they are made, not with this one.
  */
 export class Runtime {
   /** A failed start (no Python, sandbox unavailable) is retried on the next program, not cached. */
@@ -47,6 +53,8 @@ export class Runtime {
     readonly configPath: string | null,
     readonly searched: string[],
     readonly registry: ToolRegistry,
+    /** The registry itself, once its module is loaded (the same object unless `deferDownstream`). */
+    private readonly loadRegistry: () => Promise<ToolRegistry>,
     /** The user's permission rules (SPEC §12): what is hidden, what needs approval. */
     readonly permissions: PermissionPolicy,
     /** Redacts the config's secrets from every line (SPEC §15): what serve and the engine log through. */
@@ -72,15 +80,40 @@ export class Runtime {
       projectDir: process.cwd(),
       logger: logger.child('permissions'),
     })
-    const registry = new ToolRegistry(loaded.config, {
-      logger: logger.child('downstream'),
-      unusable: loaded.unusable,
-      visibility: permissions,
-      upstream: options.upstream,
-      redactor,
-    })
+    const createRegistry = async (): Promise<ToolRegistry> => {
+      const {ToolRegistry} = await import('./downstream/registry.js')
+      logger.debug('downstream code loaded')
+      return new ToolRegistry(loaded.config, {
+        logger: logger.child('downstream'),
+        unusable: loaded.unusable,
+        visibility: permissions,
+        upstream: options.upstream,
+        redactor,
+      })
+    }
+    let registry: ToolRegistry
+    let loadRegistry: () => Promise<ToolRegistry>
+    if (options.deferDownstream) {
+      const deferred = deferredRegistry(createRegistry, (error) =>
+        logger.error(`the downstream servers cannot start: ${String(error)}`),
+      )
+      registry = deferred.registry
+      loadRegistry = deferred.load
+    } else {
+      const created = await createRegistry()
+      registry = created
+      loadRegistry = async () => created
+    }
     if (options.connect !== false) registry.start()
-    const runtime = new Runtime(loaded.config, loaded.path, loaded.searched, registry, permissions, logger)
+    const runtime = new Runtime(
+      loaded.config,
+      loaded.path,
+      loaded.searched,
+      registry,
+      loadRegistry,
+      permissions,
+      logger,
+    )
     runtime.configError = loaded.error
     return runtime
   }
@@ -106,13 +139,19 @@ export class Runtime {
 
   private async createEngine(): Promise<ProgramEngine> {
     const {execution} = this.config
+    this.logger.debug('starting the program engine (Python, the sandbox check, the warm pool)')
+    const [{ProgramEngine}, {resolvePython}, host] = await Promise.all([
+      import('./execution/engine.js'),
+      import('./execution/python.js'),
+      this.loadRegistry(),
+    ])
     const python = await resolvePython(execution.python)
     const backend = await selectBackend(execution.sandbox)
     await backend.check(python)
     if (this.closing) throw new Error('ptc-mcp is shutting down')
     return new ProgramEngine({
       execution,
-      host: this.registry,
+      host,
       backend,
       python,
       logger: this.logger.child('exec'),

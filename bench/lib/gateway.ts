@@ -1,6 +1,6 @@
 // A gateway under test (ptc-mcp, or a peer such as slop-mcp): started over stdio with some
 // downstream servers, it runs the scenarios' programs, each written in its own language.
-import type {Connection} from './client.js'
+import type {Connection, Launch} from './client.js'
 import type {Downstream, ServerLaunch, ToolCall} from './downstreams.js'
 import type {GatewayName} from './results.js'
 
@@ -51,6 +51,8 @@ export interface GatewayKind {
   /** Why it cannot run here (not installed, ...), or undefined. */
   unavailable(): string | undefined
   start(options: GatewayOptions): Promise<Gateway>
+  /** The command line that starts it, for a scenario that speaks to it raw (discover). */
+  launch?(options: GatewayOptions): Launch
 }
 
 /** A Python/SLOP keyword argument list: `text="x", ms=50` (JSON strings and numbers are both). */

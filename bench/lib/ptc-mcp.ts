@@ -9,7 +9,7 @@ import type {Downstream, ToolCall} from './downstreams.js'
 import type {Code, Gateway, GatewayKind, GatewayOptions, Program} from './gateway.js'
 
 import {namespacedName} from '../../src/downstream/naming.js'
-import {connectTimed, resultText, timedCall} from './client.js'
+import {connectTimed, type Launch, resultText, timedCall} from './client.js'
 import {keywordArgs} from './gateway.js'
 import {RUN_JS} from './paths.js'
 import {readyChildren} from './proc.js'
@@ -73,7 +73,8 @@ function printedNumber(output: string): number | undefined {
   return Number.isFinite(value) ? value : undefined
 }
 
-export async function startPtc(options: PtcOptions): Promise<PtcGateway> {
+/** Writes the config into `options.dir` and says how serve is started with it. */
+export function ptcLaunch(options: PtcOptions): {launch: Launch; config: PtcGateway['config']} {
   mkdirSync(options.dir, {recursive: true})
   const tmp = join(options.dir, 'tmp')
   mkdirSync(tmp)
@@ -83,7 +84,7 @@ export async function startPtc(options: PtcOptions): Promise<PtcGateway> {
   }
   const configPath = join(options.dir, 'config.yaml')
   writeFileSync(configPath, JSON.stringify(config, null, 2))
-  const {connection, startMs} = await connectTimed(`bench-${options.label}`, {
+  const launch = {
     command: process.execPath,
     args: [RUN_JS, 'serve', '--config', configPath],
     // Scratch, caches and artifacts inside the bench's own directory.
@@ -93,7 +94,13 @@ export async function startPtc(options: PtcOptions): Promise<PtcGateway> {
       XDG_STATE_HOME: join(options.dir, 'state'),
       ...options.env,
     },
-  })
+  }
+  return {launch, config}
+}
+
+export async function startPtc(options: PtcOptions): Promise<PtcGateway> {
+  const {launch, config} = ptcLaunch(options)
+  const {connection, startMs} = await connectTimed(`bench-${options.label}`, launch)
   if (connection.pid === undefined) throw new Error('serve has no pid')
   return {
     name: 'ptc-mcp',
@@ -121,6 +128,7 @@ export const ptcMcp: GatewayKind = {
   name: 'ptc-mcp',
   unavailable: () => undefined as string | undefined,
   start: startPtc,
+  launch: (options) => ptcLaunch(options).launch,
 }
 
 /**

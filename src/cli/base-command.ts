@@ -1,7 +1,8 @@
 import {Command, Flags} from '@oclif/core'
 
 import {PtcError} from '../errors.js'
-import {isLogLevel, LOG_LEVELS, type LogLevel} from '../log.js'
+import {LOG_LEVELS, type LogLevel} from '../log.js'
+import {resolveLogLevel} from './log-level.js'
 
 /**
  * Shared flags (`--config`, `--log-level`) and one place that turns the user's problems (PtcError)
@@ -23,20 +24,9 @@ export abstract class BaseCommand extends Command {
     })(),
   }
 
-  /**
-   * `--log-level`, else PTC_MCP_LOG_LEVEL, else `fallback`: one-shot commands report server
-   * problems in their own output, so they default to errors only; `serve` logs warnings.
-   */
+  /** `--log-level`, else PTC_MCP_LOG_LEVEL, else `fallback` (see {@link resolveLogLevel}). */
   protected logLevel(flags: {'log-level'?: LogLevel}, fallback: LogLevel = 'error'): LogLevel {
-    if (flags['log-level']) return flags['log-level']
-    const fromEnv = process.env.PTC_MCP_LOG_LEVEL
-    if (fromEnv === undefined || fromEnv === '') return fallback
-    if (isLogLevel(fromEnv)) return fromEnv
-    // stderr, never stdout: in `serve` stdout is the protocol.
-    process.stderr.write(
-      `Warning: PTC_MCP_LOG_LEVEL=${JSON.stringify(fromEnv.slice(0, 40))} is not a log level (${LOG_LEVELS.join(', ')}); using ${fallback}.\n`,
-    )
-    return fallback
+    return resolveLogLevel(flags['log-level'], fallback)
   }
 
   protected override async catch(err: Error & {exitCode?: number}): Promise<unknown> {
@@ -47,10 +37,11 @@ export abstract class BaseCommand extends Command {
       return
     }
     // oclif prints the message and suggestions on stderr and exits with `exit`.
-    return this.error(err.message, {
-      exit: err.exitCode,
-      code: err.code,
-      suggestions: err.suggestion ? [err.suggestion] : undefined,
-    })
+    return this.error(err.message, cliErrorOptions(err))
   }
+}
+
+/** How oclif is told to print a PtcError: its exit code, code and suggestion. */
+export function cliErrorOptions(err: PtcError): {code: string; exit: number; suggestions?: string[]} {
+  return {exit: err.exitCode, code: err.code, suggestions: err.suggestion ? [err.suggestion] : undefined}
 }

@@ -1,8 +1,5 @@
 import {BaseCommand} from '../cli/base-command.js'
-import {createLogger} from '../log.js'
-import {serveStdio} from '../mcp/serve.js'
-import {UpstreamBridge} from '../mcp/upstream-bridge.js'
-import {Runtime} from '../runtime.js'
+import {runServe} from '../mcp/serve.js'
 
 export default class Serve extends BaseCommand {
   static override summary = 'Run the MCP server on stdio (what Claude Code starts).'
@@ -12,19 +9,15 @@ export default class Serve extends BaseCommand {
     '<%= config.bin %> init   # prints the "claude mcp add" line that starts serve for this install',
   ]
 
+  // bin/run.js starts serve without oclif when the arguments are plain (src/cli/serve-fast-path.ts);
+  // this is the path for everything else, and for bin/dev.js.
   async run(): Promise<void> {
     const {flags} = await this.parse(Serve)
-    const logger = createLogger(this.logLevel(flags, 'warn'))
-    const upstream = new UpstreamBridge(logger.child('client'))
-    // serve starts the downstream connections itself, once the client has said what it supports.
-    const runtime = await Runtime.open({
+    await runServe({
       configFlag: flags.config,
-      logger,
-      lenient: true,
-      upstream,
-      connect: false,
+      logLevel: this.logLevel(flags, 'warn'),
+      version: this.config.version,
     })
-    await serveStdio(runtime, runtime.logger, this.config.version, upstream)
     // Downstream stdio children and sockets are closed; leave no timers holding the process open.
     this.exit(0)
   }

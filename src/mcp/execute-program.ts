@@ -10,11 +10,12 @@ import {pathToFileURL} from 'node:url'
 import {z} from 'zod'
 
 import type {ExecutionConfig} from '../config/schema.js'
+import type {ProgramEngine, RunOutcome} from '../execution/engine.js'
 import type {Logger} from '../log.js'
 import type {Runtime} from '../runtime.js'
 import type {UpstreamBridge} from './upstream-bridge.js'
 
-import {type ProgramEngine, type RunOutcome, startFailureOutcome} from '../execution/engine.js'
+import {startFailureOutcome} from '../execution/outcome.js'
 import {structuredOutcome} from '../execution/structured-outcome.js'
 import {isRecord} from '../guards.js'
 import {elicitationPrompter, FIRST_MODERN_REVISION, inputRequestPrompter} from './approval-prompter.js'

@@ -1,16 +1,47 @@
+import type {Transport} from '@modelcontextprotocol/server'
+
 import {serveStdio as serveMcpStdio} from '@modelcontextprotocol/server/stdio'
 
-import type {Logger} from '../log.js'
-import type {Runtime} from '../runtime.js'
-import type {UpstreamBridge} from './upstream-bridge.js'
-
 import {CLIENT_MESSAGE_BYTES} from '../limits.js'
+import {createLogger, type Logger, type LogLevel} from '../log.js'
+import {Runtime} from '../runtime.js'
 import {createConfigErrorServer} from './config-error-server.js'
 import {createMcpServer} from './server.js'
 import {JsonLinesServerTransport} from './stdio-transport.js'
+import {UpstreamBridge} from './upstream-bridge.js'
 
-/** How long downstream servers wait for the client's `initialized` before connecting anyway. */
+/**
+ * How long downstream servers wait for the client's `initialized` before connecting anyway, and
+ * the program engine for a first request before starting anyway.
+ */
 const UPSTREAM_INITIALIZE_WAIT_MS = 1000
+
+export interface ServeOptions {
+  /** `--config` flag value, if any. */
+  configFlag?: string
+  logLevel: LogLevel
+  /** ptc-mcp's version, as the client is told. */
+  version: string
+}
+
+/**
+ * `ptc-mcp serve`: opens the runtime leniently, without loading the downstream code, and serves
+ * until stdin closes or a signal arrives.
+ */
+export async function runServe(options: ServeOptions): Promise<void> {
+  const logger = createLogger(options.logLevel)
+  const upstream = new UpstreamBridge(logger.child('client'))
+  // serve starts the downstream connections itself, once the client has said what it supports.
+  const runtime = await Runtime.open({
+    configFlag: options.configFlag,
+    logger,
+    lenient: true,
+    upstream,
+    connect: false,
+    deferDownstream: true,
+  })
+  await serveStdio(runtime, runtime.logger, options.version, upstream)
+}
 
 /** Shown when serve is started on a terminal instead of by an MCP client. */
 const TERMINAL_HINT =
@@ -51,21 +82,51 @@ export async function serveStdio(
   logger.info('serving on stdio')
   // Typed on a terminal, serve would seem to hang: say what it waits for (stderr: stdout is the protocol).
   if (process.stdin.isTTY) process.stderr.write(`${TERMINAL_HINT}\n`)
-  if (upstream) {
-    // Downstream servers are told what the client supports (elicitation, sampling), so they connect
-    // once it has initialized; a client that does not initialize (2026-07-28) waits no longer than this.
-    upstream.timeoutMs = runtime.permissions.approvalTimeoutMs
-    const start = (): void => runtime.registry.start()
-    upstream.initialized.then(start, () => {})
-    setTimeout(start, UPSTREAM_INITIALIZE_WAIT_MS).unref()
-  }
-  // Start the program engine (Python, sandbox probe, warm pool) while the client is still starting.
-  if (!configError)
+  // Clients give up on a slow first answer (SPEC §5): the program engine (Python, sandbox probe,
+  // warm pool) and the downstream code load only once it is out, while the client is still starting.
+  const warmUp = (): void => {
+    if (configError) return
     runtime.engine().catch((error: unknown) => {
       // Stopped before it was ready (a client's health check): nothing to report.
       if (!runtime.closed) logger.warn(`programs cannot run yet: ${String(error)}`)
     })
+  }
+  const quiet = setTimeout(warmUp, UPSTREAM_INITIALIZE_WAIT_MS)
+  quiet.unref()
+  const firstAnswer = new Promise<void>((resolve) => afterFirstAnswer(transport, resolve))
+  firstAnswer.then(() => {
+    logger.debug('first request answered')
+    clearTimeout(quiet)
+    // Messages already read (tools/list after server/discover) are answered first.
+    setImmediate(warmUp)
+  }, () => {})
+  if (upstream) {
+    // Downstream servers are told what the client supports (elicitation, sampling), so they connect
+    // once it has initialized (2025) or sent its first request (2026-07-28), after that request's
+    // answer; a client that says nothing waits no longer than this.
+    upstream.timeoutMs = runtime.permissions.approvalTimeoutMs
+    let started = false
+    const start = (): void => {
+      if (started) return
+      started = true
+      logger.debug('connecting to the downstream servers')
+      runtime.registry.start()
+    }
+    upstream.initialized.then(() => firstAnswer).then(start, () => {})
+    setTimeout(start, UPSTREAM_INITIALIZE_WAIT_MS).unref()
+  }
 
   logger.info(`shutting down (${await stopped})`)
+  clearTimeout(quiet)
   await Promise.allSettled([runtime.close(), handle.close()])
+}
+
+/** Calls `then` once, when the first message serve sends (the answer to the first request) is written. */
+function afterFirstAnswer(transport: Transport, then: () => void): void {
+  const send = transport.send.bind(transport)
+  transport.send = async (message, options) => {
+    await send(message, options)
+    transport.send = send
+    then()
+  }
 }

@@ -1,0 +1,51 @@
+// Spawn → `server/discover` answered (SPEC §5): Claude Code's probe, which it waits ~2.5 s for.
+// ptc-mcp with the first downstream configured (serve answers before connecting to it) beside
+// the SDK floor with no servers: what any Node server on the SDK pays before its first answer.
+// 20 spawns each, in alternation; the target is ptc-mcp's median itself, on an idle machine.
+import type {GatewayKind} from '../lib/gateway.js'
+
+import {spawnToDiscover} from '../lib/discover.js'
+import {addFigure, addRow, measuredReference, series} from '../lib/results.js'
+import {type Scenario} from '../lib/scenario.js'
+
+/** SPEC §5: within 300 ms of being spawned, idle. */
+export const DISCOVER_TARGET_MS = 300
+
+export const discover: Scenario = {
+  name: 'discover',
+  async run(bench) {
+    const [downstream] = bench.downstreams
+    if (!downstream) return
+    const ptc = bench.kinds.find((kind) => kind.name === 'ptc-mcp')
+    const floor = bench.kinds.find((kind) => kind.name === 'sdk-floor')
+    if (!ptc?.launch) return
+    const measured = new Map<GatewayKind, number[]>([[ptc, []]])
+    if (floor?.launch) measured.set(floor, [])
+    for (let i = 0; i < bench.reps(20, 3); i++) {
+      for (const [kind, times] of measured) {
+        const servers = kind === floor ? [] : [downstream]
+        const launch = kind.launch!({
+          label: `discover-${kind.name}`,
+          downstreams: servers,
+          dir: bench.dir(`discover-${kind.name}`),
+        })
+        times.push(await spawnToDiscover(launch))
+      }
+    }
+    const floorTimes = floor && measured.get(floor)
+    const row = addRow(bench.results, {
+      key: `discover/${downstream.name}`,
+      scenario: 'spawn → server/discover answered',
+      downstream: downstream.name,
+      reference: floorTimes
+        ? measuredReference(
+            'SDK floor, no servers',
+            series('sdk-floor spawn → server/discover answered', 'ms', floorTimes),
+          )
+        : undefined,
+      target: {value: DISCOVER_TARGET_MS, comparison: '<=', of: 'value'},
+    })
+    for (const [kind, times] of measured) addFigure(row, kind.name, series(row.scenario, 'ms', times))
+    bench.log('discover done')
+  },
+}
