@@ -3,7 +3,6 @@
 // spends most of a cold start finding, reading and compiling the ~150 modules one by one. Each
 // dynamic import() (the program engine, the downstream code) stays a chunk of its own, loaded
 // only when used, as in dist/.
-// eslint-disable-next-line n/no-extraneous-import -- installed with tsx and vite; to be listed in devDependencies
 import {build} from 'esbuild'
 import {readFile, rm} from 'node:fs/promises'
 import {dirname, join, relative, sep} from 'node:path'

@@ -1,7 +1,6 @@
 // The floor as a gateway: bench/servers/sdk-floor-server.ts, the MCP SDK (v2) in Node with no
 // interpreter and no sandbox. What it costs, every Node gateway on the SDK pays before its own work.
 
-// eslint-disable-next-line n/no-extraneous-import -- installed with tsx and vite; to be listed in devDependencies
 import {transformSync} from 'esbuild'
 import {mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'

@@ -93,7 +93,9 @@ export async function serveStdio(
   }
   const quiet = setTimeout(warmUp, UPSTREAM_INITIALIZE_WAIT_MS)
   quiet.unref()
-  const firstAnswer = new Promise<void>((resolve) => afterFirstAnswer(transport, resolve))
+  const firstAnswer = new Promise<void>((resolve) => {
+    afterFirstAnswer(transport, resolve)
+  })
   firstAnswer.then(() => {
     logger.debug('first request answered')
     clearTimeout(quiet)
