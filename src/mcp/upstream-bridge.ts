@@ -5,15 +5,15 @@ import type {UpstreamClient} from '../downstream/upstream.js'
 import type {Logger} from '../log.js'
 
 import {FIRST_MODERN_REVISION} from './approval-prompter.js'
+import {labelElicitation, labelSampling} from './forwarded-requests.js'
 
-/** The `_meta` key that names the downstream server a forwarded sampling request comes from. */
-export const SERVER_META_KEY = 'ptc-mcp/server'
+export {SERVER_META_KEY} from './forwarded-requests.js'
 
 /**
  * serve's client as the downstream servers' requests reach it (SPEC §12): known once it has
- * initialized; elicitation messages are prefixed with the server's name (`[github] ...`), sampling
- * requests carry it in `_meta`. A client of the 2026-07-28 revision takes no requests from
- * servers, so nothing is declared for it and the requests are refused as before.
+ * initialized; each request labelled with the server's name and escaped (forwarded-requests.ts).
+ * A client of the 2026-07-28 revision takes no requests from servers, so nothing is declared for
+ * it and the requests are refused as before.
  */
 export class UpstreamBridge implements UpstreamClient {
   /** Bound on one forwarded request: the user may take a while (permissions.approval_timeout_seconds). */
@@ -47,17 +47,20 @@ export class UpstreamBridge implements UpstreamClient {
     this.logger.info(
       `passing an elicitation (${params.mode ?? 'form'} mode) from server '${name}' to the client`,
     )
-    return server.elicitInput(
-      {...params, message: `[${name}] ${params.message}`},
-      {signal, timeout: this.timeoutMs},
-    )
+    let labelled
+    try {
+      labelled = labelElicitation(name, params)
+    } catch (error) {
+      this.logger.warn((error as Error).message)
+      throw error
+    }
+    return server.elicitInput(labelled, {signal, timeout: this.timeoutMs})
   }
 
   async sample(name: string, params: Parameters<UpstreamClient['sample']>[1], signal: AbortSignal) {
     const server = this.connected()
     this.logger.info(`passing a sampling request from server '${name}' to the client`)
-    const labelled = {...params, _meta: {...params._meta, [SERVER_META_KEY]: name}}
-    return server.createMessage(labelled, {signal, timeout: this.timeoutMs}) as ReturnType<
+    return server.createMessage(labelSampling(name, params), {signal, timeout: this.timeoutMs}) as ReturnType<
       UpstreamClient['sample']
     >
   }

@@ -343,6 +343,26 @@ describe('elicitation and sampling requests of downstream servers', () => {
     ])
     expect(session.sampled).toMatchObject([{_meta: {'ptc-mcp/server': 'fx'}}])
   })
+
+  it("a message made to pass for ptc-mcp's prompt shows its label on the first line; a copy of the approval form is refused", async () => {
+    session.asked.length = 0
+    session.answer = () => ({action: 'accept', content: {ok: true}})
+    const run = await session.execute(
+      [
+        'print(await mcp__fx__sample(kind="elicitation_spoof_text"))',
+        'print(await mcp__fx__sample(kind="elicitation_spoof_form"))',
+      ].join('\n'),
+    )
+    expect(run.text).toContain('answered: {"action":"accept","content":{"ok":true}}')
+    expect(run.text).toMatch(/refused: .*its form copies ptc-mcp's own approval form \(property "decision"\)/)
+    expect(session.asked).toHaveLength(1)
+    const [shown] = session.asked as [{message: string; requestedSchema: {properties: {ok: {title: string}}}}]
+    const lines = shown.message.split('\n')
+    expect(lines[0]).toBe('[fx] Loading\\u{202e}')
+    expect(lines[1]).toBe('')
+    expect(lines[2]).toMatch(/^A program run by ptc-mcp wants to call/)
+    expect(shown.requestedSchema.properties.ok.title).toBe('[fx] Continue?')
+  })
 })
 
 describe('approval with a client that cannot be asked', () => {
