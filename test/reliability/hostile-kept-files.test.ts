@@ -108,6 +108,19 @@ print("written")
       ])
     })
 
+    test('a name with bidi controls is refused like a control character, never listed as it is', async () => {
+      const outcome = await engine.run(`
+import os
+os.makedirs("out")
+for name in ["bidi\u202etxt.exe", "iso\u2066late\u2069", "embed\u202ax", "plain.txt"]:
+    open("out/" + name, "w").write("x")
+`)
+      expect(outcome.ok, outcome.text).toBe(true)
+      expect(tree(keptDir(outcome))).toEqual(['plain.txt'])
+      expect(outcome.text).toMatch(/\(unprintable name\) \(a name that cannot be kept\)/)
+      expect(outcome.text).not.toMatch(/[\u202A-\u202E\u2066-\u2069]/)
+    })
+
     test('files written before the program failed are kept too', async () => {
       const outcome = await engine.run(`
 import os
