@@ -40,7 +40,9 @@ export function boundBody(response: Response, maxBytes: number, over: 'error' | 
       }
       await reader.cancel().catch(() => {})
       if (over === 'error') {
-        controller.error(new Error(`the answer from ${host} is over ${maxBytes} bytes; it was not read further`))
+        controller.error(
+          new Error(`the answer from ${host} is over ${maxBytes} bytes; it was not read further`),
+        )
         return
       }
       if (room > 0) controller.enqueue(read.value.subarray(0, room))
@@ -73,7 +75,8 @@ export function boundedFetch(
     try {
       response = await inner(input, {...init, signal})
     } catch (error) {
-      if (timeout.aborted) throw new Error(`no answer within ${timeoutMs / 1000} s from ${hostOf(input)}`, {cause: error})
+      if (timeout.aborted)
+        throw new Error(`no answer within ${timeoutMs / 1000} s from ${hostOf(input)}`, {cause: error})
       throw error
     }
     return boundBody(response, response.ok ? maxBytes : ERROR_BODY_BYTES, response.ok ? 'error' : 'truncate')

@@ -64,22 +64,28 @@ describe('cappedFetch', () => {
       serving('application/json', [json]),
     )('http://x', notification)
     expect(await untouched.text()).toBe(json)
-    const over100 = await cappedFetch(100, answer, serving('application/json', [json]))('http://x', notification)
+    const over100 = await cappedFetch(
+      100,
+      answer,
+      serving('application/json', [json]),
+    )('http://x', notification)
     await expect(over100.text()).rejects.toThrow(/is over 100 bytes; it was not read further/)
   })
 
   it('reads an error answer to a few KiB, and an endless JSON answer no further than needed', async () => {
     let pulled = 0
-    const endless = (status: number): typeof fetch => async () =>
-      new Response(
-        new ReadableStream({
-          pull(controller) {
-            pulled += 65_536
-            controller.enqueue(new Uint8Array(65_536).fill(120))
-          },
-        }),
-        {status, headers: {'content-type': 'application/json'}},
-      )
+    const endless =
+      (status: number): typeof fetch =>
+      async () =>
+        new Response(
+          new ReadableStream({
+            pull(controller) {
+              pulled += 65_536
+              controller.enqueue(new Uint8Array(65_536).fill(120))
+            },
+          }),
+          {status, headers: {'content-type': 'application/json'}},
+        )
     const error = await cappedFetch(1_000_000, answer, endless(500))('http://x', call)
     expect(await error.text()).toHaveLength(ERROR_BODY_BYTES)
     expect(pulled).toBeLessThan(1_000_000)

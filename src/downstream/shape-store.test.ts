@@ -3,6 +3,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
+import type {ServerConfig} from '../config/schema.js'
 import type {ToolInfo} from './types.js'
 
 import {describeTool} from './inspect.js'
@@ -32,7 +33,10 @@ function tool(server: string, name: string, version = 0): ToolInfo {
 /** A result a hostile server might send: a huge key that reads as an instruction, wide and deep. */
 const HOSTILE = {
   [`${NOTE}${'x'.repeat(400_000)}`]: Object.fromEntries(
-    Array.from({length: 50}, (_, i) => [`${NOTE} ${i} ${'!'.repeat(2000)}`, {[`k${i}`]: [i, {deep: {deeper: [i]}}]}]),
+    Array.from({length: 50}, (_, i) => [
+      `${NOTE} ${i} ${'!'.repeat(2000)}`,
+      {[`k${i}`]: [i, {deep: {deeper: [i]}}]},
+    ]),
   ),
   n: 1,
 }
@@ -66,21 +70,45 @@ describe('the shapes cache against a hostile server', () => {
   })
 
   it("knows a server by its command and arguments or URL: another config's server of the same name sees nothing", () => {
-    const github = {name: 'github', transport: 'stdio', command: 'github-mcp', args: ['--ro'], env: {}} as const
-    const impostor = {...github, command: '/tmp/evil'}
-    const remote = {name: 'github', transport: 'http', url: 'https://api.example/mcp', headers: {}} as const
+    const github: ServerConfig = {
+      name: 'github',
+      transport: 'stdio',
+      command: 'github-mcp',
+      args: ['--ro'],
+      env: {},
+    }
+    const impostor: ServerConfig = {...github, command: '/tmp/evil'}
+    const remote: ServerConfig = {
+      name: 'github',
+      transport: 'http',
+      url: 'https://api.example/mcp',
+      headers: {},
+    }
     const mine = new ShapeStore(dir, undefined, new Map([['github', serverIdentity(github)]]))
     mine.record(tool('github', 'issues'), {id: 'int'})
-    expect(new ShapeStore(dir, undefined, new Map([['github', serverIdentity(github)]])).get(tool('github', 'issues'))).toEqual({id: 'int'})
+    expect(
+      new ShapeStore(dir, undefined, new Map([['github', serverIdentity(github)]])).get(
+        tool('github', 'issues'),
+      ),
+    ).toEqual({id: 'int'})
     for (const other of [impostor, remote]) {
-      const theirs = new ShapeStore(dir, undefined, new Map([['github', serverIdentity(other as never)]]))
+      const theirs = new ShapeStore(dir, undefined, new Map([['github', serverIdentity(other)]]))
       expect(theirs.get(tool('github', 'issues'))).toBeUndefined()
     }
   })
 
   it("keeps no argument in its files, and removes an earlier version's unbounded files", () => {
-    const secret = {name: 's', transport: 'stdio', command: 'srv', args: ['--token', 'tok-5d41402abc'], env: {}} as const
-    writeFileSync(join(dir, `${'a'.repeat(40)}.json`), JSON.stringify({server: 's', tool: 't', shape: 'x'.repeat(100_000)}))
+    const secret: ServerConfig = {
+      name: 's',
+      transport: 'stdio',
+      command: 'srv',
+      args: ['--token', 'tok-5d41402abc'],
+      env: {},
+    }
+    writeFileSync(
+      join(dir, `${'a'.repeat(40)}.json`),
+      JSON.stringify({server: 's', tool: 't', shape: 'x'.repeat(100_000)}),
+    )
     const store = new ShapeStore(dir, undefined, new Map([['s', serverIdentity(secret)]]))
     store.record(tool('s', 't'), 'str')
     const files = readdirSync(dir)

@@ -1,5 +1,16 @@
 import {createHash} from 'node:crypto'
-import {closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, unlinkSync, writeFileSync} from 'node:fs'
+import {
+  closeSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import {homedir} from 'node:os'
 import {isAbsolute, join} from 'node:path'
 
@@ -139,10 +150,10 @@ export class ShapeStore {
         if (name.endsWith('.tmp') && Date.now() - stats.mtimeMs < 60_000) continue
         // Not a name this store gives (an earlier version's, unbounded, or a leftover): it goes.
         if (FILE_NAME.test(name)) {
-entries.push({name, tool: name.split('-', 1)[0]!, mtimeMs: stats.mtimeMs})
-} else {
-this.unlink(name)
-}
+          entries.push({name, tool: name.split('-', 1)[0]!, mtimeMs: stats.mtimeMs})
+        } else {
+          this.unlink(name)
+        }
       } catch {
         // gone meanwhile
       }

@@ -106,7 +106,10 @@ describe('the artifacts root is held to the scratch root rule', () => {
       const link = join(root, 'artifacts')
       symlinkSync(victim, link)
       expect(await pruneArtifacts(link)).toEqual([])
-      expect(readdirSync(victim).sort()).toEqual(['old-dir', ...Array.from({length: 5}, (_, n) => `precious-${n}`)])
+      expect(readdirSync(victim).sort()).toEqual([
+        'old-dir',
+        ...Array.from({length: 5}, (_, n) => `precious-${n}`),
+      ])
       expect(() => createRunDir(link)).toThrow(
         /artifacts directory cannot be used: .*artifacts is not a directory.*Fix: remove .*execution\.artifacts_dir/,
       )

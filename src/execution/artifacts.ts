@@ -34,7 +34,8 @@ export function ensureArtifactsRoot(root: string): void {
     mkdirSync(dirname(root), {recursive: true, mode: 0o700})
     mkdirSync(root, {mode: 0o700})
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw artifactsRootError(root, (error as Error).message)
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
+      throw artifactsRootError(root, (error as Error).message)
   }
   const problem = privateDirProblem(lstatSync(root), effectiveUid())
   if (problem) throw artifactsRootError(root, `${root} ${problem}`)
@@ -194,7 +195,11 @@ async function treeBytes(dir: string, depth = 0): Promise<number> {
   for await (const entry of listing) {
     const path = join(dir, entry.name)
     if (entry.isDirectory() && depth < 64) total += await treeBytes(path, depth + 1)
-    else if (entry.isFile()) total += await lstat(path).then((stats) => stats.size, () => 0)
+    else if (entry.isFile())
+      total += await lstat(path).then(
+        (stats) => stats.size,
+        () => 0,
+      )
   }
   return total
 }

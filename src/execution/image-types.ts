@@ -18,7 +18,8 @@ export const SIGNATURE_BYTES = 12
 /** The image type the bytes' signature names, or undefined. */
 export function imageTypeOf(head: Uint8Array): string | undefined {
   const bytes = Buffer.from(head.buffer, head.byteOffset, head.length)
-  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png'
+  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+    return 'image/png'
   if (bytes.subarray(0, 3).equals(Buffer.from([0xff, 0xd8, 0xff]))) return 'image/jpeg'
   const ascii = bytes.subarray(0, SIGNATURE_BYTES).toString('latin1')
   if (ascii.startsWith('GIF87a') || ascii.startsWith('GIF89a')) return 'image/gif'

@@ -12,7 +12,10 @@ import {chmod, type FileHandle, open, opendir, rm, rmdir, unlink} from 'node:fs/
  */
 
 /** What makes `stats` (from lstat or fstat) no private directory of `uid`, or undefined. */
-export function privateDirProblem(stats: Pick<Stats, 'isDirectory' | 'uid' | 'mode'>, uid: number): string | undefined {
+export function privateDirProblem(
+  stats: Pick<Stats, 'isDirectory' | 'uid' | 'mode'>,
+  uid: number,
+): string | undefined {
   if (!stats.isDirectory()) return 'is not a directory'
   if (stats.uid !== uid) return `belongs to uid ${stats.uid}, not ${uid}`
   if ((stats.mode & 0o077) !== 0) return `is open to other users (mode ${(stats.mode & 0o777).toString(8)})`
@@ -30,7 +33,10 @@ export function effectiveUid(): number {
  * problem (ENOENT as it is).
  */
 export async function openPrivateDir(path: string): Promise<FileHandle> {
-  const flags = (process.platform === 'linux' ? O_PATH : constants.O_RDONLY) | constants.O_DIRECTORY | constants.O_NOFOLLOW
+  const flags =
+    (process.platform === 'linux' ? O_PATH : constants.O_RDONLY) |
+    constants.O_DIRECTORY |
+    constants.O_NOFOLLOW
   let handle: FileHandle
   try {
     handle = await open(path, flags)

@@ -92,7 +92,8 @@ export async function sweepOrphanedScratchDirs(logger: Logger, base = tmpdir()):
   const uid = effectiveUid()
   const root = scratchRoot(base, uid)
   const rootStats = await lstat(root).catch(() => null)
-  if (rootStats && !privateDirProblem(rootStats, uid)) await sweepDeadServers(root, SCRATCH_PREFIX, uid, logger)
+  if (rootStats && !privateDirProblem(rootStats, uid))
+    await sweepDeadServers(root, SCRATCH_PREFIX, uid, logger)
   await sweepDeadServers(base, PROBE_PREFIX, uid, logger)
   await sweepDeadServers(base, FORK_PREFIX, uid, logger)
 }

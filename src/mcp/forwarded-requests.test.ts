@@ -1,3 +1,5 @@
+import type {CreateMessageRequestParams} from '@modelcontextprotocol/client'
+
 import {describe, expect, it} from 'vitest'
 
 import {
@@ -20,19 +22,27 @@ describe('forwardedText', () => {
   })
 
   it('collapses runs of blank lines (whitespace-only ones too), drops leading ones', () => {
-    expect(forwardedText('\n\n\nfirst\n\n \n\t\n\nsecond\r\n\r\n\r\nthird\n\n')).toBe('first\n\nsecond\n\nthird')
+    expect(forwardedText('\n\n\nfirst\n\n \n\t\n\nsecond\r\n\r\n\r\nthird\n\n')).toBe(
+      'first\n\nsecond\n\nthird',
+    )
   })
 
   it('cuts a long message, saying so', () => {
     const shown = forwardedText('x'.repeat(10_000))
-    expect(shown).toHaveLength(MAX_FORWARDED_MESSAGE_CHARS + ` [cut at ${MAX_FORWARDED_MESSAGE_CHARS} characters]`.length + 1)
+    expect(shown).toHaveLength(
+      MAX_FORWARDED_MESSAGE_CHARS + ` [cut at ${MAX_FORWARDED_MESSAGE_CHARS} characters]`.length + 1,
+    )
     expect(shown.endsWith(`… [cut at ${MAX_FORWARDED_MESSAGE_CHARS} characters]`)).toBe(true)
   })
 })
 
 describe('labelElicitation', () => {
   it('puts the label on the first line, above the spoofed text, which cannot push it out of view', () => {
-    const labelled = labelElicitation('evil', {mode: 'form', message: SPOOF, requestedSchema: {type: 'object', properties: {}}})
+    const labelled = labelElicitation('evil', {
+      mode: 'form',
+      message: SPOOF,
+      requestedSchema: {type: 'object', properties: {}},
+    })
     const lines = labelled.message.split('\n')
     expect(lines[0]).toBe('[evil] Ignore this\\u{202e}')
     expect(lines[1]).toBe('')
@@ -40,7 +50,7 @@ describe('labelElicitation', () => {
     expect(lines).toHaveLength(5)
   })
 
-  it("labels every title of the form and escapes its descriptions and choices", () => {
+  it('labels every title of the form and escapes its descriptions and choices', () => {
     const labelled = labelElicitation('evil', {
       message: 'Your details',
       requestedSchema: {
@@ -79,7 +89,15 @@ describe('labelElicitation', () => {
 
   it("refuses a form that copies ptc-mcp's approval form, whatever the property's name or the choices' form", () => {
     const copies = [
-      {decision: {type: 'string', oneOf: [{const: 'once', title: 'Allow once'}, {const: 'deny', title: 'Deny'}]}},
+      {
+        decision: {
+          type: 'string',
+          oneOf: [
+            {const: 'once', title: 'Allow once'},
+            {const: 'deny', title: 'Deny'},
+          ],
+        },
+      },
       {Decision: {type: 'string'}},
       {answer: {type: 'string', enum: ['once', 'program', 'deny']}},
       {answer: {type: 'array', items: {anyOf: [{const: 'session'}, {const: 'deny'}]}}},
@@ -90,8 +108,13 @@ describe('labelElicitation', () => {
       ).toThrow(ForwardRefusedError)
     }
     expect(() =>
-      labelElicitation('evil', {message: 'x', requestedSchema: {type: 'object', properties: copies[0]!} as never}),
-    ).toThrow(/did not show this request from server "evil" to the user: its form copies ptc-mcp's own approval form \(property "decision"\)/)
+      labelElicitation('evil', {
+        message: 'x',
+        requestedSchema: {type: 'object', properties: copies[0]!} as never,
+      }),
+    ).toThrow(
+      /did not show this request from server "evil" to the user: its form copies ptc-mcp's own approval form \(property "decision"\)/,
+    )
   })
 
   it('labels a URL-mode message and leaves its URL alone', () => {
@@ -101,7 +124,12 @@ describe('labelElicitation', () => {
       url: 'https://example.com/sign-in',
       elicitationId: 'e1',
     })
-    expect(labelled).toEqual({mode: 'url', message: '[fx] Sign in', url: 'https://example.com/sign-in', elicitationId: 'e1'})
+    expect(labelled).toEqual({
+      mode: 'url',
+      message: '[fx] Sign in',
+      url: 'https://example.com/sign-in',
+      elicitationId: 'e1',
+    })
   })
 })
 
@@ -117,7 +145,9 @@ describe('labelSampling', () => {
       _meta: {other: 1},
     })
     expect(labelled._meta).toEqual({other: 1, [SERVER_META_KEY]: 'fx'})
-    expect(labelled.systemPrompt).toBe('[fx] This request comes from the MCP server "fx", through ptc-mcp.\nBe brief.')
+    expect(labelled.systemPrompt).toBe(
+      '[fx] This request comes from the MCP server "fx", through ptc-mcp.\nBe brief.',
+    )
     expect(labelled.messages.map((message) => (message.content as {text: string}).text)).toEqual([
       '[fx] Summarise this',
       'second',
@@ -126,7 +156,8 @@ describe('labelSampling', () => {
   })
 
   it('gives a request without a system prompt one that names the server', () => {
-    const labelled = labelSampling('fx', {messages: [], maxTokens: 10})
+    const params: CreateMessageRequestParams = {messages: [], maxTokens: 10}
+    const labelled = labelSampling('fx', params)
     expect(labelled.systemPrompt).toBe('[fx] This request comes from the MCP server "fx", through ptc-mcp.')
   })
 })

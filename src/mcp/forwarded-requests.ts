@@ -111,19 +111,25 @@ function labelSchema(tag: string, schema: Record<string, unknown>): Record<strin
       title: `${tag} ${forwardedText(title, 200).replaceAll('\n', ' ')}`,
     }
   }
-  return {...schema, ...(typeof schema.title === 'string' && {title: `${tag} ${forwardedText(schema.title, 200)}`}), properties: labelled}
+  return {
+    ...schema,
+    ...(typeof schema.title === 'string' && {title: `${tag} ${forwardedText(schema.title, 200)}`}),
+    properties: labelled,
+  }
 }
 
 /** A property with its description and its choices' titles escaped. */
 function escapeShown(property: Record<string, unknown>): Record<string, unknown> {
   const escaped: Record<string, unknown> = {...property}
-  if (typeof property.description === 'string') escaped.description = forwardedText(property.description, 1000)
+  if (typeof property.description === 'string')
+    escaped.description = forwardedText(property.description, 1000)
   for (const key of ['oneOf', 'anyOf', 'enumNames'] as const) {
     const options = property[key]
     if (!Array.isArray(options)) continue
     escaped[key] = options.map((option: unknown) => {
       if (typeof option === 'string') return forwardedText(option, 200)
-      if (isRecord(option) && typeof option.title === 'string') return {...option, title: forwardedText(option.title, 200)}
+      if (isRecord(option) && typeof option.title === 'string')
+        return {...option, title: forwardedText(option.title, 200)}
       return option
     })
   }

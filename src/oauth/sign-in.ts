@@ -64,7 +64,12 @@ export async function signIn(options: SignInOptions): Promise<SignInResult> {
 
     const challenge = await probe(server)
     const scope = server.oauth?.scopes?.join(' ') ?? challenge.scope
-    const common = {serverUrl: server.url, resourceMetadataUrl: challenge.resourceMetadataUrl, scope, fetchFn: oauthFetch}
+    const common = {
+      serverUrl: server.url,
+      resourceMetadataUrl: challenge.resourceMetadataUrl,
+      scope,
+      fetchFn: oauthFetch,
+    }
     const started = await auth(provider, {...common, forceReauthorization: true})
     if (started === 'REDIRECT') {
       const {code, iss} = await callback.wait(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.signal)

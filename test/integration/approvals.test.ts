@@ -356,7 +356,9 @@ describe('elicitation and sampling requests of downstream servers', () => {
     expect(run.text).toContain('answered: {"action":"accept","content":{"ok":true}}')
     expect(run.text).toMatch(/refused: .*its form copies ptc-mcp's own approval form \(property "decision"\)/)
     expect(session.asked).toHaveLength(1)
-    const [shown] = session.asked as [{message: string; requestedSchema: {properties: {ok: {title: string}}}}]
+    const [shown] = session.asked as unknown as [
+      {message: string; requestedSchema: {properties: {ok: {title: string}}}},
+    ]
     const lines = shown.message.split('\n')
     expect(lines[0]).toBe('[fx] Loading\\u{202e}')
     expect(lines[1]).toBe('')

@@ -151,7 +151,7 @@ describe('show()', () => {
       [
         'import base64',
         'tiny = b"\\x89PNG\\r\\n\\x1a\\n" + bytes(8)',
-        'svg = b"<svg xmlns=\'http://www.w3.org/2000/svg\' onload=\'alert(1)\'/>"',
+        "svg = b\"<svg xmlns='http://www.w3.org/2000/svg' onload='alert(1)'/>\"",
         'for attempt in [lambda: show("text"), lambda: show(b"plain bytes"), lambda: show(tiny, mime_type="text/csv"),',
         '                lambda: show(Media("audio", "audio/wav", 4, base64.b64encode(b"RIFF").decode())),',
         '                lambda: show(Media("image", "image/svg+xml", len(svg), base64.b64encode(svg).decode())),',

@@ -112,7 +112,7 @@ print("written")
       const outcome = await engine.run(`
 import os
 os.makedirs("out")
-for name in ["bidi\u202etxt.exe", "iso\u2066late\u2069", "embed\u202ax", "plain.txt"]:
+for name in ["bidi\u202Etxt.exe", "iso\u2066late\u2069", "embed\u202Ax", "plain.txt"]:
     open("out/" + name, "w").write("x")
 `)
       expect(outcome.ok, outcome.text).toBe(true)
@@ -301,7 +301,17 @@ const RACER_UID = 54_322
 function asOtherUser(script: string, ...args: string[]): Promise<string> {
   const child = spawn(
     'setpriv',
-    ['--reuid', String(RACER_UID), '--regid', String(RACER_UID), '--clear-groups', '/usr/bin/python3', '-c', script, ...args],
+    [
+      '--reuid',
+      String(RACER_UID),
+      '--regid',
+      String(RACER_UID),
+      '--clear-groups',
+      '/usr/bin/python3',
+      '-c',
+      script,
+      ...args,
+    ],
     {stdio: ['ignore', 'pipe', 'inherit']},
   )
   let out = ''
@@ -343,7 +353,9 @@ describe.runIf(process.platform === 'linux' && process.geteuid?.() === 0)(
         await asOtherUser('import os, sys; os.symlink(sys.argv[2], sys.argv[1])', configured, victim)
         const engine = await startEngine(createLinuxBackend({bwrap}), {artifacts_dir: configured})
         try {
-          const outcome = await engine.run('import os\nos.makedirs("out")\nopen("out/new.txt", "w").write("new")\nprint("x" * 100)')
+          const outcome = await engine.run(
+            'import os\nos.makedirs("out")\nopen("out/new.txt", "w").write("new")\nprint("x" * 100)',
+          )
           expect(outcome.ok, outcome.text).toBe(true)
           expect(outcome.text).toContain('not kept: out/new.txt (could not be written)')
           await pruneArtifacts(configured)
@@ -354,7 +366,7 @@ describe.runIf(process.platform === 'linux' && process.geteuid?.() === 0)(
         }
       })
 
-      test("a root another user made, open to all: refused, and their files stay", async () => {
+      test('a root another user made, open to all: refused, and their files stay', async () => {
         const configured = join(base, `artifacts-squat-${bwrap}`)
         await asOtherUser(
           `import os, sys
@@ -366,7 +378,9 @@ open(r + "/planted", "w").close()`,
         )
         const engine = await startEngine(createLinuxBackend({bwrap}), {artifacts_dir: configured})
         try {
-          const outcome = await engine.run('import os\nos.makedirs("out")\nopen("out/new.txt", "w").write("new")')
+          const outcome = await engine.run(
+            'import os\nos.makedirs("out")\nopen("out/new.txt", "w").write("new")',
+          )
           expect(outcome.text).toContain('not kept: out/new.txt (could not be written)')
           expect(await pruneArtifacts(configured)).toEqual([])
           expect(readdirSync(configured).sort()).toEqual(['old', 'planted'])
@@ -422,7 +436,7 @@ while True:
         await pruneArtifacts(root)
         racer.kill('SIGKILL')
         await new Promise((resolve) => {
-          racer.once("close", resolve)
+          racer.once('close', resolve)
         })
         swaps += count()
         rmSync(run, {recursive: true, force: true})

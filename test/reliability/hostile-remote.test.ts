@@ -38,35 +38,41 @@ async function body(request: IncomingMessage): Promise<string> {
 
 /**
  * /error: every request is an HTTP 500 with an endless page. /oauth: a 401 naming protected-resource
- * metadata that is an endless JSON document, as is every /.well-known/ document. /tools: a streamable HTTP MCP server (JSON answers)
- * whose tool `flood` answers with an endless JSON body and `flood_error` with an endless 500.
+ * metadata that is an endless JSON document, as is every /.well-known/ document. /tools: a
+ * streamable HTTP MCP server (JSON answers) whose tool `flood` answers with an endless JSON body
+ * and `flood_error` with an endless 500.
  */
 async function hostileServer(): Promise<{server: Server; base: string}> {
   const server = createServer((request, response) => {
-    (async () => {
+    const answerRequest = async (): Promise<void> => {
       const url = request.url ?? ''
       const text = request.method === 'POST' ? await body(request) : ''
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
       if (url.startsWith('/error')) {
         response.writeHead(500, {'content-type': 'text/html'})
-        return flood(response, '<html>')
+        flood(response, '<html>')
+        return
       }
       if (url.startsWith('/.well-known/') || url.startsWith('/meta')) {
         response.writeHead(200, {'content-type': 'application/json'})
-        return flood(response, `{"resource":"${base}/oauth","authorization_servers":["${base}"],"x":"`)
+        flood(response, `{"resource":"${base}/oauth","authorization_servers":["${base}"],"x":"`)
+        return
       }
       if (url.startsWith('/oauth')) {
         response.writeHead(401, {'www-authenticate': `Bearer resource_metadata="${base}/meta"`})
-        return response.end()
+        response.end()
+        return
       }
       if (!url.startsWith('/tools') || request.method !== 'POST') {
         response.writeHead(405)
-        return response.end()
+        response.end()
+        return
       }
       const message = JSON.parse(text) as {id?: number; method: string; params?: {name?: string}}
       if (message.id === undefined) {
         response.writeHead(202)
-        return response.end()
+        response.end()
+        return
       }
       const answer = (result: unknown): void => {
         response.writeHead(200, {'content-type': 'application/json'})
@@ -84,14 +90,19 @@ async function hostileServer(): Promise<{server: Server; base: string}> {
         })
       if (message.method === 'tools/call' && message.params?.name === 'flood_error') {
         response.writeHead(500, {'content-type': 'text/plain'})
-        return flood(response, 'Internal error: ')
+        flood(response, 'Internal error: ')
+        return
       }
       if (message.method === 'tools/call') {
         response.writeHead(200, {'content-type': 'application/json'})
-        return flood(response, `{"jsonrpc":"2.0","id":${message.id},"result":{"content":[{"type":"text","text":"`)
+        return flood(
+          response,
+          `{"jsonrpc":"2.0","id":${message.id},"result":{"content":[{"type":"text","text":"`,
+        )
       }
       answer({})
-    })().catch(() => response.destroy())
+    }
+    answerRequest().catch(() => response.destroy())
   })
   await new Promise<void>((resolve) => {
     server.listen(0, '127.0.0.1', resolve)

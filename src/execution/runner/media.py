@@ -103,10 +103,8 @@ def make_show(send):
         if not data:
             raise ValueError("show() got an empty image")
         if found != mime_type:
-            raise ValueError(
-                f"show(): the bytes are {'a ' + _NAMES[found] + ' image' if found else 'no PNG, JPEG, GIF or WebP image'},"
-                f" not {mime_type}"
-            )
+            what = f"a {_NAMES[found]} image" if found else "no PNG, JPEG, GIF or WebP image"
+            raise ValueError(f"show(): the bytes are {what}, not {mime_type}")
         if shown["count"] >= MAX_SHOWN_IMAGES:
             raise ValueError(f"show() can return at most {MAX_SHOWN_IMAGES} images per run")
         if shown["bytes"] + len(data) > MAX_SHOWN_BYTES:
