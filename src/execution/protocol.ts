@@ -17,7 +17,7 @@ import {HELPER_NAMES, type HelperName} from './program-helpers.js'
  * shapes below and caps `done`, so a hostile or broken child ends its own run, never the server.
  */
 
-/** Rlimits the child sets on itself before confinement; soft = hard. */
+/** Rlimits the child sets on itself before confinement; soft = hard (the CPU limit's hard one a second above). */
 export interface ChildLimits {
   cpu_seconds: number
   address_space_bytes: number

@@ -311,6 +311,32 @@ describe('approval by elicitation, with Claude Code rules in user and project sc
     expect(run.calls.map((call) => call.approval)).toEqual(['denied', 'denied'])
     expect(session.received('my-fx')).toEqual(before)
   }, 60_000)
+
+  it('a program that burns CPU while the question stops its clock dies of its CPU limit, named as such', async () => {
+    session.answer = () => new Promise<never>(() => {})
+    // Two threads hashing (the GIL released) burn CPU faster than the clock runs; the question
+    // stops the clock, not the CPU time.
+    const run = await session.execute(
+      [
+        'import hashlib, threading',
+        'block = bytes(1 << 24)',
+        'def burn():',
+        '    while True:',
+        '        hashlib.sha256(block).digest()',
+        'for _ in range(2):',
+        '    threading.Thread(target=burn, daemon=True).start()',
+        'try:',
+        '    await mcp__my_fx__echo(text="x")',
+        'except ToolError as e:',
+        '    print("caught:", e)',
+        'threading.Event().wait()',
+      ].join('\n'),
+    )
+    expect(run.text).toMatch(
+      /hit its CPU time limit \(6 s of CPU time: execution\.timeout_seconds \+ 2; CPU time counts on while an approval question stops the clock\)/,
+    )
+    expect(run.text).not.toContain('SIGKILL')
+  }, 60_000)
 })
 
 describe('elicitation and sampling requests of downstream servers', () => {
