@@ -23,7 +23,7 @@ hostile=()
 for file in "$repo"/test/reliability/hostile-*.test.ts; do
   [ -e "$file" ] && hostile+=("test/reliability/$(basename "$file")")
 done
-suite=(test/integration/sandbox-escape.test.ts test/integration/sandbox-isolation.test.ts src/sandbox test/sandbox src/execution/scratch.test.ts "${hostile[@]}")
+suite=(test/integration/sandbox-escape.test.ts test/integration/sandbox-isolation.test.ts src/sandbox test/sandbox src/execution/scratch.test.ts src/execution/artifacts.test.ts "${hostile[@]}")
 
 if [ "$(uname -s)" != Linux ]; then
   echo "sandbox-tiers: Linux only" >&2

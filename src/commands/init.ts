@@ -24,7 +24,7 @@ export interface InitResult extends InitPlan {
 
 export default class Init extends BaseCommand {
   static override summary = 'Write a config from the MCP servers Claude Code or Claude Desktop already has.'
-  static override description = `Reads Claude Code's servers (the project's .mcp.json, and ~/.claude.json: user scope and this directory's local scope; when a name is in several, Claude Code's own order wins: local, then project, then user), or Claude Desktop's, or a JSON file with "mcpServers". Converts stdio, http and sse servers, skips ptc-mcp itself and what it cannot convert, and says why.
+  static override description = `Reads Claude Code's servers (the project's .mcp.json, and ~/.claude.json: user scope and this directory's local scope; when a name is in several, Claude Code's own order wins: local, then project, then user), or Claude Desktop's, or a JSON file with "mcpServers". Converts stdio, http and sse servers, skips ptc-mcp itself and what it cannot convert, and says why. Project (.mcp.json) servers Claude Code has not approved for this directory (pending approval, as in a freshly cloned repository, or turned down) are left out unless --include-unapproved.
 
 Literal secrets (env and header values such as API keys and "Bearer ..." tokens) are copied and flagged; --env-refs writes \${VAR} references instead and lists the variables to export. Asked interactively when run in a terminal without --env-refs or --no-env-refs.
 
@@ -54,6 +54,10 @@ Writes --output (default: --config, else $XDG_CONFIG_HOME/ptc-mcp/config.yaml), 
       summary:
         'Write ${VAR} references instead of literal secrets (--no-env-refs: copy them without asking).',
     }),
+    'include-unapproved': Flags.boolean({
+      summary:
+        "Also import the project's .mcp.json servers Claude Code has not approved here (pending or turned down).",
+    }),
     scope: Flags.option({
       options: CLAUDE_SCOPES,
       default: 'user' as const,
@@ -69,6 +73,7 @@ Writes --output (default: --config, else $XDG_CONFIG_HOME/ptc-mcp/config.yaml), 
       output: flags.output ?? flags.config,
       envRefs: flags['env-refs'] ?? false,
       scope: flags.scope,
+      includeUnapproved: flags['include-unapproved'],
     }
     let plan = await planInit(options)
     if (!dryRun) await assertWritable(plan.output, flags.force)
@@ -181,6 +186,14 @@ export function formatReport(result: InitResult, home: string): string[] {
       .split('\n')
       .map((l) => `  ${l}`),
   )
+  if (result.projectRegistration !== null) {
+    lines.push(
+      '',
+      "The project's .mcp.json servers belong to this project; in this config ptc-mcp starts them in every",
+      'project. To have them in a config of this project only, registered at project scope:',
+      `  ${result.projectRegistration}`,
+    )
+  }
   if (result.signIn.length > 0) {
     lines.push(
       '',

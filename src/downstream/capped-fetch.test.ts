@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
+import {ERROR_BODY_BYTES} from '../bounded-fetch.js'
 import {cappedFetch} from './capped-fetch.js'
 
 const answer = (id: number | string, bytes: number) => ({
@@ -47,7 +48,7 @@ describe('cappedFetch', () => {
     expect(await response.text()).toBe(`${small}${small}${refused}${small}${small}${refused}${small}`)
   })
 
-  it('replaces a JSON answer over the limit, keeps one under it, and leaves other requests alone', async () => {
+  it('replaces a JSON answer over the limit, keeps one under it, and bounds the answers to other requests', async () => {
     const json = JSON.stringify({jsonrpc: '2.0', id: 7, result: {text: 'y'.repeat(200)}})
     const over = await cappedFetch(100, answer, serving('application/json', [json]))('http://x', call)
     expect(await over.json()).toEqual(answer(7, json.length))
@@ -58,10 +59,39 @@ describe('cappedFetch', () => {
       body: JSON.stringify({jsonrpc: '2.0', method: 'notifications/initialized'}),
     }
     const untouched = await cappedFetch(
-      100,
+      1000,
       answer,
       serving('application/json', [json]),
     )('http://x', notification)
     expect(await untouched.text()).toBe(json)
+    const over100 = await cappedFetch(
+      100,
+      answer,
+      serving('application/json', [json]),
+    )('http://x', notification)
+    await expect(over100.text()).rejects.toThrow(/is over 100 bytes; it was not read further/)
+  })
+
+  it('reads an error answer to a few KiB, and an endless JSON answer no further than needed', async () => {
+    let pulled = 0
+    const endless =
+      (status: number): typeof fetch =>
+      async () =>
+        new Response(
+          new ReadableStream({
+            pull(controller) {
+              pulled += 65_536
+              controller.enqueue(new Uint8Array(65_536).fill(120))
+            },
+          }),
+          {status, headers: {'content-type': 'application/json'}},
+        )
+    const error = await cappedFetch(1_000_000, answer, endless(500))('http://x', call)
+    expect(await error.text()).toHaveLength(ERROR_BODY_BYTES)
+    expect(pulled).toBeLessThan(1_000_000)
+    pulled = 0
+    const json = await cappedFetch(1_000_000, answer, endless(200))('http://x', call)
+    expect(await json.json()).toMatchObject({id: 7, error: {code: -1}})
+    expect(pulled).toBeLessThan(5 * 1_000_000 + 65_536 * 3)
   })
 })

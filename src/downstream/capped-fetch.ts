@@ -4,7 +4,10 @@
  * would be held in the server's memory before anything could refuse it. This `fetch` wraps what
  * comes back: a message over the limit is dropped as it streams in, and its request gets an error
  * answer (`OVERSIZED_MESSAGE_CODE`) instead, so the call fails alone and the session goes on.
+ * An error answer (HTTP 4xx/5xx) is read to ERROR_BODY_BYTES, enough for its message; any other
+ * body (an OAuth answer, the answer to a notification) fails past the limit.
  */
+import {boundBody, ERROR_BODY_BYTES} from '../bounded-fetch.js'
 import {isRecord} from '../guards.js'
 import {idOfSkipped, isCallHead, OversizedLine, requestId, type SkippedLine} from '../oversized-line.js'
 
@@ -16,7 +19,8 @@ export type OversizedAnswer = (id: number | string, bytes: number) => unknown
 export function cappedFetch(limit: number, answer: OversizedAnswer, inner: Fetch = fetch): Fetch {
   return async (input, init) => {
     const response = await inner(input, init)
-    if (!response.body || !response.ok) return response
+    if (!response.body) return response
+    if (!response.ok) return boundBody(response, ERROR_BODY_BYTES, 'truncate')
     const type = response.headers.get('content-type') ?? ''
     const rebuild = (body: ReadableStream<Uint8Array>) =>
       new Response(body, {
@@ -30,7 +34,7 @@ export function cappedFetch(limit: number, answer: OversizedAnswer, inner: Fetch
     const id = init?.method === 'POST' ? idOfRequest(init.body) : undefined
     if (id !== undefined && type.includes('application/json'))
       return rebuild(capWhole(response.body, limit, id, answer))
-    return response
+    return boundBody(response, limit, 'error')
   }
 }
 
@@ -47,7 +51,13 @@ function idOfRequest(body: unknown): number | string | undefined {
 
 const encoder = new TextEncoder()
 
-/** A JSON body: kept up to `limit` (the SDK parses it whole anyway), else replaced by the error answer. */
+/** How far past the limit an oversized JSON answer is read (and dropped) to report its size. */
+const DRAIN_FACTOR = 4
+
+/**
+ * A JSON body: kept up to `limit` (the SDK parses it whole anyway), else replaced by the error
+ * answer; past DRAIN_FACTOR times the limit the rest is never read.
+ */
 function capWhole(
   body: ReadableStream<Uint8Array>,
   limit: number,
@@ -63,6 +73,11 @@ function capWhole(
         bytes += read.value.length
         if (bytes <= limit) chunks.push(read.value)
         else chunks.length = 0
+        // Counted to its end when it has one within reason; an endless body is cut there.
+        if (bytes > DRAIN_FACTOR * limit) {
+          await reader.cancel().catch(() => {})
+          break
+        }
       }
       if (bytes > limit) controller.enqueue(encoder.encode(JSON.stringify(answer(id, bytes))))
       else for (const chunk of chunks) controller.enqueue(chunk)

@@ -13,7 +13,7 @@ import {checkArguments, checkResult, type ResultChecks, tooLargeError} from './c
 import {ToolFilter, type UnmatchedRule} from './filter.js'
 import {normaliseName} from './naming.js'
 import {Redactor} from './redactor.js'
-import {defaultShapesDir, ShapeStore} from './shape-store.js'
+import {defaultShapesDir, serverIdentity, ShapeStore} from './shape-store.js'
 import {ServerSupervisor} from './supervisor.js'
 import {type HiddenTool, ToolIndex} from './tool-index.js'
 import {lookupTool, notConnectedMessage} from './tool-lookup.js'
@@ -113,6 +113,7 @@ export class ToolRegistry implements ToolHost {
     this.shapes = new ShapeStore(
       options.shapesDir === undefined ? defaultShapesDir() : options.shapesDir,
       this.log,
+      new Map(config.servers.map((server) => [server.name, serverIdentity(server)])),
     )
     this.resultChecks = {
       validator: this.validator,

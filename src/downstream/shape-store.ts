@@ -1,68 +1,214 @@
 import {createHash} from 'node:crypto'
-import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
+import {
+  closeSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import {homedir} from 'node:os'
 import {isAbsolute, join} from 'node:path'
 
+import type {ServerConfig} from '../config/schema.js'
 import type {Logger} from '../log.js'
 import type {ToolInfo} from './types.js'
 
 import {isRecord} from '../guards.js'
+import {MAX_SHAPE_CHARS} from './shapes.js'
 
 /**
  * The result shapes seen per tool (SPEC §5 `observed_result`), kept across restarts in
  * `$XDG_CACHE_HOME/ptc-mcp/shapes/` (default `~/.cache/ptc-mcp/shapes/`): one small JSON file per
- * server, tool and hash of its schemas, so a tool whose schemas change starts afresh. A file that
- * cannot be read or written is only a lost hint: it is logged at debug level and ignored.
+ * server, tool and hash of its schemas, so a tool whose schemas change starts afresh. The server
+ * is known by its identity (its config entry's command and arguments, or its URL), not its name:
+ * another config's server of the same name is another server. Bounded: a shape of at most
+ * MAX_SHAPE_CHARS, MAX_FILES_PER_TOOL schema versions per tool and MAX_FILES in all (the oldest
+ * removed), MAX_IN_MEMORY shapes held. A file that cannot be read or written is only a lost hint:
+ * it is logged at debug level and ignored.
  */
+
+/** Schema versions of one tool kept on disk; the oldest goes when another comes. */
+export const MAX_FILES_PER_TOOL = 4
+/** Files in the cache directory; past it the oldest go. */
+export const MAX_FILES = 512
+/** Shapes held in memory (the most recently used). */
+const MAX_IN_MEMORY = 1024
+/** Largest file read back (a shape within MAX_SHAPE_CHARS and its names fit easily). */
+const MAX_FILE_BYTES = 4 * MAX_SHAPE_CHARS
+/** The name of a cache file: the tool's key and its schemas' key. */
+const FILE_NAME = /^[\da-f]{24}-[\da-f]{16}\.json$/
+/** The whole directory is pruned once per this many files written (and at the first). */
+const PRUNE_EVERY = 64
+
+/** How a server is known in the cache: its command and arguments, or its URL. */
+export function serverIdentity(server: ServerConfig): string {
+  return server.transport === 'stdio'
+    ? JSON.stringify(['stdio', server.command, server.args ?? []])
+    : `${server.transport} ${server.url}`
+}
+
 export class ShapeStore {
   private readonly shapes = new Map<string, {shape: unknown} | null>()
   private readonly recorded = new Set<string>()
+  /** Files this store wrote, per tool (its file-name prefix), oldest first. */
+  private readonly written = new Map<string, string[]>()
+  private writesSincePrune = PRUNE_EVERY
 
-  /** `dir` null keeps shapes in memory only. */
+  /**
+   * `dir` null keeps shapes in memory only. `identities`: each server's identity by config name
+   * (serverIdentity); a server not in it is known by its name.
+   */
   constructor(
     private readonly dir: string | null,
     private readonly logger?: Logger,
+    private readonly identities: ReadonlyMap<string, string> = new Map(),
   ) {}
 
   /** The shape last recorded for this tool (this run or an earlier one), or undefined. */
   get(tool: ToolInfo): unknown {
-    const key = shapeKey(tool)
-    if (!this.shapes.has(key)) this.shapes.set(key, this.load(key, tool))
-    return this.shapes.get(key)?.shape
+    const key = this.key(tool)
+    if (!this.shapes.has(key.file)) this.remember(key.file, this.load(key.file, tool))
+    return this.shapes.get(key.file)?.shape
   }
 
   /** Whether a shape was recorded for this tool in this run (later results are not described again). */
   recordedThisRun(tool: ToolInfo): boolean {
-    return this.recorded.has(shapeKey(tool))
+    return this.recorded.has(this.key(tool).file)
   }
 
   record(tool: ToolInfo, shape: unknown): void {
-    const key = shapeKey(tool)
-    this.recorded.add(key)
-    this.shapes.set(key, {shape})
+    const key = this.key(tool)
+    const json = JSON.stringify({server: key.server, tool: tool.tool, shape})
+    this.recorded.add(key.file)
+    if (this.recorded.size > MAX_IN_MEMORY) this.recorded.delete(this.recorded.values().next().value!)
+    // shapeOf keeps shapes within MAX_SHAPE_CHARS: anything bigger is not this module's to keep.
+    if (JSON.stringify(shape).length > MAX_SHAPE_CHARS) return
+    this.remember(key.file, {shape})
     if (!this.dir) return
     try {
       mkdirSync(this.dir, {recursive: true, mode: 0o700})
-      const file = join(this.dir, `${key}.json`)
+      const file = join(this.dir, `${key.file}.json`)
       const temporary = `${file}.${process.pid}.tmp`
-      const entry = {server: tool.server, tool: tool.tool, shape}
-      writeFileSync(temporary, JSON.stringify(entry), {mode: 0o600})
+      writeFileSync(temporary, json, {mode: 0o600})
       renameSync(temporary, file)
+      this.wrote(key)
     } catch (error) {
       this.logger?.debug(`could not keep the result shape of ${tool.name}: ${(error as Error).message}`)
     }
   }
 
-  private load(key: string, tool: ToolInfo): {shape: unknown} | null {
+  private identity(tool: ToolInfo): string {
+    return this.identities.get(tool.server) ?? `name ${tool.server}`
+  }
+
+  private key(tool: ToolInfo): ShapeKey {
+    let key = keys.get(tool)
+    if (key?.identity !== this.identity(tool)) {
+      const identity = this.identity(tool)
+      const toolKey = hash(`${identity}\0${tool.tool}`, 24)
+      const schemas = hash(JSON.stringify([tool.inputSchema, tool.outputSchema ?? null]), 16)
+      // The identity may hold a secret (an argument expanded from ${VAR}): only its hash is kept.
+      key = {identity, server: hash(identity, 32), tool: toolKey, file: `${toolKey}-${schemas}`}
+      keys.set(tool, key)
+    }
+    return key
+  }
+
+  private remember(file: string, entry: {shape: unknown} | null): void {
+    this.shapes.delete(file)
+    this.shapes.set(file, entry)
+    if (this.shapes.size > MAX_IN_MEMORY) this.shapes.delete(this.shapes.keys().next().value!)
+  }
+
+  /** Bookkeeping after a file was written: this tool's oldest versions go, and now and then the oldest files. */
+  private wrote(key: ShapeKey): void {
+    const files = (this.written.get(key.tool) ?? []).filter((file) => file !== key.file)
+    files.push(key.file)
+    while (files.length > MAX_FILES_PER_TOOL) this.unlink(`${files.shift()!}.json`)
+    this.written.set(key.tool, files)
+    if (this.written.size > MAX_IN_MEMORY) this.written.delete(this.written.keys().next().value!)
+    if (++this.writesSincePrune >= PRUNE_EVERY) {
+      this.writesSincePrune = 0
+      this.prune()
+    }
+  }
+
+  /** Keeps the newest MAX_FILES_PER_TOOL files of each tool and the newest MAX_FILES in all. */
+  private prune(): void {
+    const dir = this.dir!
+    const entries: {name: string; tool: string; mtimeMs: number}[] = []
+    for (const name of readdirSync(dir)) {
+      try {
+        const stats = lstatSync(join(dir, name))
+        if (!stats.isFile()) continue
+        // Another process's file being written; else one left by a crash.
+        if (name.endsWith('.tmp') && Date.now() - stats.mtimeMs < 60_000) continue
+        // Not a name this store gives (an earlier version's, unbounded, or a leftover): it goes.
+        if (FILE_NAME.test(name)) {
+          entries.push({name, tool: name.split('-', 1)[0]!, mtimeMs: stats.mtimeMs})
+        } else {
+          this.unlink(name)
+        }
+      } catch {
+        // gone meanwhile
+      }
+    }
+    entries.sort((a, b) => b.mtimeMs - a.mtimeMs)
+    const perTool = new Map<string, number>()
+    let kept = 0
+    for (const entry of entries) {
+      const count = (perTool.get(entry.tool) ?? 0) + 1
+      perTool.set(entry.tool, count)
+      if (count > MAX_FILES_PER_TOOL || kept >= MAX_FILES) this.unlink(entry.name)
+      else kept++
+    }
+  }
+
+  private unlink(name: string): void {
+    try {
+      unlinkSync(join(this.dir!, name))
+    } catch {
+      // gone already
+    }
+  }
+
+  private load(file: string, tool: ToolInfo): {shape: unknown} | null {
     if (!this.dir) return null
     try {
-      const entry = JSON.parse(readFileSync(join(this.dir, `${key}.json`), 'utf8')) as unknown
-      if (isRecord(entry) && entry.server === tool.server && entry.tool === tool.tool && 'shape' in entry)
+      const entry = JSON.parse(readBounded(join(this.dir, `${file}.json`))) as unknown
+      if (
+        isRecord(entry) &&
+        entry.server === this.key(tool).server &&
+        entry.tool === tool.tool &&
+        'shape' in entry &&
+        JSON.stringify(entry.shape).length <= MAX_SHAPE_CHARS
+      )
         return {shape: entry.shape}
     } catch {
-      // never seen, or unreadable: no shape yet
+      // never seen, unreadable, or too big: no shape yet
     }
     return null
+  }
+}
+
+/** A file's text, at most MAX_FILE_BYTES of it (a bigger file fails to parse), never through a link. */
+function readBounded(path: string): string {
+  // eslint-disable-next-line no-bitwise -- open flags are bit patterns
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW)
+  try {
+    const buffer = Buffer.alloc(MAX_FILE_BYTES + 1)
+    let length = 0
+    for (let read = 1; read > 0 && length < buffer.length; length += read)
+      read = readSync(fd, buffer, length, buffer.length - length, null)
+    if (length > MAX_FILE_BYTES) throw new Error('too big')
+    return buffer.toString('utf8', 0, length)
+  } finally {
+    closeSync(fd)
   }
 }
 
@@ -74,15 +220,19 @@ export function defaultShapesDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(base, 'ptc-mcp', 'shapes')
 }
 
-const keys = new WeakMap<ToolInfo, string>()
+interface ShapeKey {
+  identity: string
+  /** A hash of the identity, kept in the file. */
+  server: string
+  /** The tool's file-name prefix. */
+  tool: string
+  /** The file name, less `.json`. */
+  file: string
+}
 
-/** Server, tool and a hash of its schemas, as one file-name-safe key (computed once per listing). */
-function shapeKey(tool: ToolInfo): string {
-  let key = keys.get(tool)
-  if (key === undefined) {
-    const schemas = JSON.stringify([tool.inputSchema, tool.outputSchema ?? null])
-    key = createHash('sha256').update(`${tool.server}\0${tool.tool}\0${schemas}`).digest('hex').slice(0, 40)
-    keys.set(tool, key)
-  }
-  return key
+/** The keys of a listed tool (computed once per listing and identity). */
+const keys = new WeakMap<ToolInfo, ShapeKey>()
+
+function hash(text: string, chars: number): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, chars)
 }

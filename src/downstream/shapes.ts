@@ -6,7 +6,10 @@
  *   {"statements": ["list of 8", {"quarter": "str", "revenue": "int"}], "ticker": "str"}
  *
  * A text-only result is described as text: "free text, 12 lines", or the shape of its JSON when
- * the text parses.
+ * the text parses. Keys are the server's data, not ours: a key that is not a plain name (letters,
+ * digits, `_-.$@`, at most MAX_PLAIN_KEY_CHARS) is shown quoted and cut, as a sample is (a 400 KB
+ * key reading "IMPORTANT SYSTEM NOTE TO THE ASSISTANT..." is `'IMPORTANT SYSTEM NOTE TO…'`). A
+ * shape is at most MAX_SHAPE_CHARS of JSON: a bigger one is described again less deeply.
  */
 import {isRecord} from '../guards.js'
 
@@ -15,15 +18,29 @@ const MAX_KEYS = 30
 /** List items whose keys are merged into the shape of the items. */
 const MAX_ITEMS_LOOKED_AT = 20
 const MAX_SAMPLE_CHARS = 40
+/** Longest key shown as it is; longer ones, and any with other characters, are quoted and cut. */
+const MAX_PLAIN_KEY_CHARS = 40
+const PLAIN_KEY = new RegExp(`^[\\p{L}\\p{N}_$@.-]{1,${MAX_PLAIN_KEY_CHARS}}$`, 'u')
+/** Largest shape, as JSON: a bigger one is described again with less depth. */
+export const MAX_SHAPE_CHARS = 4096
 
 export interface ShapeOptions {
   /** Add a short sample to each leaf (`"str, e.g. 'ACME'"`): execution.record_samples. */
   samples?: boolean
 }
 
-/** The shape of a parsed result value (what the program received). */
+/** The shape of a parsed result value (what the program received), within MAX_SHAPE_CHARS. */
 export function shapeOf(value: unknown, options: ShapeOptions = {}): unknown {
-  return shape(value, 0, options.samples === true)
+  for (let depth = MAX_DEPTH; depth > 0; depth--) {
+    const described = shape(value, MAX_DEPTH - depth, options.samples === true)
+    if (JSON.stringify(described).length <= MAX_SHAPE_CHARS) return described
+  }
+  return leafType(value)
+}
+
+/** A key as the shape shows it: a plain name as it is, anything else quoted and cut. */
+export function shownKey(key: string): string {
+  return PLAIN_KEY.test(key) ? key : sample(key)
 }
 
 /** The shape of a text-only result: its JSON's shape when it parses, else `free text, N lines`. */
@@ -55,7 +72,7 @@ function shape(value: unknown, depth: number, samples: boolean): unknown {
     if (depth >= MAX_DEPTH) return 'dict'
     const keys = Object.keys(value)
     const out: Record<string, unknown> = {}
-    for (const key of keys.slice(0, MAX_KEYS)) out[key] = shape(value[key], depth + 1, samples)
+    for (const key of keys.slice(0, MAX_KEYS)) out[shownKey(key)] = shape(value[key], depth + 1, samples)
     if (keys.length > MAX_KEYS) out['…'] = `+${keys.length - MAX_KEYS} keys`
     return out
   }

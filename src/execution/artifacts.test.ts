@@ -1,4 +1,5 @@
 import {
+  chmodSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -88,6 +89,61 @@ describe('pruneArtifacts', () => {
     expect(await again).toEqual([])
   })
 })
+
+function victimDir(): string {
+  const victim = mkdtempSync(join(tmpdir(), 'ptc-artifacts-victim-'))
+  for (let n = 0; n < 5; n++) writeFileSync(join(victim, `precious-${n}`), 'x')
+  mkdirSync(join(victim, 'old-dir'))
+  const when = (Date.now() - 2 * ARTIFACT_MAX_AGE_MS) / 1000
+  utimesSync(join(victim, 'old-dir'), when, when)
+  return victim
+}
+
+describe('the artifacts root is held to the scratch root rule', () => {
+  it('a link at the configured path is neither pruned through nor written into, and says the fix', async () => {
+    const victim = victimDir()
+    try {
+      const link = join(root, 'artifacts')
+      symlinkSync(victim, link)
+      expect(await pruneArtifacts(link)).toEqual([])
+      expect(readdirSync(victim).sort()).toEqual([
+        'old-dir',
+        ...Array.from({length: 5}, (_, n) => `precious-${n}`),
+      ])
+      expect(() => createRunDir(link)).toThrow(
+        /artifacts directory cannot be used: .*artifacts is not a directory.*Fix: remove .*execution\.artifacts_dir/,
+      )
+      expect(readdirSync(victim)).toHaveLength(6)
+    } finally {
+      rmSync(victim, {force: true, recursive: true})
+    }
+  })
+
+  it('a root open to other users is refused the same way', async () => {
+    const open = join(root, 'open')
+    mkdirSync(open)
+    chmodSync(open, 0o777)
+    runDirIn(open, 'old', ARTIFACT_MAX_AGE_MS + 60_000)
+    expect(await pruneArtifacts(open)).toEqual([])
+    expect(readdirSync(open)).toEqual(['old'])
+    expect(() => createRunDir(open)).toThrow(/is open to other users \(mode 777\)/)
+  })
+
+  it('a missing root is created private, with its parents', () => {
+    const nested = join(root, 'a', 'b', 'artifacts')
+    const dir = createRunDir(nested)
+    expect(lstatSync(nested).mode % 0o1000).toBe(0o700)
+    expect(existsSync(dir)).toBe(true)
+  })
+})
+
+function runDirIn(parent: string, name: string, ageMs: number): string {
+  const dir = join(parent, name)
+  mkdirSync(dir)
+  const when = (Date.now() - ageMs) / 1000
+  utimesSync(dir, when, when)
+  return dir
+}
 
 describe('output over the cap, kept whole', () => {
   it('returns head and tail with the file and exact byte counts; the file is the whole output', () => {

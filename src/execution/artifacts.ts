@@ -1,12 +1,16 @@
 import {randomUUID} from 'node:crypto'
-import {mkdirSync} from 'node:fs'
-import {lstat, readdir, rm} from 'node:fs/promises'
+import {lstatSync, mkdirSync} from 'node:fs'
+import {lstat, opendir, rm} from 'node:fs/promises'
 import {homedir} from 'node:os'
-import {join} from 'node:path'
+import {dirname, join} from 'node:path'
+
+import {effectiveUid, openPrivateDir, privateDirProblem, removeTreeAt} from './private-dir.js'
 
 /**
  * Files kept after a run (SPEC §14): one directory per run under `execution.artifacts_dir`, pruned
- * when older than 7 days or beyond 1 GiB in total. Nothing here follows a link.
+ * when older than 7 days or beyond 1 GiB in total. The root is held to the scratch root's rule (a
+ * private directory of this user, see private-dir.ts) before anything is written or removed there,
+ * and pruning works through a descriptor of it: nothing here follows a link.
  */
 
 export const ARTIFACT_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000
@@ -21,9 +25,43 @@ export function artifactsRoot(configured: string | undefined, env: NodeJS.Proces
   return join(state, 'ptc-mcp', 'artifacts')
 }
 
-/** Creates `<root>/<run-id>/` (private) and returns its path. */
+/**
+ * Creates the artifacts root when missing (its parents as needed, itself 0700) and checks it: a
+ * directory, not a link, owned by this user, closed to others. Throws the problem with the fix.
+ */
+export function ensureArtifactsRoot(root: string): void {
+  try {
+    mkdirSync(dirname(root), {recursive: true, mode: 0o700})
+    mkdirSync(root, {mode: 0o700})
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
+      throw artifactsRootError(root, (error as Error).message)
+  }
+  const problem = privateDirProblem(lstatSync(root), effectiveUid())
+  if (problem) throw artifactsRootError(root, `${root} ${problem}`)
+}
+
+/** The artifacts root's problem with the fix, if it exists and breaks the rule; else undefined. */
+export function artifactsRootProblem(root: string): string | undefined {
+  let stats
+  try {
+    stats = lstatSync(root)
+  } catch {
+    return undefined
+  }
+  const problem = privateDirProblem(stats, effectiveUid())
+  return problem && artifactsRootError(root, `${root} ${problem}`).message
+}
+
+function artifactsRootError(root: string, problem: string): Error {
+  return new Error(
+    `the artifacts directory cannot be used: ${problem}; nothing is kept there. Fix: remove ${root} (ptc-mcp creates it again, private), or set execution.artifacts_dir to a directory of this user that only it can enter (chmod 700)`,
+  )
+}
+
+/** Creates `<root>/<run-id>/` (private) and returns its path; the root is checked first. */
 export function createRunDir(root: string): string {
-  mkdirSync(root, {recursive: true, mode: 0o700})
+  ensureArtifactsRoot(root)
   const stamp = new Date().toISOString().replaceAll(/[:.]/g, '-')
   const dir = join(root, `${stamp}-${randomUUID().slice(0, 8)}`)
   mkdirSync(dir, {mode: 0o700})
@@ -49,7 +87,7 @@ export class RunArtifacts {
 }
 
 interface RunDir {
-  path: string
+  name: string
   mtimeMs: number
   bytes: number
 }
@@ -92,67 +130,76 @@ async function prune(
     now = Date.now(),
   }: {maxAgeMs?: number; maxTotalBytes?: number; now?: number},
 ): Promise<string[]> {
-  let names: string[]
+  // A root that is a link, another user's, or open to others is not touched at all.
+  const handle = await openPrivateDir(root).catch(() => {})
+  if (!handle) return []
   try {
-    names = await readdir(root)
-  } catch {
-    return []
-  }
-  const removed: string[] = []
-  const kept: RunDir[] = []
-  for (const name of names) {
-    const path = join(root, name)
-    let stat
-    try {
-      stat = await lstat(path)
-    } catch {
-      continue
+    // On Linux every step goes through the root's descriptor; elsewhere (macOS) by path, once
+    // the root has passed the check.
+    const linux = process.platform === 'linux'
+    const at = linux ? `/proc/self/fd/${handle.fd}` : root
+    const uid = effectiveUid()
+    const removed: string[] = []
+    const kept: RunDir[] = []
+    const remove = async (name: string): Promise<void> => {
+      try {
+        await (linux ? removeTreeAt(handle.fd, name) : rm(join(root, name), {force: true, recursive: true}))
+        removed.push(join(root, name))
+      } catch {
+        // Another server may prune at the same time.
+      }
     }
-    if (!stat.isDirectory() || now - stat.mtimeMs > maxAgeMs) {
-      await remove(path, removed)
-      continue
+    for (const name of await names(at)) {
+      const stat = await lstat(`${at}/${name}`).catch(() => {})
+      // Only this user's own entries: nothing else can be there unless root put it there.
+      if (stat?.uid !== uid) continue
+      if (!stat.isDirectory() || now - stat.mtimeMs > maxAgeMs) {
+        await remove(name)
+        continue
+      }
+      kept.push({name, mtimeMs: stat.mtimeMs, bytes: await treeBytes(`${at}/${name}`)})
     }
-    kept.push({path, mtimeMs: stat.mtimeMs, bytes: await treeBytes(path)})
+    kept.sort((a, b) => a.mtimeMs - b.mtimeMs)
+    let total = kept.reduce((sum, dir) => sum + dir.bytes, 0)
+    for (const dir of kept) {
+      if (total <= maxTotalBytes) break
+      await remove(dir.name)
+      total -= dir.bytes
+    }
+    return removed
+  } finally {
+    await handle.close()
   }
-  kept.sort((a, b) => a.mtimeMs - b.mtimeMs)
-  let total = kept.reduce((sum, dir) => sum + dir.bytes, 0)
-  for (const dir of kept) {
-    if (total <= maxTotalBytes) break
-    await remove(dir.path, removed)
-    total -= dir.bytes
-  }
-  return removed
 }
 
-async function remove(path: string, removed: string[]): Promise<void> {
+/** The names in a directory, read in batches. */
+async function names(dir: string): Promise<string[]> {
+  const found: string[] = []
   try {
-    // rm never follows a symlink: a link is removed itself, a directory's links are unlinked.
-    await rm(path, {force: true, recursive: true})
-    removed.push(path)
+    for await (const entry of await opendir(dir, {bufferSize: 128})) found.push(entry.name)
   } catch {
-    // Another server may prune at the same time.
+    // gone meanwhile
   }
+  return found
 }
 
-/** Bytes of the regular files in a directory tree, by lstat. */
-async function treeBytes(dir: string): Promise<number> {
+/** Bytes of the regular files in a directory tree, by lstat (a link is never followed). */
+async function treeBytes(dir: string, depth = 0): Promise<number> {
   let total = 0
-  let entries
+  let listing
   try {
-    entries = await readdir(dir, {withFileTypes: true})
+    listing = await opendir(dir, {bufferSize: 128})
   } catch {
     return 0
   }
-  for (const entry of entries) {
+  for await (const entry of listing) {
     const path = join(dir, entry.name)
-    if (entry.isDirectory()) total += await treeBytes(path)
-    else if (entry.isFile()) {
-      try {
-        total += (await lstat(path)).size
-      } catch {
-        // gone meanwhile
-      }
-    }
+    if (entry.isDirectory() && depth < 64) total += await treeBytes(path, depth + 1)
+    else if (entry.isFile())
+      total += await lstat(path).then(
+        (stats) => stats.size,
+        () => 0,
+      )
   }
   return total
 }

@@ -11,7 +11,8 @@ export const CHANNEL_MESSAGES = {
     when: 'the first line, before the child confines itself (a forked child gets it from the fork server instead)',
     fields: {
       confine: "the sandbox backend's object for confine.py's apply() (its `module` path), or null",
-      limits: 'rlimits the child sets on itself, soft = hard (ChildLimits)',
+      limits:
+        "rlimits the child sets on itself, soft = hard, the CPU limit's hard one a second above (ChildLimits)",
     },
   },
   ready: {

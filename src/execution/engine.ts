@@ -10,7 +10,7 @@ import type {ShownImage} from './protocol.js'
 import {childMessageBytes} from '../limits.js'
 import {type Logger, silentLogger} from '../log.js'
 import {ProgramApprovals} from '../permissions/approvals.js'
-import {artifactsRoot, pruneArtifacts} from './artifacts.js'
+import {artifactsRoot, artifactsRootProblem, pruneArtifacts} from './artifacts.js'
 import {ForkServer} from './child/fork-server.js'
 import {forkServerSpawner} from './child/forked.js'
 import {type ChildRunResult, ProgramChild, RUNNER_PATH} from './child/index.js'
@@ -93,6 +93,8 @@ export class ProgramEngine {
     this.permissions = options.permissions
     const {execution} = options
     this.artifactsRoot = artifactsRoot(execution.artifacts_dir)
+    const rootProblem = artifactsRootProblem(this.artifactsRoot)
+    if (rootProblem) this.logger.warn(rootProblem)
     pruneArtifacts(this.artifactsRoot)
     this.maxMessageBytes = childMessageBytes(execution)
     const useForkServer = options.forkServer ?? process.env.PTC_MCP_FORK_SERVER !== '0'

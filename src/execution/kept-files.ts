@@ -56,9 +56,13 @@ export interface KeptFiles {
   moreNotKept: number
 }
 
-/** Characters that would let a name break the listing the model reads: C0, DEL, C1, line separators. */
+/**
+ * Characters that would let a name break the listing the model and the user read: C0, DEL, C1,
+ * line separators, and the bidirectional embeddings, overrides and isolates (U+202A–202E,
+ * U+2066–2069), which reorder what is shown (`bidi\u202Etxt.exe` reads as `bidiexe.txt`).
+ */
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-const UNSAFE_CHARACTERS = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/
+const UNSAFE_CHARACTERS = /[\u0000-\u001F\u007F-\u009F\u2028\u2029\u202A-\u202E\u2066-\u2069]/
 /** In unicode mode only an unpaired surrogate is a code point of category Cs. */
 const LONE_SURROGATE = /\p{Cs}/u
 
@@ -70,7 +74,7 @@ const LONE_SURROGATE = /\p{Cs}/u
 export function keptNameProblem(name: string): string | undefined {
   if (name === '') return 'an empty name'
   if (LONE_SURROGATE.test(name)) return 'a name that is not valid Unicode'
-  if (UNSAFE_CHARACTERS.test(name)) return 'a name with control characters'
+  if (UNSAFE_CHARACTERS.test(name)) return 'a name with control or bidirectional characters'
   if (Buffer.byteLength(name) > MAX_KEPT_NAME_BYTES) return `a name over ${MAX_KEPT_NAME_BYTES} bytes`
   const parts = name.split('/')
   if (parts.length > MAX_KEPT_DEPTH + 1) return `a name deeper than ${MAX_KEPT_DEPTH} directories`

@@ -2,6 +2,7 @@ import type {ToolErrorKind} from '../downstream/types.js'
 
 import {isRecord} from '../guards.js'
 import {base64Chars, MAX_FILE_CHUNK_BYTES, MAX_SHOWN_BYTES} from '../limits.js'
+import {imageTypeOf, SHOWN_IMAGE_TYPES, SIGNATURE_BYTES} from './image-types.js'
 import {HELPER_NAMES, type HelperName} from './program-helpers.js'
 
 /**
@@ -16,7 +17,7 @@ import {HELPER_NAMES, type HelperName} from './program-helpers.js'
  * shapes below and caps `done`, so a hostile or broken child ends its own run, never the server.
  */
 
-/** Rlimits the child sets on itself before confinement; soft = hard. */
+/** Rlimits the child sets on itself before confinement; soft = hard (the CPU limit's hard one a second above). */
 export interface ChildLimits {
   cpu_seconds: number
   address_space_bytes: number
@@ -105,7 +106,6 @@ export type FileSkippedReason = (typeof FILE_SKIPPED_REASONS)[number]
 /** Most images one run may show() (the bytes they may hold in total: limits.ts `MAX_SHOWN_BYTES`). */
 export const MAX_SHOWN_IMAGES = 4
 
-const IMAGE_MIME_TYPE = /^image\/[\w.+-]{1,64}$/
 const BASE64 = /^(?:[A-Za-z\d+/]{4})*(?:[A-Za-z\d+/]{2}==|[A-Za-z\d+/]{3}=)?$/
 
 /** The child broke the protocol: malformed, oversized or unexpected message. */
@@ -312,11 +312,14 @@ export function childMessageFrom(
   }
 }
 
-/** A `show` message's image: an image MIME type and base64 that decodes, within `MAX_SHOWN_BYTES`. */
+/**
+ * A `show` message's image: a shown type (image-types.ts) that its bytes' signature confirms, and
+ * base64 that decodes, within `MAX_SHOWN_BYTES`.
+ */
 function parseShownImage(message: Record<string, unknown>): ShownImage {
   const {data, mime_type: mimeType} = message
-  if (typeof mimeType !== 'string' || !IMAGE_MIME_TYPE.test(mimeType)) {
-    throw new ProtocolError('show() sent without an image MIME type')
+  if (typeof mimeType !== 'string' || !Object.hasOwn(SHOWN_IMAGE_TYPES, mimeType)) {
+    throw new ProtocolError('show() sent without a PNG, JPEG, GIF or WebP MIME type')
   }
   if (typeof data !== 'string' || data.length > base64Chars(MAX_SHOWN_BYTES)) {
     throw new ProtocolError(`show() sent an image over ${MAX_SHOWN_BYTES} bytes`)
@@ -324,6 +327,9 @@ function parseShownImage(message: Record<string, unknown>): ShownImage {
   if (!BASE64.test(data)) throw new ProtocolError('show() sent image data that is not base64')
   const bytes = Buffer.byteLength(data, 'base64')
   if (bytes === 0) throw new ProtocolError('show() sent an empty image')
+  const found = imageTypeOf(Buffer.from(data.slice(0, base64Chars(SIGNATURE_BYTES)), 'base64'))
+  if (found !== mimeType)
+    throw new ProtocolError(`show() sent ${found ?? 'bytes of no image type'} labelled ${mimeType}`)
   return {mimeType, data, bytes}
 }
 

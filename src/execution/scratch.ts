@@ -1,14 +1,13 @@
-/* eslint-disable no-bitwise -- file modes and open flags are bit patterns */
 import type {Stats} from 'node:fs'
 
-import {constants} from 'node:fs'
-import {chmod, lstat, mkdir, mkdtemp, open, opendir, readdir, rm, rmdir, unlink} from 'node:fs/promises'
+import {lstat, mkdir, mkdtemp, readdir, rmdir} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import type {Logger} from '../log.js'
 
 import {SandboxError} from '../errors.js'
+import {effectiveUid, privateDirProblem, removeTree} from './private-dir.js'
 
 /**
  * Per-run scratch directories (SPEC §7, §15). They live under a private root of this user,
@@ -53,20 +52,13 @@ export async function ensureScratchRoot(base = tmpdir()): Promise<string> {
     }
     stats = await lstat(root)
   }
-  const problem = rootProblem(stats, uid)
+  const problem = privateDirProblem(stats, uid)
   if (problem) {
     throw new SandboxError(`the scratch root ${root} ${problem}; programs will not run there`, {
       suggestion: `remove ${root} (ptc-mcp creates it again, private), or set TMPDIR to a private directory`,
     })
   }
   return root
-}
-
-function rootProblem(stats: Stats, uid: number): string | undefined {
-  if (!stats.isDirectory()) return 'is not a directory'
-  if (stats.uid !== uid) return `belongs to uid ${stats.uid}, not ${uid}`
-  if ((stats.mode & 0o077) !== 0) return `is open to other users (mode ${(stats.mode & 0o777).toString(8)})`
-  return undefined
 }
 
 /** A new, empty scratch directory for one child of this server: `ptc-run-<pid>-XXXXXX`. */
@@ -100,7 +92,8 @@ export async function sweepOrphanedScratchDirs(logger: Logger, base = tmpdir()):
   const uid = effectiveUid()
   const root = scratchRoot(base, uid)
   const rootStats = await lstat(root).catch(() => null)
-  if (rootStats && !rootProblem(rootStats, uid)) await sweepDeadServers(root, SCRATCH_PREFIX, uid, logger)
+  if (rootStats && !privateDirProblem(rootStats, uid))
+    await sweepDeadServers(root, SCRATCH_PREFIX, uid, logger)
   await sweepDeadServers(base, PROBE_PREFIX, uid, logger)
   await sweepDeadServers(base, FORK_PREFIX, uid, logger)
 }
@@ -152,113 +145,6 @@ function isAlive(pid: number): boolean {
   } catch (error) {
     // EPERM: alive, another user's.
     return (error as NodeJS.ErrnoException).code !== 'ESRCH'
-  }
-}
-
-function effectiveUid(): number {
-  return process.geteuid?.() ?? 0
-}
-
-/** O_PATH (Linux, the same value on x86_64 and aarch64): an fd naming a file without opening it. */
-const O_PATH = 0o1000_0000
-/** Names removed per pass over a directory, so a huge one is never listed into memory at once. */
-const BATCH = 1000
-/** Directories deeper than this are left in place (each level holds a descriptor). */
-const MAX_DEPTH = 256
-
-/**
- * Removes `path` and everything under it. On Linux each step is relative to a descriptor of the
- * directory it is in (`/proc/self/fd/N/name`): a directory swapped for a symlink halfway is seen
- * as the link and unlinked, never followed, so nothing outside the tree can be reached. A
- * directory of this user without rwx for its owner (a program's `mkdir(d, 0o300)`) is given
- * 0700 first, through its own descriptor. Elsewhere (macOS) a path-based removal, which the
- * private root keeps out of other users' reach.
- */
-export async function removeTree(path: string): Promise<void> {
-  if (process.platform !== 'linux') {
-    await rm(path, {recursive: true, force: true, maxRetries: 2})
-    return
-  }
-  const slash = path.lastIndexOf('/')
-  const parent = await open(slash <= 0 ? '/' : path.slice(0, slash), O_PATH | constants.O_DIRECTORY)
-  try {
-    await removeEntry(parent.fd, path.slice(slash + 1), 0)
-  } finally {
-    await parent.close()
-  }
-}
-
-async function removeEntry(dirFd: number, name: string, depth: number): Promise<void> {
-  const path = `/proc/self/fd/${dirFd}/${name}`
-  let handle
-  try {
-    handle = await open(path, O_PATH | constants.O_DIRECTORY | constants.O_NOFOLLOW)
-  } catch (error) {
-    const {code} = error as NodeJS.ErrnoException
-    if (code === 'ENOENT') return
-    // A file, a link (to a directory or not), a socket...: the name itself goes.
-    if (code === 'ENOTDIR' || code === 'ELOOP') return ignoreMissing(unlink(path))
-    throw error
-  }
-  try {
-    if (depth >= MAX_DEPTH) throw new Error(`more than ${MAX_DEPTH} directories deep`)
-    const self = `/proc/self/fd/${handle.fd}`
-    const stats: Stats = await handle.stat()
-    if ((stats.mode & 0o700) !== 0o700 && stats.uid === effectiveUid() && effectiveUid() !== 0) {
-      await chmod(self, 0o700)
-    }
-    const dirFd = handle.fd
-    for (let batch = await firstEntries(self); batch.length > 0; batch = await firstEntries(self)) {
-      // What was no directory when listed is unlinked at once (unlink never follows a link, and
-      // fails on a directory swapped in since: that one is then walked like the others).
-      const files = batch.filter((entry) => !entry.directory).map((entry) => entry.name)
-      const failed = await Promise.all(files.map((name) => unlinkOrKeep(`/proc/self/fd/${dirFd}/${name}`)))
-      const walk = [
-        ...batch.filter((entry) => entry.directory).map((entry) => entry.name),
-        ...files.filter((_, n) => failed[n]),
-      ]
-      for (const name of walk) await removeEntry(dirFd, name, depth + 1)
-    }
-  } finally {
-    await handle.close()
-  }
-  await ignoreMissing(rmdir(path))
-}
-
-/** Unlinks `path`; true when it is still there to be walked (a directory). */
-async function unlinkOrKeep(path: string): Promise<boolean> {
-  try {
-    await unlink(path)
-    return false
-  } catch (error) {
-    const {code} = error as NodeJS.ErrnoException
-    if (code === 'ENOENT') return false
-    if (code === 'EISDIR' || code === 'EPERM') return true
-    throw error
-  }
-}
-
-/** Up to BATCH entries of the directory (read without listing all of it). */
-async function firstEntries(path: string): Promise<{name: string; directory: boolean}[]> {
-  const names: {name: string; directory: boolean}[] = []
-  const listing = await opendir(path, {bufferSize: 128})
-  try {
-    for await (const entry of listing) {
-      names.push({name: entry.name, directory: entry.isDirectory()})
-      if (names.length >= BATCH) break
-    }
-  } finally {
-    // Closed already when the loop ran to its end.
-    await listing.close().catch(() => {})
-  }
-  return names
-}
-
-async function ignoreMissing(operation: Promise<void>): Promise<void> {
-  try {
-    await operation
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
   }
 }
 

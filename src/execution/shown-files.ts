@@ -3,13 +3,7 @@ import {join} from 'node:path'
 
 import type {ShownImage} from './protocol.js'
 
-const EXTENSIONS: Record<string, string> = {
-  'image/gif': 'gif',
-  'image/jpeg': 'jpg',
-  'image/png': 'png',
-  'image/svg+xml': 'svg',
-  'image/webp': 'webp',
-}
+import {SHOWN_IMAGE_TYPES} from './image-types.js'
 
 // eslint-disable-next-line no-bitwise -- open flags are bit patterns
 const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW
@@ -23,7 +17,7 @@ export function writeShownImages(images: readonly ShownImage[], runDir: () => st
   const dir = join(runDir(), 'shown')
   mkdirSync(dir, {mode: 0o700})
   return images.map((image, index) => {
-    const path = join(dir, `image-${index + 1}.${EXTENSIONS[image.mimeType] ?? 'img'}`)
+    const path = join(dir, `image-${index + 1}.${SHOWN_IMAGE_TYPES[image.mimeType] ?? 'img'}`)
     const fd = openSync(path, CREATE_FLAGS, 0o600)
     try {
       const bytes = Buffer.from(image.data, 'base64')

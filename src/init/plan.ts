@@ -3,6 +3,8 @@
  * has. Reading and converting happen here, without touching the output; the command decides whether
  * to write ({@link writeConfigFile}) or print.
  */
+import {join} from 'node:path'
+
 import type {ServerConfig} from '../config/schema.js'
 
 import {assignNames, convertServer} from './convert.js'
@@ -46,6 +48,8 @@ export interface InitOptions {
   envRefs?: boolean
   /** Scope in the printed `claude mcp add` line. Default: user. */
   scope?: ClaudeScope
+  /** Import the project servers Claude Code has not approved (pending or turned down) too. Default: false. */
+  includeUnapproved?: boolean
   /** Home, cwd, platform and environment variables. Default: the process's own. */
   environment?: Partial<InitEnvironment>
   /** The argv that starts ptc-mcp in the printed registration. Default: this installation's ({@link runningLauncher}). */
@@ -90,6 +94,11 @@ export interface InitPlan {
   removeCommands: RemoveCommand[]
   /** The `ptc-mcp auth NAME` line each OAuth server needs once (SPEC §9, §13). */
   signIn: SignInCommand[]
+  /**
+   * When the project's `.mcp.json` has servers: the init line that writes them into a config of
+   * this project only (`./ptc-mcp.yaml`) registered at project scope, instead of one every project uses.
+   */
+  projectRegistration: string | null
 }
 
 export interface SignInCommand {
@@ -117,7 +126,8 @@ export async function planInit(options: InitOptions = {}): Promise<InitPlan> {
     options.output === undefined
       ? defaultConfigPath(environment)
       : resolveUserPath(options.output, environment)
-  const discovered = await discoverServers(options.from ?? 'claude', environment)
+  const includeUnapproved = options.includeUnapproved ?? false
+  const discovered = await discoverServers(options.from ?? 'claude', environment, includeUnapproved)
   const from = (origin: ServerOrigin) => describeOrigin(origin, home)
 
   const skipped: InitSkipped[] = [
@@ -125,6 +135,11 @@ export async function planInit(options: InitOptions = {}): Promise<InitPlan> {
       name: s.name,
       from: from(s.origin),
       reason: 'disabled in Claude Code for this project',
+    })),
+    ...(includeUnapproved ? [] : discovered.unapproved).map(({server, state}) => ({
+      name: server.name,
+      from: from(server.origin),
+      reason: `${UNAPPROVED_TEXT[state]}: Claude Code does not run it, and neither will ptc-mcp (--include-unapproved imports it)`,
     })),
     ...discovered.overridden.map(({server, by}) => ({
       name: server.name,
@@ -141,6 +156,9 @@ export async function planInit(options: InitOptions = {}): Promise<InitPlan> {
 
   const names = assignNames(converted.map((c) => c.raw.name))
   const notes: string[] = []
+  if (includeUnapproved)
+    for (const {server, state} of discovered.unapproved)
+      notes.push(`${server.name}: imported although ${UNAPPROVED_TEXT[state]} (--include-unapproved)`)
   const renamed = converted.map((c, index) => {
     const name = names[index] ?? c.raw.name
     if (name !== c.raw.name)
@@ -209,7 +227,43 @@ export async function planInit(options: InitOptions = {}): Promise<InitPlan> {
     signIn: servers
       .filter((server) => server.transport !== 'stdio' && server.oauth !== undefined)
       .map((server) => ({server: server.name, command: authLine(server.name)})),
+    projectRegistration: projectRegistration(discovered, {
+      output,
+      scope,
+      launcher,
+      platform: environment.platform,
+    }),
   }
+}
+
+const UNAPPROVED_TEXT = {
+  pending: 'pending approval in Claude Code for this project (a .mcp.json server nobody has approved here)',
+  rejected: 'turned down in Claude Code for this project',
+} as const
+
+/**
+ * `ptc-mcp init --output <project>/ptc-mcp.yaml --scope project`: offered when the project's
+ * `.mcp.json` has servers and the config being written is not already that project's own.
+ */
+function projectRegistration(
+  discovered: {servers: RawServer[]; unapproved: Array<{server: RawServer}>},
+  {
+    output,
+    scope,
+    launcher,
+    platform,
+  }: {output: string; scope: ClaudeScope; launcher: readonly string[]; platform: NodeJS.Platform},
+): string | null {
+  const project = [...discovered.servers, ...discovered.unapproved.map((u) => u.server)].find(
+    (server) => server.origin.scope === 'project',
+  )
+  const dir = project?.origin.projectDir
+  if (dir === undefined) return null
+  const own = join(dir, 'ptc-mcp.yaml')
+  if (scope === 'project' && output === own) return null
+  return [...launcher, 'init', '--output', own, '--scope', 'project']
+    .map((word) => shellQuote(word, platform))
+    .join(' ')
 }
 
 /**

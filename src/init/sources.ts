@@ -44,8 +44,13 @@ export interface DiscoveredServers {
   servers: RawServer[]
   /** Entries hidden by a same-named entry of a higher-precedence scope. */
   overridden: Array<{server: RawServer; by: ServerOrigin}>
-  /** Entries the user turned down or switched off in Claude Code for this directory. */
+  /** Entries the user switched off in Claude Code for this directory. */
   disabled: RawServer[]
+  /**
+   * Project (`.mcp.json`) entries Claude Code has not approved for this directory: still pending
+   * approval (as in a freshly cloned repository) or turned down. Not in `servers` unless asked for.
+   */
+  unapproved: Array<{server: RawServer; state: 'pending' | 'rejected'}>
   /** Every file looked at, found or not. */
   sources: SearchedFile[]
 }
@@ -59,12 +64,16 @@ export type InitSource = 'claude' | 'claude-desktop' | (string & {})
  */
 const PRECEDENCE: readonly SourceScope[] = ['local', 'project', 'user']
 
-/** Reads the MCP servers of the chosen source. Missing or unreadable sources are PtcErrors. */
+/**
+ * Reads the MCP servers of the chosen source. Missing or unreadable sources are PtcErrors.
+ * `includeUnapproved`: keep the project servers Claude Code has not approved with the others.
+ */
 export async function discoverServers(
   from: InitSource,
   environment: InitEnvironment,
+  includeUnapproved = false,
 ): Promise<DiscoveredServers> {
-  if (from === 'claude' || from === 'claude-code') return discoverClaudeCode(environment)
+  if (from === 'claude' || from === 'claude-code') return discoverClaudeCode(environment, includeUnapproved)
   if (from === 'claude-desktop') {
     const path = claudeDesktopConfigPath(environment)
     const json = await readJson(path)
@@ -78,7 +87,10 @@ export async function discoverServers(
   return discoverFile(resolveUserPath(from, environment), environment)
 }
 
-async function discoverClaudeCode(environment: InitEnvironment): Promise<DiscoveredServers> {
+async function discoverClaudeCode(
+  environment: InitEnvironment,
+  includeUnapproved: boolean,
+): Promise<DiscoveredServers> {
   const mcpJsonPath = join(environment.cwd, '.mcp.json')
   const claudeJsonPath = claudeCodeUserConfigPath(environment)
   const [mcpJson, claudeJson] = await Promise.all([readJson(mcpJsonPath), readJson(claudeJsonPath)])
@@ -101,17 +113,59 @@ async function discoverClaudeCode(environment: InitEnvironment): Promise<Discove
     claudeJson === undefined ? [] : serversOf(claudeJson, {scope: 'user', path: claudeJsonPath}, false)
   const local =
     claudeJson === undefined ? undefined : await projectEntry(claudeJson, claudeJsonPath, environment.cwd)
-  // Turned down when Claude Code asked about the project's .mcp.json, or switched off with /mcp.
-  const rejected = new Set(stringList(local?.entry.disabledMcpjsonServers))
+  // Switched off with /mcp; a project server approved or turned down when Claude Code asked.
   const switchedOff = new Set(stringList(local?.entry.disabledMcpServers))
-  const isDisabled = (s: RawServer) =>
-    switchedOff.has(s.name) || (s.origin.scope === 'project' && rejected.has(s.name))
-  const all = [...(local?.servers ?? []), ...project, ...user]
-  return merge(
-    all.filter((s) => !isDisabled(s)),
-    all.filter((s) => isDisabled(s)),
-    searched,
+  const approval = await projectApproval(local?.entry, environment)
+  const every = [...(local?.servers ?? []), ...project, ...user]
+  const unapproved = every.flatMap((server) => {
+    if (server.origin.scope !== 'project' || switchedOff.has(server.name)) return []
+    const state = approval(server.name)
+    return state === 'approved' ? [] : [{server, state}]
+  })
+  const leftOut = new Set(includeUnapproved ? [] : unapproved.map((u) => u.server))
+  return {
+    ...merge(
+      every.filter((s) => !switchedOff.has(s.name) && !leftOut.has(s)),
+      every.filter((s) => switchedOff.has(s.name)),
+      searched,
+    ),
+    unapproved,
+  }
+}
+
+/**
+ * Whether Claude Code approved a project (`.mcp.json`) server for this directory, as Claude Code
+ * (2.1) decides it: turned down (`disabledMcpjsonServers`) in the directory's entry of
+ * `~/.claude.json` or any settings file, rejected; approved by name (`enabledMcpjsonServers`) or
+ * all at once (`enableAllProjectMcpServers`) in the user's `~/.claude/settings.json`, approved; so
+ * too in the directory's entry or the project's own `.claude/settings.local.json` and
+ * `.claude/settings.json`, but only once the user has trusted the directory
+ * (`hasTrustDialogAccepted`): a cloned repository cannot approve its own servers. Else pending.
+ */
+async function projectApproval(
+  local: Record<string, unknown> | undefined,
+  environment: InitEnvironment,
+): Promise<(name: string) => 'approved' | 'pending' | 'rejected'> {
+  const read = async (path: string): Promise<unknown> => readJson(path).catch(() => null)
+  const [projectLocal, projectShared, user] = await Promise.all([
+    read(join(environment.cwd, '.claude', 'settings.local.json')),
+    read(join(environment.cwd, '.claude', 'settings.json')),
+    read(join(environment.home, '.claude', 'settings.json')),
+  ])
+  const records = (list: unknown[]) => list.filter((record) => isRecord(record))
+  const trusted = local?.hasTrustDialogAccepted === true
+  const approving = records([user, ...(trusted ? [local, projectLocal, projectShared] : [])])
+  const enabled = new Set(approving.flatMap((record) => stringList(record.enabledMcpjsonServers)))
+  const all = approving.some((record) => record.enableAllProjectMcpServers === true)
+  const rejected = new Set(
+    records([local, projectLocal, projectShared, user]).flatMap((record) =>
+      stringList(record.disabledMcpjsonServers),
+    ),
   )
+  return (name) => {
+    if (rejected.has(name)) return 'rejected'
+    return all || enabled.has(name) ? 'approved' : 'pending'
+  }
 }
 
 async function discoverFile(path: string, environment: InitEnvironment): Promise<DiscoveredServers> {
@@ -186,7 +240,7 @@ function merge(candidates: RawServer[], disabled: RawServer[], searched: Searche
     if (winner) overridden.push({server, by: winner.origin})
     else winners.set(server.name, server)
   }
-  return {servers: [...winners.values()], overridden, disabled, sources: searched}
+  return {servers: [...winners.values()], overridden, disabled, unapproved: [], sources: searched}
 }
 
 /** The parsed file, or undefined when it does not exist. Unreadable or invalid JSON is a PtcError. */

@@ -13,15 +13,14 @@ import type {Logger} from '../log.js'
 import type {ProgramRounds} from './program-rounds.js'
 
 import {isRecord} from '../guards.js'
+import {labelElicitation, labelSampling} from './forwarded-requests.js'
 
-/** The `_meta` key that names the downstream server a forwarded sampling request comes from. */
-export const SERVER_META_KEY = 'ptc-mcp/server'
+export {SERVER_META_KEY} from './forwarded-requests.js'
 
 /**
  * serve's client as the downstream servers' requests reach it (SPEC §12): known once it has
  * initialized (2025 era) or sent its first request (2026-07-28, whose requests carry the client's
- * capabilities); elicitation messages are prefixed with the server's name (`[github] ...`),
- * sampling requests carry it in `_meta`. A 2026-07-28 client takes no requests from servers: a
+ * capabilities); each request labelled with the server's name and escaped (forwarded-requests.ts). A 2026-07-28 client takes no requests from servers: a
  * forwarded request goes out as an input request of the running program's answer instead.
  */
 export class UpstreamBridge implements UpstreamClient {
@@ -60,29 +59,32 @@ export class UpstreamBridge implements UpstreamClient {
   }
 
   async elicit(name: string, params: Parameters<UpstreamClient['elicit']>[1], signal: AbortSignal) {
+    this.logger.info(
+      `passing an elicitation (${params.mode ?? 'form'} mode) from server '${name}' to the client`,
+    )
+    let labelled
+    try {
+      labelled = labelElicitation(name, params)
+    } catch (error) {
+      this.logger.warn((error as Error).message)
+      throw error
+    }
     if (this.modernCapabilities) {
-      const label = `[${name}] ${params.message}`
       const request =
-        params.mode === 'url'
-          ? inputRequired.elicitUrl({message: label, url: params.url})
-          : inputRequired.elicit({message: label, requestedSchema: params.requestedSchema})
+        labelled.mode === 'url'
+          ? inputRequired.elicitUrl({message: labelled.message, url: labelled.url})
+          : inputRequired.elicit({message: labelled.message, requestedSchema: labelled.requestedSchema})
       const response = await this.throughProgram(name, request, signal)
       return (
         isRecord(response) && typeof response.action === 'string' ? response : {action: 'cancel'}
       ) as ElicitResult
     }
-    const server = this.connected()
-    this.logger.info(
-      `passing an elicitation (${params.mode ?? 'form'} mode) from server '${name}' to the client`,
-    )
-    return server.elicitInput(
-      {...params, message: `[${name}] ${params.message}`},
-      {signal, timeout: this.timeoutMs},
-    )
+    return this.connected().elicitInput(labelled, {signal, timeout: this.timeoutMs})
   }
 
   async sample(name: string, params: Parameters<UpstreamClient['sample']>[1], signal: AbortSignal) {
-    const labelled = {...params, _meta: {...params._meta, [SERVER_META_KEY]: name}}
+    this.logger.info(`passing a sampling request from server '${name}' to the client`)
+    const labelled = labelSampling(name, params)
     if (this.modernCapabilities) {
       const response = await this.throughProgram(name, inputRequired.createMessage(labelled), signal)
       if (!isRecord(response) || typeof response.role !== 'string' || !isRecord(response.content))
@@ -92,9 +94,7 @@ export class UpstreamBridge implements UpstreamClient {
         )
       return response as CreateMessageResult
     }
-    const server = this.connected()
-    this.logger.info(`passing a sampling request from server '${name}' to the client`)
-    return server.createMessage(labelled, {signal, timeout: this.timeoutMs}) as ReturnType<
+    return this.connected().createMessage(labelled, {signal, timeout: this.timeoutMs}) as ReturnType<
       UpstreamClient['sample']
     >
   }

@@ -11,6 +11,7 @@ import {
 import type {RemoteServerConfig, ServerConfig} from '../config/schema.js'
 import type {Logger} from '../log.js'
 
+import {oauthFetch} from '../bounded-fetch.js'
 import {Memo} from '../memo.js'
 import {NeedsSignInError, RefreshUnavailableError} from './errors.js'
 import {StoreProvider, UserNeededError} from './provider.js'
@@ -160,7 +161,7 @@ function recordingFetch(): {fetch: FetchLike; readonly failure: string | undefin
   let failure: string | undefined
   const recorder: FetchLike = async (url, init) => {
     try {
-      const response = await fetch(url, init)
+      const response = await oauthFetch(url, init)
       if (response.status >= 500) failure = `HTTP ${response.status} from ${new URL(String(url)).host}`
       return response
     } catch (error) {

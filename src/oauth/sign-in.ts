@@ -3,6 +3,7 @@ import {randomBytes} from 'node:crypto'
 
 import type {RemoteServerConfig} from '../config/schema.js'
 
+import {oauthFetch} from '../bounded-fetch.js'
 import {PtcError} from '../errors.js'
 import {openBrowser} from './browser.js'
 import {CALLBACK_PATH, listenForCallback} from './callback.js'
@@ -63,7 +64,12 @@ export async function signIn(options: SignInOptions): Promise<SignInResult> {
 
     const challenge = await probe(server)
     const scope = server.oauth?.scopes?.join(' ') ?? challenge.scope
-    const common = {serverUrl: server.url, resourceMetadataUrl: challenge.resourceMetadataUrl, scope}
+    const common = {
+      serverUrl: server.url,
+      resourceMetadataUrl: challenge.resourceMetadataUrl,
+      scope,
+      fetchFn: oauthFetch,
+    }
     const started = await auth(provider, {...common, forceReauthorization: true})
     if (started === 'REDIRECT') {
       const {code, iss} = await callback.wait(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.signal)
@@ -124,7 +130,7 @@ async function probe(server: RemoteServerConfig): Promise<{resourceMetadataUrl?:
               },
             }),
           }
-    const response = await fetch(server.url, {...init, signal: controller.signal})
+    const response = await oauthFetch(server.url, {...init, signal: controller.signal})
     await response.body?.cancel().catch(() => {})
     if (response.status !== 401 && !server.oauth) {
       throw new PtcError(

@@ -6,6 +6,7 @@ import {
 
 import type {RemoteServerConfig} from '../config/schema.js'
 
+import {oauthFetch} from '../bounded-fetch.js'
 import {type OAuthRecord, type TokenStore} from './store.js'
 
 export interface SignOutResult {
@@ -73,7 +74,7 @@ async function revokeTokens(
 }
 
 async function discover(server: RemoteServerConfig): Promise<AuthorizationServerMetadata | undefined> {
-  return (await discoverOAuthServerInfo(server.url)).authorizationServerMetadata
+  return (await discoverOAuthServerInfo(server.url, {fetchFn: oauthFetch})).authorizationServerMetadata
 }
 
 async function revoke(
@@ -94,12 +95,7 @@ async function revoke(
         params.set('client_secret', client.client_secret)
     }
   }
-  const response = await fetch(endpoint, {
-    method: 'POST',
-    headers,
-    body: params,
-    signal: AbortSignal.timeout(15_000),
-  })
+  const response = await oauthFetch(endpoint, {method: 'POST', headers, body: params})
   await response.body?.cancel().catch(() => {})
   // RFC 7009 §2.2: 200 whether or not the token was valid; anything else is a failure.
   if (!response.ok) throw new Error(`the revocation endpoint answered HTTP ${response.status}`)

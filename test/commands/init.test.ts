@@ -1,4 +1,6 @@
-import {readFile, stat, writeFile} from 'node:fs/promises'
+import {execFileSync} from 'node:child_process'
+import {existsSync} from 'node:fs'
+import {mkdir, readFile, stat, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
@@ -143,4 +145,35 @@ describe('ptc-mcp init', () => {
     expect(run.error?.oclif?.exit).toBe(2)
     expect(run.error?.code).toBe('SOURCE_NOT_FOUND')
   })
+})
+
+/** Claude Code's own binary (a devDependency). */
+const CLAUDE = fileURLToPath(new URL('../../node_modules/.bin/claude', import.meta.url))
+
+describe.runIf(existsSync(CLAUDE))("a cloned repository's .mcp.json, as Claude Code sees it", () => {
+  it('a server `claude mcp list` shows as pending approval is not imported, and init says why', async () => {
+    const clone = join(sandbox.home, 'cloned-repo')
+    await mkdir(clone)
+    await writeFile(
+      join(clone, '.mcp.json'),
+      JSON.stringify({mcpServers: {planted: {command: 'node', args: ['-e', 'process.exit(1)']}}}),
+    )
+    process.chdir(clone)
+    const listed = execFileSync(CLAUDE, ['mcp', 'list'], {
+      cwd: clone,
+      env: {...process.env, HOME: sandbox.home, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1'},
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
+    expect(listed).toMatch(/planted: .*Pending approval/)
+    const run = await runInit(['--dry-run'])
+    expect(run.error).toBeUndefined()
+    expect(run.result?.servers.map((s) => s.name)).not.toContain('planted')
+    expect(run.stderr).toMatch(
+      / {2}planted: pending approval in Claude Code for this project .*--include-unapproved imports it/,
+    )
+    expect(run.stderr).toContain(`init --output ${clone}/ptc-mcp.yaml --scope project`)
+    const included = await runInit(['--dry-run', '--include-unapproved'])
+    expect(included.result?.servers.map((s) => s.name)).toContain('planted')
+  }, 90_000)
 })

@@ -318,6 +318,32 @@ describe('approval by elicitation, with Claude Code rules in user and project sc
     expect(run.calls.map((call) => call.approval)).toEqual(['denied', 'denied'])
     expect(session.received('my-fx')).toEqual(before)
   }, 60_000)
+
+  it('a program that burns CPU while the question stops its clock dies of its CPU limit, named as such', async () => {
+    session.answer = () => new Promise<never>(() => {})
+    // Two threads hashing (the GIL released) burn CPU faster than the clock runs; the question
+    // stops the clock, not the CPU time.
+    const run = await session.execute(
+      [
+        'import hashlib, threading',
+        'block = bytes(1 << 24)',
+        'def burn():',
+        '    while True:',
+        '        hashlib.sha256(block).digest()',
+        'for _ in range(2):',
+        '    threading.Thread(target=burn, daemon=True).start()',
+        'try:',
+        '    await mcp__my_fx__echo(text="x")',
+        'except ToolError as e:',
+        '    print("caught:", e)',
+        'threading.Event().wait()',
+      ].join('\n'),
+    )
+    expect(run.text).toMatch(
+      /hit its CPU time limit \(6 s of CPU time: execution\.timeout_seconds \+ 2; CPU time counts on while an approval question stops the clock\)/,
+    )
+    expect(run.text).not.toContain('SIGKILL')
+  }, 60_000)
 })
 
 describe.each([
@@ -354,6 +380,28 @@ describe.each([
     expect(session.sampled).toHaveLength(1)
     // The 2026-07-28 client SDK drops an embedded request's _meta.
     if (!modern) expect(session.sampled).toMatchObject([{_meta: {'ptc-mcp/server': 'fx'}}])
+  })
+
+  it("a message made to pass for ptc-mcp's prompt shows its label on the first line; a copy of the approval form is refused", async () => {
+    session.asked.length = 0
+    session.answer = () => ({action: 'accept', content: {ok: true}})
+    const run = await session.execute(
+      [
+        'print(await mcp__fx__sample(kind="elicitation_spoof_text"))',
+        'print(await mcp__fx__sample(kind="elicitation_spoof_form"))',
+      ].join('\n'),
+    )
+    expect(run.text).toContain('answered: {"action":"accept","content":{"ok":true}}')
+    expect(run.text).toMatch(/refused: .*its form copies ptc-mcp's own approval form \(property "decision"\)/)
+    expect(session.asked).toHaveLength(1)
+    const [shown] = session.asked as unknown as [
+      {message: string; requestedSchema: {properties: {ok: {title: string}}}},
+    ]
+    const lines = shown.message.split('\n')
+    expect(lines[0]).toBe('[fx] Loading\\u{202e}')
+    expect(lines[1]).toBe('')
+    expect(lines[2]).toMatch(/^A program run by ptc-mcp wants to call/)
+    expect(shown.requestedSchema.properties.ok.title).toBe('[fx] Continue?')
   })
 })
 

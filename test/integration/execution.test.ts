@@ -380,14 +380,14 @@ describe('isolation', () => {
     }
   })
 
-  test('the limits are set before the program runs, soft = hard', async () => {
+  test('the limits are set before the program runs, soft = hard (the CPU limit: hard one second above)', async () => {
     const engine = createEngine({timeout_seconds: 7, warm_pool: 0})
     const outcome = await engine.run(
       py(`
       import resource as r
       for name in ["RLIMIT_CPU", "RLIMIT_CORE", "RLIMIT_NOFILE", "RLIMIT_FSIZE", "RLIMIT_AS"]:
           soft, hard = r.getrlimit(getattr(r, name))
-          print(name, soft, soft == hard)
+          print(name, soft, soft == hard, hard - soft)
     `),
     )
     const limits = Object.fromEntries(
@@ -395,11 +395,12 @@ describe('isolation', () => {
         .trim()
         .split('\n')
         .map((line) => line.split(' '))
-        .map(([name, soft, same]) => [name, {soft: Number(soft), same}]),
+        .map(([name, soft, same, above]) => [name, {soft: Number(soft), same, above: Number(above)}]),
     )
-    expect(limits.RLIMIT_CPU).toEqual({soft: 9, same: 'True'})
-    expect(limits.RLIMIT_CORE).toEqual({soft: 0, same: 'True'})
-    expect(limits.RLIMIT_NOFILE).toEqual({soft: 256, same: 'True'})
+    // SIGXCPU at the soft limit (named as the CPU limit), SIGKILL a second later.
+    expect(limits.RLIMIT_CPU).toEqual({soft: 9, same: 'False', above: 1})
+    expect(limits.RLIMIT_CORE).toEqual({soft: 0, same: 'True', above: 0})
+    expect(limits.RLIMIT_NOFILE).toEqual({soft: 256, same: 'True', above: 0})
     expect(limits.RLIMIT_FSIZE.same).toBe('True')
     expect(limits.RLIMIT_AS.same).toBe('True')
   })

@@ -151,8 +151,13 @@ describe('show()', () => {
       [
         'import base64',
         'tiny = b"\\x89PNG\\r\\n\\x1a\\n" + bytes(8)',
+        "svg = b\"<svg xmlns='http://www.w3.org/2000/svg' onload='alert(1)'/>\"",
         'for attempt in [lambda: show("text"), lambda: show(b"plain bytes"), lambda: show(tiny, mime_type="text/csv"),',
         '                lambda: show(Media("audio", "audio/wav", 4, base64.b64encode(b"RIFF").decode())),',
+        '                lambda: show(Media("image", "image/svg+xml", len(svg), base64.b64encode(svg).decode())),',
+        '                lambda: show(b"<html><script>x()</script>", mime_type="image/x-anything"),',
+        '                lambda: show(b"<html><script>x()</script>", mime_type="image/png"),',
+        '                lambda: show(b"GIF89a" + bytes(10), mime_type="image/png"),',
         '                lambda: show(tiny + bytes(5 * 1024 * 1024))]:',
         '    try:',
         '        attempt()',
@@ -168,9 +173,13 @@ describe('show()', () => {
     expect(outcome.error).toBeNull()
     expect(outcome.output.trimEnd().split('\n')).toEqual([
       'TypeError show() takes a Media object or bytes, not str',
-      "ValueError show() shows images only (got unknown content); pass mime_type='image/png' for image bytes it cannot recognise",
-      "ValueError show() shows images only (got text/csv); pass mime_type='image/png' for image bytes it cannot recognise",
-      "ValueError show() shows images only (got audio/wav); pass mime_type='image/png' for image bytes it cannot recognise",
+      'ValueError show() shows PNG, JPEG, GIF and WebP images only (got unknown content)',
+      'ValueError show() shows PNG, JPEG, GIF and WebP images only (got text/csv)',
+      'ValueError show() shows PNG, JPEG, GIF and WebP images only (got audio/wav)',
+      'ValueError show() shows PNG, JPEG, GIF and WebP images only (got image/svg+xml)',
+      'ValueError show() shows PNG, JPEG, GIF and WebP images only (got image/x-anything)',
+      'ValueError show(): the bytes are no PNG, JPEG, GIF or WebP image, not image/png',
+      'ValueError show(): the bytes are a GIF image, not image/png',
       'ValueError show(): images over 4 MiB in total per run; show fewer or smaller images',
       '4 show() can return at most 4 images per run',
     ])
@@ -193,12 +202,31 @@ describe('show()', () => {
       'send("image/png", "not base64!")',
       'show() sent image data that is not base64',
     ],
-    ['a non-image MIME type', 'send("text/html", "iVBORw0KGgo=")', 'show() sent without an image MIME type'],
+    [
+      'a non-image MIME type',
+      'send("text/html", "iVBORw0KGgo=")',
+      'show() sent without a PNG, JPEG, GIF or WebP MIME type',
+    ],
+    [
+      'an SVG',
+      'send("image/svg+xml", base64.b64encode(b"<svg onload=\'x()\'/>").decode())',
+      'show() sent without a PNG, JPEG, GIF or WebP MIME type',
+    ],
+    [
+      'HTML labelled as a PNG',
+      'send("image/png", base64.b64encode(b"<html><script>x()</script>").decode())',
+      'show() sent bytes of no image type labelled image/png',
+    ],
+    [
+      'a GIF labelled as a PNG',
+      'send("image/png", base64.b64encode(b"GIF89a" + bytes(10)).decode())',
+      'show() sent image/gif labelled image/png',
+    ],
   ])('a child that forges show messages (%s) fails its own run', async (_what, line, reason) => {
     const outcome = await engine.run(
       [
         'import base64, json, os',
-        'big = base64.b64encode(bytes(3 * 1024 * 1024)).decode()',
+        'big = base64.b64encode(b"\\x89PNG\\r\\n\\x1a\\n" + bytes(3 * 1024 * 1024)).decode()',
         'def send(mime_type, data):',
         '    message = json.dumps({"type": "show", "mime_type": mime_type, "data": data}).encode() + b"\\n"',
         '    while message:',

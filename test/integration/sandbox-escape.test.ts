@@ -718,6 +718,10 @@ print("stdlib ok")
         expect(spawn.error).toMatch(
           /PermissionError: \[Errno 1\] Operation not permitted\nhint: the sandbox refused this: programs cannot start processes, change privileges or reach the network; call a tool for it$/,
         )
+        const fifo = await small.run('import os\nos.mkfifo("pipe")')
+        expect(fifo.error).toMatch(
+          /PermissionError: \[Errno 1\] Operation not permitted(?:: 'pipe')?\nhint: the sandbox refused this: programs cannot make FIFOs or device files; use a regular file, or an asyncio.Queue between tasks$/,
+        )
         if (bwrap) {
           const full = await small.run(
             'for n in range(3):\n    with open(f"f{n}", "wb") as f:\n        f.write(b"x" * (3 * 1024 * 1024))',

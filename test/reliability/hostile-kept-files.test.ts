@@ -7,7 +7,9 @@
  */
 import {Client} from '@modelcontextprotocol/client'
 import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
+import {spawn} from 'node:child_process'
 import {
+  chmodSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -15,7 +17,9 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   utimesSync,
+  writeFileSync,
 } from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -24,6 +28,7 @@ import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 
 import type {RunOutcome} from '../../src/execution/engine.js'
 
+import {pruneArtifacts} from '../../src/execution/artifacts.js'
 import {findBwrap} from '../../src/sandbox/linux/bwrap.js'
 import {createLinuxBackend} from '../../src/sandbox/linux/index.js'
 import {waitUntil} from '../helpers/processes.js'
@@ -101,6 +106,19 @@ print("written")
         {name: 'charts/q1.txt', path: join(dir, 'charts', 'q1.txt'), bytes: 2},
         {name: 'report.csv', path: join(dir, 'report.csv'), bytes: 22},
       ])
+    })
+
+    test('a name with bidi controls is refused like a control character, never listed as it is', async () => {
+      const outcome = await engine.run(`
+import os
+os.makedirs("out")
+for name in ["bidi\u202Etxt.exe", "iso\u2066late\u2069", "embed\u202Ax", "plain.txt"]:
+    open("out/" + name, "w").write("x")
+`)
+      expect(outcome.ok, outcome.text).toBe(true)
+      expect(tree(keptDir(outcome))).toEqual(['plain.txt'])
+      expect(outcome.text).toMatch(/\(unprintable name\) \(a name that cannot be kept\)/)
+      expect(outcome.text).not.toMatch(/[\u202A-\u202E\u2066-\u2069]/)
     })
 
     test('files written before the program failed are kept too', async () => {
@@ -263,6 +281,171 @@ describe.runIf(process.platform === 'linux')('pruning', () => {
     } finally {
       await engine.close()
       rmSync(root, {force: true, recursive: true})
+    }
+  })
+})
+
+/** A directory only this user may enter, with 20 files and a directory older than 7 days. */
+function makeVictim(): string {
+  const victim = mkdtempSync(join(tmpdir(), 'ptc-kept-victim-'))
+  for (let n = 0; n < 20; n++) writeFileSync(join(victim, `precious-${n}`), 'x')
+  mkdirSync(join(victim, 'old-dir'))
+  const eightDaysAgo = new Date(Date.now() - 8 * 24 * 3600 * 1000)
+  utimesSync(join(victim, 'old-dir'), eightDaysAgo, eightDaysAgo)
+  return victim
+}
+
+const RACER_UID = 54_322
+
+/** Runs a Python snippet as another local user (root only: setpriv). */
+function asOtherUser(script: string, ...args: string[]): Promise<string> {
+  const child = spawn(
+    'setpriv',
+    [
+      '--reuid',
+      String(RACER_UID),
+      '--regid',
+      String(RACER_UID),
+      '--clear-groups',
+      '/usr/bin/python3',
+      '-c',
+      script,
+      ...args,
+    ],
+    {stdio: ['ignore', 'pipe', 'inherit']},
+  )
+  let out = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk
+  })
+  return new Promise((resolve, reject) => {
+    child.once('error', reject)
+    child.once('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`racer exited ${code}`))))
+  })
+}
+
+/**
+ * execution.artifacts_dir against another local user (SPEC §14, §15): a root that is a link,
+ * another user's or open to others is neither written into nor pruned, and the engine says why.
+ */
+describe.runIf(process.platform === 'linux' && process.geteuid?.() === 0)(
+  'the artifacts root against another local user',
+  () => {
+    let base: string
+    let tmpMode = 0
+
+    beforeAll(() => {
+      // Let the other user traverse the test run's TMPDIR (not list it), as it could /tmp.
+      tmpMode = statSync(tmpdir()).mode % 0o1000
+      chmodSync(tmpdir(), 0o711)
+      base = mkdtempSync(join(tmpdir(), 'ptc-kept-shared-'))
+      chmodSync(base, 0o1777)
+    })
+    afterAll(() => {
+      rmSync(base, {recursive: true, force: true})
+      chmodSync(tmpdir(), tmpMode)
+    })
+
+    describe.each(TIERS)('tier $name', ({bwrap}) => {
+      test('a link planted at the configured path: nothing kept, nothing pruned through it', async () => {
+        const victim = makeVictim()
+        const configured = join(base, `artifacts-link-${bwrap}`)
+        await asOtherUser('import os, sys; os.symlink(sys.argv[2], sys.argv[1])', configured, victim)
+        const engine = await startEngine(createLinuxBackend({bwrap}), {artifacts_dir: configured})
+        try {
+          const outcome = await engine.run(
+            'import os\nos.makedirs("out")\nopen("out/new.txt", "w").write("new")\nprint("x" * 100)',
+          )
+          expect(outcome.ok, outcome.text).toBe(true)
+          expect(outcome.text).toContain('not kept: out/new.txt (could not be written)')
+          await pruneArtifacts(configured)
+          expect(readdirSync(victim)).toHaveLength(21)
+        } finally {
+          await engine.close()
+          rmSync(victim, {recursive: true, force: true})
+        }
+      })
+
+      test('a root another user made, open to all: refused, and their files stay', async () => {
+        const configured = join(base, `artifacts-squat-${bwrap}`)
+        await asOtherUser(
+          `import os, sys
+r = sys.argv[1]
+os.mkdir(r); os.chmod(r, 0o777)
+os.mkdir(r + "/old"); os.utime(r + "/old", (0, 0))
+open(r + "/planted", "w").close()`,
+          configured,
+        )
+        const engine = await startEngine(createLinuxBackend({bwrap}), {artifacts_dir: configured})
+        try {
+          const outcome = await engine.run(
+            'import os\nos.makedirs("out")\nopen("out/new.txt", "w").write("new")',
+          )
+          expect(outcome.text).toContain('not kept: out/new.txt (could not be written)')
+          expect(await pruneArtifacts(configured)).toEqual([])
+          expect(readdirSync(configured).sort()).toEqual(['old', 'planted'])
+        } finally {
+          await engine.close()
+        }
+      })
+    })
+  },
+)
+
+describe.runIf(process.platform === 'linux')('pruning raced by a directory swapped for a link', () => {
+  test('the prune goes through the root descriptor: a swapped subdirectory is unlinked, never followed', async () => {
+    const victim = makeVictim()
+    const root = mkdtempSync(join(tmpdir(), 'ptc-kept-race-'))
+    try {
+      let swaps = 0
+      for (let round = 0; round < 10; round++) {
+        const run = join(root, `run-${round}`)
+        mkdirSync(join(run, 'out', 'd'), {recursive: true})
+        for (let n = 0; n < 50; n++) writeFileSync(join(run, 'out', 'd', `f${n}`), 'x')
+        const eightDaysAgo = new Date(Date.now() - 8 * 24 * 3600 * 1000)
+        utimesSync(run, eightDaysAgo, eightDaysAgo)
+        // A process of this user swapping out/d with a link to the victim, in a loop
+        // (renameat2 RENAME_EXCHANGE), while the prune removes the run.
+        const racer = spawn(
+          '/usr/bin/python3',
+          [
+            '-c',
+            `import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+d, link = sys.argv[1] + "/out/d", sys.argv[1] + "/out/l"
+os.symlink(sys.argv[2], link)
+print("racing", flush=True)
+n = loops = 0
+while True:
+    if libc.renameat2(-100, d.encode(), -100, link.encode(), 2) == 0:
+        n += 1
+    loops += 1
+    if loops % 100 == 0:
+        print("swaps", n, flush=True)`,
+            run,
+            victim,
+          ],
+          {stdio: ['ignore', 'pipe', 'inherit']},
+        )
+        let out = ''
+        racer.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+          out += chunk
+        })
+        const count = (): number => Number([...out.matchAll(/swaps (\d+)/g)].at(-1)?.[1] ?? 0)
+        expect(await waitUntil(() => count() > 0, 10_000)).toBe(true)
+        await pruneArtifacts(root)
+        racer.kill('SIGKILL')
+        await new Promise((resolve) => {
+          racer.once('close', resolve)
+        })
+        swaps += count()
+        rmSync(run, {recursive: true, force: true})
+      }
+      expect(swaps).toBeGreaterThan(0)
+      expect(readdirSync(victim)).toHaveLength(21)
+    } finally {
+      rmSync(root, {recursive: true, force: true})
+      rmSync(victim, {recursive: true, force: true})
     }
   })
 })

@@ -118,14 +118,25 @@ function killGroup(pid: number | undefined): void {
   }
 }
 
-/** The exit in words, for messages: "exited with code 1", "hit the CPU time limit". */
-export function describeExit({code, signal, failure}: ChildExit): string {
+/**
+ * The exit in words, for messages: "exited with code 1", "hit its CPU time limit (...)".
+ * `cpuSeconds`: the CPU limit the child set itself (RLIMIT_CPU), named when it is what ended it.
+ */
+export function describeExit({code, signal, failure}: ChildExit, cpuSeconds?: number): string {
   if (failure && code === null && signal === null) return `could not be started: ${failure.message}`
-  if (signal === 'SIGXCPU') return 'hit the CPU time limit'
-  if (signal) return `was killed by ${signal}`
   // A wrapper (bwrap) reports its child's death by signal N as exit code 128 + N.
   const wrapped = code !== null && code > 128 ? signalName(code - 128) : undefined
+  if (signal === 'SIGXCPU' || wrapped === 'SIGXCPU') return cpuLimitText(cpuSeconds)
+  if (signal) return `was killed by ${signal}`
   return `exited with code ${String(code)}${wrapped ? ` (killed by ${wrapped}?)` : ''}`
+}
+
+function cpuLimitText(cpuSeconds: number | undefined): string {
+  if (cpuSeconds === undefined) return 'hit its CPU time limit'
+  return (
+    `hit its CPU time limit (${cpuSeconds} s of CPU time: execution.timeout_seconds + 2; ` +
+    'CPU time counts on while an approval question stops the clock)'
+  )
 }
 
 function signalName(number: number): string | undefined {

@@ -318,7 +318,7 @@ export class ProgramChild {
   private onProcessGone(): void {
     if (!this.exit || !this.channel?.closed) return
     const {phase} = this
-    const description = describeExit(this.exit)
+    const description = describeExit(this.exit, this.options.limits.cpu_seconds)
     switch (phase.name) {
       case 'starting': {
         const output = this.output.text().trim()

@@ -36,6 +36,11 @@ class ErrorFormatter:
                 f" {scratch['files']} files: execution.max_scratch_bytes): delete what the program"
                 " no longer needs, or keep less"
             )
+        if "[Errno 1] Operation not permitted" in text and ("mkfifo" in text or "mknod" in text):
+            return (
+                "hint: the sandbox refused this: programs cannot make FIFOs or device files;"
+                " use a regular file, or an asyncio.Queue between tasks"
+            )
         if "[Errno 1] Operation not permitted" in text:
             return (
                 "hint: the sandbox refused this: programs cannot start processes, change"

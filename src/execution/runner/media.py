@@ -67,6 +67,10 @@ _SIGNATURES = (
 )
 
 
+_NAMES = {"image/png": "PNG", "image/jpeg": "JPEG", "image/gif": "GIF", "image/webp": "WebP"}
+SHOWN_TYPES = tuple(_NAMES)
+
+
 def _sniff(data):
     for signature, mime_type in _SIGNATURES:
         if data.startswith(signature):
@@ -81,23 +85,26 @@ def make_show(send):
     shown = {"count": 0, "bytes": 0}
 
     def show(media_or_bytes, mime_type=None):
-        """Return an image (a Media image, or PNG/JPEG/GIF/WebP bytes) to the user after the
-        output; at most 4 images and 4 MiB per run."""
+        """Return a PNG, JPEG, GIF or WebP image (a Media image, or its bytes) to the user after
+        the output; at most 4 images and 4 MiB per run."""
         if isinstance(media_or_bytes, Media):
             data = media_or_bytes.bytes()
             mime_type = mime_type or media_or_bytes.mime_type
         elif isinstance(media_or_bytes, (bytes, bytearray, memoryview)):
             data = bytes(media_or_bytes)
-            mime_type = mime_type or _sniff(data)
         else:
             raise TypeError(f"show() takes a Media object or bytes, not {type(media_or_bytes).__name__}")
-        if not isinstance(mime_type, str) or not mime_type.startswith("image/"):
+        found = _sniff(data)
+        mime_type = mime_type or found
+        if mime_type not in SHOWN_TYPES:
             raise ValueError(
-                f"show() shows images only (got {mime_type or 'unknown content'});"
-                " pass mime_type='image/png' for image bytes it cannot recognise"
+                f"show() shows PNG, JPEG, GIF and WebP images only (got {mime_type or 'unknown content'})"
             )
         if not data:
             raise ValueError("show() got an empty image")
+        if found != mime_type:
+            what = f"a {_NAMES[found]} image" if found else "no PNG, JPEG, GIF or WebP image"
+            raise ValueError(f"show(): the bytes are {what}, not {mime_type}")
         if shown["count"] >= MAX_SHOWN_IMAGES:
             raise ValueError(f"show() can return at most {MAX_SHOWN_IMAGES} images per run")
         if shown["bytes"] + len(data) > MAX_SHOWN_BYTES:

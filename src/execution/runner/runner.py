@@ -69,17 +69,19 @@ def _load_module(name):
 def _set_limits(limits):
     import resource
 
-    def hard_set(which, value):
+    def hard_set(which, value, slack=0):
         if value is None:
             return
         value = int(value)
         _soft, hard = resource.getrlimit(which)
-        if hard != resource.RLIM_INFINITY and value > hard:
-            value = hard
-        resource.setrlimit(which, (value, value))
+        if hard != resource.RLIM_INFINITY and value + slack > hard:
+            value, slack = hard, 0
+        resource.setrlimit(which, (value, value + slack))
 
     hard_set(resource.RLIMIT_CORE, 0)
-    hard_set(resource.RLIMIT_CPU, limits.get("cpu_seconds"))
+    # A second between the soft and the hard CPU limit: the kernel sends SIGXCPU at the soft one,
+    # which the parent names as the CPU limit; at a hard limit equal to it, a bare SIGKILL.
+    hard_set(resource.RLIMIT_CPU, limits.get("cpu_seconds"), slack=1)
     hard_set(resource.RLIMIT_FSIZE, limits.get("file_size_bytes"))
     hard_set(resource.RLIMIT_NOFILE, limits.get("open_files"))
     # Address space last: the limits above must not fail for lack of memory.

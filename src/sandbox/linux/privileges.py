@@ -1,8 +1,8 @@
 """The privileges layer of the linux sandbox (SPEC §7, §15): rlimits, credentials and capabilities.
 
-freeze_rlimits() makes every soft limit the hard one; drop_privileges() gives up root and every
-capability; forbid_new_privileges() sets no_new_privs; die_with_parent() arms the death signal
-(after the credential change, which clears it).
+freeze_rlimits() makes every soft limit the hard one (the CPU limit's hard one a second above);
+drop_privileges() gives up root and every capability; forbid_new_privileges() sets no_new_privs;
+die_with_parent() arms the death signal (after the credential change, which clears it).
 """
 
 import ctypes
@@ -26,7 +26,9 @@ _SIGKILL = 9
 
 
 def freeze_rlimits():
-    """soft = hard for every limit: what the runner set, and what was inherited."""
+    """soft = hard for every limit: what the runner set, and what was inherited. RLIMIT_CPU keeps
+    at most one second above its soft value: the kernel sends SIGXCPU at the soft limit (which
+    the parent names as the CPU limit) and SIGKILL at the hard one."""
     import resource
 
     for name in dir(resource):
@@ -35,8 +37,11 @@ def freeze_rlimits():
         which = getattr(resource, name)
         try:
             soft, hard = resource.getrlimit(which)
-            if soft != hard:
-                resource.setrlimit(which, (soft, soft))
+            frozen = soft
+            if which == resource.RLIMIT_CPU and soft != resource.RLIM_INFINITY:
+                frozen = soft + 1 if hard == resource.RLIM_INFINITY else min(hard, soft + 1)
+            if frozen != hard:
+                resource.setrlimit(which, (soft, frozen))
         except (OSError, ValueError) as exc:
             raise ConfineError(f"cannot fix {name} at its soft value: {exc}") from exc
 
