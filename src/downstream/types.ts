@@ -1,3 +1,4 @@
+import type {HiddenTool} from './tool-index.js'
 import type {TRANSPORTS} from '../config/schema.js'
 
 /** A downstream tool as programs see it. */
@@ -120,6 +121,8 @@ export interface ToolHost {
   getTool(name: string): ToolInfo | undefined
   /** Whether calls to the tool ask the user first, and why (SPEC §12); undefined when they do not. */
   approvalNote?(tool: ToolInfo): string | undefined
+  /** Why a tool a connected server offers is hidden, when a rule hides it. */
+  hiddenTool?(name: string): HiddenTool | undefined
   unavailableServers(): UnavailableServer[]
   serverStatus(): ServerStatus[]
   /** Validates args against inputSchema, calls, checks size and outputSchema, parses (SPEC §6). Throws ToolError. */

@@ -116,6 +116,12 @@ export class PermissionPolicy {
     return rule && `hidden by Claude Code's deny rule ${JSON.stringify(rule.rule)} (${rule.file})`
   }
 
+  /** What makes a tool a deny rule hides callable: `remove the deny rule "mcp__x" from <file>`. */
+  unhideFix(tool: RuleTarget): string | undefined {
+    const rule = this.claudeRule('deny', tool)
+    return rule && `remove the deny rule ${JSON.stringify(rule.rule)} from ${rule.file} (permissions.deny)`
+  }
+
   /** Why calls to this tool need approval; undefined when they do not. */
   approvalReason(tool: ToolInfo): ApprovalReason | undefined {
     let reason = this.reasons.get(tool)
