@@ -44,6 +44,8 @@ export interface DoctorOptions {
   /** `~` and the project of Claude Code's settings. Default: the home directory and the working directory. */
   home?: string
   projectDir?: string
+  /** Claude Code's managed-settings directory. Default: the platform's. */
+  managedDir?: string
 }
 
 const MIN_NODE = [20, 19] as const
@@ -63,6 +65,7 @@ export async function doctorChecks(
     ? new PermissionPolicy(config.permissions, {
         home: options.home ?? homedir(),
         projectDir: options.projectDir ?? process.cwd(),
+        managedDir: options.managedDir,
         logger: options.logger.child('permissions'),
         watchIntervalMs: 0,
       })
