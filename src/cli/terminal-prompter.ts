@@ -45,8 +45,8 @@ export class TerminalPrompter implements ApprovalPrompter {
     if (this.input.readableEnded) return 'deny'
     const lines = createInterface({input: this.input, output: this.output, terminal: false})
     // readline's question() never settles once its input ends: the end of input answers "no".
-    const ended = new Promise<undefined>((resolve) => {
-      lines.once('close', () => resolve(undefined))
+    const ended = new Promise<null>((resolve) => {
+      lines.once('close', () => resolve(null))
     })
     try {
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -56,7 +56,7 @@ export class TerminalPrompter implements ApprovalPrompter {
         )
         asked.catch(() => {}) // settled by the race below; a close may reject it afterwards
         const answer = await Promise.race([asked, ended])
-        if (answer === undefined) return 'deny'
+        if (answer === null) return 'deny'
         const choice = ANSWERS[answer.trim().toLowerCase()]
         if (choice) return choice
       }

@@ -58,6 +58,7 @@ describe('config.schema.json', () => {
         'permissions',
         'claude_code',
         'ask',
+        'ask_unlisted',
         'ask_destructive',
         'approval_timeout_seconds',
         'execution',

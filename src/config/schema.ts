@@ -169,13 +169,17 @@ export const permissionsSchema = z
     ask_unlisted: z
       .union([z.boolean(), z.literal('destructive')])
       .optional()
+      // Read as true when unset (see askUnlisted): no zod default, so the old key can still decide.
+      .meta({default: true})
       .describe(
         "Whether a call no rule mentions needs the user's approval, as Claude Code asks for an MCP tool no allow rule covers. true (default): unless the tool declares readOnlyHint: true. destructive: also not when it declares destructiveHint: false. false: never.",
       ),
     ask_destructive: z
       .boolean()
       .optional()
-      .describe('Replaced by ask_unlisted (read with a warning): false is ask_unlisted: false, true is ask_unlisted: destructive.'),
+      .describe(
+        'Replaced by ask_unlisted (read with a warning): false is ask_unlisted: false, true is ask_unlisted: destructive.',
+      ),
     approval_timeout_seconds: positiveSeconds(
       'How long a program waits for the user to decide (its own clock stopped meanwhile); no answer denies the call.',
     ).default(300),

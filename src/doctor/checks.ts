@@ -113,7 +113,7 @@ export async function doctorChecks(
   ]
   return {
     checks,
-    close: async () => {
+    async close() {
       permissions?.close()
       await registry?.close()
     },

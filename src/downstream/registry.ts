@@ -325,7 +325,7 @@ export class ToolRegistry implements ToolHost {
           const filtered = this.filter.hiddenBy(tool.name)
           if (filtered !== undefined) return {reason: filtered, told: false, fix: FILTER_FIX}
           const denied = this.visibility?.hiddenBy(tool)
-          if (denied === undefined) return undefined
+          if (denied === undefined) return
           return {
             reason: denied,
             told: true,

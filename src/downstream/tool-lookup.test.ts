@@ -49,21 +49,21 @@ describe('lookupTool of a hidden tool', () => {
   const listed = [tool('edit_file'), tool('read_file')]
   const hiddenTools = new Map([
     [
-      'mcp__fs__write_file',
-      {
-        tool: tool('write_file'),
-        reason: `hidden by Claude Code's deny rule "mcp__fs__write_*" (/h/.claude/settings.json)`,
-        told: true,
-        fix: 'x',
-      },
-    ],
-    [
       'mcp__fs__move_file',
       {
         tool: tool('move_file'),
         reason: 'hidden by tools.block ("mcp__fs__move_file")',
         told: false,
         fix: 'y',
+      },
+    ],
+    [
+      'mcp__fs__write_file',
+      {
+        tool: tool('write_file'),
+        reason: `hidden by Claude Code's deny rule "mcp__fs__write_*" (/h/.claude/settings.json)`,
+        told: true,
+        fix: 'x',
       },
     ],
   ])

@@ -56,7 +56,7 @@ export function parseClaudeRule(rule: string, list: RuleList): ClaudeRule | {rej
   }
   const {server, tool} = splitName(rule)
   if (rule.includes('(') || rule.includes(')')) {
-    const base = rule.slice(0, rule.indexOf('(') === -1 ? undefined : rule.indexOf('('))
+    const base = rule.split('(')[0]!
     return {
       rejected: `MCP rules do not support patterns in parentheses; use "${base}" without parentheses, or "mcp__${splitName(base).server}__*" for all tools of the server`,
     }
