@@ -11,7 +11,7 @@ import {createLogger} from '../log.js'
 import {routeSdkWarnings} from '../oauth/sdk-warnings.js'
 import {signIn, type SignInResult} from '../oauth/sign-in.js'
 import {signOut, type SignOutResult} from '../oauth/sign-out.js'
-import {type OAuthServerState, oauthStates} from '../oauth/status.js'
+import {type OAuthServerState, oauthStates, wantsOAuth} from '../oauth/status.js'
 import {TokenStore} from '../oauth/store.js'
 
 export type AuthResult =
@@ -67,7 +67,8 @@ export default class Auth extends BaseCommand {
   ): Promise<AuthResult> {
     const store = new TokenStore()
     if (flags.list) {
-      const states = await oauthStates(servers, store)
+      // A server found from its 401 has no record once signed out: ask it, so it is still listed.
+      const states = await oauthStates(servers, store, (server) => wantsOAuth(server))
       if (!this.jsonEnabled()) this.log(formatOAuthStates(states))
       return {action: 'list', servers: states}
     }

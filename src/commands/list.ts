@@ -70,7 +70,13 @@ export default class List extends BaseCommand {
         servers: servers.filter((s) => wanted(s.name)),
         // Each names its server's URL, which can carry a ${VAR} value.
         oauth: runtime.registry.redactor.redactValue(
-          (await oauthStates(runtime.config.servers, new TokenStore())).filter((s) => wanted(s.server)),
+          (
+            await oauthStates(
+              runtime.config.servers,
+              new TokenStore(),
+              (server) => runtime.registry.connectFailure(server.name)?.kind === 'needs_sign_in',
+            )
+          ).filter((s) => wanted(s.server)),
         ),
       }
       if (!this.jsonEnabled()) this.display(result)

@@ -28,7 +28,10 @@ function summarise(text: string): string {
     if (typeof body.error === 'string')
       return [body.error, body.error_description].filter((v) => typeof v === 'string').join(': ')
   } catch {
-    // not JSON
+    // Not JSON, or cut at the read limit: the fields may still be there.
+    const field = (name: string) => new RegExp(`"${name}"\\s*:\\s*"([^"\\\\]{0,300})"`).exec(text)?.[1]
+    const error = field('error')
+    if (error) return [error, field('error_description')].filter(Boolean).join(': ')
   }
   return text.replaceAll(/\s+/g, ' ').trim().slice(0, 200)
 }

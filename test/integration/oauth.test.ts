@@ -448,6 +448,18 @@ describe('sign-in that recovers by itself', () => {
     expectNoSecrets(s)
   })
 
+  for (const challengeMetadata of [true, false]) {
+    it(`auth --list still shows a server found from its 401 after --logout (metadata ${challengeMetadata ? 'in the challenge' : 'at the well-known URL only'})`, async () => {
+      const s = await scenario('http', {oauthKey: false, fixture: {challengeMetadata}})
+      expect((await s.cli(['auth', 'issues'])).code).toBe(0)
+      expect((await s.cli(['auth', 'issues', '--logout'])).code).toBe(0)
+      const listed = await s.cli(['auth', '--list', '--json'])
+      expect(JSON.parse(listed.stdout)).toMatchObject({
+        servers: [{server: 'issues', state: 'needs-sign-in', fix: 'run `ptc-mcp auth issues`'}],
+      })
+    })
+  }
+
   it('a server that answers a token it forgot with HTTP 500 is reported as a sign-in that may have expired', async () => {
     const s = await scenario('http', {fixture: {unknownTokenStatus: 500}})
     const signedIn = await s.cli(['auth', 'issues'])
