@@ -126,6 +126,19 @@ describe('ptc-mcp run and approvals', () => {
         reason: `hidden by Claude Code's deny rule "mcp__fx__delete_item" (${join(home, '.claude', 'settings.json')})`,
       },
     ])
+    // inspect names the rule, and its fix the settings file to change.
+    const inspect = await runProcess(
+      process.execPath,
+      [BIN, 'inspect', 'mcp__fx__delete_item', '--config', claudeConfig],
+      env,
+    )
+    expect(inspect.code).toBe(1)
+    // oclif wraps the message: read it as one line.
+    const said = inspect.stderr.replaceAll(/\s*\n\s*›?\s*/g, ' ')
+    expect(said).toContain(`hidden by Claude Code's deny rule "mcp__fx__delete_item"`)
+    expect(said).toContain(
+      `To make it callable, remove the deny rule "mcp__fx__delete_item" from ${join(home, '.claude', 'settings.json')} (permissions.deny).`,
+    )
     // A rule Claude Code skips is reported at the default log level, with its file.
     const table = await runProcess(process.execPath, [BIN, 'list', '--config', claudeConfig], env)
     expect(table.stderr).toContain(
