@@ -290,7 +290,7 @@ describe('approval by elicitation, with Claude Code rules in user and project sc
       'A program run by ptc-mcp wants to call mcp__fx__add (tool "add" of server "fx").',
     ])
     expect(session.asked[0]!.message).toContain('permissions.ask_unlisted')
-    expect(JSON.stringify(session.asked[0]!.requestedSchema)).toContain(
+    expect(JSON.stringify((session.asked[0] as {requestedSchema?: unknown}).requestedSchema)).toContain(
       '{"const":"session","title":"Allow mcp__fx__add for the rest of this session"}',
     )
     const second = await session.execute('print((await mcp__fx__add(a=2, b=2))["sum"])')
