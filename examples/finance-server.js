@@ -43,7 +43,11 @@ const known = z.enum(Object.keys(TICKERS))
 
 server.registerTool(
   'list_companies',
-  {description: 'List the tickers this server has data for.', inputSchema: z.object({})},
+  {
+    description: 'List the tickers this server has data for.',
+    inputSchema: z.object({}),
+    annotations: {readOnlyHint: true},
+  },
   async () => json({companies: Object.entries(TICKERS).map(([ticker, c]) => ({ticker, name: c.name}))}),
 )
 
@@ -56,6 +60,7 @@ server.registerTool(
       quarters: z.number().int().min(1).max(8).default(8).describe('How many of the latest quarters.'),
     }),
     outputSchema: z.object({ticker: z.string(), statements: z.array(z.record(z.string(), z.unknown()))}),
+    annotations: {readOnlyHint: true},
   },
   async ({ticker, quarters}) => {
     const statements = QUARTERS.map((q, i) => statement(ticker, q, i)).slice(-quarters)
@@ -68,6 +73,7 @@ server.registerTool(
   {
     description: 'Every ledger line of one company for a quarter: a large result (about 2,000 rows).',
     inputSchema: z.object({ticker: known, quarter: z.enum(QUARTERS)}),
+    annotations: {readOnlyHint: true},
   },
   async ({ticker, quarter}) => {
     const seed = QUARTERS.indexOf(quarter) + 1

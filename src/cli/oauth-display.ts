@@ -36,9 +36,11 @@ export function formatOAuthLines(states: readonly OAuthServerState[]): string {
 }
 
 export function formatSignIn(result: SignInResult): string {
-  const expires = result.expires
-    ? `; the access token expires ${result.expires} and is refreshed automatically`
-    : ''
+  // The refresh is promised only when the server issued a refresh token.
+  const renewal = result.refreshable
+    ? 'is refreshed automatically'
+    : `cannot be refreshed (no refresh token was issued): run "ptc-mcp auth ${result.server}" again then`
+  const expires = result.expires ? `; the access token expires ${result.expires} and ${renewal}` : ''
   const scopes = result.scopes.length > 0 ? ` (scopes: ${result.scopes.join(' ')})` : ''
   return `Signed in to "${result.server}"${scopes}. Tokens kept in ${result.path}${expires}.\nA running "ptc-mcp serve" uses them without a restart.`
 }

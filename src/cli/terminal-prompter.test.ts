@@ -43,3 +43,33 @@ describe('TerminalPrompter', () => {
     expect(shown).toContain(String.raw`Arguments: {"path":"/home/u/\u202etxt.exe","n":"\u009b31m"}`)
   })
 })
+
+describe('TerminalPrompter at the end of input', () => {
+  const tool = {name: 'mcp__fx__delete', server: 'fx', tool: 'delete', description: '', inputSchema: {}}
+  const request = {tool, argsText: '{}', why: 'a test'}
+
+  it('Ctrl-D (end of input) while asked denies, and so does every later question', async () => {
+    const input = terminal()
+    const output = terminal()
+    const prompter = new TerminalPrompter(
+      input.stream as unknown as NodeJS.ReadStream,
+      output.stream as unknown as NodeJS.WriteStream,
+    )
+    const answer = prompter.ask(request, new AbortController().signal)
+    input.stream.end()
+    expect(await answer).toBe('deny')
+    expect(await prompter.ask(request, new AbortController().signal)).toBe('deny')
+  })
+
+  it('s allows the tool for the session', async () => {
+    const input = terminal()
+    const output = terminal()
+    const prompter = new TerminalPrompter(
+      input.stream as unknown as NodeJS.ReadStream,
+      output.stream as unknown as NodeJS.WriteStream,
+    )
+    const answer = prompter.ask(request, new AbortController().signal)
+    input.stream.write('s\n')
+    expect(await answer).toBe('session')
+  })
+})

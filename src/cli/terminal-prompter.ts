@@ -9,6 +9,8 @@ const ANSWERS: Record<string, ApprovalChoice> = {
   all: 'program',
   n: 'deny',
   no: 'deny',
+  s: 'session',
+  session: 'session',
   y: 'once',
   yes: 'once',
 }
@@ -18,8 +20,9 @@ const MAX_ATTEMPTS = 3
 
 /**
  * `ptc-mcp run` asks on the terminal (SPEC §12): y = allow once, n = deny, a = allow every call of
- * this tool for the rest of the program. The question goes to stderr (stdout is the program's
- * output); without a terminal on both, nobody can be asked.
+ * this tool for the rest of the program (`s`, the session, is the same in `run`: one program). The
+ * question goes to stderr (stdout is the program's output); without a terminal on both, nobody can
+ * be asked; the end of input (Ctrl-D) denies.
  */
 export class TerminalPrompter implements ApprovalPrompter {
   constructor(
@@ -39,13 +42,21 @@ export class TerminalPrompter implements ApprovalPrompter {
         `Arguments: ${printable(request.argsText)}\n` +
         `You are asked because of ${request.why}.\n`,
     )
+    if (this.input.readableEnded) return 'deny'
     const lines = createInterface({input: this.input, output: this.output, terminal: false})
+    // readline's question() never settles once its input ends: the end of input answers "no".
+    const ended = new Promise<null>((resolve) => {
+      lines.once('close', () => resolve(null))
+    })
     try {
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        const answer = await lines.question(
+        const asked = lines.question(
           `Allow it? [y] once, [n] no, [a] all calls of ${tool.name} in this program: `,
           {signal},
         )
+        asked.catch(() => {}) // settled by the race below; a close may reject it afterwards
+        const answer = await Promise.race([asked, ended])
+        if (answer === null) return 'deny'
         const choice = ANSWERS[answer.trim().toLowerCase()]
         if (choice) return choice
       }

@@ -7,9 +7,11 @@ import {formatOAuthStates, formatSignIn, formatSignOut} from '../cli/oauth-displ
 import {loadConfig} from '../config/load.js'
 import {Redactor} from '../downstream/redactor.js'
 import {PtcError} from '../errors.js'
+import {createLogger} from '../log.js'
+import {routeSdkWarnings} from '../oauth/sdk-warnings.js'
 import {signIn, type SignInResult} from '../oauth/sign-in.js'
 import {signOut, type SignOutResult} from '../oauth/sign-out.js'
-import {type OAuthServerState, oauthStates} from '../oauth/status.js'
+import {type OAuthServerState, oauthStates, wantsOAuth} from '../oauth/status.js'
 import {TokenStore} from '../oauth/store.js'
 
 export type AuthResult =
@@ -19,7 +21,7 @@ export type AuthResult =
 
 export default class Auth extends BaseCommand {
   static override summary = 'Sign in to a server that uses OAuth, list sign-ins, or sign out.'
-  static override description = `Opens the server's sign-in page in a browser ($BROWSER when set, else the system's), and always prints its URL; the browser comes back to a loopback address on this machine (oauth.callback_port, or a free port). Tokens are kept in $XDG_STATE_HOME/ptc-mcp/oauth (~/.local/state/ptc-mcp/oauth; directory 0700, files 0600) and refreshed automatically; a running "ptc-mcp serve" picks them up without a restart.
+  static override description = `Opens the server's sign-in page in a browser ($BROWSER when set, else the system's), and always prints its URL; the browser comes back to a loopback address on this machine (oauth.callback_port, or a free port). Tokens are kept in $XDG_STATE_HOME/ptc-mcp/oauth (~/.local/state/ptc-mcp/oauth; directory 0700, files 0600) and refreshed automatically when the server issued a refresh token; a running "ptc-mcp serve" picks them up without a restart.
 
 --list shows each OAuth server's state (signed in, expires, needs sign-in). --logout revokes the tokens where the server supports it, and deletes them.`
 
@@ -65,7 +67,8 @@ export default class Auth extends BaseCommand {
   ): Promise<AuthResult> {
     const store = new TokenStore()
     if (flags.list) {
-      const states = await oauthStates(servers, store)
+      // A server found from its 401 has no record once signed out: ask it, so it is still listed.
+      const states = await oauthStates(servers, store, (server) => wantsOAuth(server))
       if (!this.jsonEnabled()) this.log(formatOAuthStates(states))
       return {action: 'list', servers: states}
     }
@@ -76,6 +79,8 @@ export default class Auth extends BaseCommand {
       return {action: 'logout', ...result}
     }
 
+    // The SDK's own warnings (a discarded registration) read like every other line of ptc-mcp.
+    routeSdkWarnings(createLogger('warn'))
     const cancel = new AbortController()
     const onSigint = (): void => cancel.abort()
     process.once('SIGINT', onSigint)
@@ -85,6 +90,9 @@ export default class Auth extends BaseCommand {
         store,
         openBrowser: flags.browser,
         signal: cancel.signal,
+        onNotice(message) {
+          process.stderr.write(`${message}\n`)
+        },
         onUrl(url, problem) {
           // Always, and on stderr: with --json, stdout carries only the result (and oclif's
           // logToStderr is silent then).

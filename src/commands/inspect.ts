@@ -4,7 +4,6 @@ import {BaseCommand} from '../cli/base-command.js'
 import {formatToolDescription} from '../cli/display.js'
 import {openConnectedRuntime} from '../cli/open-runtime.js'
 import {describeTool, type ToolDescription, withApprovalNote} from '../downstream/inspect.js'
-import {normaliseName} from '../downstream/naming.js'
 import {lookupTool} from '../downstream/tool-lookup.js'
 import {PtcError} from '../errors.js'
 
@@ -24,15 +23,12 @@ export default class Inspect extends BaseCommand {
     try {
       const {tool, unknown} = lookupTool(runtime.registry, args.tool)
       // The server's own spelling (get-env) names the same hidden tool as get_env.
-      const hidden = runtime.registry.hiddenTool(normaliseName(args.tool))
+      const hidden = runtime.registry.hiddenTool(args.tool)
       if (!tool && hidden) {
         throw new PtcError(
           'TOOL_NOT_FOUND',
           `${args.tool} is ${hidden.reason}: programs can neither see nor call it.`,
-          {
-            exitCode: 1,
-            suggestion: 'Change tools.allow / tools.block in the config to make it callable.',
-          },
+          {exitCode: 1, suggestion: `To make it callable, ${hidden.fix}.`},
         )
       }
       if (!tool) {

@@ -10,6 +10,7 @@ import {openConnectedRuntime} from '../cli/open-runtime.js'
 import {PtcError} from '../errors.js'
 import {type OAuthServerState, oauthStates} from '../oauth/status.js'
 import {TokenStore} from '../oauth/store.js'
+import {rejectedLine} from '../permissions/claude-settings.js'
 
 export interface ListResult {
   config: string | null
@@ -20,6 +21,8 @@ export interface ListResult {
   hidden: {name: string; server: string; reason: string}[]
   /** allow/block patterns that match no tool of the connected servers (likely misspelt), as warnings. */
   unmatchedRules: string[]
+  /** Claude Code rules for MCP tools that Claude Code itself skips (so ptc-mcp does too), with file and reason. */
+  rejectedRules: string[]
   servers: ServerStatus[]
   /** Sign-in state of each OAuth server (SPEC §13). */
   oauth: OAuthServerState[]
@@ -63,10 +66,17 @@ export default class List extends BaseCommand {
           .filter(({tool}) => wanted(tool.server))
           .map(({tool, reason}) => ({name: tool.name, server: tool.server, reason})),
         unmatchedRules: runtime.registry.unmatchedRules().map((rule) => rule.message),
+        rejectedRules: runtime.permissions.rejectedRules().map((rule) => rejectedLine(rule)),
         servers: servers.filter((s) => wanted(s.name)),
         // Each names its server's URL, which can carry a ${VAR} value.
         oauth: runtime.registry.redactor.redactValue(
-          (await oauthStates(runtime.config.servers, new TokenStore())).filter((s) => wanted(s.server)),
+          (
+            await oauthStates(
+              runtime.config.servers,
+              new TokenStore(),
+              (server) => runtime.registry.connectFailure(server.name)?.kind === 'needs_sign_in',
+            )
+          ).filter((s) => wanted(s.server)),
         ),
       }
       if (!this.jsonEnabled()) this.display(result)
@@ -85,7 +95,8 @@ export default class List extends BaseCommand {
         `No config found (looked in: ${result.searched.join(', ')}${why}). Run "ptc-mcp init" to create one.`,
       )
     }
-    for (const warning of result.unmatchedRules) this.logToStderr(`Warning: ${warning}`)
+    for (const warning of [...result.unmatchedRules, ...result.rejectedRules])
+      this.logToStderr(`Warning: ${warning}`)
     this.log(formatToolTable(result.tools))
     if (result.hidden.length > 0) this.log(`\n${formatHiddenTools(result.hidden)}`)
     this.log('')

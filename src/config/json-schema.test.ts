@@ -59,6 +59,7 @@ describe('config.schema.json', () => {
         'permissions',
         'claude_code',
         'ask',
+        'ask_unlisted',
         'ask_destructive',
         'approval_timeout_seconds',
         'execution',

@@ -69,6 +69,16 @@ export function validateConfig(
     )
     return false
   })
+  const {ask_destructive: old, ask_unlisted: now} = data.permissions
+  if (old !== undefined) {
+    const readAs =
+      now === undefined
+        ? `read as ask_unlisted: ${old ? 'destructive' : 'false'}`
+        : 'ignored: ask_unlisted is set'
+    warnings.push(
+      `permissions.ask_destructive is replaced by permissions.ask_unlisted (${readAs}); rename it in the config`,
+    )
+  }
   return {config: {...data, servers}, warnings, secrets}
 }
 

@@ -80,6 +80,8 @@ function defaultText(schema: Schema, path: string): string {
 function typeName(schema: Schema): string {
   if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(' | ')
   if (schema.const !== undefined) return JSON.stringify(schema.const)
+  const variants = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined
+  if (Array.isArray(variants)) return variants.map((variant) => typeName(variant)).join(' | ')
   if (schema.type === 'array') return `list of ${typeName((schema.items ?? {}) as Schema)}`
   if (schema.type === 'object') return 'map of string'
   if (schema.type === 'integer' && schema.minimum === 0) return 'integer >= 0'

@@ -164,16 +164,27 @@ export const permissionsSchema = z
       .boolean()
       .default(true)
       .describe(
-        "Honour Claude Code's permission rules for mcp__ names (permissions.allow / ask / deny in ~/.claude/settings.json, .claude/settings.json and .claude/settings.local.json of the working directory): deny hides the tool, ask asks the user, allow exempts it from asking.",
+        "Honour Claude Code's permission rules for mcp__ names (permissions.allow / ask / deny in its managed settings, ~/.claude/settings.json, and .claude/settings.json and .claude/settings.local.json of the working directory), matched as Claude Code matches them: deny hides the tool, ask asks the user, allow exempts it from asking.",
       ),
     ask: toolPatterns(
-      "Calls to these namespaced tools (names or globs) need the user's approval, call by call. Default: none.",
+      "Calls to these namespaced tools (names or globs) need the user's approval, call by call, even when an allow rule covers them. Default: none.",
     ).default([]),
+    allow: toolPatterns(
+      'Calls to these namespaced tools (names or globs) run without asking, unless a deny or ask rule says otherwise. Default: none.',
+    ).default([]),
+    ask_unlisted: z
+      .union([z.boolean(), z.literal('destructive')])
+      .optional()
+      // Read as true when unset (see askUnlisted): no zod default, so the old key can still decide.
+      .meta({default: true})
+      .describe(
+        "Whether a call no rule mentions needs the user's approval, as Claude Code asks for an MCP tool no allow rule covers. true (default): unless the tool declares readOnlyHint: true. destructive: also not when it declares destructiveHint: false. false: never.",
+      ),
     ask_destructive: z
       .boolean()
-      .default(true)
+      .optional()
       .describe(
-        "Calls to tools that declare destructiveHint: true (and not readOnlyHint: true) need the user's approval, unless a Claude Code allow rule covers them.",
+        'Replaced by ask_unlisted (read with a warning): false is ask_unlisted: false, true is ask_unlisted: destructive.',
       ),
     approval_timeout_seconds: positiveSeconds(
       'How long a program waits for the user to decide (its own clock stopped meanwhile); no answer denies the call.',

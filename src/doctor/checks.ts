@@ -1,3 +1,5 @@
+import {homedir} from 'node:os'
+
 import type {Config, ServerConfig} from '../config/schema.js'
 import type {Logger} from '../log.js'
 import type {PythonInfo} from '../sandbox/backend.js'
@@ -10,6 +12,8 @@ import {resolvePython} from '../execution/python.js'
 import {describeState, describeStateLine} from '../oauth/status.js'
 import {TokenStore} from '../oauth/store.js'
 import {CONFIG_EXAMPLE_FILE} from '../package-root.js'
+import {rejectedLine} from '../permissions/claude-settings.js'
+import {askUnlisted, PermissionPolicy} from '../permissions/policy.js'
 import {probeSandbox} from './sandbox-probe.js'
 
 export type CheckStatus = 'pass' | 'warn' | 'fail'
@@ -37,6 +41,11 @@ export interface DoctorOptions {
   connectTimeoutMs?: number
   /** Aborted (Ctrl-C): the sandbox probe stops its program. */
   signal?: AbortSignal
+  /** `~` and the project of Claude Code's settings. Default: the home directory and the working directory. */
+  home?: string
+  projectDir?: string
+  /** Claude Code's managed-settings directory. Default: the platform's. */
+  managedDir?: string
 }
 
 const MIN_NODE = [20, 19] as const
@@ -52,11 +61,21 @@ export async function doctorChecks(
   const config = loaded.ok ? loaded.config : undefined
   const python = resolvePython(config?.execution.python ?? 'python3')
   python.catch(() => {}) // reported by its own check
+  const permissions = config
+    ? new PermissionPolicy(config.permissions, {
+        home: options.home ?? homedir(),
+        projectDir: options.projectDir ?? process.cwd(),
+        managedDir: options.managedDir,
+        logger: options.logger.child('permissions'),
+        watchIntervalMs: 0,
+      })
+    : undefined
   const registry = config
     ? new ToolRegistry(config, {
         logger: options.logger.child('downstream'),
         connectTimeoutMs: options.connectTimeoutMs,
         secrets: loaded.ok ? loaded.secrets : [],
+        visibility: permissions,
       })
     : undefined
   registry?.start()
@@ -82,8 +101,23 @@ export async function doctorChecks(
     ...(registry && (config?.tools.allow ?? config?.tools.block)
       ? [{id: 'tools', title: 'Tool rules', run: () => checkToolRules(registry)} satisfies DoctorCheck]
       : []),
+    ...(permissions
+      ? [
+          {
+            id: 'permissions',
+            title: 'Permission rules',
+            run: async () => checkPermissions(permissions, config!),
+          } satisfies DoctorCheck,
+        ]
+      : []),
   ]
-  return {checks, close: async () => registry?.close()}
+  return {
+    checks,
+    async close() {
+      permissions?.close()
+      await registry?.close()
+    },
+  }
 }
 
 /** Runs every check concurrently, timing each; a check that throws is a fail, never a crash. */
@@ -201,5 +235,40 @@ async function checkToolRules(registry: ToolRegistry): Promise<Omit<CheckResult,
     status: 'warn',
     detail: unmatched.map((rule) => rule.message).join('; '),
     fix: 'write each pattern as "ptc-mcp list" names the tool (mcp__<server>__<tool>), or remove it',
+  }
+}
+
+/**
+ * Every Claude Code settings file in force (managed ones first), how many MCP rules each holds, and
+ * the rules Claude Code itself skips (SPEC §12).
+ */
+function checkPermissions(
+  policy: PermissionPolicy,
+  config: Config,
+): Omit<CheckResult, 'id' | 'ms' | 'title'> {
+  const unlisted = askUnlisted(config.permissions)
+  const asks = `calls no rule covers ${unlisted === false ? 'run without asking' : 'ask'} (ask_unlisted: ${String(unlisted)})`
+  if (!config.permissions.claude_code)
+    return {
+      status: 'pass',
+      detail: `permissions.claude_code is off: Claude Code's rules are not read; ${asks}`,
+    }
+  const states = policy.settingsStates()
+  const inForce = states.filter((s) => s.state !== 'absent')
+  const files = inForce.map(
+    (s) =>
+      `${s.scope} ${s.file} (${s.rules} MCP rule${s.rules === 1 ? '' : 's'}${s.state === 'read' ? '' : `, ${s.state === 'ignored' ? 'ignored: managed settings allow only managed rules' : 'not valid JSON'}`})`,
+  )
+  const read =
+    files.length > 0 ? `settings in force: ${files.join('; ')}` : 'no Claude Code settings file exists'
+  const problems = [
+    ...policy.rejectedRules().map((rule) => rejectedLine(rule)),
+    ...inForce.filter((s) => s.state === 'invalid').map((s) => `${s.file} is not valid JSON`),
+  ]
+  if (problems.length === 0) return {status: 'pass', detail: `${read}; ${asks}`}
+  return {
+    status: 'warn',
+    detail: `${read}; ${problems.join('; ')}`,
+    fix: 'fix or remove each rule named (Claude Code skips it too), as "mcp__<server>", "mcp__<server>__*" or "mcp__<server>__<tool glob>"',
   }
 }

@@ -118,6 +118,7 @@ export class ServerConnection {
         echoedInitialize: this.echoedInitialize,
         deadline: deadline.signal,
         stderr: this.stderr.reason(),
+        sentToken: this.options.oauth?.sentToken ?? false,
       }
       return {
         ok: false,

@@ -51,6 +51,8 @@ export interface AttemptFacts {
   deadline: AbortSignal
   /** The stderr line that best says why, when the server wrote one. */
   stderr: string | undefined
+  /** The attempt carried a stored OAuth access token. */
+  sentToken?: boolean
 }
 
 /**
@@ -71,7 +73,14 @@ export function connectFailure(
     return failure({kind: 'timeout', message: describeError(facts.deadline.reason)}, server, facts.stderr)
   const signIn = signInMessage(error)
   if (signIn !== undefined) return failure({kind: 'needs_sign_in', message: signIn}, server)
-  return failure(transportCause(error), server, facts.stderr)
+  const cause = transportCause(error)
+  // Some servers answer a token they no longer know (after a restart) with 500, not 401.
+  if (facts.sentToken && cause.kind === 'http_status' && (cause.status ?? 0) >= 500) {
+    const hint = `sign-in may have expired: run \`${authCommand(server.name)}\``
+    const found = failure({...cause, message: `${cause.message}; ${hint}`}, server, facts.stderr)
+    return {...found, fix: `${hint} (or the server failed on its side: check its logs)`}
+  }
+  return failure(cause, server, facts.stderr)
 }
 
 /** The failure of `cause`, with its fix and the stderr line (quoted in the message too). */

@@ -1,5 +1,6 @@
 import {minimatch} from 'minimatch'
 
+import type {HiddenTool} from './tool-index.js'
 import type {ToolInfo} from './types.js'
 
 import {shapeReturnType} from './shapes.js'
@@ -92,6 +93,7 @@ export interface InspectSource {
   observedResult?(name: string): unknown
   /** Whether calls to the tool ask the user first (SPEC §12). */
   approvalNote?(tool: ToolInfo): string | undefined
+  hiddenTool?(name: string): HiddenTool | undefined
 }
 
 /**
@@ -119,7 +121,7 @@ export function inspectTools(
         'give tool_name (a string) or tool_names (a list, or a glob like mcp__server__*)',
       )
     const found = lookupTool(source, single)
-    if (!found.tool) throw new InspectError(found.unknown, 'unknown_tool')
+    if (!found.tool) throw new InspectError(found.unknown, found.hidden?.told ? 'denied' : 'unknown_tool')
     return describe(found.tool)
   }
   const patterns = typeof many === 'string' ? [many] : many
@@ -166,7 +168,7 @@ export class InspectError extends Error {
   override name = 'InspectError'
   constructor(
     message: string,
-    readonly kind: 'invalid_arguments' | 'unknown_tool' = 'invalid_arguments',
+    readonly kind: 'denied' | 'invalid_arguments' | 'unknown_tool' = 'invalid_arguments',
   ) {
     super(message)
   }

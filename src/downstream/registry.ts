@@ -64,10 +64,14 @@ export interface ToolRegistryOptions {
   createTransport?: TransportFactory
 }
 
+const FILTER_FIX = 'change tools.allow / tools.block in the config'
+
 /** What the registry needs of the permission rules: `PermissionPolicy` implements it. */
 export interface ToolVisibility {
   /** Why the tool is hidden (for the CLI), or undefined. */
   hiddenBy(tool: ToolInfo): string | undefined
+  /** What makes a hidden tool callable (the rule and its file). */
+  unhideFix?(tool: ToolInfo): string | undefined
   /** Whether calls to the tool ask the user first, and why (for inspect_tool and list), or undefined. */
   approvalNote(tool: ToolInfo): string | undefined
   onChange(listener: () => void): () => void
@@ -163,14 +167,14 @@ export class ToolRegistry implements ToolHost {
     return this.index.get(name)?.tool
   }
 
-  /** Tools of connected servers hidden by `tools.allow` / `tools.block`, sorted by name: for the CLI only. */
+  /** Tools of connected servers hidden by a rule, sorted by name: for the CLI. */
   hiddenTools(): HiddenTool[] {
     return this.index.hiddenTools()
   }
 
-  /** Why `name` is hidden, when a connected server offers it and a rule hides it: for the CLI only. */
+  /** Why `name` (in ptc-mcp's spelling or the server's own) is hidden, when a connected server offers it and a rule hides it. */
   hiddenTool(name: string): HiddenTool | undefined {
-    return this.index.hiddenTool(name)
+    return this.index.hiddenTool(normaliseName(name))
   }
 
   /**
@@ -278,16 +282,18 @@ export class ToolRegistry implements ToolHost {
     args: Record<string, unknown>,
     options: CallToolOptions,
   ): Promise<unknown> {
-    let {tool, unknown} = lookupTool(this, name)
+    let {tool, unknown, hidden} = lookupTool(this, name)
+    if (hidden?.told) throw new ToolError(unknown!, {kind: 'denied'})
     // A server still starting (or reconnecting) is waited for, within the call's own timeout.
-    const owner = tool ? undefined : this.ownerOf(name)
+    const owner = tool || hidden ? undefined : this.ownerOf(name)
     let {timeoutMs} = options
     if (owner && !owner.connected && owner.starting) {
       const started = Date.now()
       if (await owner.untilConnected(Math.min(timeoutMs, owner.startTimeoutMs), options.signal))
-        ({tool, unknown} = lookupTool(this, name))
+        ({tool, unknown, hidden} = lookupTool(this, name))
       timeoutMs = Math.max(1, timeoutMs - (Date.now() - started))
     }
+    if (hidden?.told) throw new ToolError(unknown!, {kind: 'denied'})
     if (!tool) throw this.missingToolError(name, unknown!)
     const {supervisor} = this.index.get(name)!
     args = checkArguments(tool, args, this.validator)
@@ -335,7 +341,17 @@ export class ToolRegistry implements ToolHost {
     this.index = ToolIndex.build(
       this.supervisors,
       {
-        hiddenBy: (tool) => this.filter.hiddenBy(tool.name) ?? this.visibility?.hiddenBy(tool),
+        hiddenBy: (tool) => {
+          const filtered = this.filter.hiddenBy(tool.name)
+          if (filtered !== undefined) return {reason: filtered, told: false, fix: FILTER_FIX}
+          const denied = this.visibility?.hiddenBy(tool)
+          if (denied === undefined) return
+          return {
+            reason: denied,
+            told: true,
+            fix: this.visibility?.unhideFix?.(tool) ?? 'remove the deny rule that hides it',
+          }
+        },
         redact: (tool) => this.redactor.redactValue(tool),
       },
       this.log,

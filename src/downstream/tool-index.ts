@@ -2,11 +2,18 @@ import type {Logger} from '../log.js'
 import type {ServerSupervisor} from './supervisor.js'
 import type {ToolInfo} from './types.js'
 
-/** A tool a connected server offers that `tools.allow` / `tools.block` hides. */
+/** A tool a connected server offers that `tools.allow` / `tools.block` or a Claude Code deny rule hides. */
 export interface HiddenTool {
   tool: ToolInfo
-  /** `hidden by tools.block ("mcp__x__get-env")`, for the CLI only: the model is told nothing. */
+  /** `hidden by tools.block ("mcp__x__get-env")`, for the CLI. */
   reason: string
+  /**
+   * Whether a program is told why (a Claude Code deny rule, the user's own refusal); tools.allow /
+   * tools.block curate what exists, so a program is told only that the tool does not (SPEC §4).
+   */
+  told: boolean
+  /** What makes it callable, in one line. */
+  fix: string
 }
 
 interface Entry {
@@ -16,7 +23,7 @@ interface Entry {
 
 /** How the index is built: which tools are hidden (and why), and how a listed tool is cleaned. */
 export interface IndexRules {
-  hiddenBy(tool: ToolInfo): string | undefined
+  hiddenBy(tool: ToolInfo): Omit<HiddenTool, 'tool'> | undefined
   /** The tool with the config's secrets taken out of everything it says. */
   redact(tool: ToolInfo): ToolInfo
 }
@@ -43,9 +50,9 @@ export class ToolIndex {
       for (const listed of supervisor.listTools()) {
         const tool = rules.redact(listed)
         offered.push(tool.name)
-        const reason = rules.hiddenBy(tool)
-        if (reason !== undefined) {
-          if (!hidden.has(tool.name)) hidden.set(tool.name, {tool, reason})
+        const hiddenAs = rules.hiddenBy(tool)
+        if (hiddenAs !== undefined) {
+          if (!hidden.has(tool.name)) hidden.set(tool.name, {tool, ...hiddenAs})
           continue
         }
         const existing = entries.get(tool.name)

@@ -1,4 +1,5 @@
 import type {TRANSPORTS} from '../config/schema.js'
+import type {HiddenTool} from './tool-index.js'
 
 /** A downstream tool as programs see it. */
 export interface ToolInfo {
@@ -122,6 +123,8 @@ export interface ToolHost {
   getTool(name: string): ToolInfo | undefined
   /** Whether calls to the tool ask the user first, and why (SPEC §12); undefined when they do not. */
   approvalNote?(tool: ToolInfo): string | undefined
+  /** Why a tool a connected server offers is hidden, when a rule hides it. */
+  hiddenTool?(name: string): HiddenTool | undefined
   unavailableServers(): UnavailableServer[]
   serverStatus(): ServerStatus[]
   /** Validates args against inputSchema, calls, checks size and outputSchema, parses (SPEC §6). Throws ToolError. */

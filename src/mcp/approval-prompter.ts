@@ -22,7 +22,7 @@ export const FIRST_MODERN_REVISION = '2026-07-28'
 /** Longest wait the SDK accepts for a request (a timer's limit); our own bound is shorter. */
 const MAX_REQUEST_TIMEOUT_MS = 2_147_483_647
 
-const CHOICES: readonly ApprovalChoice[] = ['once', 'program', 'deny']
+const CHOICES: readonly ApprovalChoice[] = ['once', 'program', 'session', 'deny']
 
 /**
  * Asks the user of a 2025-era MCP client, through elicitation in form mode during the call (SPEC
@@ -107,6 +107,7 @@ function approvalSchema(request: ApprovalRequest) {
         oneOf: [
           {const: 'once', title: 'Allow once'},
           {const: 'program', title: `Allow ${request.tool.name} for the rest of this program`},
+          {const: 'session', title: `Allow ${request.tool.name} for the rest of this session`},
           {const: 'deny', title: 'Deny'},
         ],
       },

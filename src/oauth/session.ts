@@ -15,6 +15,7 @@ import {oauthFetch} from '../bounded-fetch.js'
 import {Memo} from '../memo.js'
 import {NeedsSignInError, RefreshUnavailableError} from './errors.js'
 import {StoreProvider, UserNeededError} from './provider.js'
+import {routeSdkWarnings} from './sdk-warnings.js'
 import {expiresAt, type TokenStore} from './store.js'
 
 /** What the transport passes to `onUnauthorized` (the SDK does not export its name). */
@@ -47,6 +48,7 @@ export class OAuthSession implements AuthProvider {
     onSecrets?: (values: string[]) => void,
   ) {
     this.provider = new StoreProvider(server, store, undefined, onSecrets)
+    routeSdkWarnings(log)
   }
 
   async token(): Promise<string | undefined> {
@@ -86,6 +88,11 @@ export class OAuthSession implements AuthProvider {
     // Tokens written since this request left (by a refresh here, or `ptc-mcp auth`): just retry.
     if (record.tokens.access_token !== this.lastSent) return
     await this.refresh()
+  }
+
+  /** Whether the last request carried a stored access token (a failure then may be the token's). */
+  get sentToken(): boolean {
+    return this.lastSent !== undefined
   }
 
   /** Calls `onChange` when this server's record in the token store changes. */

@@ -1,10 +1,11 @@
-import {auth, extractWWWAuthenticateParams} from '@modelcontextprotocol/client'
+import {auth, extractWWWAuthenticateParams, OAuthError, OAuthErrorCode} from '@modelcontextprotocol/client'
 import {randomBytes} from 'node:crypto'
 
 import type {RemoteServerConfig} from '../config/schema.js'
 
 import {oauthFetch} from '../bounded-fetch.js'
 import {PtcError} from '../errors.js'
+import {answerText} from './answer-text.js'
 import {openBrowser} from './browser.js'
 import {CALLBACK_PATH, listenForCallback} from './callback.js'
 import {StoreProvider} from './provider.js'
@@ -22,6 +23,8 @@ export interface SignInOptions {
   /** Stops waiting (Ctrl-C). */
   signal?: AbortSignal
   env?: NodeJS.ProcessEnv
+  /** Told what ptc-mcp does by itself on the way (registering again with a server that forgot it). */
+  onNotice?(message: string): void
 }
 
 export interface SignInResult {
@@ -30,8 +33,15 @@ export interface SignInResult {
   /** ISO time the access token expires, or null when the server did not say. */
   expires: string | null
   scopes: string[]
+  /** Whether a refresh token was issued: the access token is then renewed without the user. */
+  refreshable: boolean
   /** The file the tokens are in. */
   path: string
+}
+
+/** The authorization server does not know the client ptc-mcp registered with it (it forgot it, or never had it). */
+class ClientRejectedError extends Error {
+  override name = 'ClientRejectedError'
 }
 
 const DEFAULT_TIMEOUT_MS = 5 * 60_000
@@ -47,10 +57,16 @@ export async function signIn(options: SignInOptions): Promise<SignInResult> {
   const state = randomBytes(16).toString('base64url')
   const callback = await listenForCallback(await preferredPort(options), state)
   const redirectUrl = `http://127.0.0.1:${callback.port}${CALLBACK_PATH}`
+  /** The stored registration this attempt reuses (checked before the browser is sent to it). */
+  let reused: string | undefined
   const provider = new StoreProvider(server, store, {
     redirectUrl,
     state,
     async onAuthorizationUrl(url) {
+      if (reused !== undefined) {
+        const refusal = await clientRefusal(url, redirectUrl)
+        if (refusal) throw new ClientRejectedError(refusal)
+      }
       const problem = options.openBrowser === false ? '' : await openBrowser(url.href, options.env)
       options.onUrl(url.href, problem || undefined)
     },
@@ -70,13 +86,14 @@ export async function signIn(options: SignInOptions): Promise<SignInResult> {
       scope,
       fetchFn: oauthFetch,
     }
-    const started = await auth(provider, {...common, forceReauthorization: true})
-    if (started === 'REDIRECT') {
-      const {code, iss} = await callback.wait(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.signal)
-      const finished = await auth(provider, {...common, authorizationCode: code, iss})
-      if (finished !== 'AUTHORIZED')
-        throw new PtcError('USAGE', `Sign-in to "${server.name}" did not finish.`)
-    }
+    const waitForCode = () => callback.wait(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.signal)
+    await authorizeRegisteringAgain(provider, options, {
+      common,
+      waitForCode,
+      reusing(client) {
+        reused = client
+      },
+    })
     const saved = await provider.load()
     const expiry = expiresAt(saved)
     return {
@@ -84,10 +101,102 @@ export async function signIn(options: SignInOptions): Promise<SignInResult> {
       url: server.url,
       expires: expiry === null ? null : new Date(expiry).toISOString(),
       scopes: saved?.tokens?.scope?.split(' ').filter(Boolean) ?? [],
+      refreshable: Boolean(saved?.tokens?.refresh_token),
       path: store.pathFor(server.url),
     }
   } finally {
     await callback.close()
+  }
+}
+
+/**
+ * Authorizes; when the authorization server turns out not to know the stored registration (an
+ * in-memory server restarted), tells the user, drops it, registers again and authorizes once more.
+ */
+async function authorizeRegisteringAgain(
+  provider: StoreProvider,
+  options: SignInOptions,
+  flow: {
+    common: {serverUrl: string; resourceMetadataUrl?: URL; scope?: string}
+    waitForCode: () => Promise<{code: string; iss?: string}>
+    /** Told which stored client id this attempt reuses (undefined: a new or configured one). */
+    reusing(client: string | undefined): void
+  },
+): Promise<void> {
+  const {server} = options
+  const configured = Boolean(server.oauth?.client_id)
+  for (let attempt = 0; ; attempt++) {
+    const reused = configured ? undefined : provider.record?.client?.client_id
+    flow.reusing(reused)
+    try {
+      await authorize(provider, flow.common, flow.waitForCode)
+      return
+    } catch (error) {
+      const rejected = error instanceof ClientRejectedError || clientError(error)
+      if (!rejected || attempt > 0 || configured) throw error
+      const why = error instanceof Error ? error.message : String(error)
+      options.onNotice?.(
+        `The authorization server of "${server.name}" does not know ptc-mcp's stored registration (${why}); registering again.`,
+      )
+      // The SDK may have dropped it already (and registered anew) on an invalid_client at the token endpoint.
+      if (provider.record?.client?.client_id === reused) await provider.invalidateCredentials('client')
+    }
+  }
+}
+
+/** One authorization: the browser's round trip, then the code exchanged for tokens. */
+async function authorize(
+  provider: StoreProvider,
+  common: {serverUrl: string; resourceMetadataUrl?: URL; scope?: string},
+  waitForCode: () => Promise<{code: string; iss?: string}>,
+): Promise<void> {
+  const started = await auth(provider, {...common, forceReauthorization: true})
+  if (started !== 'REDIRECT') return
+  const {code, iss} = await waitForCode()
+  const finished = await auth(provider, {...common, authorizationCode: code, iss})
+  if (finished !== 'AUTHORIZED')
+    throw new PtcError('USAGE', `Sign-in to "${provider.server.name}" did not finish.`)
+}
+
+/** An OAuth answer that the client is unknown or not allowed (at the token endpoint). */
+function clientError(error: unknown): boolean {
+  return (
+    error instanceof OAuthError &&
+    (error.code === OAuthErrorCode.InvalidClient || error.code === OAuthErrorCode.UnauthorizedClient)
+  )
+}
+
+/** Longest part of an authorization endpoint's answer read to tell a refusal of the client. */
+const MAX_REFUSAL_BYTES = 4096
+
+/**
+ * Asks the authorization endpoint (without following redirects) whether it knows the stored client
+ * before the user is sent there: a server that forgot it answers `invalid_client` ("Client ID not
+ * found") on a page no browser comes back from. Returns the refusal, or undefined (anything else,
+ * including no answer: the browser then goes as before).
+ */
+async function clientRefusal(url: URL, redirectUrl: string): Promise<string | undefined> {
+  try {
+    const response = await fetch(url, {redirect: 'manual', signal: AbortSignal.timeout(10_000)})
+    const location = response.headers.get('location')
+    if (location && location.startsWith(redirectUrl)) {
+      await response.body?.cancel().catch(() => {})
+      const q = new URL(location).searchParams
+      const error = q.get('error')
+      return error === 'invalid_client' || error === 'unauthorized_client'
+        ? [error, q.get('error_description')].filter(Boolean).join(': ')
+        : undefined
+    }
+    if (response.status < 400 || response.status >= 500) {
+      await response.body?.cancel().catch(() => {})
+      return undefined
+    }
+    const text = await answerText(response, MAX_REFUSAL_BYTES)
+    const refused =
+      /invalid_client|unauthorized_client|unknown client|client(?:[ _-]?id)?\b[^.\n]{0,30}\b(?:not found|unknown|invalid|not registered)/i
+    return refused.test(text) ? `HTTP ${response.status}: ${text}` : undefined
+  } catch {
+    return undefined
   }
 }
 

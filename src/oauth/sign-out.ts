@@ -7,6 +7,7 @@ import {
 import type {RemoteServerConfig} from '../config/schema.js'
 
 import {oauthFetch} from '../bounded-fetch.js'
+import {answerText} from './answer-text.js'
 import {type OAuthRecord, type TokenStore} from './store.js'
 
 export interface SignOutResult {
@@ -96,7 +97,11 @@ async function revoke(
     }
   }
   const response = await oauthFetch(endpoint, {method: 'POST', headers, body: params})
+  // RFC 7009 §2.2: 200 whether or not the token was valid; anything else is a failure, and the
+  // server's reason is the user's only clue (a server that wants a client secret says so).
+  if (!response.ok) {
+    const reason = await answerText(response)
+    throw new Error(`the revocation endpoint answered HTTP ${response.status}${reason ? `: ${reason}` : ''}`)
+  }
   await response.body?.cancel().catch(() => {})
-  // RFC 7009 §2.2: 200 whether or not the token was valid; anything else is a failure.
-  if (!response.ok) throw new Error(`the revocation endpoint answered HTTP ${response.status}`)
 }

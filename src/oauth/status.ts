@@ -20,16 +20,22 @@ export interface OAuthServerState {
   fix?: string
 }
 
-/** The servers whose sign-in state is worth showing: remote ones with `oauth`, or with stored tokens. */
+/**
+ * The servers whose sign-in state is worth showing: remote ones with `oauth`, with a stored
+ * record, or known to want OAuth (`detected`: a 401 with OAuth metadata seen by the connection,
+ * or asked now), so a server found from its 401 is still listed once its tokens are gone.
+ */
 export async function oauthStates(
   servers: readonly ServerConfig[],
   store: TokenStore,
+  detected: (server: RemoteServerConfig) => boolean | Promise<boolean> = () => false,
 ): Promise<OAuthServerState[]> {
   const remote = servers.filter((s): s is RemoteServerConfig => s.transport !== 'stdio')
   const states = await Promise.all(
     remote.map(async (server) => {
       const record = await store.read(server.url)
-      return server.oauth || record ? describeState(server, record) : undefined
+      const shown = server.oauth || record || (!hasAuthorization(server) && (await detected(server)))
+      return shown ? describeState(server, record) : undefined
     }),
   )
   return states.filter((state): state is OAuthServerState => state !== undefined)
@@ -62,4 +68,43 @@ export function describeStateLine(state: OAuthServerState): string {
   if (state.state === 'expired') return `sign-in expired: ${state.fix}`
   const expires = state.expires ? `, expires ${state.expires}` : ''
   return `signed in${expires}${state.refreshable ? ' (refreshed automatically)' : ''}`
+}
+
+function hasAuthorization(server: RemoteServerConfig): boolean {
+  return Object.keys(server.headers).some((name) => name.toLowerCase() === 'authorization')
+}
+
+/**
+ * Whether the server answers a request without a token with a 401 that asks for OAuth: a Bearer
+ * challenge naming its protected-resource metadata (RFC 9728), or one whose well-known metadata
+ * exists. Bounded in time; any failure is "no".
+ */
+export async function wantsOAuth(server: RemoteServerConfig, timeoutMs = 5000): Promise<boolean> {
+  const signal = AbortSignal.timeout(timeoutMs)
+  try {
+    const response = await fetch(server.url, {
+      method: server.transport === 'sse' ? 'GET' : 'POST',
+      headers: {
+        ...server.headers,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      ...(server.transport === 'sse' ? {} : {body: JSON.stringify({jsonrpc: '2.0', id: 0, method: 'ping'})}),
+      signal,
+    })
+    await response.body?.cancel().catch(() => {})
+    const challenge = response.headers.get('www-authenticate') ?? ''
+    if (response.status !== 401 || !/^\s*bearer\b/i.test(challenge)) return false
+    if (/resource_metadata=/i.test(challenge)) return true
+    const url = new URL(server.url)
+    const wellKnown = new URL(
+      `/.well-known/oauth-protected-resource${url.pathname === '/' ? '' : url.pathname}`,
+      url,
+    )
+    const metadata = await fetch(wellKnown, {signal})
+    await metadata.body?.cancel().catch(() => {})
+    return metadata.ok
+  } catch {
+    return false
+  }
 }

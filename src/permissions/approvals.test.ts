@@ -26,6 +26,8 @@ function policy(timeoutSeconds = 5): PermissionPolicy {
     permissionsSchema.parse({
       claude_code: false,
       ask: ['mcp__fx__ask_*'],
+      // Only the ask patterns ask here: the default (asking for unannotated tools) is the policy's test.
+      ask_unlisted: false,
       approval_timeout_seconds: timeoutSeconds,
     }),
     {home: '/nonexistent', projectDir: '/nonexistent', logger: silentLogger, watchIntervalMs: 0},
@@ -92,6 +94,25 @@ describe('ProgramApprovals', () => {
     expect(await approvals.check(tool('free'), {}, signal())).toBeUndefined()
     expect(prompter.asked).toEqual([])
     expect(state).toEqual({pauses: 0, resumes: 0})
+  })
+
+  it('"for the rest of this session" asks once across two programs, for that tool only', async () => {
+    const prompter = new ScriptedPrompter()
+    const shared = policy()
+    const program = () =>
+      new ProgramApprovals({policy: shared, prompter, clock: clock().clock, logger: silentLogger})
+    const first = program()
+    const asked = first.check(tool('ask_write'), {}, signal())
+    await prompter.askedCount(1)
+    prompter.answer('session')
+    expect(await asked).toBe('approved')
+    expect(await program().check(tool('ask_write'), {}, signal())).toBe('approved')
+    expect(prompter.asked).toEqual(['mcp__fx__ask_write'])
+    const other = program().check(tool('ask_move'), {}, signal())
+    await prompter.askedCount(2)
+    prompter.answer('once')
+    expect(await other).toBe('approved')
+    expect(prompter.asked).toEqual(['mcp__fx__ask_write', 'mcp__fx__ask_move'])
   })
 
   it('asks one question at a time; "for the rest of the program" covers the calls already waiting', async () => {

@@ -5,8 +5,8 @@ import {ToolError} from '../downstream/types.js'
 import {shortenJson} from '../shorten-json.js'
 import {type ApprovalReason, describeReason, type PermissionPolicy} from './policy.js'
 
-/** The user's answer: allow this call, allow this tool for the rest of the program, or deny. */
-export type ApprovalChoice = 'once' | 'program' | 'deny'
+/** The user's answer: allow this call, allow this tool for the rest of the program or of the session (until serve exits), or deny. */
+export type ApprovalChoice = 'once' | 'program' | 'session' | 'deny'
 
 /** What a prompter reports: the user's choice, or that the question went unanswered (the client cancelled it). */
 export type ApprovalAnswer = ApprovalChoice | 'unanswered'
@@ -47,11 +47,18 @@ export interface ProgramApprovalsOptions {
 
 export const MAX_SHOWN_ARGS_CHARS = 600
 
+const APPROVED_FOR = {
+  once: 'once',
+  program: 'for the rest of the program',
+  session: 'for the rest of the session',
+} as const
+
 /**
  * The approvals of one program (SPEC §12): a call that needs the user's approval waits, with the
  * program's clock stopped, while one question at a time is put to the user, bounded by
  * `approval_timeout_seconds`; "allow for the rest of this program" covers later calls of the same
- * tool. Anything but an approval raises ToolError kind `denied` before the call is sent.
+ * tool, "for the rest of this session" those of every later program too (the policy keeps it).
+ * Anything but an approval raises ToolError kind `denied` before the call is sent.
  */
 export class ProgramApprovals {
   private readonly allowedTools = new Set<string>()
@@ -74,7 +81,7 @@ export class ProgramApprovals {
     const {policy} = this.options
     const reason = policy.approvalReason(tool)
     if (!reason) return undefined
-    if (this.allowedTools.has(tool.name)) return 'approved'
+    if (this.allowed(tool)) return 'approved'
 
     const request: ApprovalRequest = {tool, argsText: shortJson(args), why: describeReason(reason)}
     const {clock, prompter} = this.options
@@ -96,7 +103,7 @@ export class ProgramApprovals {
       try {
         await previous
         signal.throwIfAborted()
-        if (this.allowedTools.has(tool.name)) return 'approved'
+        if (this.allowed(tool)) return 'approved'
         if (this.unanswered) throw this.denied(request, this.unanswered)
         const choice = await this.ask(prompter, request, signal)
         if (choice === 'deny') {
@@ -110,8 +117,9 @@ export class ProgramApprovals {
           throw this.denied(request, this.unanswered)
         }
         if (choice === 'program') this.allowedTools.add(tool.name)
+        if (choice === 'session') policy.allowForSession(tool)
         this.options.logger.info(
-          `approval: ${tool.name} ${request.argsText} approved ${choice === 'program' ? 'for the rest of the program' : 'once'} (${request.why})`,
+          `approval: ${tool.name} ${request.argsText} approved ${APPROVED_FOR[choice]} (${request.why})`,
         )
         return 'approved'
       } finally {
@@ -120,6 +128,10 @@ export class ProgramApprovals {
     } finally {
       clock.resume()
     }
+  }
+
+  private allowed(tool: ToolInfo): boolean {
+    return this.allowedTools.has(tool.name) || this.options.policy.allowedForSession(tool)
   }
 
   private async ask(
@@ -178,8 +190,9 @@ export function howToAllow(tool: ToolInfo, reason: ApprovalReason): string {
     case 'claude_code': {
       return `to run it without asking, replace the ask rule ${JSON.stringify(reason.rule)} with an allow rule for ${tool.name} in ${reason.file}`
     }
-    case 'destructive': {
-      return `to run it without asking, add the Claude Code allow rule "${tool.name}" to permissions.allow in .claude/settings.json, or set permissions.ask_destructive: false in ptc-mcp's config`
+    case 'destructive':
+    case 'unlisted': {
+      return `to run it without asking, add the allow rule "${tool.name}" to permissions.allow in Claude Code's .claude/settings.json or in ptc-mcp's config`
     }
   }
 }

@@ -10,8 +10,8 @@ import type {ToolInfo} from '../downstream/types.js'
 import {permissionsSchema} from '../config/schema.js'
 import {namespacedName} from '../downstream/naming.js'
 import {type Logger} from '../log.js'
-import {parseClaudeRule, ruleMatches} from './claude-rules.js'
-import {describeReason, PermissionPolicy} from './policy.js'
+import {type ClaudeRule, globMatches, parseClaudeRule, ruleMatches} from './claude-rules.js'
+import {askUnlisted, describeReason, PermissionPolicy} from './policy.js'
 
 function tool(server: string, name: string, annotations?: ToolInfo['annotations']): ToolInfo {
   return {
@@ -37,6 +37,9 @@ function recordingLogger(lines: string[]): Logger {
 }
 
 interface Scopes {
+  managed?: unknown
+  /** Drop-ins of managed-settings.d, by file name. */
+  dropIns?: Record<string, unknown>
   user?: unknown
   project?: unknown
   local?: unknown
@@ -49,19 +52,24 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, {recursive: true, force: true})
 })
 
-function settingsDirs(scopes: Scopes): {home: string; project: string} {
+function settingsDirs(scopes: Scopes): {home: string; project: string; managed: string} {
   const root = mkdtempSync(join(tmpdir(), 'ptc-perm-'))
   dirs.push(root)
   const home = join(root, 'home')
   const project = join(root, 'project')
   mkdirSync(join(home, '.claude'), {recursive: true})
   mkdirSync(join(project, '.claude'), {recursive: true})
+  const managed = join(root, 'managed')
+  mkdirSync(join(managed, 'managed-settings.d'), {recursive: true})
   const write = (file: string, value: unknown) =>
     value !== undefined && writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value))
   write(join(home, '.claude', 'settings.json'), scopes.user)
   write(join(project, '.claude', 'settings.json'), scopes.project)
   write(join(project, '.claude', 'settings.local.json'), scopes.local)
-  return {home, project}
+  write(join(managed, 'managed-settings.json'), scopes.managed)
+  for (const [name, value] of Object.entries(scopes.dropIns ?? {}))
+    write(join(managed, 'managed-settings.d', name), value)
+  return {home, project, managed}
 }
 
 function policyFor(
@@ -69,10 +77,11 @@ function policyFor(
   config: Partial<PermissionsConfig> = {},
   options: {logs?: string[]; watchIntervalMs?: number} = {},
 ): PermissionPolicy {
-  const {home, project} = settingsDirs(scopes)
+  const {home, project, managed} = settingsDirs(scopes)
   const policy = new PermissionPolicy(permissionsSchema.parse(config), {
     home,
     projectDir: project,
+    managedDir: managed,
     logger: recordingLogger(options.logs ?? []),
     watchIntervalMs: options.watchIntervalMs ?? 0,
   })
@@ -82,36 +91,106 @@ function policyFor(
 
 const rules = (list: 'allow' | 'ask' | 'deny', ...entries: string[]) => ({permissions: {[list]: entries}})
 
-describe('Claude Code rule syntax', () => {
-  const target = {name: 'mcp__my_srv__get_data', server: 'my-srv'}
-  const matches = (rule: string, list: 'allow' | 'ask' | 'deny' = 'deny') => {
+/** Tools as ptc-mcp names them (server, tool), for the rule table. */
+const NAMES = [
+  ['filesystem', 'write_file'],
+  ['filesystem', 'move_file'],
+  ['filesystem', 'create_directory'],
+  ['filesystem', 'read_file'],
+  ['github', 'get_issue'],
+  ['github', 'get_pull_request'],
+  ['github', 'create_issue'],
+  ['my-srv', 'get-data'],
+  ['puppeteer', 'navigate'],
+  ['a__b', 'c'],
+] as const
+
+type Row = [list: 'allow' | 'ask' | 'deny', rule: string, matched: string[] | 'rejected' | 'not mcp']
+
+/**
+ * Rules from Claude Code's documentation and its validator's messages ("Deny and ask rules accept
+ * wildcards anywhere"; "globs are permitted only in the tool position after a literal
+ * mcp__<server>__ prefix", examples mcp__puppeteer__* and mcp__github__get_*), each with the tools
+ * it covers in Claude Code 2.1.
+ */
+const TABLE: Row[] = [
+  ['deny', 'mcp__filesystem__write_file', ['mcp__filesystem__write_file']],
+  [
+    'deny',
+    'mcp__filesystem',
+    [
+      'mcp__filesystem__write_file',
+      'mcp__filesystem__move_file',
+      'mcp__filesystem__create_directory',
+      'mcp__filesystem__read_file',
+    ],
+  ],
+  ['allow', 'mcp__puppeteer__*', ['mcp__puppeteer__navigate']],
+  ['allow', 'mcp__puppeteer', ['mcp__puppeteer__navigate']],
+  ['allow', 'mcp__github__get_*', ['mcp__github__get_issue', 'mcp__github__get_pull_request']],
+  ['deny', 'mcp__filesystem__write_*', ['mcp__filesystem__write_file']],
+  ['deny', 'mcp__*__move_file', ['mcp__filesystem__move_file']],
+  ['ask', 'mcp__filesystem__create_*', ['mcp__filesystem__create_directory']],
+  ['ask', 'mcp__*__create_*', ['mcp__filesystem__create_directory', 'mcp__github__create_issue']],
+  ['deny', 'mcp__*', NAMES.map(([server, tool]) => namespacedName(server, tool))],
+  [
+    'ask',
+    'mcp__*_file',
+    ['mcp__filesystem__write_file', 'mcp__filesystem__move_file', 'mcp__filesystem__read_file'],
+  ],
+  [
+    'deny',
+    'mcp__git*',
+    ['mcp__github__get_issue', 'mcp__github__get_pull_request', 'mcp__github__create_issue'],
+  ],
+  ['deny', 'mcp__*hub__get_issue', ['mcp__github__get_issue']],
+  ['deny', 'mcp__github__*_issue', ['mcp__github__get_issue', 'mcp__github__create_issue']],
+  ['allow', 'mcp__github__*_issue', ['mcp__github__get_issue', 'mcp__github__create_issue']],
+  ['deny', '*__read_file', ['mcp__filesystem__read_file']],
+  ['deny', 'mcp__my-srv__get-data', ['mcp__my_srv__get_data']],
+  ['ask', 'mcp__my-srv__get-*', ['mcp__my_srv__get_data']],
+  ['deny', 'mcp__a__b', ['mcp__a__b__c']],
+  ['allow', 'mcp__a__b', []],
+  ['deny', 'mcp__github__get_issue_extra', []],
+  ['deny', 'mcp__filesystem__Write_file', []],
+  ['allow', 'mcp__*', 'rejected'],
+  ['allow', 'mcp__*__move_file', 'rejected'],
+  ['allow', 'mcp__git*', 'rejected'],
+  ['allow', 'mcp__git*__get_issue', 'rejected'],
+  ['deny', 'mcp__filesystem(write_file)', 'rejected'],
+  ['ask', 'mcp__github__get_issue(x)', 'rejected'],
+  ['allow', 'Bash(npm test)', 'not mcp'],
+  ['deny', 'Read', 'not mcp'],
+  ['allow', '*', 'not mcp'],
+]
+
+describe("Claude Code's rules, matched as Claude Code matches them", () => {
+  it.each(TABLE)('%s %s', (list, rule, expected) => {
     const parsed = parseClaudeRule(rule, list)
-    return parsed !== undefined && !('ignored' in parsed) && ruleMatches(parsed, target)
-  }
-
-  it('mcp__server, mcp__server__* and exact names, in the dashed spelling Claude Code keeps', () => {
-    expect(matches('mcp__my-srv')).toBe(true)
-    expect(matches('mcp__my_srv')).toBe(true)
-    expect(matches('mcp__my-srv__*')).toBe(true)
-    expect(matches('mcp__my-srv__get-data')).toBe(true)
-    expect(matches('mcp__my_srv__get_data')).toBe(true)
-    expect(matches('mcp__my-srv__get-other')).toBe(false)
-    expect(matches('mcp__other')).toBe(false)
-    expect(matches('mcp__my')).toBe(false)
+    if (expected === 'not mcp') return expect(parsed).toBeUndefined()
+    if (expected === 'rejected') return expect(parsed).toHaveProperty('rejected')
+    expect(parsed).toBeDefined()
+    expect(parsed).not.toHaveProperty('rejected')
+    const matched = NAMES.map(([server, tool]) => ({server, name: namespacedName(server, tool)}))
+      .filter((target) => ruleMatches(parsed as ClaudeRule, target))
+      .map((target) => target.name)
+    expect(matched).toEqual(expected)
   })
 
-  it('mcp__* covers every tool in deny and ask, and nothing in allow (as in Claude Code)', () => {
-    expect(matches('mcp__*', 'deny')).toBe(true)
-    expect(matches('mcp__*', 'ask')).toBe(true)
-    expect(parseClaudeRule('mcp__*', 'allow')).toMatchObject({ignored: expect.stringContaining('unanchored')})
+  it('the table covers 20+ rules of every list', () => {
+    expect(TABLE.length).toBeGreaterThanOrEqual(20)
+    expect(new Set(TABLE.map(([list]) => list))).toEqual(new Set(['allow', 'ask', 'deny']))
   })
 
-  it('other rules are not about MCP tools, or match nothing, as in Claude Code', () => {
-    expect(parseClaudeRule('Bash(npm test)', 'allow')).toBeUndefined()
-    expect(parseClaudeRule('Read', 'deny')).toBeUndefined()
-    expect(matches('mcp__my-srv__get_*')).toBe(false)
-    expect(parseClaudeRule('mcp__my-srv__get_*', 'deny')).toHaveProperty('ignored')
-    expect(parseClaudeRule('mcp__my-srv__get_data(x)', 'deny')).toHaveProperty('ignored')
+  it("Claude Code's glob: * spans any characters, the literal parts in order, nothing else special", () => {
+    expect(globMatches('a*b*c', 'a_b_c')).toBe(true)
+    expect(globMatches('a*b*c', 'acb')).toBe(false)
+    expect(globMatches('ab*ba', 'aba')).toBe(false)
+    expect(globMatches('*', '')).toBe(true)
+    expect(globMatches('a?c', 'abc')).toBe(false)
+    expect(globMatches('a[b]c', 'abc')).toBe(false)
+    // No backtracking blow-up: a long name against many stars answers at once.
+    expect(globMatches(`${'*a'.repeat(50)}*b`, 'a'.repeat(100_000))).toBe(false)
   })
 })
 
@@ -130,16 +209,71 @@ describe('PermissionPolicy', () => {
   it('an ask rule in project scope asks, even for a read-only tool', () => {
     const policy = policyFor({project: rules('ask', 'mcp__github')})
     expect(policy.approvalReason(readOnly)).toMatchObject({source: 'claude_code', rule: 'mcp__github'})
-    expect(policy.approvalReason(tool('fin', 'query'))).toBeUndefined()
+    expect(policy.approvalReason(tool('fin', 'query', {readOnlyHint: true}))).toBeUndefined()
+    expect(policy.approvalReason(tool('fin', 'query'))).toEqual({source: 'unlisted'})
   })
 
-  it('destructive tools ask by default; an allow rule (local scope) exempts them; readOnlyHint wins', () => {
-    expect(policyFor({}).approvalReason(destructive)).toEqual({source: 'destructive'})
+  it('a tool no allow rule covers asks by default, as in Claude Code, unless it declares readOnlyHint', () => {
+    const unannotated = tool('filesystem', 'write_file')
+    expect(policyFor({}).approvalReason(unannotated)).toEqual({source: 'unlisted'})
+    expect(policyFor({}).approvalReason(destructive)).toEqual({source: 'unlisted'})
+    expect(policyFor({}).approvalReason(readOnly)).toBeUndefined()
     expect(policyFor({}).approvalReason(tool('x', 'y', {destructiveHint: true, readOnlyHint: true}))).toBe(
       undefined,
     )
-    expect(policyFor({}, {ask_destructive: false}).approvalReason(destructive)).toBeUndefined()
+    // An allow rule exempts it: Claude Code's (local scope), or permissions.allow in ptc-mcp's config.
     expect(policyFor({local: rules('allow', 'mcp__github__*')}).approvalReason(destructive)).toBeUndefined()
+    expect(policyFor({local: rules('allow', 'mcp__filesystem__write_*')}).approvalReason(unannotated)).toBe(
+      undefined,
+    )
+    expect(policyFor({}, {allow: ['mcp__filesystem__*']}).approvalReason(unannotated)).toBeUndefined()
+    expect(policyFor({}, {allow: ['mcp__filesystem__*']}).approvalReason(destructive)).toEqual({
+      source: 'unlisted',
+    })
+  })
+
+  it('ask_unlisted: destructive asks unless the tool declares destructiveHint: false; false never asks', () => {
+    const destructiveOnly = {ask_unlisted: 'destructive' as const}
+    expect(policyFor({}, destructiveOnly).approvalReason(tool('x', 'y'))).toEqual({source: 'destructive'})
+    expect(policyFor({}, destructiveOnly).approvalReason(destructive)).toEqual({source: 'destructive'})
+    expect(policyFor({}, destructiveOnly).approvalReason(tool('x', 'y', {destructiveHint: false}))).toBe(
+      undefined,
+    )
+    expect(policyFor({}, {ask_unlisted: false}).approvalReason(destructive)).toBeUndefined()
+    expect(
+      policyFor({local: rules('ask', 'mcp__github')}, {ask_unlisted: false}).approvalReason(destructive),
+    ).toMatchObject({source: 'claude_code'})
+  })
+
+  it('the old ask_destructive reads as ask_unlisted: false → false, true → destructive; ask_unlisted wins', () => {
+    const read = (config: Partial<PermissionsConfig>) => askUnlisted(permissionsSchema.parse(config))
+    expect(read({})).toBe(true)
+    expect(read({ask_destructive: false})).toBe(false)
+    expect(read({ask_destructive: true})).toBe('destructive')
+    expect(read({ask_destructive: false, ask_unlisted: true})).toBe(true)
+    expect(policyFor({}, {ask_destructive: false}).approvalReason(destructive)).toBeUndefined()
+    expect(policyFor({}, {ask_destructive: true}).approvalReason(tool('x', 'y'))).toEqual({
+      source: 'destructive',
+    })
+    expect(() => permissionsSchema.parse({ask_unlisted: 'sometimes'})).toThrow()
+  })
+
+  it('"allow for the rest of this session" holds across programs until the rules change', async () => {
+    const {home, project, managed} = settingsDirs({})
+    const policy = new PermissionPolicy(permissionsSchema.parse({}), {
+      home,
+      projectDir: project,
+      managedDir: managed,
+      logger: recordingLogger([]),
+      watchIntervalMs: 50,
+    })
+    policies.push(policy)
+    const writer = tool('filesystem', 'write_file')
+    policy.allowForSession(writer)
+    expect(policy.allowedForSession(writer)).toBe(true)
+    expect(policy.allowedForSession(tool('filesystem', 'move_file'))).toBe(false)
+    writeFileSync(join(project, '.claude', 'settings.json'), JSON.stringify(rules('ask', 'mcp__filesystem')))
+    await until(() => !policy.allowedForSession(writer))
   })
 
   it('strictest wins: an explicit ask (Claude Code or permissions.ask) beats an allow rule', () => {
@@ -166,9 +300,81 @@ describe('PermissionPolicy', () => {
     })
     expect(dashed.approvalReason(tool('my-srv', 'get-data'))).toMatchObject({rule: 'mcp__my-srv__*'})
     expect(dashed.approvalReason(tool('my_srv', 'get_data'))).toMatchObject({rule: 'mcp__my-srv__*'})
-    expect(dashed.approvalReason(tool('other', 'get-data'))).toBeUndefined()
+    expect(dashed.approvalReason(tool('other', 'get-data'))).toEqual({source: 'unlisted'})
     expect(dashed.hiddenBy(tool('my-srv', 'drop-all'))).toContain('settings.local.json')
     expect(dashed.hiddenBy(tool('my-srv', 'get-data'))).toBeUndefined()
+  })
+
+  it('managed settings: a managed deny rule hides the tool, drop-ins merge in name order, all listed for doctor', () => {
+    const policy = policyFor({
+      managed: rules('deny', 'mcp__filesystem__write_*'),
+      dropIns: {
+        '20-ask.json': rules('ask', 'mcp__github'),
+        '10-x.json': rules('deny', 'mcp__x'),
+        '.hidden.json': rules('deny', 'mcp__*'),
+        'notes.txt': rules('deny', 'mcp__*'),
+      },
+      user: rules('allow', 'mcp__filesystem', 'mcp__github'),
+    })
+    expect(policy.hiddenBy(tool('filesystem', 'write_file'))).toMatch(
+      /^hidden by Claude Code's deny rule "mcp__filesystem__write_\*" \(.*managed\/managed-settings\.json\)$/,
+    )
+    // Deny and ask beat allow whatever the file: the user's allow rule does not lift the managed ask.
+    expect(policy.approvalReason(readOnly)).toMatchObject({
+      source: 'claude_code',
+      file: expect.stringContaining('20-ask.json'),
+    })
+    expect(policy.approvalReason(tool('filesystem', 'read_file'))).toBeUndefined()
+    expect(
+      policy
+        .settingsStates()
+        .map(({scope, file, state}) => [scope, file.split('/').slice(-2).join('/'), state]),
+    ).toEqual([
+      ['managed', 'managed/managed-settings.json', 'read'],
+      ['managed', 'managed-settings.d/10-x.json', 'read'],
+      ['managed', 'managed-settings.d/20-ask.json', 'read'],
+      ['user', '.claude/settings.json', 'read'],
+      ['project', '.claude/settings.json', 'absent'],
+      ['local', '.claude/settings.local.json', 'absent'],
+    ])
+  })
+
+  it('allowManagedPermissionRulesOnly: only the managed rules apply, the others are listed as ignored', () => {
+    const policy = policyFor({
+      managed: {allowManagedPermissionRulesOnly: true, permissions: {ask: ['mcp__filesystem__move_file']}},
+      user: rules('deny', 'mcp__filesystem__write_file'),
+      local: rules('allow', 'mcp__filesystem'),
+    })
+    expect(policy.hiddenBy(tool('filesystem', 'write_file'))).toBeUndefined()
+    expect(policy.approvalReason(tool('filesystem', 'read_file'))).toEqual({source: 'unlisted'})
+    expect(policy.approvalReason(tool('filesystem', 'move_file'))).toMatchObject({source: 'claude_code'})
+    expect(
+      policy
+        .settingsStates()
+        .filter((s) => s.state === 'ignored')
+        .map((s) => s.scope),
+    ).toEqual(['user', 'local'])
+  })
+
+  it('a managed drop-in that appears while serving is read', async () => {
+    const {home, project, managed} = settingsDirs({})
+    const policy = new PermissionPolicy(permissionsSchema.parse({}), {
+      home,
+      projectDir: project,
+      managedDir: managed,
+      logger: recordingLogger([]),
+      watchIntervalMs: 50,
+    })
+    policies.push(policy)
+    expect(policy.hiddenBy(readOnly)).toBeUndefined()
+    writeFileSync(
+      join(managed, 'managed-settings.d', '50-deny.json'),
+      JSON.stringify(rules('deny', 'mcp__*')),
+    )
+    await until(() => policy.hiddenBy(readOnly) !== undefined)
+    expect(policy.hiddenBy(readOnly)).toContain('50-deny.json')
+    rmSync(join(managed, 'managed-settings.d', '50-deny.json'))
+    await until(() => policy.hiddenBy(readOnly) === undefined)
   })
 
   it('claude_code: false ignores the settings files', () => {
@@ -177,19 +383,30 @@ describe('PermissionPolicy', () => {
     expect(policy.claudeFiles).toEqual([])
   })
 
-  it('a rule Claude Code ignores is reported; a broken file is reported, not fatal', () => {
+  it('a rule Claude Code skips is reported, with its file; a broken file is reported, not fatal', () => {
     const logs: string[] = []
     const policy = policyFor({user: rules('allow', 'mcp__*'), project: '{not json'}, {}, {logs})
-    expect(policy.approvalReason(destructive)).toEqual({source: 'destructive'})
-    expect(logs.join('\n')).toMatch(/rule "mcp__\*" \(permissions\.allow in .*\) is ignored/)
+    expect(policy.approvalReason(destructive)).toEqual({source: 'unlisted'})
+    expect(logs.join('\n')).toMatch(
+      /^warn: Claude Code skips the rule "mcp__\*" \(permissions\.allow in .*home\/\.claude\/settings\.json\)/m,
+    )
+    expect(policy.rejectedRules()).toEqual([
+      expect.objectContaining({
+        list: 'allow',
+        rule: 'mcp__*',
+        file: expect.stringContaining('home/.claude/settings.json'),
+      }),
+    ])
+    expect(policy.settingsStates().find((s) => s.scope === 'project')).toMatchObject({state: 'invalid'})
     expect(logs.join('\n')).toMatch(/project\/\.claude\/settings\.json is not valid JSON/)
   })
 
   it('follows changes to the settings files, and keeps the last rules while a file is half-written', async () => {
-    const {home, project} = settingsDirs({})
+    const {home, project, managed} = settingsDirs({})
     const policy = new PermissionPolicy(permissionsSchema.parse({}), {
       home,
       projectDir: project,
+      managedDir: managed,
       logger: recordingLogger([]),
       watchIntervalMs: 50,
     })

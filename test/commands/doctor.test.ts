@@ -1,6 +1,6 @@
 // `ptc-mcp doctor` in-process: the real checks (Node, Python, a live sandbox probe, the config, each
 // server) against the bundled example server and against servers that cannot be reached.
-import {existsSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
 import {type AddressInfo, createServer as createTcpServer} from 'node:net'
 import {tmpdir} from 'node:os'
@@ -62,7 +62,14 @@ describe('ptc-mcp doctor', () => {
     const run = await runDoctor(['--config', 'examples/config.yaml'])
     expect(run.error).toBeUndefined()
     const byId = Object.fromEntries(run.result!.checks.map((c) => [c.id, c]))
-    expect(Object.keys(byId)).toEqual(['node', 'python', 'sandbox', 'config', 'server:finance'])
+    expect(Object.keys(byId)).toEqual([
+      'node',
+      'python',
+      'sandbox',
+      'config',
+      'server:finance',
+      'permissions',
+    ])
     for (const check of run.result!.checks) expect(check.status, `${check.id}: ${check.detail}`).toBe('pass')
     expect(run.exitCode).toBeUndefined()
     expect(byId.sandbox?.detail).toMatch(/^linux:.*refused read outside, write outside, socket, fork/)
@@ -169,6 +176,58 @@ describe('ptc-mcp doctor', () => {
       'servers[0].env.K: environment variable PTC_DOCTOR_TEST_UNSET is not set',
     )
     expect(config?.detail).toContain('servers[1].url: expected a URL')
+  })
+
+  it('lists every Claude Code settings file in force, managed first, and the rules Claude Code skips', async () => {
+    const home = join(dir, 'claude-home')
+    const project = join(dir, 'claude-project')
+    const managed = join(dir, 'claude-managed')
+    for (const sub of [join(home, '.claude'), join(project, '.claude'), join(managed, 'managed-settings.d')])
+      mkdirSync(sub, {recursive: true})
+    const user = join(home, '.claude', 'settings.json')
+    writeFileSync(
+      user,
+      JSON.stringify({permissions: {deny: ['mcp__fx__env'], allow: ['mcp__*', 'Bash(ls)']}}),
+    )
+    writeFileSync(
+      join(managed, 'managed-settings.json'),
+      JSON.stringify({permissions: {deny: ['mcp__fx__delete_*']}}),
+    )
+    const dropIn = join(managed, 'managed-settings.d', '10-ask.json')
+    writeFileSync(dropIn, JSON.stringify({permissions: {ask: ['mcp__fx', 'mcp__fx__add(x)']}}))
+    const configPath = join(dir, 'no-servers.yaml')
+    writeFileSync(configPath, stringify({servers: []}))
+    const {checks, close} = await doctorChecks({
+      configFlag: configPath,
+      logger: silentLogger,
+      home,
+      projectDir: project,
+      managedDir: managed,
+    })
+    const check = await runCheck(checks.find((c) => c.id === 'permissions')!).finally(close)
+    expect(check.status).toBe('warn')
+    expect(check.detail).toContain(
+      `settings in force: managed ${join(managed, 'managed-settings.json')} (1 MCP rule); managed ${dropIn} (1 MCP rule); user ${user} (1 MCP rule);`,
+    )
+    expect(check.detail).not.toContain('settings.local.json')
+    expect(check.detail).toContain(`Claude Code skips the rule "mcp__*" (permissions.allow in ${user})`)
+    expect(check.detail).toContain(
+      `Claude Code skips the rule "mcp__fx__add(x)" (permissions.ask in ${dropIn})`,
+    )
+    expect(check.fix).toMatch(/^fix or remove each rule named/)
+
+    writeFileSync(user, JSON.stringify({permissions: {deny: ['mcp__fx__env']}}))
+    writeFileSync(dropIn, '{}')
+    const again = await doctorChecks({
+      configFlag: configPath,
+      logger: silentLogger,
+      home,
+      projectDir: project,
+      managedDir: managed,
+    })
+    const clean = await runCheck(again.checks.find((c) => c.id === 'permissions')!).finally(again.close)
+    expect(clean.status).toBe('pass')
+    expect(clean.detail).toMatch(/; calls no rule covers ask \(ask_unlisted: true\)$/)
   })
 
   it('without a config warns, and says where the config.example.yaml to copy is and where to', async () => {

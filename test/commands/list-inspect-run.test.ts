@@ -13,7 +13,7 @@ import List, {type ListResult} from '../../src/commands/list.js'
 import Run from '../../src/commands/run.js'
 import {fixtureCommand, type HttpFixture, startHttpFixture} from '../fixtures/start-fixture.js'
 import {runCommand} from '../helpers/run-command.js'
-import {withNoConfig} from '../helpers/serve.js'
+import {NO_UNLISTED_ASKING, withNoConfig} from '../helpers/serve.js'
 
 let dir: string
 let http: HttpFixture
@@ -28,7 +28,8 @@ const servers = () => [
 
 function writeConfig(name: string, config: Record<string, unknown>): string {
   const path = join(dir, name)
-  writeFileSync(path, stringify(config))
+  // Its runs have no terminal to ask on: calls no rule covers run unasked (approvals are run-approval's).
+  writeFileSync(path, stringify({permissions: NO_UNLISTED_ASKING, ...config}))
   return path
 }
 

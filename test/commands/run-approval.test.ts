@@ -94,7 +94,9 @@ describe('ptc-mcp run and approvals', () => {
     expect(list.code, list.stderr).toBe(0)
     const {tools} = JSON.parse(list.stdout) as {tools: Array<{name: string; needs_approval?: string}>}
     const note = (name: string) => tools.find((tool) => tool.name === name)?.needs_approval
-    expect(note('mcp__fx__delete_item')).toContain('the tool declares destructiveHint')
+    // No allow rule covers it (the shipped default asks, as Claude Code does); read_item declares readOnlyHint.
+    expect(note('mcp__fx__delete_item')).toContain('no allow rule covers the tool')
+    expect(note('mcp__fx__delete_item')).toContain('(permissions.ask_unlisted)')
     expect(note('mcp__fx__read_item')).toBeUndefined()
     const table = await runProcess(process.execPath, [BIN, 'list', '--config', configPath], {})
     expect(table.stdout).toMatch(/mcp__fx__delete_item +fx +\[asks\] Pretends to delete/)
@@ -105,13 +107,12 @@ describe('ptc-mcp run and approvals', () => {
     mkdirSync(join(home, '.claude'), {recursive: true})
     writeFileSync(
       join(home, '.claude', 'settings.json'),
-      JSON.stringify({permissions: {deny: ['mcp__fx__delete_item']}}),
+      JSON.stringify({permissions: {deny: ['mcp__fx__delete_item'], allow: ['mcp__*']}}),
     )
     const claudeConfig = join(dir, 'claude.yaml')
     writeFileSync(claudeConfig, stringify({servers: [{name: 'fx', ...fixtureCommand()}]}))
-    const list = await runProcess(process.execPath, [BIN, 'list', '--config', claudeConfig, '--json'], {
-      HOME: home,
-    })
+    const env = {HOME: home, PTC_MCP_CLAUDE_MANAGED_DIR: join(dir, 'managed')}
+    const list = await runProcess(process.execPath, [BIN, 'list', '--config', claudeConfig, '--json'], env)
     expect(list.code, list.stderr).toBe(0)
     const result = JSON.parse(list.stdout) as {
       tools: Array<{name: string}>
@@ -125,6 +126,24 @@ describe('ptc-mcp run and approvals', () => {
         reason: `hidden by Claude Code's deny rule "mcp__fx__delete_item" (${join(home, '.claude', 'settings.json')})`,
       },
     ])
+    // inspect names the rule, and its fix the settings file to change.
+    const inspect = await runProcess(
+      process.execPath,
+      [BIN, 'inspect', 'mcp__fx__delete_item', '--config', claudeConfig],
+      env,
+    )
+    expect(inspect.code).toBe(1)
+    // oclif wraps the message: read it as one line.
+    const said = inspect.stderr.replaceAll(/\s*\n\s*›?\s*/g, ' ')
+    expect(said).toContain(`hidden by Claude Code's deny rule "mcp__fx__delete_item"`)
+    expect(said).toContain(
+      `To make it callable, remove the deny rule "mcp__fx__delete_item" from ${join(home, '.claude', 'settings.json')} (permissions.deny).`,
+    )
+    // A rule Claude Code skips is reported at the default log level, with its file.
+    const table = await runProcess(process.execPath, [BIN, 'list', '--config', claudeConfig], env)
+    expect(table.stderr).toContain(
+      `Warning: Claude Code skips the rule "mcp__*" (permissions.allow in ${join(home, '.claude', 'settings.json')}), so ptc-mcp does too:`,
+    )
   }, 120_000)
 
   it('--yes approves every call without asking, and the trace says so', async () => {
@@ -149,7 +168,7 @@ describe('ptc-mcp run and approvals', () => {
     const run = await runProcess(process.execPath, runArgs(), {})
     expect(run.code, run.stderr).toBe(0)
     expect(run.stdout).toContain(
-      "caught: denied: mcp__fx__delete_item needs the user's approval (the tool declares destructiveHint (permissions.ask_destructive)), but there is no terminal to ask on (`ptc-mcp run --yes` approves every call)",
+      'caught: denied: mcp__fx__delete_item needs the user\'s approval (no allow rule covers the tool and it does not declare itself read-only (permissions.ask_unlisted)), but there is no terminal to ask on (`ptc-mcp run --yes` approves every call); to run it without asking, add "mcp__fx__delete_item" to permissions.allow',
     )
     expect(run.stdout.match(/caught: denied/g)).toHaveLength(3)
     expect(deletes()).toBe(before)

@@ -52,17 +52,31 @@ export interface ServeSetup {
   cleanup(): void
 }
 
+/**
+ * What these tests' configs add unless they set it: calls no rule covers run without asking. The
+ * shipped default (asking, as Claude Code does) is what test/integration/approvals.test.ts tests;
+ * elsewhere the calls' other behaviour is under test, through clients that cannot be asked.
+ */
+export const NO_UNLISTED_ASKING = {ask_unlisted: false}
+
 /** Writes a config to a temp dir and prepares the command line and environment `serve` runs with. */
 export function prepareServe(config: Record<string, unknown>): ServeSetup {
   const dir = mkdtempSync(join(tmpdir(), 'ptc-serve-test-'))
   const tmp = join(dir, 'tmp')
   mkdirSync(tmp)
   const configPath = join(dir, 'config.yaml')
-  writeFileSync(configPath, stringify(config))
+  const permissions = {...NO_UNLISTED_ASKING, ...(config.permissions as Record<string, unknown> | undefined)}
+  writeFileSync(configPath, stringify({...config, permissions}))
   return {
     configPath,
     args: [BIN, 'serve', '--config', configPath],
-    env: {...(process.env as Record<string, string>), TMPDIR: tmp, PTC_MCP_LOG_LEVEL: 'warn'},
+    env: {
+      ...(process.env as Record<string, string>),
+      TMPDIR: tmp,
+      PTC_MCP_LOG_LEVEL: 'warn',
+      // No managed Claude Code settings of the machine running the tests.
+      PTC_MCP_CLAUDE_MANAGED_DIR: join(dir, 'managed'),
+    },
     scratchDirs: () =>
       existsSync(scratchRoot(tmp))
         ? readdirSync(scratchRoot(tmp)).filter((name) => name.startsWith(SCRATCH_PREFIX))

@@ -4,6 +4,7 @@
 import {Client, type ElicitRequest, type ElicitResult} from '@modelcontextprotocol/client'
 import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
 import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {createRequire} from 'node:module'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -46,6 +47,10 @@ interface Session {
 
 const APPROVAL_TIMEOUT_SECONDS = 6
 
+const FILESYSTEM_SERVER = createRequire(import.meta.url).resolve(
+  '@modelcontextprotocol/server-filesystem/dist/index.js',
+)
+
 /**
  * Claude Code settings in user scope (deny an exact name), project scope (ask for a whole server,
  * written with its dashes) and local project scope (allow a destructive tool).
@@ -56,9 +61,17 @@ const SETTINGS = {
   local: {permissions: {allow: ['mcp__fx__delete_item']}},
 }
 
+/** Tools that run without asking through ptc-mcp's own permissions.allow (the fixture declares no annotations for them). */
+const PTC_ALLOW = ['mcp__fx__echo', 'mcp__fx__sample']
+
 async function startSession(options: {
   elicitation: boolean
   settings?: typeof SETTINGS
+  /** Claude Code's managed-settings.json (in a temporary directory ptc-mcp is pointed at). */
+  managed?: unknown
+  /** The servers to start instead of the two fixtures; the session waits for `ready` to be listed. */
+  servers?: {name: string; command: string; args: string[]}[]
+  ready?: string[]
   /** Negotiate the 2026-07-28 revision (no requests from server to client) instead of the 2025 handshake. */
   modern?: boolean
 }): Promise<Session> {
@@ -71,6 +84,10 @@ async function startSession(options: {
   writeFileSync(join(home, '.claude', 'settings.json'), JSON.stringify(settings.user))
   writeFileSync(join(project, '.claude', 'settings.json'), JSON.stringify(settings.project))
   writeFileSync(join(project, '.claude', 'settings.local.json'), JSON.stringify(settings.local))
+  const managed = join(root, 'managed')
+  mkdirSync(managed)
+  if (options.managed !== undefined)
+    writeFileSync(join(managed, 'managed-settings.json'), JSON.stringify(options.managed))
   const counter = (name: string) => join(root, `${name}.calls`)
   const server = (name: string) => {
     const {command, args} = fixtureCommand(['--name', name, '--counter-file', counter(name)])
@@ -80,8 +97,8 @@ async function startSession(options: {
   writeFileSync(
     configPath,
     stringify({
-      servers: [server('fx'), server('my-fx')],
-      permissions: {approval_timeout_seconds: APPROVAL_TIMEOUT_SECONDS},
+      servers: options.servers ?? [server('fx'), server('my-fx')],
+      permissions: {approval_timeout_seconds: APPROVAL_TIMEOUT_SECONDS, allow: PTC_ALLOW},
       execution: {timeout_seconds: 4, trace: 'full'},
     }),
   )
@@ -90,7 +107,13 @@ async function startSession(options: {
     command: process.execPath,
     args: [BIN, 'serve', '--config', configPath],
     cwd: project,
-    env: {...(process.env as Record<string, string>), HOME: home, TMPDIR: tmp, PTC_MCP_LOG_LEVEL: 'info'},
+    env: {
+      ...(process.env as Record<string, string>),
+      HOME: home,
+      TMPDIR: tmp,
+      PTC_MCP_LOG_LEVEL: 'info',
+      PTC_MCP_CLAUDE_MANAGED_DIR: managed,
+    },
     stderr: 'pipe',
   })
   let stderr = ''
@@ -151,7 +174,7 @@ async function startSession(options: {
       content: Array<{text: string}>
     }
     const names = listed.content[0]?.text ?? ''
-    if (names.includes('mcp__fx__add') && names.includes('mcp__my_fx__add')) break
+    if ((options.ready ?? ['mcp__fx__add', 'mcp__my_fx__add']).every((name) => names.includes(name))) break
     if (Date.now() > deadline) throw new Error(`the fixtures never connected: ${names}\n${stderr}`)
   }
   return session
@@ -181,7 +204,11 @@ describe('approval by elicitation, with Claude Code rules in user and project sc
     const run = await session.execute(
       'try:\n    await mcp__fx__env(name="HOME")\nexcept ToolError as e:\n    print("caught:", e)',
     )
-    expect(run.text).toContain("caught: Unknown tool 'mcp__fx__env'")
+    // Named as hidden, with its rule and file; no "did you mean" another tool of the server.
+    expect(run.text).toMatch(
+      /caught: Tool 'mcp__fx__env' is hidden by Claude Code's deny rule "mcp__fx__env" \(.*home\/\.claude\/settings\.json\): the user does not allow calls to it\./,
+    )
+    expect(run.text).not.toContain('Did you mean')
     expect(session.received('fx')).not.toContain('env')
   })
 
@@ -257,6 +284,31 @@ describe('approval by elicitation, with Claude Code rules in user and project sc
       expect(session.received('my-fx')).toEqual(before)
     })
   }
+
+  it('an unannotated tool asks under the shipped defaults; permissions.allow exempts one; "this session" asks once across two programs', async () => {
+    session.asked.length = 0
+    session.answer = accept('session')
+    const before = session.received('fx').filter((name) => name === 'add').length
+    const first = await session.execute(
+      'print((await mcp__fx__add(a=1, b=2))["sum"])\nprint(await mcp__fx__echo(text="free"))',
+    )
+    expect(first.text).toContain('[Script executed successfully]\n3\nfree')
+    expect(session.asked.map((question) => question.message.split('\n')[0])).toEqual([
+      'A program run by ptc-mcp wants to call mcp__fx__add (tool "add" of server "fx").',
+    ])
+    expect(session.asked[0]!.message).toContain('permissions.ask_unlisted')
+    expect(JSON.stringify((session.asked[0] as {requestedSchema?: unknown}).requestedSchema)).toContain(
+      '{"const":"session","title":"Allow mcp__fx__add for the rest of this session"}',
+    )
+    const second = await session.execute('print((await mcp__fx__add(a=2, b=2))["sum"])')
+    expect(second.text).toContain('4')
+    expect(second.calls).toMatchObject([{tool: 'mcp__fx__add', ok: true, approval: 'approved'}])
+    expect(session.asked).toHaveLength(1)
+    expect(session.received('fx').filter((name) => name === 'add').length - before).toBe(2)
+    expect(session.stderr()).toMatch(
+      /approval: mcp__fx__add \{"a":1,"b":2\} approved for the rest of the session/,
+    )
+  })
 
   it('an allow rule (local project scope) exempts a destructive tool; without one it is asked about', async () => {
     session.asked.length = 0
@@ -484,5 +536,71 @@ describe('approval with a 2026-07-28 client (questions as input requests of the 
     expect(cancelled.text).toContain('Elicitation hook')
     expect(cancelled.text).not.toContain('Do not retry')
     expect(session.received('my-fx')).toHaveLength(before)
+  })
+})
+
+describe("Claude Code's wildcard rules and managed settings, on @modelcontextprotocol/server-filesystem", () => {
+  let session: Session
+  let files: string
+
+  beforeAll(async () => {
+    files = mkdtempSync(join(tmpdir(), 'ptc-approvals-fs-'))
+    writeFileSync(join(files, 'a.txt'), 'alpha')
+    session = await startSession({
+      elicitation: true,
+      settings: {
+        user: {permissions: {deny: ['mcp__filesystem__write_*', 'mcp__*__move_file']}},
+        project: {permissions: {ask: ['mcp__filesystem__create_*']}},
+        local: {permissions: {allow: ['mcp__filesystem__list_*']}},
+      } as unknown as typeof SETTINGS,
+      managed: {permissions: {deny: ['mcp__filesystem__edit_file']}},
+      servers: [{name: 'filesystem', command: process.execPath, args: [FILESYSTEM_SERVER, files]}],
+      ready: ['mcp__filesystem__read_text_file'],
+    })
+  }, 90_000)
+  afterAll(async () => {
+    await session?.close()
+    rmSync(files, {recursive: true, force: true})
+  })
+
+  it('the wildcard deny rules and the managed deny rule hide their tools; the wildcard ask rule asks', async () => {
+    session.asked.length = 0
+    session.answer = accept('once')
+    const listed = (await session.client.callTool({name: 'list_callable_tools', arguments: {}})) as {
+      content: Array<{text: string}>
+    }
+    const names = JSON.parse(listed.content[0]!.text) as string[]
+    for (const hidden of ['write_file', 'move_file', 'edit_file'])
+      expect(names).not.toContain(`mcp__filesystem__${hidden}`)
+    const attempt = (call: string) => `try:\n    await ${call}\nexcept ToolError as e:\n    print(e.kind, e)`
+    const run = await session.execute(
+      [
+        attempt(`mcp__filesystem__write_file(path=${JSON.stringify(join(files, 'b.txt'))}, content="x")`),
+        attempt(
+          `mcp__filesystem__move_file(source=${JSON.stringify(join(files, 'a.txt'))}, destination=${JSON.stringify(join(files, 'c.txt'))})`,
+        ),
+        attempt(`mcp__filesystem__edit_file(path=${JSON.stringify(join(files, 'a.txt'))}, edits=[])`),
+        `print(await mcp__filesystem__create_directory(path=${JSON.stringify(join(files, 'new'))}))`,
+        `print(await mcp__filesystem__read_text_file(path=${JSON.stringify(join(files, 'a.txt'))}))`,
+      ].join('\n'),
+    )
+    expect(run.text).toMatch(
+      /denied Tool 'mcp__filesystem__write_file' is hidden by Claude Code's deny rule "mcp__filesystem__write_\*" \(.*settings\.json\)/,
+    )
+    expect(run.text).toMatch(
+      /denied Tool 'mcp__filesystem__move_file' is hidden by Claude Code's deny rule "mcp__\*__move_file"/,
+    )
+    expect(run.text).toMatch(
+      /denied Tool 'mcp__filesystem__edit_file' is hidden by Claude Code's deny rule "mcp__filesystem__edit_file" \(.*managed\/managed-settings\.json\)/,
+    )
+    expect(run.text).not.toContain('Did you mean')
+    // Nothing was written or moved; the directory was created after the one question.
+    expect(existsSync(join(files, 'b.txt'))).toBe(false)
+    expect(readFileSync(join(files, 'a.txt'), 'utf8')).toBe('alpha')
+    expect(existsSync(join(files, 'new'))).toBe(true)
+    expect(session.asked).toHaveLength(1)
+    expect(session.asked[0]!.message).toContain(`Claude Code's ask rule "mcp__filesystem__create_*"`)
+    // read_text_file declares readOnlyHint: true, so it runs without asking.
+    expect(run.text).toContain('alpha')
   })
 })

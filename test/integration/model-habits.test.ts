@@ -73,7 +73,7 @@ beforeAll(async () => {
       },
     ],
     // The servers' destructive tools (write_file, delete_entities) run without asking here.
-    permissions: {ask_destructive: false},
+    permissions: {ask_unlisted: false},
     execution: {
       timeout_seconds: 20,
       // Room for a loaded machine; the timeout row waits this long.

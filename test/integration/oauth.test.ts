@@ -422,3 +422,56 @@ describe('token refresh before expiry', () => {
     expectNoSecrets(s)
   })
 })
+
+describe('sign-in that recovers by itself', () => {
+  it('an authorization server restarted with its registrations forgotten: `auth` registers again and completes without --logout', async () => {
+    const s = await scenario('http')
+    const first = await s.cli(['auth', 'issues'])
+    expect(first.code, first.stderr).toBe(0)
+    s.fixture.forgetEverything()
+    const again = await s.cli(['auth', 'issues', '--json'])
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stderr).toContain(
+      `The authorization server of "issues" does not know ptc-mcp's stored registration (HTTP 400: invalid_client: Client ID not found); registering again.`,
+    )
+    expect(s.fixture.stats.registrations).toBe(2)
+    // The browser was sent to the new registration's page only: twice in all, never to the error page.
+    const opened = readFileSync(s.browserLog, 'utf8').trim().split('\n')
+    expect(opened).toHaveLength(2)
+    expect(new URL(opened[1]!).searchParams.get('client_id')).not.toBe(
+      new URL(opened[0]!).searchParams.get('client_id'),
+    )
+    expect(JSON.parse(again.stdout)).toMatchObject({action: 'sign-in', refreshable: true})
+    const raw = await serve(s)
+    await waitForListing(raw, ['issues'], (l) => l.names.includes('mcp__issues__whoami'), {what: 'signed in'})
+    expect((await program(s, raw, TRY_WHOAMI)).text).toMatch(/^ok client-/m)
+    expectNoSecrets(s)
+  })
+
+  for (const challengeMetadata of [true, false]) {
+    it(`auth --list still shows a server found from its 401 after --logout (metadata ${challengeMetadata ? 'in the challenge' : 'at the well-known URL only'})`, async () => {
+      const s = await scenario('http', {oauthKey: false, fixture: {challengeMetadata}})
+      expect((await s.cli(['auth', 'issues'])).code).toBe(0)
+      expect((await s.cli(['auth', 'issues', '--logout'])).code).toBe(0)
+      const listed = await s.cli(['auth', '--list', '--json'])
+      expect(JSON.parse(listed.stdout)).toMatchObject({
+        servers: [{server: 'issues', state: 'needs-sign-in', fix: 'run `ptc-mcp auth issues`'}],
+      })
+    })
+  }
+
+  it('a server that answers a token it forgot with HTTP 500 is reported as a sign-in that may have expired', async () => {
+    const s = await scenario('http', {fixture: {unknownTokenStatus: 500}})
+    const signedIn = await s.cli(['auth', 'issues'])
+    expect(signedIn.code, signedIn.stderr).toBe(0)
+    s.fixture.forgetEverything()
+    const raw = await serve(s)
+    const listing = await waitForListing(raw, ['issues'], (l) => l.unavailable.issues !== undefined, {
+      what: 'unavailable',
+    })
+    expect(listing.unavailable.issues).toMatch(
+      /HTTP 500.*; sign-in may have expired: run `ptc-mcp auth issues`$/,
+    )
+    expectNoSecrets(s)
+  })
+})

@@ -57,7 +57,11 @@ beforeAll(async () => {
   const {command, args} = fixtureCommand(['--name', 'fx', '--counter-file', counterFile])
   setup = prepareServe({
     servers: [{name: 'fx', command, args}],
-    permissions: {claude_code: false, approval_timeout_seconds: APPROVAL_TIMEOUT_SECONDS},
+    permissions: {
+      claude_code: false,
+      ask_unlisted: 'destructive',
+      approval_timeout_seconds: APPROVAL_TIMEOUT_SECONDS,
+    },
     execution: {timeout_seconds: 20, warm_pool: 0},
   })
   serve = await startRawServe(setup, {modern: true})

@@ -12,7 +12,7 @@ import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {type RawServe, resultText, startRawServe, toolResult} from '../helpers/json-rpc.js'
 import {programInterpreters, waitUntil} from '../helpers/processes.js'
 import {execute, expectCleanShutdown, serves, waitForListing} from '../helpers/serve-session.js'
-import {BIN, prepareServe, type ServeSetup} from '../helpers/serve.js'
+import {BIN, NO_UNLISTED_ASKING, prepareServe, type ServeSetup} from '../helpers/serve.js'
 
 const MAX_OUTPUT = 65_536
 const TIMEOUT_SECONDS = 40
@@ -62,6 +62,7 @@ describe('hostile channel messages (SPEC §15)', () => {
         servers: [
           {name: 'fx', ...fixtureCommand(['--name', 'fx', '--counter-file', counterFile, '--pattern-tools'])},
         ],
+        permissions: NO_UNLISTED_ASKING,
         execution: {
           timeout_seconds: TIMEOUT_SECONDS,
           max_output_bytes: MAX_OUTPUT,
