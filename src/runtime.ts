@@ -33,6 +33,8 @@ export interface RuntimeOptions {
    * {@link deferredRegistry}): `serve` answers its first request before. Default false.
    */
   deferDownstream?: boolean
+  /** Which of the configured servers to connect, given their names (`run`). Default: every one. */
+  servers?: (configured: string[]) => string[]
 }
 
 /**
@@ -80,10 +82,14 @@ export class Runtime {
       projectDir: process.cwd(),
       logger: logger.child('permissions'),
     })
+    const chosen = new Set(options.servers?.(loaded.config.servers.map((server) => server.name)) ?? [])
+    const connected = options.servers
+      ? {...loaded.config, servers: loaded.config.servers.filter((server) => chosen.has(server.name))}
+      : loaded.config
     const createRegistry = async (): Promise<ToolRegistry> => {
       const {ToolRegistry} = await import('./downstream/registry.js')
       logger.debug('downstream code loaded')
-      return new ToolRegistry(loaded.config, {
+      return new ToolRegistry(connected, {
         logger: logger.child('downstream'),
         unusable: loaded.unusable,
         visibility: permissions,

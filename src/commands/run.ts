@@ -8,6 +8,7 @@ import {EXIT_INTERRUPTED, onInterrupt} from '../cli/interrupt.js'
 import {CLI_CONNECT_WAIT_MS} from '../cli/open-runtime.js'
 import {APPROVE_ALL, TerminalPrompter} from '../cli/terminal-prompter.js'
 import {PtcError} from '../errors.js'
+import {serversNamedBy} from '../execution/program-servers.js'
 import {structuredOutcome, type StructuredOutcome} from '../execution/structured-outcome.js'
 import {createLogger} from '../log.js'
 import {Runtime} from '../runtime.js'
@@ -30,6 +31,12 @@ export default class Run extends BaseCommand {
       description:
         'By default, on a terminal, escape sequences and other control characters the program printed are shown as visible symbols (␛[31m), so a program cannot drive the terminal (clipboard writes, cursor moves).',
     }),
+    server: Flags.string({
+      summary: 'Also connect this server (repeatable).',
+      description:
+        'run connects only the servers the program names (mcp__<server>__...), or every server when it uses list_callable_tools, inspect_tool or server_status; name here a server whose tools the program reaches another way.',
+      multiple: true,
+    }),
     yes: Flags.boolean({
       char: 'y',
       summary: 'Approve every call that needs approval (permissions) without asking.',
@@ -48,7 +55,11 @@ export default class Run extends BaseCommand {
     const interrupt = onInterrupt()
     let runtime: Runtime
     try {
-      runtime = await Runtime.open({configFlag: flags.config, logger: createLogger(this.logLevel(flags))})
+      runtime = await Runtime.open({
+        configFlag: flags.config,
+        logger: createLogger(this.logLevel(flags)),
+        servers: (configured) => serversToConnect(code, configured, flags.server ?? []),
+      })
     } catch (error) {
       interrupt.dispose()
       throw error
@@ -94,6 +105,20 @@ const NOTHING_RAN: StructuredOutcome = {
   trace: '',
   tool_calls: {counts: {}, failed: [], calls: []},
   sandbox: '',
+}
+
+/** The servers the program names, and those `--server` adds (each must be configured). */
+function serversToConnect(code: string, configured: string[], added: string[]): string[] {
+  const unknown = added.filter((name) => !configured.includes(name))
+  if (unknown.length > 0) {
+    throw new PtcError('USAGE', `--server ${unknown.join(', ')}: no such server in the config`, {
+      suggestion:
+        configured.length > 0
+          ? `the configured servers are ${configured.join(', ')}`
+          : 'the config lists no servers',
+    })
+  }
+  return [...new Set([...serversNamedBy(code, configured), ...added])]
 }
 
 async function readProgram(file: string): Promise<string> {

@@ -1,5 +1,5 @@
 // `list`, `inspect` and `run` in-process, against the fixture over stdio, streamable HTTP and SSE.
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -153,6 +153,36 @@ describe('ptc-mcp run', () => {
       output: 'a\n',
       error: expect.stringContaining('ZeroDivisionError'),
     })
+  })
+
+  it('connects only the servers the program names, plus --server; an unknown --server is refused', async () => {
+    const marker = join(dir, 'started')
+    // A server that leaves a mark once started (and never speaks MCP).
+    const marking = {
+      name: 'marking',
+      command: 'sh',
+      args: ['-c', `touch ${marker}; sleep 30`],
+      connect_timeout_seconds: 1,
+    }
+    const config = writeConfig('lazy.yaml', {servers: [...servers().slice(0, 1), marking]})
+    const program = join(dir, 'lazy.py')
+    writeFileSync(program, 'print((await mcp__local__add(a=1, b=2))["sum"])')
+    const named = await runCommand<StructuredOutcome>(Run, [program, '--config', config])
+    expect(named.stdout).toMatch(/^\[Script executed successfully\]\n3\n/)
+    expect(existsSync(marker)).toBe(false)
+
+    writeFileSync(program, 'print(1)')
+    await runCommand<StructuredOutcome>(Run, [program, '--config', config, '--server', 'marking'])
+    expect(existsSync(marker)).toBe(true)
+
+    const unknown = await runCommand<StructuredOutcome>(Run, [
+      program,
+      '--config',
+      config,
+      '--server',
+      'nope',
+    ])
+    expect(unknown.error?.message).toContain('--server nope: no such server in the config')
   })
 
   it('refuses with exit code 3 when the configured sandbox is not available here', async () => {
