@@ -107,7 +107,8 @@ describe('the CLI around the commands', () => {
       `servers:\n  - name: silent\n    command: sleep\n    args: ["300"]\nexecution:\n  sandbox: none\n  warm_pool: 0\n`,
     )
     const program = join(dir, 'quick.py')
-    writeFileSync(program, 'print("ran")\n')
+    // run connects only the servers a program names: this one names the silent server.
+    writeFileSync(program, 'print("ran")\nprint(await mcp__silent__ping())\n')
     const run = spawnCli(['run', '--config', config, program])
     let server: number | undefined
     expect(
@@ -132,7 +133,7 @@ describe('the CLI around the commands', () => {
       `servers:\n  - name: silent\n    command: sh\n    args: ["-c", "echo $$ > ${pidFile}; exec sleep 300"]\nexecution:\n  sandbox: none\n  warm_pool: 0\n`,
     )
     const program = join(dir, 'quick-tty.py')
-    writeFileSync(program, 'print("ran")\n')
+    writeFileSync(program, 'print("ran")\nprint(await mcp__silent__ping())\n')
     const run = runOnTerminal([process.execPath, BIN, 'run', '--config', config, program], {
       interruptAfter: 'Connecting to silent',
       interruptWhenExists: pidFile,
