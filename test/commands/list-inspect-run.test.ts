@@ -33,8 +33,13 @@ function writeConfig(name: string, config: Record<string, unknown>): string {
   return path
 }
 
+let cacheHome: string | undefined
+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ptc-cli-test-'))
+  // A cache of its own: another suite's calls to the same fixture would show as observed_result.
+  cacheHome = process.env.XDG_CACHE_HOME
+  process.env.XDG_CACHE_HOME = join(dir, 'cache')
   ;[http, sse] = await Promise.all([
     startHttpFixture({transport: 'http'}),
     startHttpFixture({transport: 'sse'}),
@@ -42,6 +47,8 @@ beforeAll(async () => {
 }, 60_000)
 
 afterAll(async () => {
+  if (cacheHome === undefined) delete process.env.XDG_CACHE_HOME
+  else process.env.XDG_CACHE_HOME = cacheHome
   await Promise.all([http?.stop(), sse?.stop()])
   rmSync(dir, {force: true, recursive: true})
 })
