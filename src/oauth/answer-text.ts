@@ -1,25 +1,12 @@
+import {boundBody} from '../bounded-fetch.js'
+
 /**
  * What an OAuth endpoint said, for a message: at most `max` bytes of the body are read (a hostile
  * server cannot make ptc-mcp hold more), then its `error: error_description` when it is an OAuth
  * error (RFC 6749 §5.2), else its first 200 characters on one line.
  */
 export async function answerText(response: Response, max = 4096): Promise<string> {
-  return summarise(await readHead(response, max))
-}
-
-async function readHead(response: Response, max: number): Promise<string> {
-  const reader = response.body?.getReader()
-  if (!reader) return ''
-  const chunks: Uint8Array[] = []
-  let size = 0
-  while (size < max) {
-    const {done, value} = await reader.read()
-    if (done) break
-    chunks.push(value)
-    size += value.byteLength
-  }
-  await reader.cancel().catch(() => {})
-  return Buffer.concat(chunks).subarray(0, max).toString('utf8')
+  return summarise(await boundBody(response, max, 'truncate').text())
 }
 
 function summarise(text: string): string {
