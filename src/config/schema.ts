@@ -235,7 +235,7 @@ export const executionSchema = z
       .min(0)
       .default(1)
       .describe(
-        'Sandboxed interpreters started ahead of time, each used once (0 = off). On Linux, after programs came several at once, up to twice max_concurrent_programs wait ready for a minute.',
+        'Sandboxed interpreters started ahead of time, each used once (0 = off). On Linux (forked, ~5 MB each), twice max_concurrent_programs wait ready, so programs sent at once start at once.',
       ),
     max_concurrent_programs: positiveInt(
       'Programs run at once; up to 64 more wait in a queue (with progress), beyond that they are refused.',

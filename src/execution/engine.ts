@@ -124,8 +124,8 @@ export class ProgramEngine {
     this.pool = new WarmPool({
       size: execution.warm_pool,
       create: () => ProgramChild.start(childOptions),
-      // A forked child costs the machine milliseconds: its replacement need not wait, and a
-      // burst may find its children ready.
+      // A forked child costs the machine milliseconds and a few MB: its replacement need not
+      // wait, and a burst finds its children ready.
       cheap: this.forkServer !== undefined,
       maxSize: warmPoolMax(execution),
       logger: this.logger,
@@ -141,7 +141,6 @@ export class ProgramEngine {
     if (this.closed) throw new Error('ProgramEngine.run: the engine is closed')
     const {signal} = options
     let release: SlotRelease
-    this.pool.noteDemand(this.slots.programs + 1)
     try {
       release = await this.slots.acquire(signal, options.onQueue)
     } catch (error) {
