@@ -11,7 +11,8 @@ CALL_FILE = "<tool call>"
 class ToolError(Exception):
     """A tool call failed. .message: what happened and what to do next; .tool: the tool's
     name; .kind: tool_error, invalid_arguments, unknown_tool, unavailable, timeout, budget,
-    too_large, schema_mismatch, denied or protocol."""
+    too_large, schema_mismatch, denied, protocol, or the state bound exceeded: max_bytes,
+    max_value_bytes, max_keys."""
 
     def __init__(self, message="", tool=None, kind="tool_error"):
         super().__init__(message)
