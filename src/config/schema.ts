@@ -17,8 +17,6 @@ import {SANDBOX_SETTINGS} from '../sandbox/index.js'
  * format in the JSON Schema and are checked here with refinements instead.
  */
 
-export {MAX_TOOL_RESULT_CEILING}
-
 export const TRANSPORTS = ['stdio', 'http', 'sse'] as const
 
 /** A problem with a config, before it is formatted: where (`['servers', 1, 'url']`) and what. */
@@ -335,3 +333,5 @@ export type StateConfig = z.infer<typeof stateSchema>
 export type ToolsConfig = z.infer<typeof toolsSchema>
 export type OAuthConfig = z.infer<typeof oauthSchema>
 export type PermissionsConfig = z.infer<typeof permissionsSchema>
+
+export {MAX_TOOL_RESULT_CEILING} from '../limits.js'

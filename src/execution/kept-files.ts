@@ -35,7 +35,11 @@ export interface FileLimits {
 }
 
 /** Why `reason` kept a file out, with the limits of that transfer. */
-export function notKeptText(reason: NotKeptReason, limits: FileLimits = KEPT_LIMITS, per = 'per run'): string {
+export function notKeptText(
+  reason: NotKeptReason,
+  limits: FileLimits = KEPT_LIMITS,
+  per = 'per run',
+): string {
   switch (reason) {
     case 'link': {
       return 'a link: links are not followed'

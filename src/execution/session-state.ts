@@ -166,9 +166,12 @@ function checkedKey(key: unknown): string {
   if (typeof key !== 'string' || key === '')
     throw new ToolError('the key must be a non-empty string', {kind: 'invalid_arguments'})
   if (key.length > MAX_STATE_KEY_CHARS)
-    throw new ToolError(`the key is ${key.length} characters, over ${MAX_STATE_KEY_CHARS}; use a shorter one`, {
-      kind: 'invalid_arguments',
-    })
+    throw new ToolError(
+      `the key is ${key.length} characters, over ${MAX_STATE_KEY_CHARS}; use a shorter one`,
+      {
+        kind: 'invalid_arguments',
+      },
+    )
   const problem = printableNameProblem(key)
   if (problem !== undefined)
     throw new ToolError(`the key is ${problem.replace(/^a name/, 'a string')}; use plain text`, {

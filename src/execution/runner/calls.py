@@ -37,7 +37,7 @@ class ToolCalls:
         self.next_id = 0
         # Largest request message, in bytes (the run message's max_call_bytes).
         self.max_call_bytes = 0
-        self.pending = {}  # id -> (future, tool name)
+        self.pending = {}  # id -> (future, tool name, decoder of a text answer or None)
         # The coroutine of every tool call runs this code, compiled under a name of its own: a
         # task's repr ("running at ...") and its traceback frames never show the runner's path.
         namespace = {}
@@ -58,21 +58,32 @@ class ToolCalls:
         call_id = self.next_id
         return self.request({"type": "call", "tool": name, "args": args, "id": call_id}, f"{name}()", name)
 
-    def ask(self, name, **given):
-        """A helper the parent answers, with the arguments given (None: not given)."""
+    def ask(self, name, _encode=None, _decode=None, _max_bytes=None, **given):
+        """A helper the parent answers, with the arguments given (None: not given). `_encode`
+        serialises the message instead of the channel; `_decode(text)` makes the value of an
+        answer that comes as text; `_max_bytes` replaces max_call_bytes."""
         self.next_id += 1
         call_id = self.next_id
         args = {key: value for key, value in given.items() if value is not None}
-        return self.request({"type": "helper", "name": name, "args": args, "id": call_id}, f"{name}()", name)
+        return self.request(
+            {"type": "helper", "name": name, "args": args, "id": call_id},
+            f"{name}()",
+            name,
+            _encode,
+            _decode,
+            _max_bytes,
+        )
 
-    async def request(self, message, what, tool_name):
+    async def request(self, message, what, tool_name, encode=None, decode=None, max_bytes=None):
         channel = self.channel
         call_id = message["id"]
         try:
-            data = channel.to_bytes(message)
+            data = (encode or channel.to_bytes)(message)
         except (TypeError, ValueError, RecursionError) as exc:
             raise TypeError(f"{what}: arguments must be JSON-serialisable ({exc})") from None
-        if len(data) > self.max_call_bytes:
+        if max_bytes is not None:
+            max_bytes(len(data))
+        elif len(data) > self.max_call_bytes:
             raise ToolError(
                 f"{what}: arguments are {len(data)} bytes, over the {self.max_call_bytes}-byte limit;"
                 " pass less data per call",
@@ -80,7 +91,7 @@ class ToolCalls:
                 kind="too_large",
             )
         future = self.loop.create_future()
-        self.pending[call_id] = (future, tool_name)
+        self.pending[call_id] = (future, tool_name, decode)
         channel.send_bytes(data)
         try:
             return await future
@@ -94,10 +105,10 @@ class ToolCalls:
         entry = self.pending.pop(result.get("id"), None)
         if entry is None or entry[0].done():
             return
-        future, tool_name = entry
+        future, tool_name, decode = entry
         if result.get("ok"):
             if text is not None:
-                future.set_result(self.channel.text_value(text))
+                future.set_result(decode(text) if decode else self.channel.text_value(text))
             elif result.get("media"):
                 future.set_result(self.media.from_result(result.get("value")))
             else:
