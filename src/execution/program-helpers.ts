@@ -70,22 +70,22 @@ export const PROGRAM_HELPERS = {
     group: 'state',
     // runner/helpers.py leaves out a None argument: a value not given is None.
     answer: ({state}, {key, value}) => state.store(key, value ?? null),
-    usage: 'await store(key, value)',
+    usage: 'store(key, value)',
   },
   load: {
     group: 'state',
     answer: ({state}, {key}) => state.load(key),
-    usage: 'await load(key, default=None)',
+    usage: 'load(key, default=None)',
   },
   stored: {
     group: 'state',
     answer: ({state}) => state.session.keys(),
-    usage: 'await stored()',
+    usage: 'stored()',
   },
   forget: {
     group: 'state',
     answer: ({state}, {key}) => state.forget(key),
-    usage: 'await forget(key)',
+    usage: 'forget(key)',
   },
 } satisfies Record<string, ProgramHelper>
 

@@ -70,20 +70,27 @@ export class SessionFilesReceiver {
   }
 }
 
-/**
- * The messages that write `files` into a child's ./session/, made one at a time.
- * @yields one message line, with its newline
- */
-export function* sessionFileLines(files: ReadonlyMap<string, Buffer>): Generator<string> {
-  for (const [name, data] of files) {
-    const begin: SessionFileMessage = {type: 'session_file', name}
-    yield `${JSON.stringify(begin)}\n`
-    for (let offset = 0; offset < data.length; offset += MAX_FILE_CHUNK_BYTES) {
-      const chunk: SessionDataMessage = {
-        type: 'session_data',
-        data: data.subarray(offset, offset + MAX_FILE_CHUNK_BYTES).toString('base64'),
+/** The messages that write `files` into a child's ./session/, each made when the one before has gone. */
+export function sessionFileLines(files: ReadonlyMap<string, Buffer>): Iterator<string> {
+  const entries = files.entries()
+  let current: {data: Buffer; offset: number} | undefined
+  return {
+    next(): IteratorResult<string> {
+      if (current && current.offset < current.data.length) {
+        const {data, offset} = current
+        current.offset += MAX_FILE_CHUNK_BYTES
+        const chunk: SessionDataMessage = {
+          type: 'session_data',
+          data: data.subarray(offset, offset + MAX_FILE_CHUNK_BYTES).toString('base64'),
+        }
+        return {done: false, value: `${JSON.stringify(chunk)}\n`}
       }
-      yield `${JSON.stringify(chunk)}\n`
-    }
+      const entry = entries.next()
+      if (entry.done) return {done: true, value: undefined}
+      const [name, data] = entry.value
+      current = {data, offset: 0}
+      const begin: SessionFileMessage = {type: 'session_file', name}
+      return {done: false, value: `${JSON.stringify(begin)}\n`}
+    },
   }
 }

@@ -119,11 +119,7 @@ export function writeStateFile(path: string, session: SessionState): void {
   const temporary = join(dirname(path), `.${randomBytes(6).toString('hex')}.ptc-mcp-state`)
   let fd: number | undefined
   try {
-    fd = openSync(
-      temporary,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-      0o600,
-    )
+    fd = openSync(temporary, CREATE_FLAGS, 0o600)
     const bytes = Buffer.from(text)
     let offset = 0
     while (offset < bytes.length) offset += writeSync(fd, bytes, offset)

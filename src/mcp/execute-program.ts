@@ -119,7 +119,7 @@ export function registerExecuteProgram(
   server.registerTool(
     'execute_program',
     {
-      description: executeProgramDescription(execution),
+      description: executeProgramDescription(execution, runtime.config.state),
       inputSchema: z.object({code: z.string().describe('The Python program. Top-level await works.')}),
       outputSchema: executeOutputSchema,
       // Claude Code keeps a longer result in a file and shows the model 2 KB of it (SPEC §5).
