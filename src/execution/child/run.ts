@@ -141,7 +141,7 @@ export class ProgramRun {
   /** The answer to a request refused before it was parsed. Throws ProtocolError on a reused id. */
   refusal(request: RefusedRequest): ResultMessage {
     this.checkRequestId(request.id)
-    return {type: 'result', id: request.id, ok: false, error: request.message}
+    return {type: 'result', id: request.id, ok: false, error: request.message, kind: 'too_large'}
   }
 
   /** runner.py's show() refuses more; a child that sends more broke the protocol. */
