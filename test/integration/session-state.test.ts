@@ -22,7 +22,7 @@ const FILESYSTEM = require.resolve('@modelcontextprotocol/server-filesystem/dist
 const FILES = Array.from({length: 20}, (_, i) => `f${String(i).padStart(2, '0')}.txt`)
 
 /** Program 1: fetches the 20 files, stores a summary dict and leaves a CSV in ./session/. */
-const FETCH_AND_KEEP = (dir: string): string =>
+const fetchAndKeep = (dir: string): string =>
   [
     'import csv',
     `names = ${JSON.stringify(FILES)}`,
@@ -84,7 +84,7 @@ describe('state between programs of one serve session (SPEC §6.2)', () => {
   })
 
   it('program 1 fetches 20 files and keeps a summary and a CSV; program 2 answers from them with no tool call', async () => {
-    const first = await execute(serve, FETCH_AND_KEEP(dataDir))
+    const first = await execute(serve, fetchAndKeep(dataDir))
     expect(first.structured, first.text).toMatchObject({ok: true, output: 'kept\n'})
     expect(first.calls).toHaveLength(20)
     // The trace names what the program kept, in the text and in the structured content.
