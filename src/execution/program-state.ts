@@ -54,7 +54,7 @@ export class ProgramState {
   }
 
   /** Applies what the program left in ./session/ (if its transfer completed); returns what changed. */
-  finish(received: ReceivedSessionFiles | undefined): StateChange {
+  finish(received?: ReceivedSessionFiles): StateChange {
     const files =
       received?.files === undefined ? undefined : this.session.applyFiles(this.filesBefore, received.files)
     return {
