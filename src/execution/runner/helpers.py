@@ -5,6 +5,9 @@ answers calls `runner.calls.ask(name, ...)` and has its answer in src/execution/
 channel-messages.test.ts checks that both sides name the same helpers.
 """
 
+import json
+
+
 def _tool_error(runner):
     return runner.modules.calls.ToolError
 
@@ -48,8 +51,6 @@ _STORE_ROOM = 2048
 
 
 def _store(runner):
-    import json
-
     calls = runner.calls
     tool_error = runner.modules.calls.ToolError
     media_class = runner.modules.media.Media

@@ -56,7 +56,8 @@ class _Walk:
         self.bytes = 0
 
     def skipped(self, name, reason):
-        self.send_bytes(self.encode({"type": "file_skipped", "name": name, "reason": reason, "area": self.area}))
+        message = {"type": "file_skipped", "name": name, "reason": reason, "area": self.area}
+        self.send_bytes(self.encode(message))
 
     def directory(self, fd, prefix, depth):
         try:
