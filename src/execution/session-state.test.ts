@@ -36,6 +36,8 @@ describe('SessionState (SPEC §6.2)', () => {
     expect(state.forget('rows')).toBe(false)
     expect(state.load('rows')).toBeUndefined()
     expect(state.bytes).toBe(4)
+    state.store('__proto__', 1)
+    expect(Object.keys(state.keys())).toEqual(['other', '__proto__'])
   })
 
   it('refuses each bound with a ToolError of its kind, and loses nothing already stored', () => {

@@ -90,9 +90,8 @@ export class SessionState {
 
   /** Every key with its size in bytes, in the order stored. */
   keys(): Record<string, number> {
-    const sizes: Record<string, number> = {}
-    for (const [key, json] of this.values) sizes[key] = json.length
-    return sizes
+    // Own properties, whatever the key (`__proto__` included).
+    return Object.fromEntries([...this.values].map(([key, json]) => [key, json.length]))
   }
 
   /** The values, as JSON, in the order stored. */
