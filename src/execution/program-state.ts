@@ -40,7 +40,7 @@ export class ProgramState {
    */
   load(key: unknown): JsonText | {found: false} {
     const json = this.session.load(key)
-    return json === undefined ? {found: false} : new JsonText(json.toString('utf8'))
+    return json === undefined ? {found: false} : new JsonText(json)
   }
 
   forget(key: unknown): boolean {

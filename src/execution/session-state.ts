@@ -14,7 +14,11 @@ import {jsonShapeProblem} from './protocol.js'
  * refused store changes nothing.
  */
 export class SessionState {
-  private readonly values = new Map<string, Buffer>()
+  /**
+   * JSON text, kept as a string: every load() answers with this same string (the channel sends it
+   * a slice at a time), so a program asking for a large value many times costs no copy each time.
+   */
+  private readonly values = new Map<string, StoredValue>()
   private valueBytes = 0
   private sessionFiles = new Map<string, Buffer>()
   private fileBytes = 0
@@ -39,19 +43,21 @@ export class SessionState {
     }
     if (text === undefined)
       throw new ToolError('store(): the value cannot be kept as JSON', {kind: 'invalid_arguments'})
-    return this.storeJson(name, Buffer.from(text))
+    return this.storeJson(name, text)
   }
 
   /** Keeps a value given as its JSON text (read back from a state file). Throws ToolError. */
-  storeJson(key: string, json: Buffer): number {
+  storeJson(key: string, json: string): number {
     const {limits} = this
-    if (json.length > limits.max_value_bytes) {
+    const bytes = Buffer.byteLength(json)
+    if (bytes > limits.max_value_bytes) {
       throw new ToolError(
-        `store("${shownKey(key)}"): the value is ${json.length} bytes of JSON, over the ${formatByteLimit(limits.max_value_bytes)} per value (state.max_value_bytes); store a summary, or split it under several keys`,
+        `store("${shownKey(key)}"): the value is ${bytes} bytes of JSON, over the ${formatByteLimit(limits.max_value_bytes)} per value (state.max_value_bytes); store a summary, or split it under several keys`,
         {kind: 'max_value_bytes'},
       )
     }
-    const depth = jsonShapeProblem(json, MAX_STATE_DEPTH)
+    const depth =
+      json.length > MAX_STATE_DEPTH ? jsonShapeProblem(Buffer.from(json), MAX_STATE_DEPTH) : undefined
     if (depth !== undefined)
       throw new ToolError(`store("${shownKey(key)}"): the value is ${depth}; flatten it`, {kind: 'too_large'})
     const previous = this.values.get(key)
@@ -61,21 +67,21 @@ export class SessionState {
         {kind: 'max_keys'},
       )
     }
-    const after = this.bytes - (previous?.length ?? 0) + json.length
+    const after = this.bytes - (previous?.bytes ?? 0) + bytes
     if (after > limits.max_bytes) {
       throw new ToolError(
-        `store("${shownKey(key)}"): ${json.length} more bytes would make ${after}, over the ${formatByteLimit(limits.max_bytes)} this session keeps (state.max_bytes, values and ./session/ files); forget() what is no longer needed`,
+        `store("${shownKey(key)}"): ${bytes} more bytes would make ${after}, over the ${formatByteLimit(limits.max_bytes)} this session keeps (state.max_bytes, values and ./session/ files); forget() what is no longer needed`,
         {kind: 'max_bytes'},
       )
     }
-    this.values.set(key, json)
-    this.valueBytes += json.length - (previous?.length ?? 0)
-    return json.length
+    this.values.set(key, {json, bytes})
+    this.valueBytes += bytes - (previous?.bytes ?? 0)
+    return bytes
   }
 
   /** The JSON of the value under `key`, or undefined. Throws ToolError for a key that is not one. */
-  load(key: unknown): Buffer | undefined {
-    return this.values.get(checkedKey(key))
+  load(key: unknown): string | undefined {
+    return this.values.get(checkedKey(key))?.json
   }
 
   /** Whether `key` was stored (it is not any more). Throws ToolError for a key that is not one. */
@@ -84,19 +90,19 @@ export class SessionState {
     const previous = this.values.get(name)
     if (previous === undefined) return false
     this.values.delete(name)
-    this.valueBytes -= previous.length
+    this.valueBytes -= previous.bytes
     return true
   }
 
   /** Every key with its size in bytes, in the order stored. */
   keys(): Record<string, number> {
     // Own properties, whatever the key (`__proto__` included).
-    return Object.fromEntries([...this.values].map(([key, json]) => [key, json.length]))
+    return Object.fromEntries([...this.values].map(([key, {bytes}]) => [key, bytes]))
   }
 
   /** The values, as JSON, in the order stored. */
-  entries(): IterableIterator<[string, Buffer]> {
-    return this.values.entries()
+  entries(): Array<[string, string]> {
+    return [...this.values].map(([key, {json}]) => [key, json])
   }
 
   /** The files of ./session/ now (a copy: the next program's starting point). */
@@ -142,6 +148,12 @@ export class SessionState {
     this.fileBytes = bytes
     return change
   }
+}
+
+/** A stored value: its JSON, and that JSON's size in UTF-8 bytes (what the bounds count). */
+interface StoredValue {
+  json: string
+  bytes: number
 }
 
 /** What a program's ./session/ changed in the session's files. */

@@ -109,9 +109,7 @@ export function readStateFile(path: string, session: SessionState): void {
 
 /** Writes `session` to `path`: a new 0600 file in the same directory, synced, then renamed over it. */
 export function writeStateFile(path: string, session: SessionState): void {
-  const values = [...session.entries()].map(
-    ([key, json]) => `${JSON.stringify(key)}:${json.toString('utf8')}`,
-  )
+  const values = [...session.entries()].map(([key, json]) => `${JSON.stringify(key)}:${json}`)
   const files = [...session.files()].map(
     ([name, data]) => `${JSON.stringify(name)}:"${data.toString('base64')}"`,
   )

@@ -125,6 +125,26 @@ describe('hostile state (SPEC §6.2, §15)', () => {
     await expectHealthy()
   })
 
+  it('a large value loaded 100 times at once: answered from one copy, serve stays bounded', async () => {
+    await execute(serve, 'await store("big8", "x" * (8 * 1024 * 1024))')
+    const run = await execute(
+      serve,
+      [
+        'tasks = [asyncio.ensure_future(load("big8")) for _ in range(100)]',
+        'total = 0',
+        'for i in range(100):',
+        '    total += len(await tasks[i])',
+        '    tasks[i] = None',
+        'print(total)',
+      ].join('\n'),
+      120_000,
+    )
+    // The child may run out of its own memory holding the answers; serve must not.
+    if (run.structured.ok) expect(run.structured.output).toBe(`${100 * 8 * MiB}\n`)
+    await execute(serve, 'await forget("big8")')
+    await expectHealthy()
+  }, 150_000)
+
   it('links and special files in ./session/: never followed, never carried, said so', async () => {
     const run = await execute(
       serve,
