@@ -150,6 +150,35 @@ describe('state between programs of one serve session (SPEC §6.2)', () => {
     expect(check.structured.output).toMatch(/^[ab] True 49 100027\n$/)
   })
 
+  it('a 20 MiB file and a nested one in ./session/ arrive whole in the next program; a failed program still passes its files on', async () => {
+    const first = await execute(
+      serve,
+      [
+        'import hashlib, os',
+        'data = os.urandom(20 * 1024 * 1024)',
+        'os.makedirs("session/a/b", exist_ok=True)',
+        'open("session/a/b/big.bin", "wb").write(data)',
+        'open("session/empty", "wb").close()',
+        'print(hashlib.sha256(data).hexdigest())',
+        'raise ValueError("after writing")',
+      ].join('\n'),
+    )
+    expect(first.structured.ok).toBe(false)
+    expect(first.structured.trace).toMatch(/session\/: 2 files, 20\.0 MB/)
+    const digest = /--- output before the error ---\n([0-9a-f]{64})/.exec(first.text)?.[1]
+    const second = await execute(
+      serve,
+      [
+        'import hashlib, os',
+        'print(hashlib.sha256(open("session/a/b/big.bin", "rb").read()).hexdigest(), os.path.getsize("session/empty"))',
+        'os.remove("session/a/b/big.bin")',
+        'os.remove("session/empty")',
+      ].join('\n'),
+    )
+    expect(second.structured.output).toBe(`${digest} 0\n`)
+    expect(second.structured.trace).toBe('[session/: 2 removed]')
+  })
+
   it('another serve process (another client session) reads nothing of this one', async () => {
     const second = await startRawServe(other)
     try {
