@@ -26,7 +26,7 @@ const STATE_KINDS = new Set<string>([
  */
 export function executeProgramDescription(
   execution: ExecutionConfig,
-  state: StateConfig = {...STATE_DEFAULTS},
+  state: StateConfig = STATE_DEFAULTS,
 ): string {
   // A call cannot outlast its program: never show a per-call limit above the program's.
   const perCall = Math.min(execution.tool_call_timeout_seconds, execution.timeout_seconds)
