@@ -2,6 +2,12 @@ import {z} from 'zod'
 
 import {normaliseName} from '../downstream/naming.js'
 import {isRecord} from '../guards.js'
+import {
+  DEFAULT_MAX_TOOL_RESULT_BYTES,
+  MAX_STATE_KEY_CHARS,
+  MAX_TOOL_RESULT_CEILING,
+  STATE_DEFAULTS,
+} from '../limits.js'
 import {SANDBOX_SETTINGS} from '../sandbox/index.js'
 
 /**
@@ -10,9 +16,6 @@ import {SANDBOX_SETTINGS} from '../sandbox/index.js'
  * file *after* `${VAR}` expansion (see expand.ts), so string fields that may hold `${VAR}` carry no
  * format in the JSON Schema and are checked here with refinements instead.
  */
-
-/** Ceiling for one tool result: what the child channel carries in one message, with room for framing. */
-export const MAX_TOOL_RESULT_CEILING = 64 * 1024 * 1024
 
 export const TRANSPORTS = ['stdio', 'http', 'sse'] as const
 
@@ -220,7 +223,7 @@ export const executionSchema = z
     max_tool_result_bytes: positiveInt(
       `Largest tool result passed to a program, in bytes (at most ${MAX_TOOL_RESULT_CEILING}).`,
       MAX_TOOL_RESULT_CEILING,
-    ).default(16_777_216),
+    ).default(DEFAULT_MAX_TOOL_RESULT_BYTES),
     max_scratch_bytes: positiveInt(
       'Bytes a program may keep in its scratch directory (a private tmpfs; one file per 4 KiB of it).',
     ).default(268_435_456),
@@ -255,6 +258,26 @@ export const executionSchema = z
       ),
   })
   .describe('How programs run.')
+
+export const stateSchema = z
+  .strictObject({
+    max_bytes: positiveInt(
+      'Bytes one session keeps between programs: stored values (as JSON) and ./session/ files, all told.',
+    ).default(STATE_DEFAULTS.max_bytes),
+    max_value_bytes: positiveInt(
+      `Largest value one store() keeps, as JSON (at most ${MAX_TOOL_RESULT_CEILING}).`,
+      MAX_TOOL_RESULT_CEILING,
+    ).default(STATE_DEFAULTS.max_value_bytes),
+    max_keys: positiveInt(
+      `Keys stored at once per session, each at most ${MAX_STATE_KEY_CHARS} characters.`,
+    ).default(STATE_DEFAULTS.max_keys),
+    max_session_files: positiveInt(
+      'Files under ./session/ kept for the next program, within max_bytes.',
+    ).default(STATE_DEFAULTS.max_session_files),
+  })
+  .describe(
+    'What programs keep for the next ones (store(), load(), ./session/): in memory, for the life of one serve process (one client session) or one `ptc-mcp run` (unless --state FILE).',
+  )
 
 /**
  * Server names must stay unique after normalisation (`my-srv` and `my_srv` both become `my_srv`).
@@ -296,6 +319,7 @@ export const configSchema = z
     execution: section(executionSchema, executionSchema.parse({})).describe(
       executionSchema.description ?? '',
     ),
+    state: section(stateSchema, stateSchema.parse({})).describe(stateSchema.description ?? ''),
   })
   .superRefine(checkUniqueServerNames, {when: () => true})
   .describe('ptc-mcp configuration')
@@ -305,6 +329,9 @@ export type ServerConfig = z.infer<typeof serverSchema>
 export type StdioServerConfig = Extract<ServerConfig, {transport: 'stdio'}>
 export type RemoteServerConfig = Exclude<ServerConfig, StdioServerConfig>
 export type ExecutionConfig = z.infer<typeof executionSchema>
+export type StateConfig = z.infer<typeof stateSchema>
 export type ToolsConfig = z.infer<typeof toolsSchema>
 export type OAuthConfig = z.infer<typeof oauthSchema>
 export type PermissionsConfig = z.infer<typeof permissionsSchema>
+
+export {MAX_TOOL_RESULT_CEILING} from '../limits.js'

@@ -1,13 +1,13 @@
 import {dirname} from 'node:path'
 
-import type {ExecutionConfig} from '../config/schema.js'
+import type {ExecutionConfig, StateConfig} from '../config/schema.js'
 import type {ToolHost} from '../downstream/types.js'
 import type {ApprovalPrompter} from '../permissions/approvals.js'
 import type {PermissionPolicy} from '../permissions/policy.js'
 import type {PythonInfo, SandboxBackend} from '../sandbox/backend.js'
 import type {ShownImage} from './protocol.js'
 
-import {childMessageBytes} from '../limits.js'
+import {childMessageBytes, STATE_DEFAULTS} from '../limits.js'
 import {type Logger, silentLogger} from '../log.js'
 import {ProgramApprovals} from '../permissions/approvals.js'
 import {artifactsRoot, artifactsRootProblem, pruneArtifacts} from './artifacts.js'
@@ -17,7 +17,9 @@ import {type ChildRunResult, ProgramChild, RUNNER_PATH} from './child/index.js'
 import {composeOutcome, type OutcomeParts, type RunOutcome, startFailureText} from './outcome.js'
 import {childLimits, programBounds} from './program-bounds.js'
 import {ProgramSlots, type SlotRelease} from './program-slots.js'
+import {ProgramState, sessionLimits} from './program-state.js'
 import {sweepOrphanedScratchDirs} from './scratch.js'
+import {SessionState} from './session-state.js'
 import {writeShownImages} from './shown-files.js'
 import {type CallApprover, ToolCallBroker, type ToolCallListener} from './tool-calls.js'
 import {WarmPool, warmPoolMax} from './warm-pool.js'
@@ -27,6 +29,8 @@ export {type RunOutcome, startFailureOutcome} from './outcome.js'
 
 export interface ProgramEngineOptions {
   execution: ExecutionConfig
+  /** The `state:` bounds (SPEC §6.2): the largest store() message, and a run's own session when it is given none. Default: STATE_DEFAULTS. */
+  state?: StateConfig
   /** The engine's only view of downstream tools (a `ToolRegistry` in the server). */
   host: ToolHost
   backend: SandboxBackend
@@ -57,6 +61,11 @@ export interface RunOptions {
   onQueue?: (ahead?: number) => void
   /** Write the images the program shows into the run's artifacts (`run`: no client to show them to). */
   keepShownImages?: boolean
+  /**
+   * The session whose values and ./session/ files the program reads and changes (SPEC §6.2): one
+   * per serve process. Default: a session of its own, gone when the program ends.
+   */
+  state?: SessionState
 }
 
 /** Bound on starting a child (spawn, confinement, runner load); not part of the program's time. */
@@ -71,6 +80,7 @@ let sweptScratchDirs = false
  */
 export class ProgramEngine {
   private readonly execution: ExecutionConfig
+  private readonly stateLimits: StateConfig
   private readonly host: ToolHost
   private readonly backend: SandboxBackend
   private readonly logger: Logger
@@ -87,6 +97,7 @@ export class ProgramEngine {
 
   constructor(options: ProgramEngineOptions) {
     this.execution = options.execution
+    this.stateLimits = options.state ?? {...STATE_DEFAULTS}
     this.host = options.host
     this.backend = options.backend
     this.logger = options.logger ?? silentLogger
@@ -96,7 +107,10 @@ export class ProgramEngine {
     const rootProblem = artifactsRootProblem(this.artifactsRoot)
     if (rootProblem) this.logger.warn(rootProblem)
     pruneArtifacts(this.artifactsRoot)
-    this.maxMessageBytes = childMessageBytes(execution)
+    this.maxMessageBytes = childMessageBytes({
+      ...execution,
+      max_value_bytes: this.stateLimits.max_value_bytes,
+    })
     const useForkServer = options.forkServer ?? process.env.PTC_MCP_FORK_SERVER !== '0'
     this.forkServer =
       useForkServer && options.backend.forkServer
@@ -173,6 +187,7 @@ export class ProgramEngine {
     }
 
     const {execution} = this
+    const state = new ProgramState(options.state ?? new SessionState(this.stateLimits))
     const broker = new ToolCallBroker(
       this.host,
       (message) => child.reply(message),
@@ -187,6 +202,7 @@ export class ProgramEngine {
         onCallDone: options.onToolCallDone,
         approver: this.approver(child, options.prompter),
         holdRequests: (hold) => child.holdRequests(hold),
+        state,
       },
     )
     let run: ChildRunResult
@@ -197,8 +213,18 @@ export class ProgramEngine {
           tools: this.host.listTools().map((tool) => tool.name),
           max_emit_bytes: execution.max_output_bytes,
           max_call_bytes: execution.max_tool_result_bytes,
+          state: {
+            max_value_bytes: state.limits.max_value_bytes,
+            max_bytes: state.limits.max_bytes,
+            max_session_files: state.limits.max_session_files,
+          },
         },
-        {timeoutMs: execution.timeout_seconds * 1000, signal, handlers: broker},
+        {
+          timeoutMs: execution.timeout_seconds * 1000,
+          signal,
+          handlers: broker,
+          session: {files: state.filesBefore, limits: sessionLimits(state.limits)},
+        },
       )
     } catch (error) {
       // The child ended between being handed out and receiving the program.
@@ -221,6 +247,7 @@ export class ProgramEngine {
       resultBytes: broker.resultBytes,
       images: run.images,
       kept: run.kept,
+      state: {change: state.finish(run.session), limits: state.limits},
       shownImageFiles,
       elapsedMs: run.elapsedMs,
       sandbox: child.tier,
