@@ -45,10 +45,13 @@ function bundle(tag: string, length = 4000): string {
 
 const LOADER = join(PACKAGE_ROOT, 'dist', 'cli', 'serve-bundle.js')
 
-/** Loads `file` in a fresh Node process: how the cache served, and what the bundle exported. */
+/**
+ * Loads `file` in a fresh Node process, with the cache in `dir` ('': none): how the cache served,
+ * and what the bundle exported.
+ */
 function loadBundle(
   file: string,
-  dir: string | undefined,
+  dir: string,
 ): {cache: CacheUse; exports: {tag: string; sum: number; dir: string}} {
   const script = `const {loadBundle} = await import(process.argv[1])
 const {cache, exports} = loadBundle(process.argv[2], process.argv[3] || undefined)
