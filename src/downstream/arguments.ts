@@ -52,7 +52,7 @@ function unexpectedMessage(key: string, names: readonly string[], args: Record<s
   return `unexpected argument '${quoted}'; accepted: ${names.join(', ')}`
 }
 
-interface ListedProperties {
+export interface ListedProperties {
   /** Every property named by the schema (its own `properties`, and those of allOf/anyOf/oneOf branches). */
   properties: Map<string, unknown>
   required: Set<string>
@@ -67,7 +67,12 @@ interface ListedProperties {
  */
 const listedBySchema = new WeakMap<object, ListedProperties | undefined>()
 
-function listedProperties(schema: Record<string, unknown>): ListedProperties | undefined {
+/**
+ * What a tool's inputSchema says about argument names: its properties (with those of its allOf /
+ * anyOf / oneOf branches), the required ones, and whether others are allowed; undefined when it
+ * says nothing (any name may be right).
+ */
+export function listedProperties(schema: Record<string, unknown>): ListedProperties | undefined {
   if (listedBySchema.has(schema)) return listedBySchema.get(schema)
   const listed = readListedProperties(schema)
   listedBySchema.set(schema, listed)

@@ -48,7 +48,8 @@ def _tool_like_names(code_obj):
 
 class Runner:
     """Everything a run needs, made before the program arrives. `modules` holds the runner's own
-    modules (calls, errors, helpers, kept_files, media, output, program_habits); `runner_files` their paths,
+    modules (calls, errors, helpers, kept_files, media, output, preflight, program_habits);
+    `runner_files` their paths,
     left out of tracebacks and warnings; `limits` the sandbox's limits that errors are hinted with."""
 
     def __init__(self, channel, devnull, modules, runner_files, limits):
@@ -170,6 +171,10 @@ class Runner:
         self.end_marker = str(run.get("end_marker") or "").encode("utf-8")
         code_obj = self.compile(source)
         program_globals = self.program_globals(code_obj, run.get("tools") or ())
+        # SPEC §6.1: a program with a mistake that can be seen before it runs does not run at all.
+        problems = self.modules.preflight.check(source, program_globals, run.get("preflight"))
+        if problems is not None:
+            self.finish(problems)
         error = await self.execute(code_obj, program_globals)
         habits = self.modules.program_habits
         if error is None:
@@ -195,6 +200,7 @@ class Runner:
             raise NameError("warm-up")
         except NameError as exc:
             self.errors.format(exc)
+        self.modules.preflight.check("r = await mcp__a__b(x=1)\nprint(r)\n", {}, {"tools": {"mcp__a__b": {}}})
         channel = self.channel
         channel.to_bytes({"type": "call", "id": 0, "tool": "", "args": {"a": [1, "b", None]}})
         channel.text_value(bytearray(b'{"a": [1, "b", null]}'))
