@@ -2,7 +2,7 @@ import type {ToolHost, ToolInfo} from '../downstream/types.js'
 
 import {listedProperties} from '../downstream/arguments.js'
 import {describeTool} from '../downstream/inspect.js'
-import {normaliseName} from '../downstream/naming.js'
+import {normaliseName, suggestNames} from '../downstream/naming.js'
 import {followRefs} from '../downstream/schema-ref.js'
 import {lookupTool} from '../downstream/tool-lookup.js'
 import {isRecord} from '../guards.js'
@@ -16,8 +16,11 @@ import {isRecord} from '../guards.js'
 export interface PreflightSpec {
   /** The tools named, by namespaced name. */
   tools: Record<string, ToolSpec>
-  /** Names that are no tool, with the message that says so (closest names suggested). */
-  unknown: Record<string, string>
+  /**
+   * Names that are no tool: the message that says so (closest names suggested), and the signature
+   * of the closest tool, or null.
+   */
+  unknown: Record<string, [string, string | null]>
 }
 
 export interface ToolSpec {
@@ -70,14 +73,16 @@ export function preflightSpec(code: string, host: ToolHost): PreflightSpec {
  * Why `name` is no tool, or undefined when that is for run time to say: a name of a server that is
  * down or still starting (the program may catch the ToolError), or of a tool a rule hides.
  */
-function unknownProblem(name: string, host: ToolHost): string | undefined {
+function unknownProblem(name: string, host: ToolHost): [string, string | null] | undefined {
   const down = host
     .unavailableServers()
     .some((server) => name.startsWith(`mcp__${normaliseName(server.name)}__`))
   if (down) return undefined
   const lookup = lookupTool(host, name)
   if (lookup.tool || lookup.hidden) return undefined
-  return lookup.unknown
+  const [closest] = suggestNames(name, host.listTools().map((tool) => tool.name), 1)
+  const tool = closest === undefined ? undefined : host.getTool(closest)
+  return [lookup.unknown, tool ? toolSpec(tool, host).signature : null]
 }
 
 function toolSpec(tool: ToolInfo, host: ToolHost): ToolSpec {

@@ -272,8 +272,9 @@ const cases = (): Case[] => [
     output: "['kind', 'message', 'tool']\n",
   },
   {
-    name: 'unknown tool: kind unknown_tool, closest name suggested',
+    name: 'unknown tool at run time (globals() in use: names may be bound unseen): kind unknown_tool',
     code: py([
+      'names = globals()',
       'try:',
       '    await mcp__fx__ad(a=1, b=2)',
       'except ToolError as e:',
@@ -283,10 +284,11 @@ const cases = (): Case[] => [
     output: /^unknown_tool \| Unknown tool 'mcp__fx__ad'\. Did you mean mcp__fx__add/,
   },
   {
-    name: 'a wrong type: kind invalid_arguments, the property named',
+    name: 'a wrong type at run time: kind invalid_arguments, the property named',
     code: py([
+      'one = "one"',
       'try:',
-      '    await mcp__fx__add(a="one", b=2)',
+      '    await mcp__fx__add(a=one, b=2)',
       'except ToolError as e:',
       '    print(e.kind, "|", e)',
     ]),
@@ -321,16 +323,16 @@ const cases = (): Case[] => [
   },
   // --- argument names and None
   {
-    name: 'a typo in an argument name is refused with the closest name',
-    code: 'await mcp__fx__add(a=1, bb=2)',
+    name: 'a typo in an argument name at run time (a call through a name of its own) is refused with the closest name',
+    code: 'add = mcp__fx__add\nawait add(a=1, bb=2)',
     ok: false,
     error: /ToolError: invalid arguments for mcp__fx__add: unexpected argument 'bb'; did you mean 'b'\?$/,
   },
   {
-    name: 'camelCase for snake_case: sort_by for sortBy',
+    name: 'camelCase for snake_case: sort_by for sortBy, before anything runs',
     code: `await mcp__fs__list_directory_with_sizes(path=${root()}, sort_by="size")`,
     ok: false,
-    error: /unexpected argument 'sort_by'; did you mean 'sortBy'\?$/,
+    error: /^PreflightError: .*\n {2}line 1: mcp__fs__list_directory_with_sizes\(\): unexpected argument 'sort_by' \(did you mean 'sortBy'\?\)\n {4}await mcp__fs__list_directory_with_sizes\(\*, path: str/,
   },
   {
     name: 'the right name sorts as asked',
@@ -352,10 +354,11 @@ const cases = (): Case[] => [
     output: '4 3\n',
   },
   {
-    name: 'None for a required argument is refused',
+    name: 'None for a required argument is refused at run time',
     code: py([
+      'nothing = None',
       'try:',
-      '    await mcp__fx__add(a=None, b=1)',
+      '    await mcp__fx__add(a=nothing, b=1)',
       'except ToolError as e:',
       '    print(e.kind, "|", e)',
     ]),
@@ -363,8 +366,8 @@ const cases = (): Case[] => [
     output: /^invalid_arguments \| .*argument 'a': must be number/,
   },
   {
-    name: 'positional arguments: TypeError saying how to call',
-    code: 'await mcp__fx__add(1, 2)',
+    name: 'positional arguments at run time: TypeError saying how to call',
+    code: 'add = mcp__fx__add\nawait add(1, 2)',
     ok: false,
     error:
       /TypeError: mcp__fx__add\(\) takes keyword arguments only \(got 2 positional\); write: await mcp__fx__add\(name=value, \.\.\.\)$/,
@@ -386,10 +389,10 @@ const cases = (): Case[] => [
   },
   {
     name: 'iterating over a coroutine',
-    code: 'for item in mcp__fx__text_json():\n    print(item)',
+    code: 'text_json = mcp__fx__text_json\nfor item in text_json():\n    print(item)',
     ok: false,
     error:
-      /TypeError: 'coroutine' object is not iterable\nhint: .*\n {2}line 1: mcp__fx__text_json\(\.\.\.\) was never awaited/,
+      /TypeError: 'coroutine' object is not iterable\nhint: .*\n {2}line 2: mcp__fx__text_json\(\.\.\.\) was never awaited/,
   },
   {
     name: 'len() of a coroutine, and a coroutine passed on as an argument',
@@ -407,10 +410,11 @@ const cases = (): Case[] => [
   },
   {
     name: 'a call never awaited fails the run, even when the rest succeeded',
-    code: py(['print("start")', 'mcp__fx__echo(text="lost")', 'print("end")']),
+    code: py(['echo = mcp__fx__echo', 'print("start")', 'echo(text="lost")', 'print("end")']),
     ok: false,
+    output: 'start\nend\n',
     error:
-      /^RuntimeError: a coroutine was never awaited, so it never ran \(add await\):\n {2}line 2: mcp__fx__echo\(\.\.\.\) was never awaited: write `await mcp__fx__echo\(\.\.\.\)`$/,
+      /^RuntimeError: a coroutine was never awaited, so it never ran \(add await\):\n {2}line 3: mcp__fx__echo\(\.\.\.\) was never awaited: write `await mcp__fx__echo\(\.\.\.\)`$/,
   },
   {
     name: "the program's own coroutine never awaited",
@@ -419,10 +423,103 @@ const cases = (): Case[] => [
     error: /^RuntimeError: a coroutine was never awaited.*\n {2}line 3: main\(\.\.\.\) was never awaited/,
   },
   {
-    name: 'a printed coroutine is a never-awaited call',
+    name: 'a printed coroutine is a never-awaited call, seen before anything runs',
     code: 'print(mcp__fx__add(a=1, b=1))',
     ok: false,
-    error: /line 1: mcp__fx__add\(\.\.\.\) was never awaited/,
+    error: /^PreflightError: 1 problem .*\n {2}line 1: mcp__fx__add\(\): never awaited, so it would never run: write `await mcp__fx__add\(\.\.\.\)`/,
+  },
+  // --- the preflight check (SPEC §6.1): mistakes seen before anything runs
+  {
+    name: 'preflight: a misspelt tool, with the closest name',
+    code: 'print("never printed")\nawait mcp__fx__ad(a=1, b=2)',
+    ok: false,
+    output: '',
+    error:
+      /^PreflightError: 1 problem found before the program ran; nothing ran and no tool was called\..*\n {2}line 2: Unknown tool 'mcp__fx__ad'\. Did you mean mcp__fx__add, .*\n {4}await mcp__fx__add\(\*, a: float, b: float\) -> dict$/,
+  },
+  {
+    name: 'preflight: a helper that does not exist, with the closest helpers',
+    code: 'tools = await list_tools()',
+    ok: false,
+    error: /\n {2}line 1: name 'list_tools' is not defined; did you mean .*list_callable_tools/,
+  },
+  {
+    name: "preflight: a helper's own argument names",
+    code: 'await inspect_tool(name="mcp__fx__add")',
+    ok: false,
+    error:
+      /\n {2}line 1: inspect_tool\(\): got an unexpected keyword argument 'name' \('name': did you mean 'tool_name'\?\)\n {4}inspect_tool\(tool_name=None/,
+  },
+  {
+    name: 'preflight: positional arguments',
+    code: 'await mcp__fx__add(1, 2)',
+    ok: false,
+    error:
+      /\n {2}line 1: mcp__fx__add\(\): takes keyword arguments only \(got 2 positional\); missing required arguments 'a', 'b'\n {4}await mcp__fx__add\(\*, a: float, b: float\) -> dict$/,
+  },
+  {
+    name: 'preflight: unknown keywords matched one to one (x meant a, y meant b)',
+    code: 'await mcp__fx__add(x=1, y=2)',
+    ok: false,
+    error:
+      /\n {2}line 1: mcp__fx__add\(\): unexpected argument 'x' \(did you mean 'a'\?\); unexpected argument 'y' \(did you mean 'b'\?\)\n/,
+  },
+  {
+    name: 'preflight: a missing required argument',
+    code: 'await mcp__fx__echo(upper=True)',
+    ok: false,
+    error:
+      /\n {2}line 1: mcp__fx__echo\(\): missing required argument 'text'\n {4}await mcp__fx__echo\(\*, text: str, upper: bool = False\)/,
+  },
+  {
+    name: 'preflight: a literal of the wrong JSON type',
+    code: 'await mcp__fx__add(a="one", b=2)',
+    ok: false,
+    error: /\n {2}line 1: mcp__fx__add\(\): argument 'a' is a str \('one'\); it must be a number\n/,
+  },
+  {
+    name: 'preflight: None for a required argument',
+    code: 'await mcp__fx__add(a=None, b=1)',
+    ok: false,
+    error: /\n {2}line 1: mcp__fx__add\(\): argument 'a' is None; it must be a number\n/,
+  },
+  {
+    name: 'preflight: a literal outside the enum',
+    code: 'await mcp__fx__sample(kind="smapling")',
+    ok: false,
+    error: /\n {2}line 1: mcp__fx__sample\(\): argument 'kind' is 'smapling', not one of 'sampling', /,
+  },
+  {
+    name: 'preflight: a tool call never awaited',
+    code: 'print("start")\nmcp__fx__echo(text="lost")',
+    ok: false,
+    output: '',
+    error:
+      /\n {2}line 2: mcp__fx__echo\(\): never awaited, so it would never run: write `await mcp__fx__echo\(\.\.\.\)`\n/,
+  },
+  {
+    name: 'preflight: a misspelt tool, a wrong keyword and a missing await, all in one answer',
+    code: py([
+      'r = await mcp__fx__ech(text="a")',
+      'rows = await mcp__fx__structured(tikcer="ACME")',
+      'mcp__fx__add(a=1, b=2)',
+    ]),
+    ok: false,
+    error:
+      /^PreflightError: 3 problems found.*\n {2}line 1: Unknown tool 'mcp__fx__ech'\. Did you mean mcp__fx__echo.*\n {2}line 2: mcp__fx__structured\(\): unexpected argument 'tikcer' \(did you mean 'ticker'\?\)\n {4}await mcp__fx__structured\(.*\n {2}line 3: mcp__fx__add\(\): never awaited/s,
+  },
+  {
+    name: 'preflight: what it cannot see (**kwargs, values computed at run time) is left to run time',
+    code: py([
+      'args = {"x": 1}',
+      'try:',
+      '    await mcp__fx__add(**args)',
+      'except ToolError as e:',
+      '    print(e.kind)',
+      'print((await mcp__fx__add(a=int("2"), b=3))["sum"])',
+    ]),
+    ok: true,
+    output: 'invalid_arguments\n5\n',
   },
   // --- printing results to learn their shape, and the shapes themselves
   {
@@ -538,7 +635,7 @@ const cases = (): Case[] => [
     name: 'open_nodes with name for names: the closest property suggested',
     code: 'await mcp__memory__open_nodes(name=["Ann"])',
     ok: false,
-    error: /unexpected argument 'name'; did you mean 'names'\?$/,
+    error: /unexpected argument 'name' \(did you mean 'names'\?\)\n/,
   },
   {
     name: 'delete_entities: {success, message}, the message not repeated in _notes',
@@ -620,6 +717,35 @@ describe('programs in the styles models write (SPEC §6)', () => {
     expect(task.run.calls).toHaveLength(20)
     for (const call of task.run.calls) expect(JSON.stringify(call.args).length).toBeLessThanOrEqual(200)
     expect(task.run.text).toMatch(/\[tool calls: 20; \d+\.\ds; \d+\.\d KB kept out of context\]$/)
+  })
+})
+
+describe('the preflight check (SPEC §6.1)', () => {
+  it('a program with a wrong argument on line 5 makes no call from lines 1-4', async () => {
+    const count = async () => {
+      const run = await execute(serve, 'print((await mcp__fx__call_count())["calls"])')
+      expect(run.structured.ok, run.text).toBe(true)
+      return Number(run.structured.output)
+    }
+    const before = await count()
+    const run = await execute(
+      serve,
+      py([
+        'await mcp__fx__add(a=1, b=2)',
+        'await mcp__fx__echo(text="written")',
+        'print("lines 1-4 ran")',
+        'await mcp__fx__delete_item(id="x")',
+        'await mcp__fx__add(a=1, c=2)',
+      ]),
+    )
+    expect(run.structured.ok).toBe(false)
+    expect(run.structured.output).toBe('')
+    expect(run.structured.error).toMatch(
+      /^PreflightError: 1 problem .*\n {2}line 5: mcp__fx__add\(\): unexpected argument 'c' \(did you mean 'b'\?\)\n/,
+    )
+    expect(run.structured.tool_calls.counts).toEqual({})
+    // Only the count's own call reached the server in between.
+    expect(await count()).toBe(before + 1)
   })
 })
 

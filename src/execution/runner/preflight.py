@@ -3,11 +3,11 @@ anything runs. Loaded by runner.py.
 
 The parent sends, in the run message's `preflight`, what it knows of the tools the program's text
 names (src/execution/preflight-spec.ts): per tool its signature, parameters (JSON types, enums),
-required ones and whether other names are allowed; per unknown `mcp__` name the message saying so.
-Helpers are checked against their Python signatures, so a helper added to helpers.py is known here
-without a list of its own. Only what is certain statically is reported: a call through a name the
-program binds itself, `*args`, `**kwargs` and values computed at run time are left to the run-time
-checks.
+required ones and whether other names are allowed; per unknown `mcp__` name the message saying so
+and the closest tool's signature. Helpers are checked against their Python signatures, so a helper
+added to helpers.py is known here without a list of its own. Only what is certain statically is
+reported: a call through a name the program binds itself, `*args`, `**kwargs` and values computed
+at run time are left to the run-time checks.
 """
 
 import ast
@@ -305,7 +305,7 @@ class _Report:
 
 def check(source, program_globals, spec):
     """The PreflightError text for a program with problems, else None. `spec`: the run message's
-    `preflight` ({"tools": {name: {...}}, "unknown": {name: message}})."""
+    `preflight` ({"tools": {name: {...}}, "unknown": {name: [message, signature or None]}})."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
@@ -321,7 +321,8 @@ def check(source, program_globals, spec):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in unknown:
             if node.id not in bound and not dynamic and (node.id, node.lineno) not in reported_unknown:
                 reported_unknown.add((node.id, node.lineno))
-                report.add(node.lineno, str(unknown[node.id]))
+                message, signature = [*list(unknown[node.id]), None, None][:2]
+                report.add(node.lineno, str(message), signature if isinstance(signature, str) else None)
             continue
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
             continue
