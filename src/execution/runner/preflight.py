@@ -268,17 +268,15 @@ def _unknown_name_message(name, program_globals):
 
 class _Report:
     def __init__(self):
-        self.entries = []  # (line, text, signature or None)
-        self.count = 0
+        self.entries = []  # (line, text, signature or None): one per call or name
 
-    def add(self, line, text, signature=None, count=1):
-        self.count += count
+    def add(self, line, text, signature=None):
         self.entries.append((line, text, signature))
 
     def add_call(self, line, name, problems, signature):
         """One entry per call, with all its problems."""
         if problems:
-            self.add(line, f"{name}(): {'; '.join(problems)}", signature, len(problems))
+            self.add(line, f"{name}(): {'; '.join(problems)}", signature)
 
     def render(self):
         if not self.entries:
@@ -293,7 +291,7 @@ class _Report:
             previous = signature
         if len(self.entries) > MAX_PROBLEMS:
             lines.append(f"  ... and {len(self.entries) - MAX_PROBLEMS} more")
-        count = self.count
+        count = len(self.entries)
         head = (
             f"PreflightError: {count} problem{'s' if count > 1 else ''} found before the program ran;"
             " nothing ran and no tool was called. Fix "
