@@ -46,7 +46,7 @@ export const MAX_PREFLIGHT_NAMES = 64
 const MAX_PARAMS = 200
 const MAX_ENUM_VALUES = 64
 const MAX_SIGNATURE_CHARS = 600
-const JSON_TYPES = new Set(['string', 'integer', 'number', 'boolean', 'null', 'array', 'object'])
+const JSON_TYPES = new Set(['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'])
 const TOOL_WORD = /\bmcp__\w+/g
 
 /** The preflight part of the run message for `code`. */
@@ -80,7 +80,11 @@ function unknownProblem(name: string, host: ToolHost): [string, string | null] |
   if (down) return undefined
   const lookup = lookupTool(host, name)
   if (lookup.tool || lookup.hidden) return undefined
-  const [closest] = suggestNames(name, host.listTools().map((tool) => tool.name), 1)
+  const [closest] = suggestNames(
+    name,
+    host.listTools().map((tool) => tool.name),
+    1,
+  )
   const tool = closest === undefined ? undefined : host.getTool(closest)
   return [lookup.unknown, tool ? toolSpec(tool, host).signature : null]
 }
@@ -105,7 +109,7 @@ function paramSpec(root: Record<string, unknown>, property: unknown): ParamSpec 
   if (!isRecord(schema)) return {}
   const spec: ParamSpec = {}
   const {type} = schema
-  const types = typeof type === 'string' ? [type] : Array.isArray(type) ? type : []
+  const types: unknown[] = Array.isArray(type) ? (type as unknown[]) : [type].filter((t) => t !== undefined)
   // Only a plain type list: a schema that combines others says more than a type.
   const combined = ['anyOf', 'oneOf', 'allOf', 'not', 'if'].some((key) => key in schema)
   if (!combined && types.length > 0 && types.every((t) => typeof t === 'string' && JSON_TYPES.has(t))) {
@@ -117,7 +121,7 @@ function paramSpec(root: Record<string, unknown>, property: unknown): ParamSpec 
     !combined &&
     Array.isArray(values) &&
     values.length <= MAX_ENUM_VALUES &&
-    values.every((v) => v === null || ['string', 'number', 'boolean'].includes(typeof v))
+    values.every((v) => v === null || ['boolean', 'number', 'string'].includes(typeof v))
   )
     spec.enum = values
   return spec

@@ -332,7 +332,8 @@ const cases = (): Case[] => [
     name: 'camelCase for snake_case: sort_by for sortBy, before anything runs',
     code: `await mcp__fs__list_directory_with_sizes(path=${root()}, sort_by="size")`,
     ok: false,
-    error: /^PreflightError: .*\n {2}line 1: mcp__fs__list_directory_with_sizes\(\): unexpected argument 'sort_by' \(did you mean 'sortBy'\?\)\n {4}await mcp__fs__list_directory_with_sizes\(\*, path: str/,
+    error:
+      /^PreflightError: .*\n {2}line 1: mcp__fs__list_directory_with_sizes\(\): unexpected argument 'sort_by' \(did you mean 'sortBy'\?\)\n {4}await mcp__fs__list_directory_with_sizes\(\*, path: str/,
   },
   {
     name: 'the right name sorts as asked',
@@ -426,7 +427,8 @@ const cases = (): Case[] => [
     name: 'a printed coroutine is a never-awaited call, seen before anything runs',
     code: 'print(mcp__fx__add(a=1, b=1))',
     ok: false,
-    error: /^PreflightError: 1 problem .*\n {2}line 1: mcp__fx__add\(\): never awaited, so it would never run: write `await mcp__fx__add\(\.\.\.\)`/,
+    error:
+      /^PreflightError: 1 problem .*\n {2}line 1: mcp__fx__add\(\): never awaited, so it would never run: write `await mcp__fx__add\(\.\.\.\)`/,
   },
   // --- the preflight check (SPEC §6.1): mistakes seen before anything runs
   {

@@ -283,12 +283,10 @@ class _Report:
             return None
         self.entries.sort(key=lambda entry: entry[0])
         lines = []
-        previous = None
         for line, text, signature in self.entries[:MAX_PROBLEMS]:
             lines.append(f"  line {line}: {text}")
-            if signature and signature != previous:
+            if signature:
                 lines.append(f"    {signature}")
-            previous = signature
         if len(self.entries) > MAX_PROBLEMS:
             lines.append(f"  ... and {len(self.entries) - MAX_PROBLEMS} more")
         count = len(self.entries)
