@@ -18,6 +18,9 @@ import json
 
 MAX_PROBLEMS = 20
 _MAX_VALUE_CHARS = 40
+# Wrong names matched to the names they most likely meant, per call; longer names are not matched.
+_MAX_MATCHED = 50
+_MAX_MATCHED_CHARS = 100
 # Names a program can bind without binding them visibly: then no name is said to be unknown.
 _DYNAMIC_NAMES = frozenset({"globals", "locals", "vars", "exec", "eval", "__builtins__", "__import__"})
 _JSON_TYPE_WORDS = {
@@ -181,14 +184,11 @@ def _closeness(wrong, right):
 def match_names(wrong, candidates):
     """{wrong name: the candidate it most likely meant}, one to one: two wrong names never get
     the same candidate (`get_sum(x=1, y=2)` meant a and b, not a twice)."""
-    pairs = sorted(
-        (
-            (-_closeness(w, c), i, j, w, c)
-            for i, w in enumerate(wrong)
-            for j, c in enumerate(candidates)
-            if _closeness(w, c) >= 0.5
-        ),
-    )
+    # Bounded: a call with thousands of made-up names costs the program's time, not much of it.
+    wrong = [w for w in wrong if len(w) <= _MAX_MATCHED_CHARS][:_MAX_MATCHED]
+    candidates = [c for c in candidates if len(c) <= _MAX_MATCHED_CHARS][: _MAX_MATCHED * 4]
+    scored = ((_closeness(w, c), i, j, w, c) for i, w in enumerate(wrong) for j, c in enumerate(candidates))
+    pairs = sorted((-score, i, j, w, c) for score, i, j, w, c in scored if score >= 0.5)
     meant, taken = {}, set()
     for _score, _i, _j, w, c in pairs:
         if w in meant or c in taken:
