@@ -316,6 +316,21 @@ const cases = (): Case[] => [
     output: `${MAX_TOOL_CALLS} budget\n`,
   },
   {
+    name: 'a fan-out over the budget: the calls sent counted, the refused ones too, the batching tools named',
+    code: py([
+      'import asyncio',
+      `path = ${root()} + "/note-1.txt"`,
+      `rs = await asyncio.gather(*[mcp__fs__read_text_file(path=path) for i in range(${MAX_TOOL_CALLS + 5})], return_exceptions=True)`,
+      'errors = [r for r in rs if isinstance(r, ToolError)]',
+      'print(len(rs) - len(errors), len(errors))',
+      'print(errors[-1])',
+    ]),
+    ok: true,
+    output: new RegExp(
+      `^${MAX_TOOL_CALLS} 5\\ntool call budget exhausted: this program sent ${MAX_TOOL_CALLS} calls \\(execution\\.max_tool_calls: ${MAX_TOOL_CALLS}\\) and 5 more were refused, never sent; .*; fs also offers mcp__fs__read_multiple_files \\(takes lists\\)`,
+    ),
+  },
+  {
     name: 'an uncaught ToolError fails the run with the server text',
     code: 'await mcp__fx__is_error(message="denied by the server")',
     ok: false,
