@@ -452,7 +452,7 @@ const cases = (): Case[] => [
     ok: false,
     output: '',
     error:
-      /^PreflightError: 1 problem found before the program ran; nothing ran and no tool was called\..*\n {2}line 2: Unknown tool 'mcp__fx__ad'\. Did you mean mcp__fx__add, .*\n {4}await mcp__fx__add\(\*, a: float, b: float\) -> dict$/,
+      /^PreflightError: 1 problem found before the program ran; nothing ran and no tool was called\..*\n {2}line 2: Unknown tool 'mcp__fx__ad'\. Did you mean mcp__fx__add, .*\n {4}await mcp__fx__add\(\*, a: float, b: float\) -> \{"sum": float\}$/,
   },
   {
     name: 'preflight: a helper that does not exist, with the closest helpers',
@@ -472,7 +472,7 @@ const cases = (): Case[] => [
     code: 'await mcp__fx__add(1, 2)',
     ok: false,
     error:
-      /\n {2}line 1: mcp__fx__add\(\): takes keyword arguments only \(got 2 positional\); missing required arguments 'a', 'b'\n {4}await mcp__fx__add\(\*, a: float, b: float\) -> dict$/,
+      /\n {2}line 1: mcp__fx__add\(\): takes keyword arguments only \(got 2 positional\); missing required arguments 'a', 'b'\n {4}await mcp__fx__add\(\*, a: float, b: float\) -> \{"sum": float\}$/,
   },
   {
     name: 'preflight: unknown keywords matched one to one (x meant a, y meant b)',
@@ -793,7 +793,7 @@ describe('list_callable_tools and inspect_tool (SPEC §5)', () => {
     ) as {name: string; original_name: string; signature: string}[]
     expect(many.map((d) => d.original_name)).toEqual(['read_text_file', 'add'])
     expect(many[0]!.signature).toBe(
-      'await mcp__fs__read_text_file(*, path: str, tail: float | None = None, head: float | None = None) -> dict',
+      'await mcp__fs__read_text_file(*, path: str, tail: float | None = None, head: float | None = None) -> {"content": str}',
     )
     const brief = JSON.parse(
       resultText(await serve.callTool('inspect_tool', {tool_names: 'mcp__fx__*', brief: true})),
@@ -816,7 +816,7 @@ describe('list_callable_tools and inspect_tool (SPEC §5)', () => {
     expect(before.echo.observed_result).toBe('free text, 1 line')
     expect(before.echo.signature).toMatch(/-> str$/)
     expect(before.json.observed_result).toEqual({items: ['list of 3', 'int']})
-    expect(before.json.signature).toMatch(/-> dict$/)
+    expect(before.json.signature).toMatch(/-> \{"items": list\[int\]\}$/)
     // Never called: nothing observed.
     expect((await shapeOf('mcp__fx__empty')).observed_result).toBeUndefined()
 
