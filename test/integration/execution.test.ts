@@ -257,10 +257,11 @@ describe('timeouts', () => {
     expect(outcome).toMatchObject({
       ok: false,
       output: 'started\n',
-      error: 'TimeoutError: Execution exceeded 1s limit',
+      error:
+        'TimeoutError: Execution exceeded 1s limit (execution.timeout_seconds): do less per program, or split the work',
     })
     expect(outcome.text).toBe(
-      '[Script execution failed]\nTimeoutError: Execution exceeded 1s limit\n--- output before the error ---\nstarted',
+      '[Script execution failed]\nTimeoutError: Execution exceeded 1s limit (execution.timeout_seconds): do less per program, or split the work\n--- output before the error ---\nstarted',
     )
     expect(await engine.run('print("next")')).toMatchObject({ok: true, output: 'next\n'})
   })
