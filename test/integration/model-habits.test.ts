@@ -445,6 +445,33 @@ const cases = (): Case[] => [
     error:
       /^PreflightError: 1 problem .*\n {2}line 1: mcp__fx__add\(\): never awaited, so it would never run: write `await mcp__fx__add\(\.\.\.\)`/,
   },
+  // --- hints chosen from the exception, not from its text
+  {
+    name: 'a dict used as a str: the hint names the key that holds the text',
+    code: `r = await mcp__fs__read_text_file(path=${root()} + "/note-1.txt")\nprint(r.splitlines())`,
+    ok: false,
+    error:
+      /AttributeError: 'dict' object has no attribute 'splitlines'\nhint: this value is a dict, not a str: its text is under 'content': value\['content'\]\.splitlines\(\.\.\.\)$/,
+  },
+  {
+    name: 'a module outside the standard library: call a tool instead',
+    code: 'import requests',
+    ok: false,
+    error:
+      /ModuleNotFoundError: No module named 'requests'\nhint: programs have the Python standard library only \('requests' is not part of it\): call a tool instead/,
+  },
+  {
+    name: 'a ValueError quoting "[Errno 1] Operation not permitted" gets no sandbox hint',
+    code: 'raise ValueError("[Errno 1] Operation not permitted: mkfifo")',
+    ok: false,
+    error: /ValueError: \[Errno 1\] Operation not permitted: mkfifo$/,
+  },
+  {
+    name: 'KeyError("\'coroutine\'") gets no await hint',
+    code: 'd = {}\nd["coroutine"]',
+    ok: false,
+    error: /KeyError: 'coroutine'$/,
+  },
   // --- the preflight check (SPEC §6.1): mistakes seen before anything runs
   {
     name: 'preflight: a misspelt tool, with the closest name',

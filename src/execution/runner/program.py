@@ -70,6 +70,8 @@ class Runner:
         self.emitted = None
         self.helpers = modules.helpers.build(self)
         self.run_waiter = self.loop.create_future()
+        # The exception the program ended with: hints are chosen from it, not from its text.
+        self.failure = None
         # The scratch dir, before the program can change directory: ./out/ is kept from there.
         self.scratch = os.getcwd()
 
@@ -84,11 +86,13 @@ class Runner:
                 self.run_waiter.set_result(message)
 
     async def execute(self, code_obj, program_globals):
+        """The program's error as text, or None; the exception itself is kept in `self.failure`."""
         try:
             value = eval(code_obj, program_globals)
             if code_obj.co_flags & _CO_COROUTINE:
                 await value
         except BaseException as exc:  # SystemExit and CancelledError included: both are failures
+            self.failure = exc
             return self.errors.format(exc)
         return None
 
@@ -180,7 +184,11 @@ class Runner:
         if error is None:
             error = habits.not_awaited_error(self.never_awaited)
         else:
-            hint = habits.hint_for_error(error, self.never_awaited) or self.errors.limit_hint(error)
+            failure = self.failure
+            try:
+                hint = habits.hint_for_error(failure, self.never_awaited) or self.errors.limit_hint(failure)
+            except BaseException:  # a hostile __str__ or attribute: no hint, the error stands
+                hint = None
             if hint:
                 error = f"{error}\n{hint}"
         self.never_awaited.close_all()
