@@ -147,6 +147,9 @@ export function inspectTools(
   return out
 }
 
+/** Longest name or glob normalised and matched; tool names are at most 128 characters. */
+const MAX_PATTERN_CHARS = 256
+
 /** Names (or globs) in one inspect_tool request; more are ignored. */
 const MAX_INSPECTED = 100
 
@@ -157,6 +160,8 @@ function matchTools(source: InspectSource, pattern: string): string | ToolInfo[]
     return found.tool ? [found.tool] : found.unknown
   }
   // Normalised as tools.allow is: the server's own spelling (`mcp__my-srv__*`) matches too.
+  // Only a pattern of sane length: the program's text can be any size (SPEC §15).
+  if (pattern.length > MAX_PATTERN_CHARS) return `no tool matches '${pattern.slice(0, MAX_PATTERN_CHARS)}…'`
   const glob = normalisePattern(pattern)
   const tools = source.listTools().filter((tool) => minimatch(tool.name, glob, {dot: true}))
   return tools.length > 0 ? tools : `no tool matches '${pattern}'`
@@ -166,6 +171,7 @@ function matchTools(source: InspectSource, pattern: string): string | ToolInfo[]
 function lookupNormalised(source: InspectSource, name: string): ToolLookup {
   const found = lookupTool(source, name)
   if (found.tool) return found
+  if (name.length > MAX_PATTERN_CHARS) return found
   const normalised = normalisePattern(name)
   if (normalised === name) return found
   const again = lookupTool(source, normalised)

@@ -293,7 +293,8 @@ const cases = (): Case[] => [
       '    print(e.kind, "|", e)',
     ]),
     ok: true,
-    output: /^invalid_arguments \| invalid arguments for mcp__fx__add: argument 'a': must be number\n$/,
+    output:
+      /^invalid_arguments \| invalid arguments for mcp__fx__add: argument 'a': must be number\n {2}await mcp__fx__add\(\*, a: float, b: float\) -> \{"sum": float\}\n$/,
   },
   {
     name: 'the per-call timeout: kind timeout',
@@ -341,7 +342,8 @@ const cases = (): Case[] => [
     name: 'a typo in an argument name at run time (a call through a name of its own) is refused with the closest name',
     code: 'add = mcp__fx__add\nawait add(a=1, bb=2)',
     ok: false,
-    error: /ToolError: invalid arguments for mcp__fx__add: unexpected argument 'bb'; did you mean 'b'\?$/,
+    error:
+      /ToolError: invalid arguments for mcp__fx__add: unexpected argument 'bb'; did you mean 'b'\?\n {2}await mcp__fx__add\(\*, a: float, b: float\) -> \{"sum": float\}$/,
   },
   {
     name: 'camelCase for snake_case: sort_by for sortBy, before anything runs',
