@@ -45,6 +45,8 @@ export const MAX_PREFLIGHT_NAMES = 64
 /** Parameters described per tool; a tool with more gets no parameter checks before it runs. */
 const MAX_PARAMS = 200
 const MAX_ENUM_VALUES = 64
+/** An enum longer than this, as JSON, is left to the run-time check: the run message stays small. */
+const MAX_ENUM_CHARS = 4096
 const MAX_SIGNATURE_CHARS = 600
 const JSON_TYPES = new Set(['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'])
 const TOOL_WORD = /\bmcp__\w+/g
@@ -121,7 +123,8 @@ function paramSpec(root: Record<string, unknown>, property: unknown): ParamSpec 
     !combined &&
     Array.isArray(values) &&
     values.length <= MAX_ENUM_VALUES &&
-    values.every((v) => v === null || ['boolean', 'number', 'string'].includes(typeof v))
+    values.every((v) => v === null || ['boolean', 'number', 'string'].includes(typeof v)) &&
+    JSON.stringify(values).length <= MAX_ENUM_CHARS
   )
     spec.enum = values
   return spec

@@ -93,6 +93,30 @@ describe('preflightSpec: what the run message tells the check', () => {
     expect(preflightSpec('await mcp__web__fetch(url="x")', host([ADD], ['web'])).unknown).toEqual({})
   })
 
+  test('bounded whatever the schemas: a tool with thousands of parameters or a huge enum is left to run time', () => {
+    const wide: ToolInfo = {
+      ...ADD,
+      name: 'mcp__calc__wide',
+      inputSchema: {
+        type: 'object',
+        properties: Object.fromEntries(Array.from({length: 5000}, (_, i) => [`p${i}`, {type: 'string'}])),
+      },
+    }
+    const huge: ToolInfo = {
+      ...ADD,
+      name: 'mcp__calc__huge',
+      inputSchema: {
+        type: 'object',
+        properties: {k: {enum: Array.from({length: 60}, () => 'v'.repeat(1000))}},
+      },
+    }
+    const spec = preflightSpec('mcp__calc__wide mcp__calc__huge', host([wide, huge]))
+    expect(spec.tools['mcp__calc__wide']).toMatchObject({open: true, required: []})
+    expect(spec.tools['mcp__calc__wide']!.params).toBeUndefined()
+    expect(spec.tools['mcp__calc__wide']!.signature.length).toBeLessThanOrEqual(601)
+    expect(spec.tools['mcp__calc__huge']!.params).toEqual({k: {}})
+  })
+
   test(`at most ${MAX_PREFLIGHT_NAMES} names are looked up, whatever the text`, () => {
     const code = Array.from({length: 5000}, (_, i) => `mcp__calc__t${i}`).join('\n')
     const spec = preflightSpec(code, host([ADD]))
