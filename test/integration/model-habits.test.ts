@@ -456,6 +456,13 @@ const cases = (): Case[] => [
       /AttributeError: 'dict' object has no attribute 'splitlines'\nhint: this value is a dict, not a str: its text is under 'content': value\['content'\]\.splitlines\(\.\.\.\)$/,
   },
   {
+    name: 'a dict passed where a str is wanted: the hint names the variable and the key',
+    code: `import json\nr = await mcp__fs__read_text_file(path=${root()} + "/note-1.txt")\nprint(json.loads(r))`,
+    ok: false,
+    error:
+      /TypeError: the JSON object must be str, bytes or bytearray, not dict\nhint: r is a dict, not a str: its text is under 'content': r\['content'\]$/,
+  },
+  {
     name: 'a module outside the standard library: call a tool instead',
     code: 'import requests',
     ok: false,

@@ -148,6 +148,7 @@ _TOP_LEVEL_ONLY = "works only as a top-level statement"
 # How Python's TypeErrors name a coroutine used where its value was meant: r["x"], len(r), json.dumps(r).
 _COROUTINE_AS_VALUE = ("'coroutine'", "coroutine object", "type coroutine")
 _MAX_KEYS_NAMED = 3
+_MAX_LOCALS_LOOKED_AT = 200
 
 
 def _coroutine_used_as_value(exc):
@@ -164,15 +165,44 @@ def _coroutine_used_as_value(exc):
     return False
 
 
+def _text_keys(value):
+    return [key for key, item in value.items() if type(key) is str and type(item) is str]
+
+
+def _dict_passed_as_text_hint(exc):
+    """`json.loads(r)`, `re.findall(p, r)` with r a dict such as {"content": str}: Python's TypeError
+    does not carry the dict, so the hint looks for it among the failing program line's variables
+    (only plain dicts holding one text)."""
+    if type(exc) is not TypeError or "dict" not in str(exc):
+        return None
+    tb = exc.__traceback__
+    frame = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == PROGRAM_FILE:
+            frame = tb.tb_frame
+        tb = tb.tb_next
+    if frame is None:
+        return None
+    found = [
+        (name, _text_keys(value))
+        for name, value in list(frame.f_locals.items())[:_MAX_LOCALS_LOOKED_AT]
+        if type(name) is str and type(value) is dict and len(_text_keys(value)) == 1
+    ]
+    if len(found) != 1:
+        return None
+    name, (key,) = found[0]
+    return f"hint: {name} is a dict, not a str: its text is under {key!r}: {name}[{key!r}]"
+
+
 def _dict_as_text_hint(exc):
     """`r.splitlines()` on a dict such as {"content": str}: the hint names the key holding the text."""
     if not isinstance(exc, AttributeError):
-        return None
+        return _dict_passed_as_text_hint(exc)
     obj = getattr(exc, "obj", None)
     name = getattr(exc, "name", None)
     if not (isinstance(obj, dict) and isinstance(name, str)) or not hasattr(str, name) or hasattr(dict, name):
         return None
-    texts = [key for key, value in obj.items() if isinstance(key, str) and isinstance(value, str)]
+    texts = _text_keys(obj)
     if len(texts) == 1:
         key = texts[0]
         return f"hint: this value is a dict, not a str: its text is under {key!r}: value[{key!r}].{name}(...)"
