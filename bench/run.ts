@@ -22,6 +22,7 @@ import {sequentialCalls} from './scenarios/calls.js'
 import {contextSaved} from './scenarios/context-saved.js'
 import {discover} from './scenarios/discover.js'
 import {fanOut} from './scenarios/fanout.js'
+import {firstBurst} from './scenarios/first-burst.js'
 import {gatewayStart} from './scenarios/gateway-start.js'
 import {rssGrowth} from './scenarios/rss-growth.js'
 import {sandboxTiers} from './scenarios/sandbox-tiers.js'
@@ -36,6 +37,7 @@ export const SCENARIOS: readonly Scenario[] = [
   trivialPause,
   trivialCadence,
   trivialBurst,
+  firstBurst,
   sequentialCalls,
   fanOut,
   rssGrowth,

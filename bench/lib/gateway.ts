@@ -34,8 +34,11 @@ export interface Gateway {
   code(program: Program, downstream: Downstream): Code | undefined
   /** Runs a program; rejects when the gateway reports it failed. */
   run(code: string): Promise<ProgramRun>
-  /** A cheap request the gateway answers itself: the MCP round trip under every program. */
-  roundTrip(): Promise<number>
+  /**
+   * A tool call the gateway answers itself, running no program (ptc-mcp: `list_callable_tools`
+   * with `server`, SPEC §11's floor): what the SDK, the stdio hop and a handler cost anyway.
+   */
+  roundTrip(downstream: Downstream): Promise<number>
   close(): Promise<void>
 }
 

@@ -14,18 +14,18 @@ describe('bench statistics and report', () => {
     const results = newResults({})
     const row = addRow(results, {
       key: 'pause/bench',
-      scenario: 'print(1) after a 300 ms pause',
+      scenario: 'print(1), after a 300 ms pause',
       downstream: 'bench',
-      reference: {label: 'bare start', value: 20, unit: 'ms'},
-      target: {value: 0.15, comparison: '<=', of: 'ratio'},
+      reference: {label: 'floor', value: 2.5, unit: 'ms'},
+      target: {value: 1.5, comparison: '<=', of: 'ratio'},
     })
     const figure = addFigure(row, 'ptc-mcp', series('trivial', 'ms', [2, 4, 6]))
-    expect(figure).toMatchObject({value: 4, ratio: 0.2, pass: false})
+    expect(figure).toMatchObject({value: 4, ratio: 1.6, pass: false})
     addRow(results, {key: 'other', scenario: 'other', downstream: 'everything'})
     addFigure(results.rows[1]!, 'slop-mcp', series('other', 'ms', [1]))
     const [header, , first] = report(results).split('\n')
     expect(header).toMatch(/ptc-mcp +ratio +slop-mcp +ratio +target +ptc-mcp$/)
-    expect(first).toMatch(/4\.00 ms +0\.200× +— +≤ 0\.15× +FAIL$/)
+    expect(first).toMatch(/4\.00 ms +1\.60× +— +≤ 1\.5× +FAIL$/)
   })
 
   test('tables pad left columns right and the rest left', () => {

@@ -4,7 +4,7 @@ import type {Bench} from './bench.js'
 import type {Downstream} from './downstreams.js'
 import type {Code, Gateway, Program} from './gateway.js'
 
-import {addFigure, addRow, measuredReference, series} from './results.js'
+import {addFigure, addRow, measuredReference, type Series, series} from './results.js'
 
 export interface Scenario {
   /** Its name for --only. */
@@ -113,4 +113,47 @@ export function addBareStartRow(
     target: {value: row.targetRatio, comparison: '<=', of: 'ratio'},
   })
   for (const [gateway, times] of measured) addFigure(added, gateway.name, series(added.scenario, 'ms', times))
+}
+
+/** Appends `times` to the gateway's samples in `into`. */
+export function record(
+  into: Map<Gateway, number[]>,
+  gateway: Gateway,
+  times: number | readonly number[],
+): void {
+  into.set(gateway, [...(into.get(gateway) ?? []), ...(typeof times === 'number' ? [times] : times)])
+}
+
+/**
+ * Two rows (SPEC §11), both measured in alternation: the floor, each gateway's own answer to a
+ * tool call that runs no program (ptc-mcp's is the floor proper); then the trivial program, every
+ * gateway's figure held against ptc-mcp's floor, with the target ratio.
+ */
+export function addFloorRows(
+  bench: Bench,
+  row: {key: string; scenario: string; when: string; downstream: Downstream; targetRatio: number},
+  floors: Map<Gateway, number[]>,
+  programs: Map<Gateway, number[]>,
+): void {
+  const downstream = row.downstream.name
+  const floorRow = addRow(bench.results, {
+    key: `floor-${row.key}/${downstream}`,
+    scenario: `the floor: no program, ${row.when}`,
+    downstream,
+  })
+  let ptcFloor: Series | undefined
+  for (const [gateway, times] of floors) {
+    const measured = series(floorRow.scenario, 'ms', times)
+    addFigure(floorRow, gateway.name, measured)
+    if (gateway.name === 'ptc-mcp') ptcFloor = measured
+  }
+  const programRow = addRow(bench.results, {
+    key: `${row.key}/${downstream}`,
+    scenario: `${row.scenario}, ${row.when}`,
+    downstream,
+    reference: ptcFloor && measuredReference('floor', ptcFloor),
+    target: {value: row.targetRatio, comparison: '<=', of: 'ratio'},
+  })
+  for (const [gateway, times] of programs)
+    addFigure(programRow, gateway.name, series(programRow.scenario, 'ms', times))
 }
