@@ -82,7 +82,11 @@ if (values.quick)
   bench.note('--quick: few samples, to check the bench works; these figures are not measurements')
 bench.log(`python ${bench.python}; load average ${bench.results.machine.loadavgAtStart}`)
 try {
-  for (const scenario of SCENARIOS) if (scenarios.includes(scenario.name)) await scenario.run(bench)
+  for (const scenario of SCENARIOS) {
+    if (!scenarios.includes(scenario.name)) continue
+    bench.failures.clear()
+    await scenario.run(bench)
+  }
 } catch (error) {
   process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`)
   process.exitCode = 1

@@ -11,10 +11,11 @@ import type {Gateway, GatewayKind} from './gateway.js'
 
 import {closeAll} from './client.js'
 import {DOWNSTREAMS} from './downstreams.js'
+import {myCoolProxy} from './my-cool-proxy.js'
 import {loadavg} from './proc.js'
 import {ptcMcp} from './ptc-mcp.js'
 import {bareStartSamples, realPython} from './python.js'
-import {type GatewayName, newResults, type Results, series} from './results.js'
+import {firstLine, type GatewayName, newResults, type Results, series} from './results.js'
 import {sdkFloor} from './sdk-floor.js'
 import {slopMcp} from './slop-mcp.js'
 
@@ -27,7 +28,7 @@ export interface BenchOptions {
   verbose: boolean
 }
 
-const KINDS: readonly GatewayKind[] = [ptcMcp, slopMcp, sdkFloor]
+const KINDS: readonly GatewayKind[] = [ptcMcp, slopMcp, myCoolProxy, sdkFloor]
 
 export class Bench {
   readonly results: Results
@@ -37,6 +38,8 @@ export class Bench {
   readonly workDir = mkdtempSync(join(tmpdir(), 'ptc-bench-'))
   private readonly startedAt = performance.now()
   private readonly gateways = new Map<string, Promise<Gateway | undefined>>()
+  /** Why a peer was left out of the running scenario (cleared before each scenario). */
+  readonly failures = new Map<Gateway, string>()
   private readonly bare: number[] = []
   private dirs = 0
 
@@ -71,6 +74,17 @@ export class Bench {
 
   note(message: string): void {
     if (!this.results.notes.includes(message)) this.results.notes.push(message)
+  }
+
+  /**
+   * A peer failed: noted, and remembered as the reason it has no figure in the scenario's rows.
+   * ptc-mcp failing fails the run (rethrown).
+   */
+  leftOut(gateway: Gateway, error: unknown): void {
+    if (gateway.name === 'ptc-mcp') throw error
+    const reason = firstLine(error)
+    this.note(`${gateway.name}: ${reason}`)
+    if (!this.failures.has(gateway)) this.failures.set(gateway, reason)
   }
 
   /** A new directory inside the run's scratch directory. */

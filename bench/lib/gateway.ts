@@ -30,6 +30,8 @@ export interface Gateway {
   connection: Connection
   /** Launch until the first tools/list answer. */
   startMs: number
+  /** What its language cannot express, said where `code` gives no program. */
+  cannot?: string
   /** The program in this gateway's language; undefined when it cannot be written there. */
   code(program: Program, downstream: Downstream): Code | undefined
   /** Runs a program; rejects when the gateway reports it failed. */

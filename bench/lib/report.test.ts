@@ -1,7 +1,7 @@
 import {describe, expect, test} from 'vitest'
 
 import {renderTable, report} from './report.js'
-import {addFigure, addRow, newResults, series} from './results.js'
+import {addFigure, addMissing, addRow, newResults, series} from './results.js'
 import {summarize} from './stats.js'
 
 describe('bench statistics and report', () => {
@@ -35,5 +35,18 @@ describe('bench statistics and report', () => {
         ['ccc', 'd'],
       ]),
     ).toBe('a    bb\n---  --\nccc   d')
+  })
+
+  test('a peer left out of a row shows a dash with a footnote saying why; one with a figure keeps it', () => {
+    const results = newResults({})
+    const row = addRow(results, {key: 'big/bench', scenario: '16 MiB result', downstream: 'bench'})
+    addFigure(row, 'ptc-mcp', series('big', 'ms', [300]))
+    addMissing(row, 'my-cool-proxy', 'Lua script failed: Connection closed')
+    addMissing(row, 'my-cool-proxy', 'a later reason')
+    addMissing(row, 'ptc-mcp', 'not shown: it has a figure')
+    const lines = report(results).split('\n')
+    expect(lines[2]).toMatch(/300\.0 ms +— \[1\]$/)
+    expect(lines).toContain('[1] my-cool-proxy, 16 MiB result (bench): Lua script failed: Connection closed')
+    expect(row.missing).toEqual({'my-cool-proxy': 'Lua script failed: Connection closed'})
   })
 })

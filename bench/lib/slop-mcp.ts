@@ -8,7 +8,7 @@ import type {Code, Gateway, GatewayKind, GatewayOptions, Program} from './gatewa
 
 import {connectTimed, resultText, timedCall} from './client.js'
 import {keywordArgs} from './gateway.js'
-import {requireFromRoot} from './paths.js'
+import {requirePeer} from './paths.js'
 
 const PACKAGE = '@standardbeagle/slop-mcp'
 /** A slop-mcp binary to use instead of the installed package's. */
@@ -21,12 +21,13 @@ export function slopBinary(): {path?: string; reason?: string} {
     return existsSync(fromEnv) ? {path: fromEnv} : {reason: `${SLOP_MCP_ENV}=${fromEnv} does not exist`}
   try {
     // Its index.js resolves the bundled binary and makes it executable (install scripts may not have run).
-    const {getBinaryPath} = requireFromRoot(PACKAGE) as {getBinaryPath(): string}
+    const found = requirePeer(PACKAGE)
+    const {getBinaryPath} = found.require(found.path) as {getBinaryPath(): string}
     return {path: getBinaryPath()}
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
     if (message.includes('Cannot find module'))
-      return {reason: `not installed (npm install --no-save --ignore-scripts ${PACKAGE})`}
+      return {reason: `not installed (bench/README.md: npm install --prefix .bench-peers ...)`}
     return {reason: message}
   }
 }
@@ -88,6 +89,7 @@ export async function startSlop(options: GatewayOptions): Promise<Gateway> {
     name: 'slop-mcp',
     connection,
     startMs,
+    cannot: 'SLOP names a tool server.tool, so a hyphenated tool name cannot be called',
     code: slopCode,
     async run(code) {
       const {ms, result} = await timedCall(connection, 'run_slop', {script: code})

@@ -9,7 +9,7 @@ import type {Gateway} from '../lib/gateway.js'
 
 import {connect} from '../lib/client.js'
 import {addFigure, addRow, measuredReference, series} from '../lib/results.js'
-import {interleaved, type Scenario, warmUp, withCode} from '../lib/scenario.js'
+import {explainMissing, interleaved, type Scenario, warmUp, withCode} from '../lib/scenario.js'
 
 export const CALLS = 300
 
@@ -19,7 +19,8 @@ export const sequentialCalls: Scenario = {
     const reps = bench.reps(5, 1)
     for (const downstream of bench.downstreams) {
       const program = {kind: 'calls', call: downstream.cheap, n: CALLS} as const
-      const runs = withCode(await bench.gatewaysFor(downstream), program, downstream)
+      const gateways = await bench.gatewaysFor(downstream)
+      const runs = withCode(gateways, program, downstream)
       const given = new Map(runs.map(({gateway, code}) => [gateway, code.code]))
       const direct = await connect(`direct-${downstream.name}`, downstream)
       const {tool, args} = downstream.cheap
@@ -53,6 +54,7 @@ export const sequentialCalls: Scenario = {
         target: {value: 1.6, comparison: '<=', of: 'ratio'},
       })
       for (const [gateway, times] of programs) addFigure(row, gateway.name, series(row.scenario, 'ms', times))
+      explainMissing(bench, row, gateways)
       if (inProgram.length > 0)
         bench.results.details[`callsInProgram/${downstream.name}`] = series(
           `ptc-mcp: ${CALLS} calls to ${downstream.name}, timed inside the program`,

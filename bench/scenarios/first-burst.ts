@@ -11,7 +11,7 @@ import type {Gateway} from '../lib/gateway.js'
 import {addBareStartRow, type Scenario} from '../lib/scenario.js'
 import {BURST, burst} from './trivial-burst.js'
 
-/** One burst into `measured`; a peer that fails is noted and dropped, ptc-mcp failing fails the run. */
+/** One burst into `measured`; a peer that fails is noted and dropped (bench.leftOut). */
 async function burstOrDrop(
   bench: Bench,
   gateway: Gateway,
@@ -21,8 +21,7 @@ async function burstOrDrop(
   try {
     measured.set(gateway, [...(measured.get(gateway) ?? []), await burst(gateway, downstream)])
   } catch (error) {
-    if (gateway.name === 'ptc-mcp') throw error
-    bench.note(`${gateway.name}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`)
+    bench.leftOut(gateway, error)
     measured.delete(gateway)
   }
 }
@@ -54,7 +53,7 @@ export const firstBurst: Scenario = {
           if (round === 0 || measured.has(gateway)) await burstOrDrop(bench, gateway, downstream, measured)
       }
     }
-    for (const {downstream} of each)
+    for (const {downstream, gateways} of each)
       addBareStartRow(
         bench,
         {
@@ -62,6 +61,7 @@ export const firstBurst: Scenario = {
           scenario: `the first ${BURST} × print(1) at once after ${quietS} s with no program`,
           downstream,
           targetRatio: 2,
+          gateways,
         },
         bare,
         bursts.get(downstream)!,

@@ -6,7 +6,7 @@ import type {Gateway, GatewayKind} from '../lib/gateway.js'
 
 import {benchDownstream, everythingDownstream} from '../lib/downstreams.js'
 import {FINANCE_SERVER} from '../lib/paths.js'
-import {addFigure, addRow, measuredReference, series} from '../lib/results.js'
+import {addFigure, addMissing, addRow, firstLine, measuredReference, series} from '../lib/results.js'
 import {type Scenario} from '../lib/scenario.js'
 
 export const START_SERVERS = [
@@ -19,6 +19,7 @@ export const gatewayStart: Scenario = {
   name: 'start',
   async run(bench) {
     const starts = new Map<GatewayKind, number[]>(bench.kinds.map((kind) => [kind, []]))
+    const failed = new Map<GatewayKind, string>()
     for (let round = 0; round < bench.reps(5, 1); round++) {
       for (const [kind, times] of starts) {
         let gateway: Gateway | undefined
@@ -28,8 +29,9 @@ export const gatewayStart: Scenario = {
           times.push(gateway.startMs)
         } catch (error) {
           if (kind.name === 'ptc-mcp') throw error
-          const reason = error instanceof Error ? error.message.split('\n')[0] : String(error)
+          const reason = firstLine(error)
           bench.note(`${kind.name}: start not measured: ${reason}`)
+          failed.set(kind, reason)
           starts.delete(kind)
         } finally {
           await gateway?.close()
@@ -47,6 +49,7 @@ export const gatewayStart: Scenario = {
           : undefined,
       target: {value: 1.5, comparison: '<=', of: 'ratio'},
     })
+    for (const [kind, reason] of failed) addMissing(row, kind.name, reason)
     for (const [kind, times] of starts)
       if (times.length > 0) addFigure(row, kind.name, series(row.scenario, 'ms', times))
     bench.log('gateway start done')

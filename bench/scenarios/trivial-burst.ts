@@ -39,6 +39,7 @@ export const trivialBurst: Scenario = {
           scenario: `${BURST} × print(1) at once, until all answered (each after 1 s)`,
           downstream,
           targetRatio: 2,
+          gateways,
         },
         bare.samples,
         bursts,

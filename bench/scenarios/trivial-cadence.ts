@@ -37,7 +37,14 @@ export const trivialCadence: Scenario = {
       })
       addFloorRows(
         bench,
-        {key: 'cadence', scenario: 'print(1)', when: `every ~${GAP_MS} ms`, downstream, targetRatio: 1.5},
+        {
+          key: 'cadence',
+          scenario: 'print(1)',
+          when: `every ~${GAP_MS} ms`,
+          downstream,
+          targetRatio: 1.5,
+          gateways,
+        },
         floors,
         programs,
       )

@@ -30,6 +30,7 @@ export const trivialPause: Scenario = {
           when: `after a ${PAUSE_MS} ms pause`,
           downstream,
           targetRatio: 1.5,
+          gateways,
         },
         floors,
         programs,
