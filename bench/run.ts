@@ -4,7 +4,7 @@
 // slop-mcp beside ptc-mcp when it is installed (bench/README.md). Prints a table and writes
 // bench/results.json. Timing belongs here, never in test assertions.
 //
-//   tsx bench/run.ts [--quick] [--only=discover,pause,cadence,...] [--gateways=ptc-mcp,slop-mcp]
+//   tsx bench/run.ts [--quick] [--load=N] [--only=discover,pause,cadence,...] [--gateways=ptc-mcp,...]
 //                    [--downstreams=bench,everything] [--out=bench/results.json]
 import {writeFileSync} from 'node:fs'
 import {parseArgs} from 'node:util'
@@ -59,6 +59,7 @@ function choose<T extends string>(flag: string, value: string | undefined, all: 
 const {values} = parseArgs({
   options: {
     quick: {type: 'boolean', default: false},
+    load: {type: 'string', default: '0'},
     only: {type: 'string'},
     gateways: {type: 'string'},
     downstreams: {type: 'string'},
@@ -75,6 +76,7 @@ const bench = new Bench({
   gateways: choose<GatewayName>('gateways', values.gateways, GATEWAY_NAMES),
   downstreams: choose<Downstream['name']>('downstreams', values.downstreams, ['bench', 'everything']),
   verbose: true,
+  load: Number(values.load),
 })
 bench.results.settings['execution.max_tool_calls: 300'] =
   `ptc-mcp's per-program call limit (default 100), below the ${PTC_SETTINGS.max_tool_calls}-call scenario; every latency setting is shipped`
@@ -98,6 +100,7 @@ if (process.exitCode !== 1) {
   writeFileSync(values.out, `${JSON.stringify(results, null, 2)}\n`)
   process.stdout.write(
     `${report(results)}\n\nbench: ${results.totalSeconds?.toFixed(0)} s on ${results.machine.cpus} CPUs, ` +
-      `load average ${results.machine.loadavgAtStart} → ${results.machine.loadavgAtEnd}; ${values.out}\n`,
+      `load average ${results.machine.loadavgAtStart} → ${results.machine.loadavgAtEnd}` +
+      `${results.machine.busyLoops ? `, with ${results.machine.busyLoops} busy loops beside it (--load)` : ''}; ${values.out}\n`,
   )
 }

@@ -11,6 +11,7 @@ import type {Gateway, GatewayKind} from './gateway.js'
 
 import {closeAll} from './client.js'
 import {DOWNSTREAMS} from './downstreams.js'
+import {BusyLoops} from './load.js'
 import {myCoolProxy} from './my-cool-proxy.js'
 import {loadavg} from './proc.js'
 import {ptcMcp} from './ptc-mcp.js'
@@ -26,6 +27,8 @@ export interface BenchOptions {
   downstreams: ReadonlyArray<Downstream['name']>
   /** Write progress lines to stderr. */
   verbose: boolean
+  /** Busy loops to run beside the whole run (`--load N`); none by default. */
+  load?: number
 }
 
 const KINDS: readonly GatewayKind[] = [ptcMcp, slopMcp, myCoolProxy, sdkFloor]
@@ -42,6 +45,7 @@ export class Bench {
   readonly failures = new Map<Gateway, string>()
   private readonly bare: number[] = []
   private dirs = 0
+  private readonly busyLoops?: BusyLoops
 
   constructor(readonly options: BenchOptions) {
     this.python = realPython()
@@ -51,7 +55,10 @@ export class Bench {
       cpu: readFileSync('/proc/cpuinfo', 'utf8').match(/^model name\s*:\s*(.*)$/m)?.[1] ?? 'unknown',
       python: this.python,
       loadavgAtStart: loadavg(),
+      busyLoops: options.load ?? 0,
     })
+    if (options.load !== undefined && options.load !== 0)
+      this.busyLoops = new BusyLoops(this.python, options.load)
     this.kinds = []
     for (const kind of KINDS) {
       if (!options.gateways.includes(kind.name)) continue
@@ -140,6 +147,7 @@ export class Bench {
   async close(): Promise<void> {
     await closeAll()
     this.results.machine.loadavgAtEnd = loadavg()
+    await this.busyLoops?.stop()
     this.results.totalSeconds = (performance.now() - this.startedAt) / 1000
     rmSync(this.workDir, {recursive: true, force: true})
   }
