@@ -10,7 +10,7 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import type {Downstream, ToolCall} from './downstreams.js'
 import type {Code, Gateway, GatewayKind, GatewayOptions, Program} from './gateway.js'
 
-import {connectTimed, resultText, timedCall} from './client.js'
+import {connectTimed, type Launch, resultText, timedCall} from './client.js'
 import {keywordArgs} from './gateway.js'
 import {requirePeer} from './paths.js'
 
@@ -87,7 +87,8 @@ export function luaCalls(script: string): Array<[string, string]> {
   return [...found.values()]
 }
 
-export async function startCoolProxy(options: GatewayOptions): Promise<Gateway> {
+/** Writes its config into `options.dir` and says how it is started with it. */
+export function coolProxyLaunch(options: GatewayOptions): Launch {
   const bin = coolProxyBin()
   if (!bin.path) throw new Error(`my-cool-proxy: ${bin.reason}`)
   const home = join(options.dir, 'home')
@@ -101,7 +102,7 @@ export async function startCoolProxy(options: GatewayOptions): Promise<Gateway> 
   const configPath = join(options.dir, 'config.json')
   writeFileSync(configPath, JSON.stringify(config, null, 2))
   // Its config, session database and logs in the gateway's own directory; nothing of the user's.
-  const {connection, startMs} = await connectTimed(`bench-${options.label}`, {
+  return {
     command: process.execPath,
     args: [bin.path],
     cwd: options.dir,
@@ -113,7 +114,11 @@ export async function startCoolProxy(options: GatewayOptions): Promise<Gateway> 
       XDG_STATE_HOME: join(home, '.local', 'state'),
       XDG_CACHE_HOME: join(home, '.cache'),
     },
-  })
+  }
+}
+
+export async function startCoolProxy(options: GatewayOptions): Promise<Gateway> {
+  const {connection, startMs} = await connectTimed(`bench-${options.label}`, coolProxyLaunch(options))
   const listServers = async (): Promise<string> =>
     resultText((await timedCall(connection, 'list-servers')).result)
   const deadline = performance.now() + READY_MS
@@ -163,4 +168,5 @@ export const myCoolProxy: GatewayKind = {
   name: 'my-cool-proxy',
   unavailable: () => coolProxyBin().reason,
   start: startCoolProxy,
+  launch: coolProxyLaunch,
 }

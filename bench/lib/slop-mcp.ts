@@ -6,7 +6,7 @@ import {join} from 'node:path'
 import type {Downstream, ToolCall} from './downstreams.js'
 import type {Code, Gateway, GatewayKind, GatewayOptions, Program} from './gateway.js'
 
-import {connectTimed, resultText, timedCall} from './client.js'
+import {connectTimed, type Launch, resultText, timedCall} from './client.js'
 import {keywordArgs} from './gateway.js'
 import {requirePeer} from './paths.js'
 
@@ -68,7 +68,8 @@ export function slopCode(program: Program, downstream: Downstream): Code | undef
 
 const kdlString = (value: string): string => JSON.stringify(value)
 
-export async function startSlop(options: GatewayOptions): Promise<Gateway> {
+/** Writes its config into `options.dir` and says how it is started with it. */
+export function slopLaunch(options: GatewayOptions): Launch {
   const binary = slopBinary()
   if (!binary.path) throw new Error(`slop-mcp: ${binary.reason}`)
   const home = join(options.dir, 'home')
@@ -79,12 +80,16 @@ export async function startSlop(options: GatewayOptions): Promise<Gateway> {
       `mcp ${kdlString(name)} {\n    command ${kdlString(command)}\n    args ${args.map(kdlString).join(' ')}\n}\n`,
   )
   writeFileSync(join(options.dir, '.slop-mcp.kdl'), kdl.join(''))
-  const {connection, startMs} = await connectTimed(`bench-${options.label}`, {
+  return {
     command: binary.path,
     args: ['serve'],
     cwd: options.dir,
     env: {HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local', 'share')},
-  })
+  }
+}
+
+export async function startSlop(options: GatewayOptions): Promise<Gateway> {
+  const {connection, startMs} = await connectTimed(`bench-${options.label}`, slopLaunch(options))
   return {
     name: 'slop-mcp',
     connection,
@@ -109,4 +114,5 @@ export const slopMcp: GatewayKind = {
   name: 'slop-mcp',
   unavailable: () => slopBinary().reason,
   start: startSlop,
+  launch: slopLaunch,
 }
