@@ -4,7 +4,7 @@
 // slop-mcp beside ptc-mcp when it is installed (bench/README.md). Prints a table and writes
 // bench/results.json. Timing belongs here, never in test assertions.
 //
-//   tsx bench/run.ts [--quick] [--only=discover,pause,cadence,...] [--gateways=ptc-mcp,slop-mcp]
+//   tsx bench/run.ts [--quick] [--load=N] [--only=discover,pause,cadence,...] [--gateways=ptc-mcp,...]
 //                    [--downstreams=bench,everything] [--out=bench/results.json]
 import {writeFileSync} from 'node:fs'
 import {parseArgs} from 'node:util'
@@ -22,6 +22,7 @@ import {sequentialCalls} from './scenarios/calls.js'
 import {contextSaved} from './scenarios/context-saved.js'
 import {discover} from './scenarios/discover.js'
 import {fanOut} from './scenarios/fanout.js'
+import {firstBurst} from './scenarios/first-burst.js'
 import {gatewayStart} from './scenarios/gateway-start.js'
 import {rssGrowth} from './scenarios/rss-growth.js'
 import {sandboxTiers} from './scenarios/sandbox-tiers.js'
@@ -36,6 +37,7 @@ export const SCENARIOS: readonly Scenario[] = [
   trivialPause,
   trivialCadence,
   trivialBurst,
+  firstBurst,
   sequentialCalls,
   fanOut,
   rssGrowth,
@@ -57,6 +59,7 @@ function choose<T extends string>(flag: string, value: string | undefined, all: 
 const {values} = parseArgs({
   options: {
     quick: {type: 'boolean', default: false},
+    load: {type: 'string', default: '0'},
     only: {type: 'string'},
     gateways: {type: 'string'},
     downstreams: {type: 'string'},
@@ -73,6 +76,7 @@ const bench = new Bench({
   gateways: choose<GatewayName>('gateways', values.gateways, GATEWAY_NAMES),
   downstreams: choose<Downstream['name']>('downstreams', values.downstreams, ['bench', 'everything']),
   verbose: true,
+  load: Number(values.load),
 })
 bench.results.settings['execution.max_tool_calls: 300'] =
   `ptc-mcp's per-program call limit (default 100), below the ${PTC_SETTINGS.max_tool_calls}-call scenario; every latency setting is shipped`
@@ -80,7 +84,11 @@ if (values.quick)
   bench.note('--quick: few samples, to check the bench works; these figures are not measurements')
 bench.log(`python ${bench.python}; load average ${bench.results.machine.loadavgAtStart}`)
 try {
-  for (const scenario of SCENARIOS) if (scenarios.includes(scenario.name)) await scenario.run(bench)
+  for (const scenario of SCENARIOS) {
+    if (!scenarios.includes(scenario.name)) continue
+    bench.failures.clear()
+    await scenario.run(bench)
+  }
 } catch (error) {
   process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`)
   process.exitCode = 1
@@ -92,6 +100,7 @@ if (process.exitCode !== 1) {
   writeFileSync(values.out, `${JSON.stringify(results, null, 2)}\n`)
   process.stdout.write(
     `${report(results)}\n\nbench: ${results.totalSeconds?.toFixed(0)} s on ${results.machine.cpus} CPUs, ` +
-      `load average ${results.machine.loadavgAtStart} → ${results.machine.loadavgAtEnd}; ${values.out}\n`,
+      `load average ${results.machine.loadavgAtStart} → ${results.machine.loadavgAtEnd}` +
+      `${results.machine.busyLoops ? `, with ${results.machine.busyLoops} busy loops beside it (--load)` : ''}; ${values.out}\n`,
   )
 }

@@ -11,10 +11,12 @@ import type {Gateway, GatewayKind} from './gateway.js'
 
 import {closeAll} from './client.js'
 import {DOWNSTREAMS} from './downstreams.js'
+import {BusyLoops} from './load.js'
+import {myCoolProxy} from './my-cool-proxy.js'
 import {loadavg} from './proc.js'
 import {ptcMcp} from './ptc-mcp.js'
 import {bareStartSamples, realPython} from './python.js'
-import {type GatewayName, newResults, type Results, series} from './results.js'
+import {firstLine, type GatewayName, newResults, type Results, series} from './results.js'
 import {sdkFloor} from './sdk-floor.js'
 import {slopMcp} from './slop-mcp.js'
 
@@ -25,9 +27,11 @@ export interface BenchOptions {
   downstreams: ReadonlyArray<Downstream['name']>
   /** Write progress lines to stderr. */
   verbose: boolean
+  /** Busy loops to run beside the whole run (`--load N`); none by default. */
+  load?: number
 }
 
-const KINDS: readonly GatewayKind[] = [ptcMcp, slopMcp, sdkFloor]
+const KINDS: readonly GatewayKind[] = [ptcMcp, slopMcp, myCoolProxy, sdkFloor]
 
 export class Bench {
   readonly results: Results
@@ -37,8 +41,11 @@ export class Bench {
   readonly workDir = mkdtempSync(join(tmpdir(), 'ptc-bench-'))
   private readonly startedAt = performance.now()
   private readonly gateways = new Map<string, Promise<Gateway | undefined>>()
+  /** Why a peer was left out of the running scenario (cleared before each scenario). */
+  readonly failures = new Map<Gateway, string>()
   private readonly bare: number[] = []
   private dirs = 0
+  private readonly busyLoops?: BusyLoops
 
   constructor(readonly options: BenchOptions) {
     this.python = realPython()
@@ -48,7 +55,10 @@ export class Bench {
       cpu: readFileSync('/proc/cpuinfo', 'utf8').match(/^model name\s*:\s*(.*)$/m)?.[1] ?? 'unknown',
       python: this.python,
       loadavgAtStart: loadavg(),
+      busyLoops: options.load ?? 0,
     })
+    if (options.load !== undefined && options.load !== 0)
+      this.busyLoops = new BusyLoops(this.python, options.load)
     this.kinds = []
     for (const kind of KINDS) {
       if (!options.gateways.includes(kind.name)) continue
@@ -71,6 +81,17 @@ export class Bench {
 
   note(message: string): void {
     if (!this.results.notes.includes(message)) this.results.notes.push(message)
+  }
+
+  /**
+   * A peer failed: noted, and remembered as the reason it has no figure in the scenario's rows.
+   * ptc-mcp failing fails the run (rethrown).
+   */
+  leftOut(gateway: Gateway, error: unknown): void {
+    if (gateway.name === 'ptc-mcp') throw error
+    const reason = firstLine(error)
+    this.note(`${gateway.name}: ${reason}`)
+    if (!this.failures.has(gateway)) this.failures.set(gateway, reason)
   }
 
   /** A new directory inside the run's scratch directory. */
@@ -126,6 +147,7 @@ export class Bench {
   async close(): Promise<void> {
     await closeAll()
     this.results.machine.loadavgAtEnd = loadavg()
+    await this.busyLoops?.stop()
     this.results.totalSeconds = (performance.now() - this.startedAt) / 1000
     rmSync(this.workDir, {recursive: true, force: true})
   }

@@ -30,12 +30,17 @@ export interface Gateway {
   connection: Connection
   /** Launch until the first tools/list answer. */
   startMs: number
+  /** What its language cannot express, said where `code` gives no program. */
+  cannot?: string
   /** The program in this gateway's language; undefined when it cannot be written there. */
   code(program: Program, downstream: Downstream): Code | undefined
   /** Runs a program; rejects when the gateway reports it failed. */
   run(code: string): Promise<ProgramRun>
-  /** A cheap request the gateway answers itself: the MCP round trip under every program. */
-  roundTrip(): Promise<number>
+  /**
+   * A tool call the gateway answers itself, running no program (ptc-mcp: `list_callable_tools`
+   * with `server`, SPEC §11's floor): what the SDK, the stdio hop and a handler cost anyway.
+   */
+  roundTrip(downstream: Downstream): Promise<number>
   close(): Promise<void>
 }
 

@@ -12,6 +12,22 @@ export const DEFAULT_RESULTS = join(ROOT, 'bench', 'results.json')
 
 export const requireFromRoot = createRequire(join(ROOT, 'package.json'))
 
+/** Where the peer gateways are installed for the bench (gitignored; bench/README.md). */
+export const PEERS_DIR = join(ROOT, '.bench-peers')
+const requireFromPeers = createRequire(join(PEERS_DIR, 'package.json'))
+
+/** A peer gateway's module: from PEERS_DIR first, then the project's node_modules. */
+export function requirePeer(id: string): {path: string; require: NodeJS.Require} {
+  for (const from of [requireFromPeers, requireFromRoot]) {
+    try {
+      return {path: from.resolve(id), require: from}
+    } catch {
+      // not there: the next place
+    }
+  }
+  throw new Error(`Cannot find module '${id}'`)
+}
+
 /** tsx's ESM loader as a file URL, for `node --import` (works from any working directory). */
 export const TSX_LOADER_URL = pathToFileURL(requireFromRoot.resolve('tsx')).href
 

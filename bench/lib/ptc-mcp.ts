@@ -119,8 +119,8 @@ export async function startPtc(options: PtcOptions): Promise<PtcGateway> {
         throw new Error(`program failed:\n${text}\n--- serve stderr ---\n${connection.stderr()}`)
       return {ms, text, innerMs: printedNumber(structured.output ?? '')}
     },
-    async roundTrip() {
-      return (await timedCall(connection, 'list_callable_tools')).ms
+    async roundTrip(downstream) {
+      return (await timedCall(connection, 'list_callable_tools', {server: downstream.name})).ms
     },
     close: () => connection.close(),
   }

@@ -63,12 +63,19 @@ export function renderTable(rows: string[][], leftColumns = 1): string {
 }
 
 function mainTable(results: Results, footnotes: string[]): string {
-  const gateways = GATEWAY_NAMES.filter((name) => results.rows.some((row) => row.figures[name]))
+  const gateways = GATEWAY_NAMES.filter((name) =>
+    results.rows.some((row) => row.figures[name] ?? row.missing?.[name]),
+  )
   const header = ['scenario', 'downstream', 'reference']
   for (const name of gateways) header.push(name, 'ratio')
   header.push('target', 'ptc-mcp')
   const cell = (row: Row, name: (typeof gateways)[number]): string[] => {
     const figure = row.figures[name]
+    const missing = row.missing?.[name]
+    if (!figure && missing) {
+      footnotes.push(`${name}, ${row.scenario} (${row.downstream}): ${missing}`)
+      return [`— [${footnotes.length}]`, '']
+    }
     if (!figure) return ['—', '']
     let value = formatValue(figure.value, figure.series.unit)
     if (figure.note) {

@@ -2,8 +2,8 @@
 // gateway's figure beside its reference and target), and details that explain them.
 import {summarize, type Summary} from './stats.js'
 
-export type GatewayName = 'ptc-mcp' | 'sdk-floor' | 'slop-mcp'
-export const GATEWAY_NAMES: readonly GatewayName[] = ['ptc-mcp', 'slop-mcp', 'sdk-floor']
+export type GatewayName = 'my-cool-proxy' | 'ptc-mcp' | 'sdk-floor' | 'slop-mcp'
+export const GATEWAY_NAMES: readonly GatewayName[] = ['ptc-mcp', 'slop-mcp', 'my-cool-proxy', 'sdk-floor']
 
 export type Unit = 'B' | 'MiB' | 'ms' | '%'
 
@@ -50,6 +50,8 @@ export interface Row {
   reference?: Reference
   target?: Target
   figures: Partial<Record<GatewayName, Figure>>
+  /** Why a gateway has no figure here (it cannot express the program, or it failed). */
+  missing?: Partial<Record<GatewayName, string>>
 }
 
 /** One sandbox tier's trivial-program medians, warm and cold (the tiers extra). */
@@ -96,6 +98,17 @@ export function addFigure(row: Row, gateway: GatewayName, measured: Series, note
   }
   row.figures[gateway] = figure
   return figure
+}
+
+/** An error's first line: what a note or a footnote says of it. */
+export function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!
+}
+
+/** Says why `gateway` has no figure in `row` (kept only while it has none; the first reason wins). */
+export function addMissing(row: Row, gateway: GatewayName, reason: string): void {
+  if (row.figures[gateway] || row.missing?.[gateway]) return
+  row.missing = {...row.missing, [gateway]: reason}
 }
 
 /** A reference measured in this run: the median of its series. */

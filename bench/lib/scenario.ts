@@ -4,7 +4,7 @@ import type {Bench} from './bench.js'
 import type {Downstream} from './downstreams.js'
 import type {Code, Gateway, Program} from './gateway.js'
 
-import {addFigure, addRow, measuredReference, series} from './results.js'
+import {addFigure, addMissing, addRow, measuredReference, type Row, type Series, series} from './results.js'
 
 export interface Scenario {
   /** Its name for --only. */
@@ -40,10 +40,7 @@ export async function interleaved(
         const measured = await sample(gateway, round)
         times.push(...(typeof measured === 'number' ? [measured] : measured))
       } catch (error) {
-        if (gateway.name === 'ptc-mcp') throw error
-        bench.note(
-          `${gateway.name}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
-        )
+        bench.leftOut(gateway, error)
         samples.delete(gateway)
       }
     }
@@ -81,6 +78,17 @@ export function withCode(
   return found
 }
 
+/**
+ * Footnotes for the gateways that have no figure in `row`: the failure that left a peer out of
+ * this scenario, or what its language cannot express.
+ */
+export function explainMissing(bench: Bench, row: Row, gateways: readonly Gateway[]): void {
+  for (const gateway of gateways) {
+    const reason = bench.failures.get(gateway) ?? gateway.cannot
+    if (reason) addMissing(row, gateway.name, reason)
+  }
+}
+
 /** Bare interpreter starts taken at the start of every round, beside the programs they compare with. */
 export function bareStartsEachRound(
   bench: Bench,
@@ -95,13 +103,22 @@ export function bareStartsEachRound(
   }
 }
 
+/** A row of trivial programs: its key and title, and the gateways that were to be in it. */
+export interface RowOf {
+  key: string
+  scenario: string
+  downstream: Downstream
+  targetRatio: number
+  gateways: readonly Gateway[]
+}
+
 /**
  * One row of trivial-program latencies (SPEC §11): each gateway's figure against the bare
  * interpreter starts taken in alternation with it, with the target ratio.
  */
 export function addBareStartRow(
   bench: Bench,
-  row: {key: string; scenario: string; downstream: Downstream; targetRatio: number},
+  row: RowOf,
   bareStarts: readonly number[],
   measured: Map<Gateway, number[]>,
 ): void {
@@ -113,4 +130,50 @@ export function addBareStartRow(
     target: {value: row.targetRatio, comparison: '<=', of: 'ratio'},
   })
   for (const [gateway, times] of measured) addFigure(added, gateway.name, series(added.scenario, 'ms', times))
+  explainMissing(bench, added, row.gateways)
+}
+
+/** Appends `times` to the gateway's samples in `into`. */
+export function record(
+  into: Map<Gateway, number[]>,
+  gateway: Gateway,
+  times: number | readonly number[],
+): void {
+  into.set(gateway, [...(into.get(gateway) ?? []), ...(typeof times === 'number' ? [times] : times)])
+}
+
+/**
+ * Two rows (SPEC §11), both measured in alternation: the floor, each gateway's own answer to a
+ * tool call that runs no program (ptc-mcp's is the floor proper); then the trivial program, every
+ * gateway's figure held against ptc-mcp's floor, with the target ratio.
+ */
+export function addFloorRows(
+  bench: Bench,
+  row: RowOf & {when: string},
+  floors: Map<Gateway, number[]>,
+  programs: Map<Gateway, number[]>,
+): void {
+  const downstream = row.downstream.name
+  const floorRow = addRow(bench.results, {
+    key: `floor-${row.key}/${downstream}`,
+    scenario: `the floor: no program, ${row.when}`,
+    downstream,
+  })
+  let ptcFloor: Series | undefined
+  for (const [gateway, times] of floors) {
+    const measured = series(floorRow.scenario, 'ms', times)
+    addFigure(floorRow, gateway.name, measured)
+    if (gateway.name === 'ptc-mcp') ptcFloor = measured
+  }
+  const programRow = addRow(bench.results, {
+    key: `${row.key}/${downstream}`,
+    scenario: `${row.scenario}, ${row.when}`,
+    downstream,
+    reference: ptcFloor && measuredReference('floor', ptcFloor),
+    target: {value: row.targetRatio, comparison: '<=', of: 'ratio'},
+  })
+  for (const [gateway, times] of programs)
+    addFigure(programRow, gateway.name, series(programRow.scenario, 'ms', times))
+  explainMissing(bench, floorRow, row.gateways)
+  explainMissing(bench, programRow, row.gateways)
 }

@@ -6,9 +6,9 @@ import {join} from 'node:path'
 import type {Downstream, ToolCall} from './downstreams.js'
 import type {Code, Gateway, GatewayKind, GatewayOptions, Program} from './gateway.js'
 
-import {connectTimed, resultText, timedCall} from './client.js'
+import {connectTimed, type Launch, resultText, timedCall} from './client.js'
 import {keywordArgs} from './gateway.js'
-import {requireFromRoot} from './paths.js'
+import {requirePeer} from './paths.js'
 
 const PACKAGE = '@standardbeagle/slop-mcp'
 /** A slop-mcp binary to use instead of the installed package's. */
@@ -21,12 +21,13 @@ export function slopBinary(): {path?: string; reason?: string} {
     return existsSync(fromEnv) ? {path: fromEnv} : {reason: `${SLOP_MCP_ENV}=${fromEnv} does not exist`}
   try {
     // Its index.js resolves the bundled binary and makes it executable (install scripts may not have run).
-    const {getBinaryPath} = requireFromRoot(PACKAGE) as {getBinaryPath(): string}
+    const found = requirePeer(PACKAGE)
+    const {getBinaryPath} = found.require(found.path) as {getBinaryPath(): string}
     return {path: getBinaryPath()}
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
     if (message.includes('Cannot find module'))
-      return {reason: `not installed (npm install --no-save --ignore-scripts ${PACKAGE})`}
+      return {reason: `not installed (bench/README.md: npm install --prefix .bench-peers ...)`}
     return {reason: message}
   }
 }
@@ -67,7 +68,8 @@ export function slopCode(program: Program, downstream: Downstream): Code | undef
 
 const kdlString = (value: string): string => JSON.stringify(value)
 
-export async function startSlop(options: GatewayOptions): Promise<Gateway> {
+/** Writes its config into `options.dir` and says how it is started with it. */
+export function slopLaunch(options: GatewayOptions): Launch {
   const binary = slopBinary()
   if (!binary.path) throw new Error(`slop-mcp: ${binary.reason}`)
   const home = join(options.dir, 'home')
@@ -78,16 +80,21 @@ export async function startSlop(options: GatewayOptions): Promise<Gateway> {
       `mcp ${kdlString(name)} {\n    command ${kdlString(command)}\n    args ${args.map(kdlString).join(' ')}\n}\n`,
   )
   writeFileSync(join(options.dir, '.slop-mcp.kdl'), kdl.join(''))
-  const {connection, startMs} = await connectTimed(`bench-${options.label}`, {
+  return {
     command: binary.path,
     args: ['serve'],
     cwd: options.dir,
     env: {HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local', 'share')},
-  })
+  }
+}
+
+export async function startSlop(options: GatewayOptions): Promise<Gateway> {
+  const {connection, startMs} = await connectTimed(`bench-${options.label}`, slopLaunch(options))
   return {
     name: 'slop-mcp',
     connection,
     startMs,
+    cannot: 'SLOP names a tool server.tool, so a hyphenated tool name cannot be called',
     code: slopCode,
     async run(code) {
       const {ms, result} = await timedCall(connection, 'run_slop', {script: code})
@@ -107,4 +114,5 @@ export const slopMcp: GatewayKind = {
   name: 'slop-mcp',
   unavailable: () => slopBinary().reason,
   start: startSlop,
+  launch: slopLaunch,
 }

@@ -4,7 +4,7 @@ import {MiB} from '../lib/paths.js'
 // a tool that makes such a result (the bench's own).
 import {memory, resetPeak} from '../lib/proc.js'
 import {addFigure, addRow, series} from '../lib/results.js'
-import {interleaved, type Scenario, warmUp, withCode} from '../lib/scenario.js'
+import {explainMissing, interleaved, type Scenario, warmUp, withCode} from '../lib/scenario.js'
 
 const BIG_BYTES = 16 * MiB
 
@@ -14,7 +14,8 @@ export const bigResult: Scenario = {
     for (const downstream of bench.downstreams) {
       if (!downstream.big) continue
       const program = {kind: 'big', call: downstream.big(BIG_BYTES)} as const
-      const runs = withCode(await bench.gatewaysFor(downstream), program, downstream)
+      const gateways = await bench.gatewaysFor(downstream)
+      const runs = withCode(gateways, program, downstream)
       // The bench server builds (and keeps) its 16 MiB answer on the first call.
       const codes = await warmUp(bench, new Map(runs.map(({gateway, code}) => [gateway, code.code])))
       const growth = new Map<string, number[]>()
@@ -44,6 +45,8 @@ export const bigResult: Scenario = {
         addFigure(latencyRow, gateway.name, series(latencyRow.scenario, 'ms', times))
         addFigure(memoryRow, gateway.name, series(memoryRow.scenario, 'MiB', growth.get(gateway.name) ?? []))
       }
+      explainMissing(bench, latencyRow, gateways)
+      explainMissing(bench, memoryRow, gateways)
       bench.log(`16 MiB ${downstream.name} done`)
     }
   },

@@ -1,6 +1,6 @@
 // SPEC §11: 300 sequential calls to a cheap tool from one program (the whole tool call, as the
 // client sees it) against the same 300 calls made directly by an SDK client to the same server,
-// measured in alternation. ptc-mcp's own timing inside the program and its channel alone (300
+// measured in alternation, both sides warmed with as many calls first; ≤ 1.6× direct. ptc-mcp's own timing inside the program and its channel alone (300
 // helper calls, no server) are details.
 import {performance} from 'node:perf_hooks'
 
@@ -9,7 +9,7 @@ import type {Gateway} from '../lib/gateway.js'
 
 import {connect} from '../lib/client.js'
 import {addFigure, addRow, measuredReference, series} from '../lib/results.js'
-import {interleaved, type Scenario, warmUp, withCode} from '../lib/scenario.js'
+import {explainMissing, interleaved, type Scenario, warmUp, withCode} from '../lib/scenario.js'
 
 export const CALLS = 300
 
@@ -19,7 +19,8 @@ export const sequentialCalls: Scenario = {
     const reps = bench.reps(5, 1)
     for (const downstream of bench.downstreams) {
       const program = {kind: 'calls', call: downstream.cheap, n: CALLS} as const
-      const runs = withCode(await bench.gatewaysFor(downstream), program, downstream)
+      const gateways = await bench.gatewaysFor(downstream)
+      const runs = withCode(gateways, program, downstream)
       const given = new Map(runs.map(({gateway, code}) => [gateway, code.code]))
       const direct = await connect(`direct-${downstream.name}`, downstream)
       const {tool, args} = downstream.cheap
@@ -50,9 +51,10 @@ export const sequentialCalls: Scenario = {
           'direct',
           series(`${CALLS} ${tool} calls by an SDK client, directly`, 'ms', directMs),
         ),
-        target: {value: 1.3, comparison: '<=', of: 'ratio'},
+        target: {value: 1.6, comparison: '<=', of: 'ratio'},
       })
       for (const [gateway, times] of programs) addFigure(row, gateway.name, series(row.scenario, 'ms', times))
+      explainMissing(bench, row, gateways)
       if (inProgram.length > 0)
         bench.results.details[`callsInProgram/${downstream.name}`] = series(
           `ptc-mcp: ${CALLS} calls to ${downstream.name}, timed inside the program`,

@@ -1,7 +1,7 @@
 // SPEC §11: on the bundled example workload, the bytes that reach the model through a gateway's
 // program tool against the text of every tool result if the model called each tool itself. The
-// example programs are Python (examples/programs); slop-mcp runs the same two written in SLOP
-// (bench/programs).
+// example programs are Python (examples/programs); slop-mcp and my-cool-proxy run the same two
+// written in SLOP and Lua (bench/programs).
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
@@ -9,7 +9,7 @@ import type {Gateway} from '../lib/gateway.js'
 
 import {connect, resultText} from '../lib/client.js'
 import {FINANCE_SERVER, ROOT} from '../lib/paths.js'
-import {addFigure, addRow, type GatewayName, series} from '../lib/results.js'
+import {addFigure, addMissing, addRow, firstLine, type GatewayName, series} from '../lib/results.js'
 import {type Scenario} from '../lib/scenario.js'
 
 const PROGRAMS = ['revenue-trend', 'ledger-summary']
@@ -17,6 +17,7 @@ const PROGRAMS = ['revenue-trend', 'ledger-summary']
 const PROGRAM_FILE: Partial<Record<GatewayName, (name: string) => string>> = {
   'ptc-mcp': (name) => join(ROOT, 'examples', 'programs', `${name}.py`),
   'slop-mcp': (name) => join(ROOT, 'bench', 'programs', `${name}.slop`),
+  'my-cool-proxy': (name) => join(ROOT, 'bench', 'programs', `${name}.lua`),
 }
 type Call = [string, Record<string, number | string>]
 const DIRECT_CALLS: Call[] = [
@@ -41,7 +42,10 @@ export const contextSaved: Scenario = {
     })
     for (const kind of bench.kinds) {
       const programFile = PROGRAM_FILE[kind.name]
-      if (!programFile) continue
+      if (!programFile) {
+        addMissing(row, kind.name, 'it runs no program')
+        continue
+      }
       let gateway: Gateway | undefined
       try {
         const dir = bench.dir(`${kind.name}-example`)
@@ -55,8 +59,9 @@ export const contextSaved: Scenario = {
         addFigure(row, kind.name, series(row.scenario, '%', [saved]), `${viaProgram} B`)
       } catch (error) {
         if (kind.name === 'ptc-mcp') throw error
-        const reason = error instanceof Error ? error.message.split('\n')[0] : String(error)
+        const reason = firstLine(error)
         bench.note(`${kind.name}: context not measured: ${reason}`)
+        addMissing(row, kind.name, reason)
       } finally {
         await gateway?.close()
       }

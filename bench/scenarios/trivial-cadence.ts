@@ -1,12 +1,26 @@
 // SPEC §11: a trivial program every ~20 ms: each sent 20 ms after the previous one was answered,
 // the first two of a sequence (which may find a child made during the pause before) not recorded;
-// against bare interpreter starts taken before each sequence.
+// against the floor at the same cadence: a sequence of ptc-mcp's no-program answers
+// (list_callable_tools with server) before each sequence of programs, likewise every ~20 ms.
 import {setTimeout as sleep} from 'node:timers/promises'
 
-import {addBareStartRow, bareStartsEachRound, interleaved, type Scenario, TRIVIAL} from '../lib/scenario.js'
+import type {Gateway} from '../lib/gateway.js'
+
+import {addFloorRows, interleaved, record, type Scenario, TRIVIAL} from '../lib/scenario.js'
 
 export const GAP_MS = 20
 const SKIPPED = 2
+
+/** `length` calls, each `GAP_MS` after the previous answer; the first `SKIPPED` not returned. */
+async function sequence(length: number, call: () => Promise<number>): Promise<number[]> {
+  const times: number[] = []
+  for (let i = 0; i < length; i++) {
+    const ms = await call()
+    if (i >= SKIPPED) times.push(ms)
+    await sleep(GAP_MS)
+  }
+  return times
+}
 
 export const trivialCadence: Scenario = {
   name: 'cadence',
@@ -14,24 +28,25 @@ export const trivialCadence: Scenario = {
     const length = bench.reps(20, 4)
     for (const downstream of bench.downstreams) {
       const gateways = await bench.gatewaysFor(downstream)
-      const bare = bareStartsEachRound(bench, bench.reps(15, 5))
-      const rounds = {reps: bench.reps(2, 1), beforeRound: bare.beforeRound}
-      const sequences = await interleaved(bench, gateways, rounds, async (gateway) => {
+      const floors = new Map<Gateway, number[]>()
+      const programs = await interleaved(bench, gateways, bench.reps(3, 1), async (gateway) => {
         await sleep(1000)
-        const times: number[] = []
+        record(floors, gateway, await sequence(length, () => gateway.roundTrip(downstream)))
         const {code} = gateway.code(TRIVIAL, downstream)!
-        for (let i = 0; i < length; i++) {
-          const {ms} = await gateway.run(code)
-          if (i >= SKIPPED) times.push(ms)
-          await sleep(GAP_MS)
-        }
-        return times
+        return sequence(length, async () => (await gateway.run(code)).ms)
       })
-      addBareStartRow(
+      addFloorRows(
         bench,
-        {key: 'cadence', scenario: `print(1) every ~${GAP_MS} ms`, downstream, targetRatio: 0.25},
-        bare.samples,
-        sequences,
+        {
+          key: 'cadence',
+          scenario: 'print(1)',
+          when: `every ~${GAP_MS} ms`,
+          downstream,
+          targetRatio: 1.5,
+          gateways,
+        },
+        floors,
+        programs,
       )
       bench.log(`cadence ${downstream.name} done`)
     }

@@ -33,13 +33,16 @@ const FAN_OUT = 8
 
 const launches = JSON.parse(process.argv[2] ?? '[]') as Launch[]
 const clients = new Map<string, Client>()
-for (const {name, command, args} of launches) {
-  const client = new Client({name: 'sdk-floor', version: '1.0.0'})
-  await client.connect(
-    new StdioClientTransport({command, args, stderr: 'ignore', maxBufferSize: MAX_MESSAGE_BYTES}),
-  )
-  clients.set(name, client)
-}
+// All at once, before serving: a gateway that lists its servers' tools must connect first.
+await Promise.all(
+  launches.map(async ({name, command, args}) => {
+    const client = new Client({name: 'sdk-floor', version: '1.0.0'})
+    await client.connect(
+      new StdioClientTransport({command, args, stderr: 'ignore', maxBufferSize: MAX_MESSAGE_BYTES}),
+    )
+    clients.set(name, client)
+  }),
+)
 
 type CallResult = {content: Array<{type: string; text?: string}>}
 

@@ -1,0 +1,71 @@
+// SPEC §11: the first burst of eight after 60 s with no program (a session's first parallel
+// calls), ≤ 2× a bare interpreter start. Every gateway of every downstream is left idle for the
+// quiet period at once; then bare starts are taken and each gateway gets one burst, in turn.
+// With --quick the quiet period is shorter, as the row and a note say.
+import {setTimeout as sleep} from 'node:timers/promises'
+
+import type {Bench} from '../lib/bench.js'
+import type {Downstream} from '../lib/downstreams.js'
+import type {Gateway} from '../lib/gateway.js'
+
+import {addBareStartRow, type Scenario} from '../lib/scenario.js'
+import {BURST, burst} from './trivial-burst.js'
+
+/** One burst into `measured`; a peer that fails is noted and dropped (bench.leftOut). */
+async function burstOrDrop(
+  bench: Bench,
+  gateway: Gateway,
+  downstream: Downstream,
+  measured: Map<Gateway, number[]>,
+): Promise<void> {
+  try {
+    measured.set(gateway, [...(measured.get(gateway) ?? []), await burst(gateway, downstream)])
+  } catch (error) {
+    bench.leftOut(gateway, error)
+    measured.delete(gateway)
+  }
+}
+
+export const QUIET_S = 60
+const QUICK_QUIET_S = 5
+
+export const firstBurst: Scenario = {
+  name: 'first-burst',
+  async run(bench) {
+    const quietS = bench.options.quick ? QUICK_QUIET_S : QUIET_S
+    if (quietS !== QUIET_S)
+      bench.note(`--quick: the first burst comes after ${quietS} s with no program, not ${QUIET_S} s`)
+    const each = await Promise.all(
+      bench.downstreams.map(async (downstream) => ({
+        downstream,
+        gateways: await bench.gatewaysFor(downstream),
+      })),
+    )
+    const bare: number[] = []
+    const bursts = new Map(each.map(({downstream}) => [downstream, new Map<Gateway, number[]>()]))
+    for (let round = 0; round < bench.reps(2, 1); round++) {
+      bench.log(`first burst: ${quietS} s with no program`)
+      await sleep(quietS * 1000)
+      bare.push(...bench.bareStart(bench.reps(4, 2)))
+      for (const {downstream, gateways} of each) {
+        const measured = bursts.get(downstream)!
+        for (const gateway of gateways)
+          if (round === 0 || measured.has(gateway)) await burstOrDrop(bench, gateway, downstream, measured)
+      }
+    }
+    for (const {downstream, gateways} of each)
+      addBareStartRow(
+        bench,
+        {
+          key: 'firstBurst',
+          scenario: `the first ${BURST} × print(1) at once after ${quietS} s with no program`,
+          downstream,
+          targetRatio: 2,
+          gateways,
+        },
+        bare,
+        bursts.get(downstream)!,
+      )
+    bench.log('first burst done')
+  },
+}
