@@ -74,7 +74,7 @@ const stdioServer = z
       .optional()
       .describe("Working directory for the command (default: ptc-mcp's own). ${VAR} expanded."),
     connect_timeout_seconds: positiveSeconds(
-      'Bound on one connection attempt (start, handshake, first tool listing); calls to a server still starting wait at most this long. Default: 30.',
+      'Bound on one connection attempt (start, handshake, first tool listing); calls to a server still starting wait at most this long. Default: the top-level connect_timeout_seconds, else 30.',
     ).optional(),
   })
   .describe('A server launched as a child process and spoken to over stdin/stdout.')
@@ -125,7 +125,7 @@ const remoteServer = (transport: 'http' | 'sse', description: string) =>
       ).default({}),
       oauth: oauthSchema.optional(),
       connect_timeout_seconds: positiveSeconds(
-        'Bound on one connection attempt (start, handshake, first tool listing); calls to a server still starting wait at most this long. Default: 30.',
+        'Bound on one connection attempt (start, handshake, first tool listing); calls to a server still starting wait at most this long. Default: the top-level connect_timeout_seconds, else 30.',
       ).optional(),
     })
     .describe(description)
@@ -296,6 +296,12 @@ export const configSchema = z
     execution: section(executionSchema, executionSchema.parse({})).describe(
       executionSchema.description ?? '',
     ),
+    connect_timeout_seconds: positiveSeconds(
+      "Default for every server's connect_timeout_seconds: the bound on one connection attempt (a first npx start downloads the package: raise it).",
+    )
+      .optional()
+      // Applied to the servers when set (see validateConfig); unset, the engine's 30 s holds.
+      .meta({default: 30}),
   })
   .superRefine(checkUniqueServerNames, {when: () => true})
   .describe('ptc-mcp configuration')

@@ -114,7 +114,9 @@ describe('ptc-mcp doctor', () => {
       })
       expect(byId['server:locked']).toMatchObject({
         status: 'fail',
-        fix: expect.stringMatching(/Authorization header/),
+        detail:
+          'http HTTP 401 Unauthorized (check the headers, such as Authorization, in the config): no token',
+        fix: 'the server wants credentials: set headers (e.g. Authorization: "Bearer ${TOKEN}"), or add oauth: {} and run `ptc-mcp auth locked`',
       })
       expect(byId.sandbox).toMatchObject({status: 'warn', fix: expect.stringMatching(/sandbox: auto/)})
     }
@@ -140,8 +142,8 @@ describe('ptc-mcp doctor', () => {
     const byId = Object.fromEntries(run.result!.checks.map((c) => [c.id, c]))
     expect(byId['server:wrong-path']).toMatchObject({
       status: 'fail',
-      detail: 'http HTTP 404 Not Found: Cannot POST /api',
-      fix: "no MCP endpoint at /api: check the url's path (often /mcp for http, /sse for sse)",
+      detail: 'http not an MCP endpoint: POST got HTTP 404 Not Found',
+      fix: 'no MCP endpoint at /api: check the url (the MCP path is often /mcp for http, /sse for sse)',
     })
     expect(byId['server:cat']).toMatchObject({
       status: 'fail',
