@@ -20,6 +20,8 @@ export const TRANSPORTS = ['stdio', 'http', 'sse'] as const
 export interface ConfigIssue {
   path: readonly PropertyKey[]
   message: string
+  /** An environment variable the value names is not set: fixed in the environment, not the file. */
+  unsetVariable?: string
 }
 
 const positiveInt = (description: string, max?: number) => {
