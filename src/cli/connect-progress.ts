@@ -2,6 +2,8 @@ import {Listr, ListrLogger, ProcessOutput} from 'listr2'
 
 import type {ToolRegistry} from '../downstream/registry.js'
 
+import {counted} from '../plural.js'
+
 /**
  * Shows each downstream server connecting, on stderr, until its first attempt ends (or the bound
  * passes). Silent when stderr is not a terminal or output is JSON: then it only waits.
@@ -21,7 +23,7 @@ export async function showConnectProgress(
       title: `Connecting to ${server.name} (${server.transport})`,
       async task(_ctx: unknown, task: {title: string; skip(message: string): void}) {
         const status = await registry.firstAttempt(server.name)
-        if (status?.connected) task.title = `${server.name}: ${status.tools} tools`
+        if (status?.connected) task.title = `${server.name}: ${counted(status.tools, 'tool')}`
         else task.skip(`${server.name}: unavailable (${status?.lastError ?? 'still connecting'})`)
       },
     })),

@@ -8,6 +8,7 @@ import type {UpstreamClient} from './upstream.js'
 
 import {createOAuthSession, type OAuthSession} from '../oauth/session.js'
 import {TokenStore} from '../oauth/store.js'
+import {counted} from '../plural.js'
 import {type BackoffOptions, DEFAULT_BACKOFF, retryDelay, streakAfterLoss} from './backoff.js'
 import {ServerConnection} from './connection.js'
 import {describeError, formatSeconds} from './error-text.js'
@@ -306,7 +307,7 @@ export class ServerSupervisor {
     this.failure = null
     this.since = new Date()
     this.markFirstAttemptDone()
-    this.log.info(`connected, ${this.tools.length} tools`)
+    this.log.info(`connected, ${counted(this.tools.length, 'tool')}`)
     this.emit()
     connection.refreshIfChanged()
   }
@@ -321,7 +322,7 @@ export class ServerSupervisor {
   private toolsChanged(connection: ServerConnection, tools: Tool[]): void {
     if (connection !== this.connection || this.state !== 'connected') return
     this.applyTools(tools)
-    this.log.info(`tool list changed, ${this.tools.length} tools`)
+    this.log.info(`tool list changed, ${counted(this.tools.length, 'tool')}`)
     this.emit()
   }
 

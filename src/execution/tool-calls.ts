@@ -4,6 +4,7 @@ import type {ToolCallTrace} from './format.js'
 import type {HelperName, ResultMessage} from './protocol.js'
 
 import {ToolError, type ToolErrorKind, type ToolHost, type ToolInfo} from '../downstream/types.js'
+import {counted} from '../plural.js'
 import {HELPER_LIST, PROGRAM_HELPERS} from './program-helpers.js'
 import {traceArgs, traceError, traceTool} from './trace.js'
 
@@ -105,7 +106,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
         ok: false,
         kind: 'budget',
         error:
-          `tool call budget exhausted: this program already made ${max} calls (execution.max_tool_calls: ${max}); ` +
+          `tool call budget exhausted: this program already made ${counted(max, 'call')} (execution.max_tool_calls: ${max}); ` +
           'do more per call (filters, batches) or split the work into several programs',
       })
       return
