@@ -171,7 +171,14 @@ async function checkSandbox(
   signal: AbortSignal | undefined,
 ): Promise<Omit<CheckResult, 'id' | 'ms' | 'title'>> {
   const setting = config?.execution.sandbox ?? 'auto'
-  const probe = await probeSandbox(await python, setting, logger, signal)
+  const found = await python.then(
+    (info) => info,
+    () => null,
+  )
+  // The Python check says why and how to fix it; saying it again here would be noise.
+  if (!found)
+    return {status: 'fail', detail: 'not probed: the probe runs a Python program (see the Python check)'}
+  const probe = await probeSandbox(found, setting, logger, signal)
   const escapes = probe.attempts.filter((a) => !a.refused).map((a) => a.name)
   if (!probe.controlWorked) {
     return {status: 'fail', detail: `${probe.tier}: a program that must work failed: ${probe.controlError}`}

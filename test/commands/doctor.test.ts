@@ -244,4 +244,28 @@ describe('ptc-mcp doctor', () => {
       expect(existsSync(example!)).toBe(true)
     })
   })
+
+  it('reports a Python too old once, in the Python check; the sandbox check only says it was not probed', async () => {
+    const oldPython = join(dir, 'python3.8')
+    writeFileSync(oldPython, '#!/bin/sh\n[ "$1" = --version ] && echo "Python 3.8.10" && exit 0\nexit 1\n', {
+      mode: 0o755,
+    })
+    const configPath = join(dir, 'old-python.yaml')
+    writeFileSync(configPath, stringify({execution: {python: oldPython, sandbox: 'none'}}))
+    const run = await runDoctor(['--config', configPath])
+    const byId = Object.fromEntries(run.result!.checks.map((c) => [c.id, c]))
+    expect(byId.python).toMatchObject({
+      status: 'fail',
+      detail: `Python 3.8.10 at "${oldPython}" is too old: programs need Python >= 3.10`,
+      fix: 'install Python 3.10 or newer, or set execution.python in config.yaml to its full path',
+    })
+    expect(byId.sandbox).toEqual({
+      id: 'sandbox',
+      title: 'Sandbox',
+      status: 'fail',
+      detail: 'not probed: the probe runs a Python program (see the Python check)',
+      ms: expect.any(Number),
+    })
+    expect(run.stdout.split('too old')).toHaveLength(2)
+  })
 })
