@@ -289,7 +289,9 @@ export class ToolRegistry implements ToolHost {
     let {timeoutMs} = options
     if (owner && !owner.connected && owner.starting) {
       const started = Date.now()
-      if (await owner.untilConnected(Math.min(timeoutMs, owner.startTimeoutMs), options.signal))
+      const waitMs = Math.min(timeoutMs, owner.startTimeoutMs)
+      options.onServerWait?.(owner.name, waitMs)
+      if (await owner.untilConnected(waitMs, options.signal))
         ({tool, unknown, hidden} = lookupTool(this, name))
       timeoutMs = Math.max(1, timeoutMs - (Date.now() - started))
     }

@@ -105,6 +105,8 @@ export interface CallToolOptions {
    * Throwing (ToolError kind `denied`) stops the call. Default: none.
    */
   approve?: (tool: ToolInfo, args: Record<string, unknown>) => Promise<void>
+  /** Told when the call waits for its server to finish starting: the server and the longest wait (ms). */
+  onServerWait?: (server: string, waitMs: number) => void
 }
 
 /**

@@ -140,6 +140,7 @@ export function registerExecuteProgram(
         }
         const report = {
           onToolCallDone: (completed: number) => progress.toolCallsCompleted(completed),
+          onServerWait: (server: string, waitMs: number) => progress.serverStarting(server, waitMs),
           onQueue: (ahead?: number) => progress.queued(ahead),
         }
         if (!modern) {
