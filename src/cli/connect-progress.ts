@@ -3,6 +3,7 @@ import {Listr, ListrLogger, ProcessOutput} from 'listr2'
 import type {ToolRegistry} from '../downstream/registry.js'
 
 import {counted} from '../plural.js'
+import {ensureTerminalWidth} from './terminal-width.js'
 
 /**
  * Shows each downstream server connecting, on stderr, until its first attempt ends (or the bound
@@ -18,6 +19,7 @@ export async function showConnectProgress(
     await registry.waitForInitialConnections(waitMs)
     return
   }
+  ensureTerminalWidth()
   const tasks = new Listr(
     servers.map((server) => ({
       title: `Connecting to ${server.name} (${server.transport})`,

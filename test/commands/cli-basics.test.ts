@@ -64,6 +64,19 @@ describe('the CLI around the commands', () => {
     )
   })
 
+  it('a terminal that reports 0 columns gets the progress on whole lines, as if 80 wide', async () => {
+    const program = join(dir, 'narrow.py')
+    // Naming the server makes run connect it, with the progress view.
+    writeFileSync(program, '# uses mcp__finance__\nprint(1)\n')
+    const run = runOnTerminal([process.execPath, BIN, 'run', '--config', 'examples/config.yaml', program], {
+      columns: 0,
+    })
+    const result = await run.done
+    expect(result.code, result.stdout).toBe(0)
+    expect(result.stdout).toMatch(/finance: \d+ tools/)
+    expect(result.stdout).toMatch(/^1\r?$/m)
+  }, 60_000)
+
   it('help examples name the bundled example (finance server, examples/config.yaml)', async () => {
     const runs = await Promise.all(['list', 'inspect', 'run'].map((command) => cli(['help', command])))
     for (const run of runs) {
