@@ -62,6 +62,8 @@ describe('ptc-mcp init', () => {
       'notion',
     ])
     expect(run.stdout).toContain(`claude mcp add --scope user ptc-mcp -- ${LAUNCH} serve --config ${path}\n`)
+    // The report ends with what to run next: doctor, for this config.
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe(`Next: ${LAUNCH} doctor --config ${path}`)
     expect(run.stdout).toMatch(/ptc-mcp: it runs ptc-mcp itself/)
     expect(run.stdout).toContain('claude mcp remove --scope user notion')
     // Each copied literal secret is a warning on stderr.
