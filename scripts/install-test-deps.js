@@ -19,24 +19,27 @@ const claude = join(target, 'node_modules', '@anthropic-ai', 'claude-code')
 
 const lock = readFileSync(join(pinned, 'package-lock.json'), 'utf8')
 const upToDate = existsSync(stamp) && readFileSync(stamp, 'utf8') === lock && binaryInPlace()
-if (upToDate) process.exit(0)
+if (!upToDate) install()
 
-mkdirSync(target, {recursive: true})
-for (const file of ['package.json', 'package-lock.json']) copyFileSync(join(pinned, file), join(target, file))
-console.error('install-test-deps: installing Claude Code and the MCP servers the suites use into .test-deps/')
-const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
-execFileSync(npm, ['ci', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], {
-  cwd: target,
-  stdio: 'inherit',
-})
-execFileSync(process.execPath, [join(claude, 'install.cjs')], {cwd: claude, stdio: 'inherit'})
-if (!binaryInPlace()) {
+function install() {
+  mkdirSync(target, {recursive: true})
+  for (const file of ['package.json', 'package-lock.json'])
+    copyFileSync(join(pinned, file), join(target, file))
   console.error(
-    "install-test-deps: Claude Code's binary is not in place (no native package for this platform?)",
+    'install-test-deps: installing Claude Code and the MCP servers the suites use into .test-deps/',
   )
-  process.exit(1)
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+  execFileSync(npm, ['ci', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], {
+    cwd: target,
+    stdio: 'inherit',
+  })
+  execFileSync(process.execPath, [join(claude, 'install.cjs')], {cwd: claude, stdio: 'inherit'})
+  if (!binaryInPlace())
+    throw new Error(
+      "install-test-deps: Claude Code's binary is not in place (no native package for this platform?)",
+    )
+  writeFileSync(stamp, lock)
 }
-writeFileSync(stamp, lock)
 
 /** The placeholder bin/claude.exe is a small script; the real binary is many megabytes. */
 function binaryInPlace() {
