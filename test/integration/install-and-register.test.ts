@@ -53,7 +53,7 @@ describe('from a fresh clone to a connected Claude Code', () => {
   it('npm pack, install the tarball, init, claude mcp add with the printed line, claude mcp list: Connected', async () => {
     expect(
       existsSync(join(CLAUDE_BIN, 'claude')),
-      'Claude Code is installed by the suites\' setup step: run `node scripts/install-test-deps.js` (npm test does)',
+      "Claude Code is installed by the suites' setup step: run `node scripts/install-test-deps.js` (npm test does)",
     ).toBe(true)
     const base = {...(process.env as Record<string, string>)}
     for (const name of ['PTC_MCP_CONFIG', 'XDG_CONFIG_HOME', 'CLAUDE_CONFIG_DIR', 'npm_config_prefix'])

@@ -15,8 +15,9 @@ import {noneBackend} from '../../src/sandbox/none.js'
 import {testDependency} from '../helpers/test-deps.js'
 
 const EVERYTHING = testDependency('@modelcontextprotocol/server-everything/dist/index.js')
-const TINY_IMAGE_MODULE =
-  testDependency('@modelcontextprotocol/server-everything/dist/tools/get-tiny-image.js')
+const TINY_IMAGE_MODULE = testDependency(
+  '@modelcontextprotocol/server-everything/dist/tools/get-tiny-image.js',
+)
 
 let python: PythonInfo
 let registry: ToolRegistry

@@ -17,8 +17,9 @@ import {prepareServe, type ServeSetup} from '../helpers/serve.js'
 import {testDependency} from '../helpers/test-deps.js'
 
 const EVERYTHING = testDependency('@modelcontextprotocol/server-everything/dist/index.js')
-const TINY_IMAGE_MODULE =
-  testDependency('@modelcontextprotocol/server-everything/dist/tools/get-tiny-image.js')
+const TINY_IMAGE_MODULE = testDependency(
+  '@modelcontextprotocol/server-everything/dist/tools/get-tiny-image.js',
+)
 const config = {
   servers: [{name: 'everything', command: process.execPath, args: [EVERYTHING]}],
   execution: {timeout_seconds: 30, warm_pool: 0},
