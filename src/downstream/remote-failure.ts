@@ -10,7 +10,7 @@ import type {RemoteServerConfig} from '../config/schema.js'
 import type {FailureCause} from './failure.js'
 
 import {authCommand} from '../oauth/errors.js'
-import {describeError} from './error-text.js'
+import {bodyText, describeError} from './error-text.js'
 
 /** What one HTTP answer said about itself: recorded by the transport's fetch, before the SDK reads it. */
 export interface ResponseFacts {
@@ -21,7 +21,7 @@ export interface ResponseFacts {
   contentType: string
 }
 
-/** Bound on the part of an error body quoted in a reason (the reason ends up in every ToolError). */
+/** Bound on the part of an error body read (what is quoted is shorter: see bodyText). */
 const BODY_CHARS = 200
 
 /** Statuses a web server gives to a request it has no MCP endpoint for (no such path, no POST). */
@@ -120,12 +120,10 @@ function networkCause(error: unknown): FailureCause {
   return {kind: 'other', message}
 }
 
-/** `said` and the start of the body, once: a page's text without its head (whose title the body repeats). */
+/** `said` and the start of the body, once. */
 function withBody(said: string, body: string, page: boolean): string {
-  const words = page ? body.replaceAll(/<head[\s>][\s\S]*?<\/head>/gi, ' ').replaceAll(/<[^>]*>/g, ' ') : body
-  const text = words.replaceAll(/\s+/g, ' ').trim()
-  if (!text) return said
-  return `${said}: ${text.length > BODY_CHARS ? `${text.slice(0, BODY_CHARS)}...` : text}`
+  const text = bodyText(body, page)
+  return text ? `${said}: ${text}` : said
 }
 
 function describeType(type: string): string {
