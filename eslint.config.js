@@ -1,7 +1,7 @@
 import oclif from 'eslint-config-oclif'
 
 export default [
-  {ignores: ['dist/', 'node_modules/', 'scratch/', 'coverage/', 'oclif.manifest.json']},
+  {ignores: ['dist/', 'node_modules/', '.test-deps/', 'scratch/', 'coverage/', 'oclif.manifest.json']},
   ...oclif,
   {
     rules: {

@@ -7,6 +7,7 @@ import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
+import {testDependency} from '../test/helpers/test-deps.js'
 import {resultText} from './lib/client.js'
 import {ROOT} from './lib/paths.js'
 
@@ -26,7 +27,7 @@ writeFileSync(
     `    args: [${JSON.stringify(join(ROOT, 'examples/finance-server.js'))}]`,
     '  - name: fs',
     '    command: node',
-    `    args: [${JSON.stringify(join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'))}, ${JSON.stringify(files)}]`,
+    `    args: [${JSON.stringify(testDependency('@modelcontextprotocol/server-filesystem/dist/index.js'))}, ${JSON.stringify(files)}]`,
     // write_file declares destructiveHint: measured here without asking.
     'permissions:',
     '  ask_destructive: false',

@@ -6,6 +6,7 @@ export type PtcErrorCode =
   | 'CONFIG_INVALID'
   | 'CONFIG_NOT_FOUND'
   | 'USAGE'
+  | 'SERVER_UNREACHABLE'
   | 'SANDBOX_UNAVAILABLE'
   | 'PYTHON_NOT_FOUND'
   | 'TOOL_NOT_FOUND'

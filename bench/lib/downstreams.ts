@@ -1,6 +1,7 @@
+import {testDependency} from '../../test/helpers/test-deps.js'
 // The downstream servers every scenario runs against: the bench's own and a third-party one
 // (@modelcontextprotocol/server-everything), each with the tools the scenarios call.
-import {BENCH_SERVER, requireFromRoot, TSX_LOADER_URL} from './paths.js'
+import {BENCH_SERVER, TSX_LOADER_URL} from './paths.js'
 
 export interface ToolCall {
   tool: string
@@ -36,7 +37,7 @@ export const benchDownstream: Downstream = {
 export const everythingDownstream: Downstream = {
   name: 'everything',
   command: process.execPath,
-  args: [requireFromRoot.resolve('@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
+  args: [testDependency('@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
   cheap: {tool: 'echo', args: {message: 'x'}},
   sleep: (ms) => ({tool: 'trigger-long-running-operation', args: {duration: ms / 1000, steps: 1}}),
 }

@@ -2,6 +2,9 @@ import {Listr, ListrLogger, ProcessOutput} from 'listr2'
 
 import type {ToolRegistry} from '../downstream/registry.js'
 
+import {counted} from '../plural.js'
+import {ensureTerminalWidth} from './terminal-width.js'
+
 /**
  * Shows each downstream server connecting, on stderr, until its first attempt ends (or the bound
  * passes). Silent when stderr is not a terminal or output is JSON: then it only waits.
@@ -16,12 +19,13 @@ export async function showConnectProgress(
     await registry.waitForInitialConnections(waitMs)
     return
   }
+  ensureTerminalWidth()
   const tasks = new Listr(
     servers.map((server) => ({
       title: `Connecting to ${server.name} (${server.transport})`,
       async task(_ctx: unknown, task: {title: string; skip(message: string): void}) {
         const status = await registry.firstAttempt(server.name)
-        if (status?.connected) task.title = `${server.name}: ${status.tools} tools`
+        if (status?.connected) task.title = `${server.name}: ${counted(status.tools, 'tool')}`
         else task.skip(`${server.name}: unavailable (${status?.lastError ?? 'still connecting'})`)
       },
     })),

@@ -2,10 +2,12 @@ import {Listr} from 'listr2'
 
 import {type CheckResult, type DoctorCheck, runCheck} from '../doctor/checks.js'
 import {formatCheckDetail} from './display.js'
+import {ensureTerminalWidth} from './terminal-width.js'
 
 /** Runs the checks concurrently with a listr2 view on the terminal; returns the results in order. */
 export async function runChecksWithProgress(checks: DoctorCheck[]): Promise<CheckResult[]> {
   const results: CheckResult[] = []
+  ensureTerminalWidth()
   const tasks = new Listr(
     checks.map((check, index) => ({
       title: check.title,

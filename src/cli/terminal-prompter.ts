@@ -40,7 +40,7 @@ export class TerminalPrompter implements ApprovalPrompter {
     this.output.write(
       `\nA program wants to call ${tool.name} (tool "${printable(tool.tool)}" of server "${tool.server}").\n` +
         `Arguments: ${printable(request.argsText)}\n` +
-        `You are asked because of ${request.why}.\n`,
+        `Why you are asked: ${request.why}.\n`,
     )
     if (this.input.readableEnded) return 'deny'
     const lines = createInterface({input: this.input, output: this.output, terminal: false})

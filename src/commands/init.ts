@@ -220,5 +220,7 @@ export function formatReport(result: InitResult, home: string): string[] {
     if (fromDesktop)
       lines.push('  Claude Desktop: Settings > Developer > Edit Config, and delete their entries.')
   }
+  // `claude mcp list` shows ✔ once serve answers, even when no server behind it can start: doctor checks them.
+  lines.push('', `Next: ${result.doctorCommand}`)
   return lines
 }

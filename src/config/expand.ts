@@ -115,6 +115,7 @@ export function expandConfig(
       for (const name of result.unset) {
         issues.push({
           path: at,
+          unsetVariable: name,
           message: `environment variable ${name} is not set (${label}); set it, or give a default: \${${name}:-...}`,
         })
       }

@@ -15,9 +15,18 @@ import {type ConfigIssue, configSchema, TRANSPORTS} from './schema.js'
 
 const SUGGESTION = `Correct these entries in the file. For an editor to check it as you type, make its first line: # yaml-language-server: $schema=${CONFIG_SCHEMA_FILE}`
 
-/** One ConfigError listing every issue, with the usual fix. */
+/** One ConfigError listing every issue, with the fix for the kinds of issue it holds. */
 export function configIssuesError(issues: readonly ConfigIssue[], path: string | null): ConfigError {
-  return new ConfigError(formatIssues(issues, path), {suggestion: SUGGESTION})
+  const unset = [...new Set(issues.flatMap((issue) => issue.unsetVariable ?? []))]
+  const inFile = issues.some((issue) => issue.unsetVariable === undefined)
+  const fixes = [...(unset.length > 0 ? [unsetFix(unset)] : []), ...(inFile ? [SUGGESTION] : [])]
+  return new ConfigError(formatIssues(issues, path), {suggestion: fixes.join(' ')})
+}
+
+/** Variables are set where ptc-mcp starts: the shell, or Claude Code's registration of it. */
+function unsetFix(names: readonly string[]): string {
+  const first = names[0] ?? 'NAME'
+  return `Set ${names.join(', ')} in the environment ptc-mcp starts in (the shell, or \`claude mcp add ... -e ${first}=...\` for Claude Code), or give a default in the file: \${${first}:-...}.`
 }
 
 const SECTIONS = Object.keys(configSchema.shape)

@@ -343,7 +343,7 @@ describe('loadConfig', () => {
     const path = await write('config.yaml', 'servers:\n  - name: a\n    command: x\n    command: y\n')
     await expectConfigError(
       loadConfig({cwd: dir, env}),
-      `Invalid YAML in ${path}:\n  line 4, column 5: Map keys must be unique`,
+      `Invalid YAML in ${path}:\n  line 4, column 5: Map keys must be unique\n    3 |     command: x\n    4 |     command: y`,
     )
   })
 

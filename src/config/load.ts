@@ -62,12 +62,16 @@ export function validateConfig(
   if (data === undefined || issues.length > 0) throw configIssuesError(issues, options.path ?? null)
 
   const warnings: string[] = []
-  const servers = data.servers.filter((server, index) => {
-    if (!launchesSelf(server)) return true
+  const {connect_timeout_seconds: connectTimeout} = data
+  const servers = data.servers.flatMap((server, index) => {
+    if (!launchesSelf(server))
+      return connectTimeout === undefined || server.connect_timeout_seconds !== undefined
+        ? [server]
+        : [{...server, connect_timeout_seconds: connectTimeout}]
     warnings.push(
       `servers[${index}] "${server.name}" skipped: it would launch ptc-mcp itself ("ptc-mcp serve"), which would start it again, and so on`,
     )
-    return false
+    return []
   })
   const {ask_destructive: old, ask_unlisted: now} = data.permissions
   if (old !== undefined) {

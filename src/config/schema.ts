@@ -23,6 +23,8 @@ export const TRANSPORTS = ['stdio', 'http', 'sse'] as const
 export interface ConfigIssue {
   path: readonly PropertyKey[]
   message: string
+  /** An environment variable the value names is not set: fixed in the environment, not the file. */
+  unsetVariable?: string
 }
 
 const positiveInt = (description: string, max?: number) => {
@@ -77,7 +79,7 @@ const stdioServer = z
       .optional()
       .describe("Working directory for the command (default: ptc-mcp's own). ${VAR} expanded."),
     connect_timeout_seconds: positiveSeconds(
-      'Bound on one connection attempt (start, handshake, first tool listing); calls to a server still starting wait at most this long. Default: 30.',
+      'Bound on one connection attempt (start, handshake, first tool listing); calls to a server still starting wait at most this long. Default: the top-level connect_timeout_seconds, else 30.',
     ).optional(),
   })
   .describe('A server launched as a child process and spoken to over stdin/stdout.')
@@ -128,7 +130,7 @@ const remoteServer = (transport: 'http' | 'sse', description: string) =>
       ).default({}),
       oauth: oauthSchema.optional(),
       connect_timeout_seconds: positiveSeconds(
-        'Bound on one connection attempt (start, handshake, first tool listing); calls to a server still starting wait at most this long. Default: 30.',
+        'Bound on one connection attempt (start, handshake, first tool listing); calls to a server still starting wait at most this long. Default: the top-level connect_timeout_seconds, else 30.',
       ).optional(),
     })
     .describe(description)
@@ -322,6 +324,12 @@ export const configSchema = z
       executionSchema.description ?? '',
     ),
     state: section(stateSchema, stateSchema.parse({})).describe(stateSchema.description ?? ''),
+    connect_timeout_seconds: positiveSeconds(
+      "Default for every server's connect_timeout_seconds: the bound on one connection attempt (a first npx start downloads the package: raise it).",
+    )
+      .optional()
+      // Applied to the servers when set (see validateConfig); unset, the engine's 30 s holds.
+      .meta({default: 30}),
   })
   .superRefine(checkUniqueServerNames, {when: () => true})
   .describe('ptc-mcp configuration')

@@ -14,6 +14,7 @@ import {TokenStore} from '../oauth/store.js'
 import {CONFIG_EXAMPLE_FILE} from '../package-root.js'
 import {rejectedLine} from '../permissions/claude-settings.js'
 import {askUnlisted, PermissionPolicy} from '../permissions/policy.js'
+import {counted} from '../plural.js'
 import {probeSandbox} from './sandbox-probe.js'
 
 export type CheckStatus = 'pass' | 'warn' | 'fail'
@@ -142,8 +143,7 @@ function configCheck(loaded: {
   config: Config
 }): Omit<CheckResult, 'id' | 'ms' | 'title'> {
   const count = loaded.config.servers.length
-  if (loaded.path)
-    return {status: 'pass', detail: `${loaded.path} (${count} server${count === 1 ? '' : 's'})`}
+  if (loaded.path) return {status: 'pass', detail: `${loaded.path} (${counted(count, 'server')})`}
   return {
     status: 'warn',
     detail: `no config file (looked in ${loaded.searched.join(', ')}); no servers`,
@@ -171,7 +171,14 @@ async function checkSandbox(
   signal: AbortSignal | undefined,
 ): Promise<Omit<CheckResult, 'id' | 'ms' | 'title'>> {
   const setting = config?.execution.sandbox ?? 'auto'
-  const probe = await probeSandbox(await python, setting, logger, signal)
+  const found = await python.then(
+    (info) => info,
+    () => null,
+  )
+  // The Python check says why and how to fix it; saying it again here would be noise.
+  if (!found)
+    return {status: 'fail', detail: 'not probed: the probe runs a Python program (see the Python check)'}
+  const probe = await probeSandbox(found, setting, logger, signal)
   const escapes = probe.attempts.filter((a) => !a.refused).map((a) => a.name)
   if (!probe.controlWorked) {
     return {status: 'fail', detail: `${probe.tier}: a program that must work failed: ${probe.controlError}`}
@@ -205,7 +212,7 @@ async function checkServer(
   const status = await registry.firstAttempt(server.name)
   const ms = Math.round(performance.now() - started)
   if (status?.connected) {
-    const detail = `${status.transport}, ${status.tools} tools, connected in ${ms} ms`
+    const detail = `${status.transport}, ${counted(status.tools, 'tool')}, connected in ${ms} ms`
     const signIn = server.transport === 'stdio' ? undefined : await signInDetail(server)
     return {status: 'pass', detail: signIn ? `${detail}; ${signIn}` : detail}
   }
@@ -230,7 +237,7 @@ async function checkToolRules(registry: ToolRegistry): Promise<Omit<CheckResult,
   const unmatched = registry.unmatchedRules()
   const hidden = registry.hiddenTools().length
   if (unmatched.length === 0)
-    return {status: 'pass', detail: `every pattern matches a tool; ${hidden} tools hidden`}
+    return {status: 'pass', detail: `every pattern matches a tool; ${counted(hidden, 'tool')} hidden`}
   return {
     status: 'warn',
     detail: unmatched.map((rule) => rule.message).join('; '),
@@ -257,7 +264,7 @@ function checkPermissions(
   const inForce = states.filter((s) => s.state !== 'absent')
   const files = inForce.map(
     (s) =>
-      `${s.scope} ${s.file} (${s.rules} MCP rule${s.rules === 1 ? '' : 's'}${s.state === 'read' ? '' : `, ${s.state === 'ignored' ? 'ignored: managed settings allow only managed rules' : 'not valid JSON'}`})`,
+      `${s.scope} ${s.file} (${counted(s.rules, 'MCP rule')}${s.state === 'read' ? '' : `, ${s.state === 'ignored' ? 'ignored: managed settings allow only managed rules' : 'not valid JSON'}`})`,
   )
   const read =
     files.length > 0 ? `settings in force: ${files.join('; ')}` : 'no Claude Code settings file exists'

@@ -52,9 +52,18 @@ function httpErrorMessage(error: SdkHttpError): string {
   const {status, statusText} = error
   const data = error.data as {text?: unknown} | undefined
   const raw = typeof data?.text === 'string' ? data.text.slice(0, 64 * HTTP_BODY_CHARS) : ''
-  const body = (/^\s*</.test(raw) ? raw.replaceAll(/<[^>]*>/g, ' ') : raw).replaceAll(/\s+/g, ' ').trim()
-  const quoted = body.length > HTTP_BODY_CHARS ? `${body.slice(0, HTTP_BODY_CHARS)}...` : body
+  const quoted = bodyText(raw, /^\s*</.test(raw))
   const hint =
     status === 401 || status === 403 ? ' (check the headers, such as Authorization, in the config)' : ''
   return `HTTP ${status}${statusText ? ` ${statusText}` : ''}${hint}${quoted ? `: ${quoted}` : ''}`
+}
+
+/**
+ * The start of an HTTP error body as one line, at most HTTP_BODY_CHARS: a web page's text without
+ * its head (whose title the page's heading repeats) and markup.
+ */
+export function bodyText(body: string, page: boolean): string {
+  const words = page ? body.replaceAll(/<head[\s>][\s\S]*?<\/head>/gi, ' ').replaceAll(/<[^>]*>/g, ' ') : body
+  const text = words.replaceAll(/\s+/g, ' ').trim()
+  return text.length > HTTP_BODY_CHARS ? `${text.slice(0, HTTP_BODY_CHARS)}...` : text
 }

@@ -60,9 +60,17 @@ describe('connectFailure: each kind with its message and fix', () => {
     })
   })
 
+  it('names a slow first start and the key to raise in the timeout fix, with the value in force', () => {
+    const error = new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed')
+    expect(classify({...stdio, connect_timeout_seconds: 45}, error, {timedOut: true}).fix).toBe(
+      "the server did not answer in time: a first start can be slow (npx downloading a package), so raise connect_timeout_seconds (the server's own, or the top-level default; now 45 s), or check that it starts on its own and speaks MCP",
+    )
+    expect(classify(stdio, error, {timedOut: true}).fix).toContain('now 30 s')
+  })
+
   it('classifies remote failures from the error object: status, refused, unknown host, anything else', () => {
     const notFound = classify(http, Object.assign(new Error('Not Found'), {status: 404}))
-    expect(notFound).toMatchObject({kind: 'http_status', status: 404})
+    expect(notFound).toMatchObject({kind: 'not_mcp_endpoint', status: 404})
     expect(notFound.fix).toMatch(/^no MCP endpoint at \/mcp/)
     const refused = classify(http, new TypeError('fetch failed', {cause: {code: 'ECONNREFUSED'}}))
     expect(refused).toMatchObject({

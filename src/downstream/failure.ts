@@ -2,6 +2,7 @@ import type {ServerConfig} from '../config/schema.js'
 
 import {authCommand, signInMessage} from '../oauth/errors.js'
 import {describeError, withStderr} from './error-text.js'
+import {remoteFix} from './remote-failure.js'
 
 /**
  * Why a connection attempt failed, as a kind the CLI can act on (doctor's advice) beside the
@@ -16,7 +17,15 @@ export type ConnectFailureKind =
   | 'exited'
   /** Something answered that does not speak MCP (e.g. `/bin/cat`, which echoes our request back). */
   | 'not_mcp'
-  /** The HTTP server answered with an error status (see `status`). */
+  /** The URL answered, but not as an MCP endpoint (a web page, no such path, no POST). */
+  | 'not_mcp_endpoint'
+  /** An `sse` server's URL answered its GET with something other than an event stream. */
+  | 'not_sse_stream'
+  /** The server answered 401 or 403 (without OAuth in play). */
+  | 'needs_credentials'
+  /** The server (or a proxy in front of it) answered 5xx: its side failed. */
+  | 'server_error'
+  /** The HTTP server answered with another error status (see `status`). */
   | 'http_status'
   /** Nothing listens at the URL's host and port. */
   | 'connection_refused'
@@ -75,7 +84,7 @@ export function connectFailure(
   if (signIn !== undefined) return failure({kind: 'needs_sign_in', message: signIn}, server)
   const cause = transportCause(error)
   // Some servers answer a token they no longer know (after a restart) with 500, not 401.
-  if (facts.sentToken && cause.kind === 'http_status' && (cause.status ?? 0) >= 500) {
+  if (facts.sentToken && cause.kind === 'server_error') {
     const hint = `sign-in may have expired: run \`${authCommand(server.name)}\``
     const found = failure({...cause, message: `${cause.message}; ${hint}`}, server, facts.stderr)
     return {...found, fix: `${hint} (or the server failed on its side: check its logs)`}
@@ -122,11 +131,15 @@ const FIXES: Record<
       : 'the server exited at start without a word: run its command by hand to see why',
   not_mcp: (_, server) =>
     `"${commandOf(server)}" does not speak MCP: the command must start an MCP server on stdin/stdout`,
-  http_status: ({status}, server) => httpFix(status, server.transport === 'stdio' ? '' : server.url),
+  not_mcp_endpoint: remote,
+  not_sse_stream: remote,
+  needs_credentials: remote,
+  server_error: remote,
+  http_status: remote,
   connection_refused: () => 'nothing is listening at that URL: start the server or fix the url',
   unknown_host: () => 'the host name does not resolve: check the url',
   timeout: (_, server) =>
-    `the server did not answer in time: a first start can be slow (npx downloading a package), so raise servers[].connect_timeout_seconds (now ${server.connect_timeout_seconds ?? DEFAULT_CONNECT_TIMEOUT_SECONDS}), or check that it starts on its own and speaks MCP`,
+    `the server did not answer in time: a first start can be slow (npx downloading a package), so raise connect_timeout_seconds (the server's own, or the top-level default; now ${server.connect_timeout_seconds ?? DEFAULT_CONNECT_TIMEOUT_SECONDS} s), or check that it starts on its own and speaks MCP`,
   needs_sign_in: (_, server) => `run \`${authCommand(server.name)}\``,
   other: () => GENERIC_FIX,
 }
@@ -138,24 +151,7 @@ function commandOf(server: ServerConfig): string {
   return server.transport === 'stdio' ? server.command : ''
 }
 
-/** Advice for an HTTP error status, by status. */
-function httpFix(status: number | undefined, url: string): string {
-  const path = URL.canParse(url) ? new URL(url).pathname : ''
-  switch (status) {
-    case 401: {
-      return 'the server wants credentials: check the Authorization header and its ${TOKEN}'
-    }
-    case 403: {
-      return 'the credentials were refused: check the token and its permissions'
-    }
-    case 404:
-    case 405: {
-      return `no MCP endpoint at ${path || 'that path'}: check the url's path (often /mcp for http, /sse for sse)`
-    }
-    default: {
-      return status !== undefined && status >= 500
-        ? 'the server failed on its side: check its own logs, or try again later'
-        : 'the server refused the request: check the url and the headers'
-    }
-  }
+/** The fix for a remote server's kinds (remote-failure.ts decides them). */
+function remote(cause: FailureCause, server: ServerConfig): string {
+  return server.transport === 'stdio' ? GENERIC_FIX : remoteFix(cause, server)
 }

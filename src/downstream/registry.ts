@@ -21,6 +21,7 @@ import {
   type CallToolOptions,
   ResultTooLargeError,
   type ServerStatus,
+  startingText,
   ToolError,
   type ToolHost,
   type ToolInfo,
@@ -210,8 +211,10 @@ export class ToolRegistry implements ToolHost {
     // lastError is redacted where it is set (the supervisor); warnings hold only tool names.
     const counts = this.index.countsByServer()
     const connectable = this.supervisors.map((supervisor): DownstreamServerStatus => {
-      const {name, transport, connected, lastError, attempts, since, warnings} = supervisor.status()
+      const {name, transport, connected, connecting, lastError, attempts, since, warnings} =
+        supervisor.status()
       const tools = counts.get(name) ?? 0
+      const forMs = Date.now() - Date.parse(since)
       return {
         name,
         transport,
@@ -220,6 +223,9 @@ export class ToolRegistry implements ToolHost {
         lastError,
         attempts,
         since,
+        ...(connecting && !connected
+          ? {starting: startingText({forMs, upToMs: supervisor.startTimeoutMs})}
+          : {}),
         ...(warnings.length > 0 ? {warnings} : {}),
       }
     })
@@ -289,7 +295,9 @@ export class ToolRegistry implements ToolHost {
     let {timeoutMs} = options
     if (owner && !owner.connected && owner.starting) {
       const started = Date.now()
-      if (await owner.untilConnected(Math.min(timeoutMs, owner.startTimeoutMs), options.signal))
+      const waitMs = Math.min(timeoutMs, owner.startTimeoutMs)
+      options.onServerWait?.(owner.name, waitMs)
+      if (await owner.untilConnected(waitMs, options.signal))
         ({tool, unknown, hidden} = lookupTool(this, name))
       timeoutMs = Math.max(1, timeoutMs - (Date.now() - started))
     }

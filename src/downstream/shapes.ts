@@ -12,6 +12,7 @@
  * shape is at most MAX_SHAPE_CHARS of JSON: a bigger one is described again less deeply.
  */
 import {isRecord} from '../guards.js'
+import {counted} from '../plural.js'
 
 const MAX_DEPTH = 5
 const MAX_KEYS = 30
@@ -58,7 +59,7 @@ export function textShape(text: string, options: ShapeOptions = {}): unknown {
 
 function freeText(text: string, samples: boolean): string {
   const lines = text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0)
-  const described = `free text, ${lines} line${lines === 1 ? '' : 's'}`
+  const described = `free text, ${counted(lines, 'line')}`
   return samples ? `${described}, e.g. ${sample(text.split('\n', 1)[0] ?? '')}` : described
 }
 

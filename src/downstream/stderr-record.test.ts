@@ -42,6 +42,30 @@ describe('the stderr line that says why a server failed', () => {
     expect(record([]).reason()).toBeUndefined()
   })
 
+  it("is the line before a stack's frames when no line reads as an error, never a frame", () => {
+    const stderr = record([
+      'Traceback (most recent call last):',
+      '  File "/srv/server.py", line 9, in <module>',
+      '    main()',
+      '__main__.StartupFailure: config.json not found',
+      '    at hook (/srv/hook.js:3:9)',
+      '    at run (/srv/hook.js:9:1)',
+    ])
+    expect(stderr.reason()).toBe('__main__.StartupFailure: config.json not found')
+  })
+
+  it("is npm's reason when npx cannot fetch the package, not its log path", () => {
+    const stderr = record([
+      'npm error code E404',
+      'npm error 404 Not Found - GET https://registry.npmjs.org/@acme%2fmcp - Not found',
+      "npm error 404  '@acme/mcp@*' is not in this registry.",
+      'npm error A complete log of this run can be found in: /root/.npm/_logs/x-debug-0.log',
+    ])
+    expect(stderr.reason()).toBe(
+      'npm error 404 Not Found - GET https://registry.npmjs.org/@acme%2fmcp - Not found',
+    )
+  })
+
   it('only counts lines written since the given time, and forgets on clear()', () => {
     const stderr = new StderrRecord()
     stderr.add('Error: old', 1000)

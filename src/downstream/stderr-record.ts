@@ -9,7 +9,9 @@ const TAIL_LINES = 5
 
 /** `Error: ...`, `TypeError: ...`, `ModuleNotFoundError: ...`, `error: ...`, `fatal: ...`, `panic: ...`, Rust's `thread 'main' panicked at`. */
 const ERROR_LINE =
-  /^\s*(?:[\w.$]*(?:Error|Exception)\b[^:]*:|(?:error|fatal|panic)\b\s*[:[]|thread '[^']*' panicked)/i
+  /^\s*(?:[\w.$]*(?:Error|Exception)\b[^:]*:|(?:error|fatal|panic)\b\s*[:[]|thread '[^']*' panicked|npm (?:error|ERR!) (?!code\b))/i
+/** A line of a stack or traceback: indented (`    at f (x.js:1:2)`, `  File "x.py", line 3`), or Go's. */
+const FRAME = /^\s|^goroutine \d+ \[|\.go:\d+/
 /** Lines that never explain anything: a runtime's version banner, bare stack punctuation. */
 const NOISE = /^\s*(?:Node\.js v\d+\.\d+\.\d+|[{}^]|\^+)\s*$/
 
@@ -37,6 +39,8 @@ export class StderrRecord {
   /** The line that best says why the server failed, among those written since `since` (ms epoch). */
   reason(since = 0): string | undefined {
     if (this.firstError && this.firstError.at >= since) return this.firstError.line
-    return this.tail.findLast((entry) => entry.at >= since && !NOISE.test(entry.line))?.line
+    const recent = this.tail.filter((entry) => entry.at >= since && !NOISE.test(entry.line))
+    // Without an error line, the end of a stack says less than the line before it.
+    return (recent.findLast((entry) => !FRAME.test(entry.line)) ?? recent.at(-1))?.line.trim()
   }
 }

@@ -8,6 +8,7 @@ import type {UpstreamClient} from './upstream.js'
 
 import {createOAuthSession, type OAuthSession} from '../oauth/session.js'
 import {TokenStore} from '../oauth/store.js'
+import {counted} from '../plural.js'
 import {type BackoffOptions, DEFAULT_BACKOFF, retryDelay, streakAfterLoss} from './backoff.js'
 import {ServerConnection} from './connection.js'
 import {describeError, formatSeconds} from './error-text.js'
@@ -15,7 +16,7 @@ import {type ConnectFailure, DEFAULT_CONNECT_TIMEOUT_SECONDS, redactFailure} fro
 import {SignInWait} from './sign-in-wait.js'
 import {describeClash, toToolInfos} from './tool-listing.js'
 import {notConnectedMessage} from './tool-lookup.js'
-import {createTransport, type ServerTransport, type TransportFactory, transportFor} from './transports.js'
+import {type ServerTransport, type TransportFactory, transportFor} from './transports.js'
 import {ToolError, type ToolInfo, type TransportKind} from './types.js'
 
 export type {CallOptions} from './call-error.js'
@@ -40,7 +41,7 @@ export interface SupervisorOptions {
   tokenStore?: TokenStore
   /** Told every OAuth token value as it is read or obtained, so `redact` and the logger take it out too. */
   addSecrets?: (values: string[]) => void
-  /** Makes the transport of each attempt. Default: {@link createTransport} (stdio, streamable HTTP or SSE by the config). */
+  /** Makes the transport of each attempt. Default: the server's own (stdio, streamable HTTP or SSE by the config). */
   createTransport?: TransportFactory
 }
 
@@ -282,7 +283,8 @@ export class ServerSupervisor {
         maxMessageBytes: this.options.maxMessageBytes,
         upstream: this.options.upstream,
         oauth: this.oauth,
-        createTransport: this.options.createTransport ?? createTransport,
+        // The server's own transport makes the attempt, so its failure is judged with what it saw.
+        createTransport: this.options.createTransport ?? ((_, options) => this.transport.create(options)),
         transport: this.transport,
         lastError: () => this.lastError,
       },
@@ -305,7 +307,7 @@ export class ServerSupervisor {
     this.failure = null
     this.since = new Date()
     this.markFirstAttemptDone()
-    this.log.info(`connected, ${this.tools.length} tools`)
+    this.log.info(`connected, ${counted(this.tools.length, 'tool')}`)
     this.emit()
     connection.refreshIfChanged()
   }
@@ -320,7 +322,7 @@ export class ServerSupervisor {
   private toolsChanged(connection: ServerConnection, tools: Tool[]): void {
     if (connection !== this.connection || this.state !== 'connected') return
     this.applyTools(tools)
-    this.log.info(`tool list changed, ${this.tools.length} tools`)
+    this.log.info(`tool list changed, ${counted(this.tools.length, 'tool')}`)
     this.emit()
   }
 

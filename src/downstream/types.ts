@@ -36,6 +36,13 @@ export interface ServerStatus {
   attempts: number
   /** ISO time of the last change of `connected`. */
   since: string
+  /** On its first attempt: "starting for 4s, calls wait up to 30s" (a call to it waits). */
+  starting?: string
+}
+
+/** `starting for 4s, calls wait up to 30s`: a server on its first attempt, in server_status() and list_callable_tools. */
+export function startingText({forMs, upToMs}: {forMs: number; upToMs: number}): string {
+  return `starting for ${Math.round(forMs / 1000)}s, calls wait up to ${Math.round(upToMs / 1000)}s`
 }
 
 export interface UnavailableServer {
@@ -109,6 +116,8 @@ export interface CallToolOptions {
    * Throwing (ToolError kind `denied`) stops the call. Default: none.
    */
   approve?: (tool: ToolInfo, args: Record<string, unknown>) => Promise<void>
+  /** Told when the call waits for its server to finish starting: the server and the longest wait (ms). */
+  onServerWait?: (server: string, waitMs: number) => void
 }
 
 /**

@@ -1,6 +1,7 @@
 import type {ToolHost, ToolInfo} from '../downstream/types.js'
 
 import {isRecord} from '../guards.js'
+import {counted} from '../plural.js'
 
 /** Tools named in the budget's error as ways to do more per call. */
 const MAX_SUGGESTED = 3
@@ -24,7 +25,7 @@ export function budgetError(
       ? `; ${host.getTool(tool)?.server ?? 'its server'} also offers ${others.join(', ')}`
       : ''
   return (
-    `tool call budget exhausted: this program sent ${sent} calls (execution.max_tool_calls: ${max}) ` +
+    `tool call budget exhausted: this program sent ${counted(sent, 'call')} (execution.max_tool_calls: ${max}) ` +
     `and ${refused} more ${refused === 1 ? 'was' : 'were'} refused, never sent; ` +
     `do more per call (filters, batches) or split the work into several programs${offer}`
   )

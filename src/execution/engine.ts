@@ -53,6 +53,8 @@ export interface RunOptions {
   signal?: AbortSignal
   /** Called after every finished tool call with the number finished so far (progress notifications). */
   onToolCallDone?: ToolCallListener
+  /** A tool call waits for its server to finish starting, at most `waitMs` (progress notifications). */
+  onServerWait?: (server: string, waitMs: number) => void
   /** Who is asked when a call needs approval. Default: nobody, so such calls are denied. */
   prompter?: ApprovalPrompter
   /**
@@ -201,6 +203,7 @@ export class ProgramEngine {
       },
       {
         onCallDone: options.onToolCallDone,
+        onServerWait: options.onServerWait,
         approver: this.approver(child, options.prompter),
         holdRequests: (hold) => child.holdRequests(hold),
         state,

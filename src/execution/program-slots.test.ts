@@ -39,7 +39,7 @@ describe('ProgramSlots', () => {
     const waiting = [slots.acquire(), slots.acquire()]
     await expect(slots.acquire()).rejects.toThrow(ProgramsBusyError)
     await expect(slots.acquire()).rejects.toThrow(
-      '1 programs are running and 2 waiting, the most allowed (execution.max_concurrent_programs: 1, and 64 waiting); run this program again once some have finished',
+      '1 program is running and 2 waiting, the most allowed (execution.max_concurrent_programs: 1, and 64 waiting); run this program again once some have finished',
     )
     expect(waiting).toHaveLength(2)
   })

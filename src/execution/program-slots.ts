@@ -1,3 +1,5 @@
+import {counted} from '../plural.js'
+
 /**
  * How many programs run at once (SPEC §15 `execution.max_concurrent_programs`): the others wait
  * in order in a bounded queue, and beyond it they are refused, so a burst of requests cannot start
@@ -18,7 +20,7 @@ export type WaitListener = (ahead: number) => void
 export class ProgramsBusyError extends Error {
   constructor(running: number, waiting: number, max: number) {
     super(
-      `${running} programs are running and ${waiting} waiting, the most allowed ` +
+      `${counted(running, 'program')} ${running === 1 ? 'is' : 'are'} running and ${waiting} waiting, the most allowed ` +
         `(execution.max_concurrent_programs: ${max}, and ${MAX_WAITING_PROGRAMS} waiting); ` +
         'run this program again once some have finished',
     )

@@ -48,6 +48,8 @@ export type ToolCallListener = (finished: number, call: ToolCallTrace) => void
 export interface BrokerHooks {
   /** Called after every finished tool call (progress notifications). */
   onCallDone?: ToolCallListener
+  /** A call waits for its server, still starting, at most `waitMs` (progress notifications). */
+  onServerWait?: (server: string, waitMs: number) => void
   /** Asks before a call runs (SPEC §12). */
   approver?: CallApprover
   /** Stops (true) or resumes reading the child's requests: `ProgramChild.holdRequests`. */
@@ -246,6 +248,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
         deferTextParsing: true,
         onResultBytes: this.countResultBytes,
         ...(this.hooks.approver && {approve: (tool, args) => this.approve(running, tool, args)}),
+        ...(this.hooks.onServerWait && {onServerWait: this.hooks.onServerWait}),
       })
       .then(
         (value) => this.settle(running, {type: 'result', id: call.id, ok: true, value}),

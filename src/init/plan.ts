@@ -99,6 +99,8 @@ export interface InitPlan {
    * this project only (`./ptc-mcp.yaml`) registered at project scope, instead of one every project uses.
    */
   projectRegistration: string | null
+  /** What to run next: `ptc-mcp doctor` for this config (every server connects, the sandbox holds). */
+  doctorCommand: string
 }
 
 export interface SignInCommand {
@@ -222,6 +224,10 @@ export async function planInit(options: InitOptions = {}): Promise<InitPlan> {
     notes,
     yaml: renderConfigYaml(entries, header),
     claudeAddCommand: claudeAddCommand(output, scope, environment.platform, launcher),
+    // Always with --config: a ./config.yaml in the working directory would be found before the default.
+    doctorCommand: [...launcher, 'doctor', '--config', output]
+      .map((word) => shellQuote(word, environment.platform))
+      .join(' '),
     mcpJson: mcpJsonEntry(output, launcher),
     removeCommands: converted.flatMap(({raw}) => removeCommand(raw, environment.platform)),
     signIn: servers

@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {shortJson} from '../permissions/approvals.js'
+import {describeReason} from '../permissions/policy.js'
 import {approvalMessage} from './approval-prompter.js'
 
 const tool = (name: string) => ({
@@ -22,8 +23,19 @@ describe('the approval question put to the MCP client', () => {
       [
         'A program run by ptc-mcp wants to call mcp__fx__delete_item (tool "delete_item" of server "fx").',
         'Arguments: {"id":"p0"}',
-        'You are asked because of a rule.',
+        'Why you are asked: a rule.',
       ].join('\n'),
+    )
+  })
+
+  it('reads as a sentence whatever the reason', () => {
+    const why = (reason: Parameters<typeof describeReason>[0]) =>
+      approvalMessage({tool: tool('delete_item'), argsText: '{}', why: describeReason(reason)}).split('\n')[2]
+    expect(why({source: 'destructive'})).toBe(
+      'Why you are asked: the tool does not declare itself read-only or non-destructive (permissions.ask_unlisted: destructive).',
+    )
+    expect(why({source: 'ask', pattern: 'mcp__fx__*'})).toBe(
+      'Why you are asked: permissions.ask "mcp__fx__*".',
     )
   })
 

@@ -93,7 +93,7 @@ export function approvalMessage(request: ApprovalRequest): string {
     // The tool's own name is the server's to choose: shown as JSON, escaped as the arguments are.
     `A program run by ptc-mcp wants to call ${tool.name} (tool ${shortJson(tool.tool)} of server "${tool.server}").`,
     `Arguments: ${request.argsText}`,
-    `You are asked because of ${request.why}.`,
+    `Why you are asked: ${request.why}.`,
   ].join('\n')
 }
 

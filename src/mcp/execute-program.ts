@@ -144,6 +144,7 @@ export function registerExecuteProgram(
         }
         const report = {
           onToolCallDone: (completed: number) => progress.toolCallsCompleted(completed),
+          onServerWait: (server: string, waitMs: number) => progress.serverStarting(server, waitMs),
           onQueue: (ahead?: number) => progress.queued(ahead),
           // What programs keep for the next ones in this session (SPEC §6.2).
           state: await runtime.session(),

@@ -2,17 +2,21 @@ import type {ServerContext} from '@modelcontextprotocol/server'
 
 import type {Logger} from '../log.js'
 
+import {counted} from '../plural.js'
+
 /** Clients with call timeouts reset them on progress; one every 10 s at the latest keeps long programs alive. */
 export const HEARTBEAT_MS = 5000
 
 export interface ProgressReporter {
   toolCallsCompleted(count: number): void
+  /** A tool call waits for `server` to finish starting, at most `waitMs`. */
+  serverStarting(server: string, waitMs: number): void
   /** While the program waits for a slot: how many are ahead; undefined once it runs. */
   queued(ahead?: number): void
   stop(): void
 }
 
-const noop: ProgressReporter = {toolCallsCompleted() {}, queued() {}, stop() {}}
+const noop: ProgressReporter = {toolCallsCompleted() {}, serverStarting() {}, queued() {}, stop() {}}
 
 /**
  * Progress notifications for one execute_program request, when the client sent a progress token:
@@ -36,14 +40,17 @@ export function startProgress(ctx: ServerContext, logger: Logger): ProgressRepor
   }
   const heartbeat = setInterval(() => {
     const seconds = Math.round((Date.now() - started) / 1000)
-    if (ahead === undefined) send(`running for ${seconds}s; ${completed} tool calls completed`)
+    if (ahead === undefined) send(`running for ${seconds}s; ${counted(completed, 'tool call')} completed`)
     else send(`waiting for ${seconds}s for a free slot; ${waitingText(ahead)}`)
   }, HEARTBEAT_MS)
   heartbeat.unref()
   return {
     toolCallsCompleted(count) {
       completed = count
-      send(`${count} tool calls completed`)
+      send(`${counted(count, 'tool call')} completed`)
+    },
+    serverStarting(server, waitMs) {
+      send(`waiting for server '${server}' to finish starting (up to ${Math.ceil(waitMs / 1000)}s)`)
     },
     queued(count) {
       ahead = count

@@ -1,13 +1,13 @@
 import {McpServer} from '@modelcontextprotocol/server'
 import {z} from 'zod'
 
-import type {UnavailableServer} from '../downstream/types.js'
 import type {Logger} from '../log.js'
 import type {Runtime} from '../runtime.js'
 import type {UpstreamBridge} from './upstream-bridge.js'
 
 import {InspectError, inspectTools} from '../downstream/inspect.js'
 import {callableTools, UnknownServerError} from '../downstream/tool-search.js'
+import {startingText, type UnavailableServer} from '../downstream/types.js'
 import {INITIAL_CONNECT_WAIT_MS} from './connect-wait.js'
 import {INSPECT_TOOL_DESCRIPTION, LIST_CALLABLE_TOOLS_DESCRIPTION} from './descriptions.js'
 import {registerExecuteProgram} from './execute-program.js'
@@ -90,9 +90,6 @@ export function createMcpServer(
 
 /** `STARTING SERVERS (...): fin: starting for 4s, calls wait up to 30s` (SPEC §5). */
 export function startingServersLine(servers: readonly UnavailableServer[]): string {
-  const entries = servers.map(({name, starting}) => {
-    const {forMs, upToMs} = starting!
-    return `${name}: starting for ${Math.round(forMs / 1000)}s, calls wait up to ${Math.round(upToMs / 1000)}s`
-  })
+  const entries = servers.map(({name, starting}) => `${name}: ${startingText(starting!)}`)
   return `STARTING SERVERS (their tools are listed once they connect; a call to one waits for it): ${entries.join('; ')}`
 }

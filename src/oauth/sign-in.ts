@@ -4,6 +4,7 @@ import {randomBytes} from 'node:crypto'
 import type {RemoteServerConfig} from '../config/schema.js'
 
 import {oauthFetch} from '../bounded-fetch.js'
+import {errnoOf} from '../downstream/remote-failure.js'
 import {PtcError} from '../errors.js'
 import {answerText} from './answer-text.js'
 import {openBrowser} from './browser.js'
@@ -256,12 +257,29 @@ async function probe(server: RemoteServerConfig): Promise<{resourceMetadataUrl?:
     return {resourceMetadataUrl, scope}
   } catch (error) {
     if (error instanceof PtcError) throw error
-    throw new PtcError('USAGE', `Cannot reach "${server.name}" at ${server.url}: ${describe(error)}`, {
-      suggestion: 'Check the url in the config, and that the server is up.',
-      exitCode: 1,
-    })
+    throw new PtcError(
+      'SERVER_UNREACHABLE',
+      `Cannot reach "${server.name}" at ${server.url}: ${describe(error)}`,
+      {suggestion: unreachableFix(error), exitCode: 1},
+    )
   } finally {
     clearTimeout(timer)
+  }
+}
+
+/** The fix for a server that could not be reached, by the network error's errno. */
+function unreachableFix(error: unknown): string {
+  switch (errnoOf(error)) {
+    case 'EAI_AGAIN':
+    case 'ENOTFOUND': {
+      return 'The host name does not resolve: check the url in the config.'
+    }
+    case 'ECONNREFUSED': {
+      return 'Nothing is listening at that URL: start the server, or fix the url in the config.'
+    }
+    default: {
+      return 'Check the url in the config, and that the server is up; then run this again.'
+    }
   }
 }
 

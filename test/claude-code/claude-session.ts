@@ -15,22 +15,20 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs'
-import {createRequire} from 'node:module'
 import {tmpdir} from 'node:os'
-import {join, resolve} from 'node:path'
+import {join} from 'node:path'
 import {stringify} from 'yaml'
 
 import {type Finished, spawnCollect} from '../helpers/processes.js'
 import {BIN} from '../helpers/serve.js'
+import {CLAUDE_BIN_DIR, testDependency} from '../helpers/test-deps.js'
 import {type FakeMessagesApi, selectTool, startFakeMessagesApi, type Turn} from './fake-messages-api.js'
 
-const require = createRequire(import.meta.url)
-const ROOT = resolve(import.meta.dirname, '../..')
-export const CLAUDE = join(ROOT, 'node_modules', '.bin', 'claude')
+export const CLAUDE = join(CLAUDE_BIN_DIR, 'claude')
 const HOOK = join(import.meta.dirname, 'elicitation-hook.mjs')
 const SERVERS = {
-  fs: require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js'),
-  everything: require.resolve('@modelcontextprotocol/server-everything/dist/index.js'),
+  fs: testDependency('@modelcontextprotocol/server-filesystem/dist/index.js'),
+  everything: testDependency('@modelcontextprotocol/server-everything/dist/index.js'),
 }
 
 /** The protocol revisions Claude Code speaks: its default (when the probe is answered in time) and legacy. */

@@ -39,6 +39,44 @@ describe('the CLI around the commands', () => {
     }
   })
 
+  it('`version` prints what --version prints; a misspelt command gets the closest one, exit 2', async () => {
+    const [version, json, typo, unknown] = await Promise.all([
+      cli(['version']),
+      cli(['version', '--json']),
+      cli(['lsit']),
+      cli(['frobnicate']),
+    ])
+    expect(version.code).toBe(0)
+    expect(version.stdout).toMatch(new RegExp(`^ptc-mcp/${pkg.version} \\S+ node-v\\d+`))
+    expect(JSON.parse(json.stdout)).toEqual({
+      version: pkg.version,
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+    })
+    const flat = (text: string) => text.replaceAll(/\s*›\s*/g, ' ').trim()
+    expect(typo.code).toBe(2)
+    expect(flat(typo.stderr)).toBe(
+      'Error: "lsit" is not a ptc-mcp command. Did you mean "list"? Run `ptc-mcp help` for the list of commands.',
+    )
+    expect(unknown.code).toBe(2)
+    expect(flat(unknown.stderr)).toBe(
+      'Error: "frobnicate" is not a ptc-mcp command. Run `ptc-mcp help` for the list of commands.',
+    )
+  })
+
+  it('a terminal that reports 0 columns gets the progress on whole lines, as if 80 wide', async () => {
+    const program = join(dir, 'narrow.py')
+    // Naming the server makes run connect it, with the progress view.
+    writeFileSync(program, '# uses mcp__finance__\nprint(1)\n')
+    const run = runOnTerminal([process.execPath, BIN, 'run', '--config', 'examples/config.yaml', program], {
+      columns: 0,
+    })
+    const result = await run.done
+    expect(result.code, result.stdout).toBe(0)
+    expect(result.stdout).toMatch(/finance: \d+ tools/)
+    expect(result.stdout).toMatch(/^1\r?$/m)
+  }, 60_000)
+
   it('help examples name the bundled example (finance server, examples/config.yaml)', async () => {
     const runs = await Promise.all(['list', 'inspect', 'run'].map((command) => cli(['help', command])))
     for (const run of runs) {

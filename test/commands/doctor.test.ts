@@ -114,7 +114,9 @@ describe('ptc-mcp doctor', () => {
       })
       expect(byId['server:locked']).toMatchObject({
         status: 'fail',
-        fix: expect.stringMatching(/Authorization header/),
+        detail:
+          'http HTTP 401 Unauthorized (check the headers, such as Authorization, in the config): no token',
+        fix: 'the server wants credentials: set headers (e.g. Authorization: "Bearer ${TOKEN}"), or add oauth: {} and run `ptc-mcp auth locked`',
       })
       expect(byId.sandbox).toMatchObject({status: 'warn', fix: expect.stringMatching(/sandbox: auto/)})
     }
@@ -140,8 +142,8 @@ describe('ptc-mcp doctor', () => {
     const byId = Object.fromEntries(run.result!.checks.map((c) => [c.id, c]))
     expect(byId['server:wrong-path']).toMatchObject({
       status: 'fail',
-      detail: 'http HTTP 404 Not Found: Cannot POST /api',
-      fix: "no MCP endpoint at /api: check the url's path (often /mcp for http, /sse for sse)",
+      detail: 'http not an MCP endpoint: POST got HTTP 404 Not Found',
+      fix: 'no MCP endpoint at /api: check the url (the MCP path is often /mcp for http, /sse for sse)',
     })
     expect(byId['server:cat']).toMatchObject({
       status: 'fail',
@@ -241,5 +243,29 @@ describe('ptc-mcp doctor', () => {
       expect(isAbsolute(example!)).toBe(true)
       expect(existsSync(example!)).toBe(true)
     })
+  })
+
+  it('reports a Python too old once, in the Python check; the sandbox check only says it was not probed', async () => {
+    const oldPython = join(dir, 'python3.8')
+    writeFileSync(oldPython, '#!/bin/sh\n[ "$1" = --version ] && echo "Python 3.8.10" && exit 0\nexit 1\n', {
+      mode: 0o755,
+    })
+    const configPath = join(dir, 'old-python.yaml')
+    writeFileSync(configPath, stringify({execution: {python: oldPython, sandbox: 'none'}}))
+    const run = await runDoctor(['--config', configPath])
+    const byId = Object.fromEntries(run.result!.checks.map((c) => [c.id, c]))
+    expect(byId.python).toMatchObject({
+      status: 'fail',
+      detail: `Python 3.8.10 at "${oldPython}" is too old: programs need Python >= 3.10`,
+      fix: 'install Python 3.10 or newer, or set execution.python in config.yaml to its full path',
+    })
+    expect(byId.sandbox).toEqual({
+      id: 'sandbox',
+      title: 'Sandbox',
+      status: 'fail',
+      detail: 'not probed: the probe runs a Python program (see the Python check)',
+      ms: expect.any(Number),
+    })
+    expect(run.stdout.split('too old')).toHaveLength(2)
   })
 })

@@ -9,6 +9,7 @@ import Init, {type InitResult} from '../../src/commands/init.js'
 import {loadConfig} from '../../src/config/load.js'
 import {type ClaudeSandbox, createClaudeSandbox, FIXTURE_ENV} from '../fixtures/claude/setup.js'
 import {runCommand} from '../helpers/run-command.js'
+import {CLAUDE_BIN_DIR} from '../helpers/test-deps.js'
 
 /** In-process, the running bin is vitest's: init registers this repository's bin/run.js. */
 const LAUNCH = `node ${fileURLToPath(new URL('../../bin/run.js', import.meta.url))}`
@@ -62,6 +63,8 @@ describe('ptc-mcp init', () => {
       'notion',
     ])
     expect(run.stdout).toContain(`claude mcp add --scope user ptc-mcp -- ${LAUNCH} serve --config ${path}\n`)
+    // The report ends with what to run next: doctor, for this config.
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe(`Next: ${LAUNCH} doctor --config ${path}`)
     expect(run.stdout).toMatch(/ptc-mcp: it runs ptc-mcp itself/)
     expect(run.stdout).toContain('claude mcp remove --scope user notion')
     // Each copied literal secret is a warning on stderr.
@@ -147,8 +150,8 @@ describe('ptc-mcp init', () => {
   })
 })
 
-/** Claude Code's own binary (a devDependency). */
-const CLAUDE = fileURLToPath(new URL('../../node_modules/.bin/claude', import.meta.url))
+/** Claude Code's own binary (installed by scripts/install-test-deps.js). */
+const CLAUDE = join(CLAUDE_BIN_DIR, 'claude')
 
 describe.runIf(existsSync(CLAUDE))("a cloned repository's .mcp.json, as Claude Code sees it", () => {
   it('a server `claude mcp list` shows as pending approval is not imported, and init says why', async () => {

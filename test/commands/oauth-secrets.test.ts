@@ -34,6 +34,12 @@ describe('an OAuth server whose URL carries a secret', () => {
       expect(run.code, run.stderr).toBe(1)
       const shown = `${run.stdout}${run.stderr}`
       expect(shown).toContain('Cannot reach')
+      // Not the user's mistake in typing the command: a server that is down (exit 1, not 2).
+      expect(shown).toContain(json ? '"code": "SERVER_UNREACHABLE"' : 'Code: SERVER_UNREACHABLE')
+      expect(shown).not.toContain('USAGE')
+      expect(shown.replaceAll(/\s*›\s*/g, ' ')).toContain(
+        'Check the url in the config, and that the server is up; then run this again.',
+      )
       expect(shown).toContain('http://127.0.0.1:9/mcp?key=[redacted]')
       expect(shown).not.toContain(SECRET)
     }

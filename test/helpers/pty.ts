@@ -3,7 +3,7 @@
 import {type Finished, spawnCollect} from './processes.js'
 
 /**
- * Runs argv on a new pseudo-terminal (100 x 24). Answers each "Allow it?" question with the next
+ * Runs argv on a new pseudo-terminal (100 x 24, or PTY_COLUMNS wide). Answers each "Allow it?" question with the next
  * of PTY_ANSWERS ("n" when none is left); types Ctrl-C once, as soon as the terminal has shown
  * PTY_INTERRUPT_AFTER and the file PTY_INTERRUPT_WHEN_EXISTS (if set) exists. Prints everything the terminal showed and exits with the command's exit
  * code; kills the command after 120 s.
@@ -16,7 +16,7 @@ interrupt_file = os.environ.get("PTY_INTERRUPT_WHEN_EXISTS", "")
 pid, fd = pty.fork()
 if pid == 0:
     os.execvp(sys.argv[1], sys.argv[1:])
-fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, int(os.environ.get("PTY_COLUMNS", "100")), 0, 0))
 out, asked, interrupted, deadline = b"", 0, False, time.time() + 120
 while time.time() < deadline:
     if interrupt_after and not interrupted and interrupt_after in out:
@@ -50,6 +50,8 @@ export interface TerminalOptions {
   interruptAfter?: string
   /** ...and this file exists. */
   interruptWhenExists?: string
+  /** Width the terminal reports (default 100; 0 as some consoles do). */
+  columns?: number
   env?: Record<string, string>
 }
 
@@ -64,6 +66,7 @@ export function runOnTerminal(
     PTY_ANSWERS: (options.answers ?? []).join(','),
     PTY_INTERRUPT_AFTER: options.interruptAfter ?? '',
     PTY_INTERRUPT_WHEN_EXISTS: options.interruptWhenExists ?? '',
+    PTY_COLUMNS: String(options.columns ?? 100),
   }
   return spawnCollect('python3', ['-c', PTY_DRIVER, ...argv], {env, timeoutMs: 150_000})
 }

@@ -4,7 +4,6 @@
 import {Client, type ElicitRequest, type ElicitResult} from '@modelcontextprotocol/client'
 import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
 import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import {createRequire} from 'node:module'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -12,6 +11,7 @@ import {stringify} from 'yaml'
 
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {BIN} from '../helpers/serve.js'
+import {testDependency} from '../helpers/test-deps.js'
 
 interface ToolCall {
   tool: string
@@ -47,9 +47,7 @@ interface Session {
 
 const APPROVAL_TIMEOUT_SECONDS = 6
 
-const FILESYSTEM_SERVER = createRequire(import.meta.url).resolve(
-  '@modelcontextprotocol/server-filesystem/dist/index.js',
-)
+const FILESYSTEM_SERVER = testDependency('@modelcontextprotocol/server-filesystem/dist/index.js')
 
 /**
  * Claude Code settings in user scope (deny an exact name), project scope (ask for a whole server,

@@ -33,12 +33,29 @@ afterAll(async () => {
 
 it('a call to a server still starting waits for it; the listing names it as starting', async () => {
   const started = performance.now()
-  const [run, listing] = await Promise.all([
-    execute(serve, 'print(await mcp__slow__add(a=1, b=2))\nprint(await mcp__quick__add(a=2, b=2))'),
+  const code = 'print(await mcp__slow__add(a=1, b=2))\nprint(await mcp__quick__add(a=2, b=2))'
+  const [answer, listing, status] = await Promise.all([
+    serve.request(
+      'tools/call',
+      {name: 'execute_program', arguments: {code}, _meta: {progressToken: 'first'}},
+      60_000,
+    ),
     serve.callTool('list_callable_tools', {}),
+    execute(
+      serve,
+      'print([s.get("starting") for s in await server_status() if s["name"] in ("slow", "gone")])',
+    ),
   ])
-  expect(run.structured.ok, run.text).toBe(true)
-  expect(run.structured.output).toBe("{'sum': 3}\n{'sum': 4}\n")
+  // server_status() tells a server still starting (and how long calls wait) from one that failed.
+  expect(status.structured.output).toMatch(/^\['starting for \d+s, calls wait up to 30s', None\]\n$/)
+  const run = toolResult(answer)
+  expect(run.structuredContent?.ok, resultText(answer)).toBe(true)
+  expect(run.structuredContent?.output).toBe("{'sum': 3}\n{'sum': 4}\n")
+  // The wait shows in progress, so a client (and its user) sees why the call takes a while.
+  const progress = serve.lines.all
+    .filter((m) => m.method === 'notifications/progress')
+    .map((m) => (m.params as {message?: string}).message)
+  expect(progress).toContain("waiting for server 'slow' to finish starting (up to 30s)")
   expect(performance.now() - started).toBeGreaterThan(START_MS - 2000)
 
   const lines = (toolResult(listing).content ?? []).slice(1).map((item) => item.text)

@@ -17,9 +17,10 @@ import {delimiter, join, resolve} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type Finished, spawnCollect} from '../helpers/processes.js'
+import {CLAUDE_BIN_DIR} from '../helpers/test-deps.js'
 
 const ROOT = resolve(import.meta.dirname, '../..')
-const CLAUDE_BIN = join(ROOT, 'node_modules', '.bin')
+const CLAUDE_BIN = CLAUDE_BIN_DIR
 const FINANCE_SERVER = join(ROOT, 'examples', 'finance-server.js')
 
 const run = (
@@ -52,7 +53,7 @@ describe('from a fresh clone to a connected Claude Code', () => {
   it('npm pack, install the tarball, init, claude mcp add with the printed line, claude mcp list: Connected', async () => {
     expect(
       existsSync(join(CLAUDE_BIN, 'claude')),
-      'Claude Code is a devDependency: run `node node_modules/@anthropic-ai/claude-code/install.cjs` after npm ci',
+      "Claude Code is installed by the suites' setup step: run `node scripts/install-test-deps.js` (npm test does)",
     ).toBe(true)
     const base = {...(process.env as Record<string, string>)}
     for (const name of ['PTC_MCP_CONFIG', 'XDG_CONFIG_HOME', 'CLAUDE_CONFIG_DIR', 'npm_config_prefix'])

@@ -2,7 +2,6 @@
  * Non-text content of tool results reaches programs as `Media` (SPEC §6, §14). Real
  * server-everything (`@modelcontextprotocol/server-everything`) from npm, a real ToolRegistry and real Python children.
  */
-import {createRequire} from 'node:module'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 
 import type {PythonInfo} from '../../src/sandbox/backend.js'
@@ -13,11 +12,12 @@ import {ProgramEngine} from '../../src/execution/engine.js'
 import {resolvePython} from '../../src/execution/python.js'
 import {silentLogger} from '../../src/log.js'
 import {noneBackend} from '../../src/sandbox/none.js'
+import {testDependency} from '../helpers/test-deps.js'
 
-const require = createRequire(import.meta.url)
-const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js')
-const TINY_IMAGE_MODULE =
-  require.resolve('@modelcontextprotocol/server-everything/dist/tools/get-tiny-image.js')
+const EVERYTHING = testDependency('@modelcontextprotocol/server-everything/dist/index.js')
+const TINY_IMAGE_MODULE = testDependency(
+  '@modelcontextprotocol/server-everything/dist/tools/get-tiny-image.js',
+)
 
 let python: PythonInfo
 let registry: ToolRegistry

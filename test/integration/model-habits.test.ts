@@ -6,7 +6,6 @@
  * shape. Each row is a program and the outcome or hint it must get.
  */
 import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
-import {createRequire} from 'node:module'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -15,10 +14,10 @@ import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {type RawServe, resultText, startRawServe, toolResult} from '../helpers/json-rpc.js'
 import {execute, type Execution, expectCleanShutdown, waitForListing} from '../helpers/serve-session.js'
 import {prepareServe, type ServeSetup} from '../helpers/serve.js'
+import {testDependency} from '../helpers/test-deps.js'
 
-const require = createRequire(import.meta.url)
-const FILESYSTEM_SERVER = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js')
-const MEMORY_SERVER = require.resolve('@modelcontextprotocol/server-memory/dist/index.js')
+const FILESYSTEM_SERVER = testDependency('@modelcontextprotocol/server-filesystem/dist/index.js')
+const MEMORY_SERVER = testDependency('@modelcontextprotocol/server-memory/dist/index.js')
 const SERVERS = ['fx', 'fs', 'memory']
 const MAX_TOOL_CALLS = 25
 

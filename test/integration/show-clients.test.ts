@@ -6,7 +6,6 @@
 import {Client} from '@modelcontextprotocol/client'
 import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import {createRequire} from 'node:module'
 import {tmpdir} from 'node:os'
 import {join, relative, sep} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -15,11 +14,12 @@ import {stringify} from 'yaml'
 import Run from '../../src/commands/run.js'
 import {runCommand} from '../helpers/run-command.js'
 import {prepareServe, type ServeSetup} from '../helpers/serve.js'
+import {testDependency} from '../helpers/test-deps.js'
 
-const require = createRequire(import.meta.url)
-const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js')
-const TINY_IMAGE_MODULE =
-  require.resolve('@modelcontextprotocol/server-everything/dist/tools/get-tiny-image.js')
+const EVERYTHING = testDependency('@modelcontextprotocol/server-everything/dist/index.js')
+const TINY_IMAGE_MODULE = testDependency(
+  '@modelcontextprotocol/server-everything/dist/tools/get-tiny-image.js',
+)
 const config = {
   servers: [{name: 'everything', command: process.execPath, args: [EVERYTHING]}],
   execution: {timeout_seconds: 30, warm_pool: 0},

@@ -6,7 +6,6 @@
 import {spawn} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
-import {createRequire} from 'node:module'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -24,10 +23,9 @@ import {commandLine, descendants, waitUntil} from '../helpers/processes.js'
 import {runCommand} from '../helpers/run-command.js'
 import {execute, expectCleanShutdown, listCallable, serves, waitForListing} from '../helpers/serve-session.js'
 import {BIN, prepareServe, type ServeSetup} from '../helpers/serve.js'
+import {testDependency} from '../helpers/test-deps.js'
 
-const EVERYTHING = createRequire(import.meta.url).resolve(
-  '@modelcontextprotocol/server-everything/dist/index.js',
-)
+const EVERYTHING = testDependency('@modelcontextprotocol/server-everything/dist/index.js')
 
 /** server-everything, printing the key it was started with on stderr first (as chatty servers do). */
 function everything(secretVariable: string): Record<string, unknown> {
@@ -112,7 +110,9 @@ describe('secrets from the config never reach programs, the model or the log', (
       (l) =>
         serves(l, 'fx') &&
         l.names.includes('mcp__everything__echo') &&
-        FAILING.every((name) => l.unavailable[name] !== undefined && !l.unavailable[name].startsWith('starting for')),
+        FAILING.every(
+          (name) => l.unavailable[name] !== undefined && !l.unavailable[name].startsWith('starting for'),
+        ),
       {what: 'every server through its first attempt', timeoutMs: 40_000},
     )
   }, 60_000)
