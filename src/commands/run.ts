@@ -118,6 +118,8 @@ function serversToConnect(code: string, configured: string[], added: string[]): 
           : 'the config lists no servers',
     })
   }
+  // The program's own servers first, then --server ones: the order they connect in.
+  // eslint-disable-next-line perfectionist/sort-sets
   return [...new Set([...serversNamedBy(code, configured), ...added])]
 }
 

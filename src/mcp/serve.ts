@@ -96,12 +96,15 @@ export async function serveStdio(
   const firstAnswer = new Promise<void>((resolve) => {
     afterFirstAnswer(transport, resolve)
   })
-  firstAnswer.then(() => {
-    logger.debug('first request answered')
-    clearTimeout(quiet)
-    // Messages already read (tools/list after server/discover) are answered first.
-    setImmediate(warmUp)
-  }, () => {})
+  firstAnswer.then(
+    () => {
+      logger.debug('first request answered')
+      clearTimeout(quiet)
+      // Messages already read (tools/list after server/discover) are answered first.
+      setImmediate(warmUp)
+    },
+    () => {},
+  )
   if (upstream) {
     // Downstream servers are told what the client supports (elicitation, sampling), so they connect
     // once it has initialized (2025) or sent its first request (2026-07-28), after that request's

@@ -112,7 +112,9 @@ describe('secrets from the config never reach programs, the model or the log', (
       (l) =>
         serves(l, 'fx') &&
         l.names.includes('mcp__everything__echo') &&
-        FAILING.every((name) => l.unavailable[name] !== undefined && !l.unavailable[name].startsWith('starting for')),
+        FAILING.every(
+          (name) => l.unavailable[name] !== undefined && !l.unavailable[name].startsWith('starting for'),
+        ),
       {what: 'every server through its first attempt', timeoutMs: 40_000},
     )
   }, 60_000)
