@@ -11,7 +11,6 @@ const sandbox = [
   'test/reliability/hostile-*.test.ts',
   'test/sandbox/**/*.test.ts',
   'src/sandbox/**/*.test.ts',
-  'src/execution/scratch.test.ts',
   'src/execution/artifacts.test.ts',
 ]
 const claudeCode = ['test/claude-code/**/*.test.ts']

@@ -6,7 +6,7 @@ import type {ServerStatus, ToolInfo} from '../downstream/types.js'
 import type {RunOutcome} from '../execution/engine.js'
 
 import {traceLines} from '../execution/format.js'
-import {terminalSafe as safe} from '../terminal-safe.js'
+import {terminalSafe as safe} from '../shared/terminal-safe.js'
 
 // What servers send (names, descriptions, schemas, error texts) is shown through `safe`: a server's
 // escape sequences must not drive the user's terminal.

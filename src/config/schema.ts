@@ -1,8 +1,13 @@
 import {z} from 'zod'
 
-import {normaliseName} from '../downstream/naming.js'
-import {isRecord} from '../guards.js'
 import {SANDBOX_SETTINGS} from '../sandbox/index.js'
+import {isRecord} from '../shared/guards.js'
+import {
+  DEFAULT_MAX_SCRATCH_BYTES,
+  DEFAULT_MAX_TOOL_RESULT_BYTES,
+  MAX_TOOL_RESULT_CEILING,
+} from '../shared/limits.js'
+import {normaliseName} from '../shared/naming.js'
 
 /**
  * The single source of truth for config.yaml (SPEC §3): the types below, the JSON Schema shipped as
@@ -11,10 +16,10 @@ import {SANDBOX_SETTINGS} from '../sandbox/index.js'
  * format in the JSON Schema and are checked here with refinements instead.
  */
 
-/** Ceiling for one tool result: what the child channel carries in one message, with room for framing. */
-export const MAX_TOOL_RESULT_CEILING = 64 * 1024 * 1024
-
 export const TRANSPORTS = ['stdio', 'http', 'sse'] as const
+
+/** The config's `transport` values. */
+export type TransportKind = (typeof TRANSPORTS)[number]
 
 /** A problem with a config, before it is formatted: where (`['servers', 1, 'url']`) and what. */
 export interface ConfigIssue {
@@ -220,10 +225,10 @@ export const executionSchema = z
     max_tool_result_bytes: positiveInt(
       `Largest tool result passed to a program, in bytes (at most ${MAX_TOOL_RESULT_CEILING}).`,
       MAX_TOOL_RESULT_CEILING,
-    ).default(16_777_216),
+    ).default(DEFAULT_MAX_TOOL_RESULT_BYTES),
     max_scratch_bytes: positiveInt(
       'Bytes a program may keep in its scratch directory (a private tmpfs; one file per 4 KiB of it).',
-    ).default(268_435_456),
+    ).default(DEFAULT_MAX_SCRATCH_BYTES),
     python: z
       .string()
       .min(1)

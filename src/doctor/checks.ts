@@ -1,19 +1,19 @@
 import {homedir} from 'node:os'
 
 import type {Config, ServerConfig} from '../config/schema.js'
-import type {Logger} from '../log.js'
 import type {PythonInfo} from '../sandbox/backend.js'
+import type {Logger} from '../shared/log.js'
 
 import {loadConfig} from '../config/load.js'
 import {GENERIC_FIX} from '../downstream/failure.js'
 import {ToolRegistry} from '../downstream/registry.js'
-import {PtcError} from '../errors.js'
 import {resolvePython} from '../execution/python.js'
 import {describeState, describeStateLine} from '../oauth/status.js'
 import {TokenStore} from '../oauth/store.js'
-import {CONFIG_EXAMPLE_FILE} from '../package-root.js'
 import {rejectedLine} from '../permissions/claude-settings.js'
 import {askUnlisted, PermissionPolicy} from '../permissions/policy.js'
+import {PtcError} from '../shared/errors.js'
+import {CONFIG_EXAMPLE_FILE} from '../shared/package-root.js'
 import {probeSandbox} from './sandbox-probe.js'
 
 export type CheckStatus = 'pass' | 'warn' | 'fail'

@@ -4,8 +4,8 @@
  * an argument the schema does not list is refused with the closest name it does list, unless the
  * schema allows more properties explicitly. Ajv validation (validation.ts) comes after.
  */
-import {isRecord} from '../guards.js'
-import {suggestNames} from './naming.js'
+import {isRecord} from '../shared/guards.js'
+import {suggestNames} from '../shared/naming.js'
 import {type LinearRegExp, linearRegExp, UnsupportedPatternError} from './schema-engines.js'
 import {followRefs} from './schema-ref.js'
 

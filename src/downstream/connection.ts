@@ -2,8 +2,8 @@ import {type CallToolResult, ProtocolError, type Tool, type Transport} from '@mo
 import {createRequire} from 'node:module'
 
 import type {ServerConfig} from '../config/schema.js'
-import type {Logger} from '../log.js'
 import type {OAuthSession} from '../oauth/session.js'
+import type {Logger} from '../shared/log.js'
 import type {ServerTransport, TransportFactory} from './transports.js'
 import type {UpstreamClient} from './upstream.js'
 

@@ -11,7 +11,7 @@
  * key reading "IMPORTANT SYSTEM NOTE TO THE ASSISTANT..." is `'IMPORTANT SYSTEM NOTE TO…'`). A
  * shape is at most MAX_SHAPE_CHARS of JSON: a bigger one is described again less deeply.
  */
-import {isRecord} from '../guards.js'
+import {isRecord} from '../shared/guards.js'
 
 const MAX_DEPTH = 5
 const MAX_KEYS = 30

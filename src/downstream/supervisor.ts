@@ -1,9 +1,9 @@
 import type {CallToolResult, Tool} from '@modelcontextprotocol/client'
 
-import type {ServerConfig} from '../config/schema.js'
-import type {Logger} from '../log.js'
+import type {ServerConfig, TransportKind} from '../config/schema.js'
+import type {Logger} from '../shared/log.js'
+import type {NameClash} from '../shared/naming.js'
 import type {CallOptions} from './call-error.js'
-import type {NameClash} from './naming.js'
 import type {UpstreamClient} from './upstream.js'
 
 import {createOAuthSession, type OAuthSession} from '../oauth/session.js'
@@ -16,7 +16,7 @@ import {SignInWait} from './sign-in-wait.js'
 import {describeClash, toToolInfos} from './tool-listing.js'
 import {notConnectedMessage} from './tool-lookup.js'
 import {createTransport, type ServerTransport, type TransportFactory, transportFor} from './transports.js'
-import {ToolError, type ToolInfo, type TransportKind} from './types.js'
+import {ToolError, type ToolInfo} from './types.js'
 
 export type {CallOptions} from './call-error.js'
 

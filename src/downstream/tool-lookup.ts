@@ -1,7 +1,7 @@
 import type {HiddenTool} from './tool-index.js'
 import type {ToolInfo} from './types.js'
 
-import {MAX_SUGGESTED_NAME_CHARS, suggestNames} from './naming.js'
+import {MAX_SUGGESTED_NAME_CHARS, suggestNames} from '../shared/naming.js'
 
 /** What a lookup needs: the tools by name, all of them for suggestions, and the hidden ones. */
 export interface ToolSource {

@@ -3,7 +3,7 @@ import type {ChildEnd} from './child/index.js'
 import type {KeptFile, KeptFiles} from './kept-files.js'
 import type {ShownImage} from './protocol.js'
 
-import {PtcError} from '../errors.js'
+import {PtcError} from '../shared/errors.js'
 import {outcomeTextParts, type OutcomeTextParts, type ToolCallTrace} from './format.js'
 
 /** What `execute_program` returns: `text` is SPEC §8, the rest its structured content. */

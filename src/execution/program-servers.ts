@@ -1,4 +1,4 @@
-import {normaliseName} from '../downstream/naming.js'
+import {normaliseName} from '../shared/naming.js'
 import {HELPER_NAMES} from './program-helpers.js'
 
 /**

@@ -1,7 +1,7 @@
 import type {ToolCallTrace} from './format.js'
 
-import {isRecord} from '../guards.js'
-import {shortenJson} from '../shorten-json.js'
+import {isRecord} from '../shared/guards.js'
+import {shortenJson} from '../shared/shorten-json.js'
 
 /** Each call's `args` in the trace, as JSON text, at most this long (SPEC §5). */
 export const MAX_TRACE_ARGS_CHARS = 200

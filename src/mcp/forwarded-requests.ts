@@ -1,7 +1,7 @@
 import type {CreateMessageRequestParams, ElicitRequestParams} from '@modelcontextprotocol/client'
 
-import {isRecord} from '../guards.js'
-import {terminalSafe} from '../terminal-safe.js'
+import {isRecord} from '../shared/guards.js'
+import {terminalSafe} from '../shared/terminal-safe.js'
 
 /**
  * What a downstream server asks of the user through ptc-mcp (SPEC §12), made plain as coming from

@@ -1,6 +1,6 @@
 import type {ServerContext} from '@modelcontextprotocol/server'
 
-import type {Logger} from '../log.js'
+import type {Logger} from '../shared/log.js'
 
 /** Clients with call timeouts reset them on progress; one every 10 s at the latest keeps long programs alive. */
 export const HEARTBEAT_MS = 5000

@@ -9,12 +9,12 @@ import {
 } from '@modelcontextprotocol/server'
 import {StdioServerTransport} from '@modelcontextprotocol/server/stdio'
 
-import type {Logger} from '../log.js'
+import type {Logger} from '../shared/log.js'
 
-import {isRecord} from '../guards.js'
-import {parseMessage} from '../json-rpc.js'
-import {type FramedLine, LineFramer} from '../line-framing.js'
-import {idOfSkipped, parseOrUndefined, requestId} from '../oversized-line.js'
+import {isRecord} from '../shared/guards.js'
+import {parseMessage} from '../shared/json-rpc.js'
+import {type FramedLine, LineFramer} from '../shared/line-framing.js'
+import {idOfSkipped, parseOrUndefined, requestId} from '../shared/oversized-line.js'
 
 /**
  * The SDK's stdio server transport with the input side made robust (the output side, including

@@ -1,8 +1,8 @@
 import type {ToolInfo} from '../downstream/types.js'
-import type {Logger} from '../log.js'
+import type {Logger} from '../shared/log.js'
 
 import {ToolError} from '../downstream/types.js'
-import {shortenJson} from '../shorten-json.js'
+import {shortenJson} from '../shared/shorten-json.js'
 import {type ApprovalReason, describeReason, type PermissionPolicy} from './policy.js'
 
 /** The user's answer: allow this call, allow this tool for the rest of the program or of the session (until serve exits), or deny. */

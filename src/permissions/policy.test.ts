@@ -8,8 +8,8 @@ import type {PermissionsConfig} from '../config/schema.js'
 import type {ToolInfo} from '../downstream/types.js'
 
 import {permissionsSchema} from '../config/schema.js'
-import {namespacedName} from '../downstream/naming.js'
-import {type Logger} from '../log.js'
+import {type Logger} from '../shared/log.js'
+import {namespacedName} from '../shared/naming.js'
 import {type ClaudeRule, globMatches, parseClaudeRule, ruleMatches} from './claude-rules.js'
 import {askUnlisted, describeReason, PermissionPolicy} from './policy.js'
 

@@ -5,8 +5,6 @@
 import type {SandboxName} from './index.js'
 import type {ProbePlan} from './probe.js'
 
-export type {SandboxName} from './index.js'
-
 export interface PythonInfo {
   /** Real interpreter path (a pyenv shim resolved to sys.executable). */
   executable: string
@@ -62,7 +60,7 @@ export interface ForkServerRequest {
   /** The unix socket children connect back to, in `socketDir` (private to this user). */
   socketPath: string
   socketDir: string
-  /** Where the children's scratch directories are made (execution/scratch.ts). */
+  /** Where the children's scratch directories are made (sandbox/scratch.ts). */
   scratchRoot: string
 }
 

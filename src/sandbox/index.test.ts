@@ -1,6 +1,6 @@
 import {describe, expect, test} from 'vitest'
 
-import {SandboxError} from '../errors.js'
+import {SandboxError} from '../shared/errors.js'
 import {SANDBOX_SETTINGS, selectBackend} from './index.js'
 import {noneBackend} from './none.js'
 

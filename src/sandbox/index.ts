@@ -1,6 +1,6 @@
 import type {SandboxBackend} from './backend.js'
 
-import {SandboxError} from '../errors.js'
+import {SandboxError} from '../shared/errors.js'
 import {noneBackend} from './none.js'
 
 export type {Launch, LaunchRequest, PythonInfo, SandboxBackend} from './backend.js'

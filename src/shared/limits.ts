@@ -1,12 +1,29 @@
 /**
- * How large one message may be on each channel the server reads (SPEC §15), derived here and only
+ * The bounds (SPEC §15) in one place, below the config: the schema takes its defaults and ceilings
+ * from here. How large one message may be on each channel the server reads is derived here and only
  * here from the execution config: a message over its bound is refused, never buffered whole.
  */
-import {type ExecutionConfig, executionSchema} from './config/schema.js'
 
-type MessageConfig = Pick<ExecutionConfig, 'max_output_bytes' | 'max_tool_result_bytes'>
+/** The two execution settings the message bounds follow (config/schema.ts ExecutionConfig). */
+interface MessageConfig {
+  max_output_bytes: number
+  max_tool_result_bytes: number
+}
 
 const MiB = 1024 * 1024
+
+/** Ceiling for one tool result: what the child channel carries in one message, with room for framing. */
+export const MAX_TOOL_RESULT_CEILING = 64 * MiB
+
+/** `execution.max_tool_result_bytes` when the config does not set it. */
+export const DEFAULT_MAX_TOOL_RESULT_BYTES = 16 * MiB
+
+/** `execution.max_scratch_bytes` when the config does not set it. */
+export const DEFAULT_MAX_SCRATCH_BYTES = 256 * MiB
+
+/** Most files and bytes a run keeps from ./out/ (SPEC §14; runner/kept_files.py has the same). */
+export const MAX_KEPT_FILES = 64
+export const MAX_KEPT_BYTES = 64 * MiB
 
 /** Bytes of image a program may pass to show(), all told (SPEC §14). */
 export const MAX_SHOWN_BYTES = 4 * MiB
@@ -18,8 +35,6 @@ export const MAX_FILE_CHUNK_BYTES = MiB
 export function base64Chars(bytes: number): number {
   return Math.ceil(bytes / 3) * 4
 }
-
-/** A message from the MCP client: a program, up to the largest tool result there can be. */
 
 /** Room in one child message for the traceback and framing around the largest payload. */
 const CHILD_MESSAGE_MARGIN_BYTES = 256 * 1024
@@ -47,8 +62,9 @@ const SDK_STDIO_MESSAGE_BYTES = 10 * MiB
  * text and as structuredContent), with its JSON-RPC around it.
  */
 export function downstreamMessageBytes(execution?: Partial<MessageConfig>): number {
-  const result = execution?.max_tool_result_bytes ?? executionSchema.parse({}).max_tool_result_bytes
+  const result = execution?.max_tool_result_bytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES
   return Math.max(SDK_STDIO_MESSAGE_BYTES, 2 * result + MiB)
 }
 
-export {MAX_TOOL_RESULT_CEILING as CLIENT_MESSAGE_BYTES} from './config/schema.js'
+/** A message from the MCP client: a program, up to the largest tool result there can be. */
+export const CLIENT_MESSAGE_BYTES = MAX_TOOL_RESULT_CEILING

@@ -10,7 +10,7 @@ import type {ServerConfig} from '../../src/config/schema.js'
 
 import {ToolRegistry, type ToolRegistryOptions} from '../../src/downstream/registry.js'
 import {ToolError} from '../../src/downstream/types.js'
-import {silentLogger} from '../../src/log.js'
+import {silentLogger} from '../../src/shared/log.js'
 import {fixtureCommand, type HttpFixture, startHttpFixture} from '../fixtures/start-fixture.js'
 import {whenRegistry} from '../helpers/registry.js'
 

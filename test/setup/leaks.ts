@@ -1,7 +1,7 @@
 // Global setup: every test run gets its own TMPDIR, so that afterwards we can tell exactly which
 // program children and scratch directories belong to it. Teardown fails the run when a `ptc-run-*`
 // scratch directory or a process started in one (a program child) is left behind. Scratch
-// directories live under the user's private root, `<TMPDIR>/ptc-mcp-<uid>` (src/execution/scratch.ts).
+// directories live under the user's private root, `<TMPDIR>/ptc-mcp-<uid>` (src/sandbox/scratch.ts).
 import {mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'

@@ -7,12 +7,12 @@
  */
 import type {Duplex} from 'node:stream'
 
-import type {Logger} from '../../log.js'
+import type {Logger} from '../../shared/log.js'
 
-import {formatBytes} from '../../byte-size.js'
-import {hasMedia} from '../../downstream/result-parser.js'
 import {JsonText} from '../../downstream/types.js'
-import {LineFramer, LineTooLongError} from '../../line-framing.js'
+import {formatBytes} from '../../shared/byte-size.js'
+import {LineFramer, LineTooLongError} from '../../shared/line-framing.js'
+import {hasMedia} from '../../shared/media.js'
 import {
   type ChildMessage,
   parseChildMessage,

@@ -4,13 +4,13 @@ import {createServer, type Server, type Socket} from 'node:net'
 import {constants} from 'node:os'
 import {join} from 'node:path'
 
-import type {Logger} from '../../log.js'
 import type {PythonInfo, SandboxBackend} from '../../sandbox/backend.js'
+import type {Logger} from '../../shared/log.js'
 import type {StartMessage} from '../protocol.js'
 
-import {SandboxError} from '../../errors.js'
-import {LineFramer} from '../../line-framing.js'
-import {createForkServerDir, ensureScratchRoot, removeScratchDir} from '../scratch.js'
+import {createForkServerDir, ensureScratchRoot, removeScratchDir} from '../../sandbox/scratch.js'
+import {SandboxError} from '../../shared/errors.js'
+import {LineFramer} from '../../shared/line-framing.js'
 
 /** The first line a forked child sends on each connection: `<token> channel|output`. */
 const MAX_HELLO_BYTES = 128

@@ -3,7 +3,7 @@ import {performance} from 'node:perf_hooks'
 import type {ChildExit, SpawnedChild} from './spawner.js'
 import type {ChildEnd, ChildOptions, ChildRunOptions, ChildRunResult} from './types.js'
 
-import {SandboxError} from '../../errors.js'
+import {SandboxError} from '../../shared/errors.js'
 import {RunArtifacts} from '../artifacts.js'
 import {
   type ChildMessage,

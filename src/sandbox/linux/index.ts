@@ -11,9 +11,9 @@ import type {
   SandboxBackend,
 } from '../backend.js'
 
-import {SandboxError} from '../../errors.js'
-import {type Logger, silentLogger} from '../../log.js'
-import {MemoMap} from '../../memo.js'
+import {SandboxError} from '../../shared/errors.js'
+import {type Logger, silentLogger} from '../../shared/log.js'
+import {MemoMap} from '../../shared/memo.js'
 import {DEFAULT_BOUNDS} from '../backend.js'
 import {
   COMMON_ATTEMPTS,

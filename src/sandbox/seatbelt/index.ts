@@ -4,8 +4,8 @@ import {fileURLToPath} from 'node:url'
 
 import type {Launch, LaunchRequest, PythonInfo, SandboxBackend} from '../backend.js'
 
-import {SandboxError} from '../../errors.js'
-import {MemoMap} from '../../memo.js'
+import {SandboxError} from '../../shared/errors.js'
+import {MemoMap} from '../../shared/memo.js'
 import {discoverInterpreter, realpathOrSelf} from '../linux/interpreter-files.js'
 import {
   COMMON_ATTEMPTS,
