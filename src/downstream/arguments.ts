@@ -1,3 +1,4 @@
+import {cutAfter} from '../shared/cut.js'
 /**
  * The argument rules applied before a call's arguments are validated against the tool's
  * `inputSchema` (SPEC §6): an optional argument passed as `None` is left out of the request, and
@@ -44,7 +45,7 @@ function matchesPattern(patterns: readonly (LinearRegExp | undefined)[], key: st
 
 /** The closest name is one the call has not passed yet: `get_sum(a=1, c=2)` meant b, not a. */
 function unexpectedMessage(key: string, names: readonly string[], args: Record<string, unknown>): string {
-  const quoted = key.length <= MAX_QUOTED_NAME_CHARS ? key : `${key.slice(0, MAX_QUOTED_NAME_CHARS)}…`
+  const quoted = cutAfter(key, MAX_QUOTED_NAME_CHARS)
   const unused = names.filter((name) => !Object.hasOwn(args, name))
   const [closest] = key.length <= MAX_SUGGESTED_NAME_CHARS ? suggestNames(key, unused, 1) : []
   if (closest !== undefined) return `unexpected argument '${quoted}'; did you mean '${closest}'?`

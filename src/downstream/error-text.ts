@@ -1,5 +1,7 @@
 import {SdkHttpError} from '@modelcontextprotocol/client'
 
+import {cutAfter} from '../shared/cut.js'
+
 /** The message of an error and of its causes (`fetch failed: connect ECONNREFUSED 127.0.0.1:9`), without repeats. */
 export function describeError(error: unknown): string {
   const parts: string[] = []
@@ -53,7 +55,7 @@ function httpErrorMessage(error: SdkHttpError): string {
   const data = error.data as {text?: unknown} | undefined
   const raw = typeof data?.text === 'string' ? data.text.slice(0, 64 * HTTP_BODY_CHARS) : ''
   const body = (/^\s*</.test(raw) ? raw.replaceAll(/<[^>]*>/g, ' ') : raw).replaceAll(/\s+/g, ' ').trim()
-  const quoted = body.length > HTTP_BODY_CHARS ? `${body.slice(0, HTTP_BODY_CHARS)}...` : body
+  const quoted = cutAfter(body, HTTP_BODY_CHARS)
   const hint =
     status === 401 || status === 403 ? ' (check the headers, such as Authorization, in the config)' : ''
   return `HTTP ${status}${statusText ? ` ${statusText}` : ''}${hint}${quoted ? `: ${quoted}` : ''}`

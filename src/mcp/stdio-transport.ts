@@ -11,6 +11,7 @@ import {StdioServerTransport} from '@modelcontextprotocol/server/stdio'
 
 import type {Logger} from '../shared/log.js'
 
+import {cutAfter} from '../shared/cut.js'
 import {isRecord} from '../shared/guards.js'
 import {parseMessage} from '../shared/json-rpc.js'
 import {type FramedLine, LineFramer} from '../shared/line-framing.js'
@@ -106,5 +107,5 @@ export class JsonLinesServerTransport extends StdioServerTransport {
 
 function brief(text: string): string {
   const flat = text.replaceAll(/\s+/g, ' ')
-  return flat.length > 80 ? `${flat.slice(0, 80)}...` : flat
+  return cutAfter(flat, 80)
 }
