@@ -7,7 +7,7 @@ import {
   DEFAULT_MAX_TOOL_RESULT_BYTES,
   MAX_TOOL_RESULT_CEILING,
 } from '../shared/limits.js'
-import {normaliseName} from '../shared/naming.js'
+import {normaliseName, serverPrefix} from '../shared/naming.js'
 
 /**
  * The single source of truth for config.yaml (SPEC §3): the types below, the JSON Schema shipped as
@@ -284,7 +284,7 @@ function checkUniqueServerNames(config: unknown, ctx: z.core.$RefinementCtx): vo
       input: server.name,
       message: same
         ? `duplicate server name "${server.name}" (also servers[${earlier.index}])`
-        : `server name "${server.name}" clashes with "${earlier.name}" (servers[${earlier.index}]): both become mcp__${normalised}__*`,
+        : `server name "${server.name}" clashes with "${earlier.name}" (servers[${earlier.index}]): both become ${serverPrefix(server.name)}*`,
     })
   }
 }

@@ -2,6 +2,7 @@ import type {ToolInfo} from '../downstream/types.js'
 import type {Logger} from '../shared/log.js'
 
 import {ToolError} from '../downstream/types.js'
+import {formatSeconds} from '../shared/seconds.js'
 import {shortenJson} from '../shared/shorten-json.js'
 import {type ApprovalReason, describeReason, type PermissionPolicy} from './policy.js'
 
@@ -153,7 +154,7 @@ export class ProgramApprovals {
       return await Promise.race([prompter.ask(request, both), aborted])
     } catch (error) {
       if (timeout.signal.aborted) {
-        this.unanswered = `nobody answered the approval question within ${approvalTimeoutMs / 1000}s (permissions.approval_timeout_seconds), so calls that need approval are denied for the rest of this program`
+        this.unanswered = `nobody answered the approval question within ${formatSeconds(approvalTimeoutMs)} (permissions.approval_timeout_seconds), so calls that need approval are denied for the rest of this program`
         throw this.denied(request, this.unanswered)
       }
       if (signal.aborted) throw this.denied(request, 'the program ended while the user was asked')

@@ -11,6 +11,7 @@ import type {StartMessage} from '../protocol.js'
 import {createForkServerDir, ensureScratchRoot, removeScratchDir} from '../../sandbox/scratch.js'
 import {SandboxError} from '../../shared/errors.js'
 import {LineFramer} from '../../shared/line-framing.js'
+import {formatSeconds} from '../../shared/seconds.js'
 
 /** The first line a forked child sends on each connection: `<token> channel|output`. */
 const MAX_HELLO_BYTES = 128
@@ -130,7 +131,7 @@ export class ForkServer {
       const timer = setTimeout(() => {
         this.failPending(
           token,
-          new SandboxError(`a forked child did not connect within ${FORK_TIMEOUT_MS / 1000}s`),
+          new SandboxError(`a forked child did not connect within ${formatSeconds(FORK_TIMEOUT_MS)}`),
         )
         this.send({type: 'kill', id})
       }, FORK_TIMEOUT_MS)
