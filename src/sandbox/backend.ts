@@ -5,6 +5,9 @@
 import type {SandboxName} from './index.js'
 import type {ProbePlan} from './probe.js'
 
+/** The way out when no sandbox can run here, in every message that says so (confine.py writes it too). */
+export const NO_ISOLATION_FIX = 'set execution.sandbox: none to run programs without isolation'
+
 export interface PythonInfo {
   /** Real interpreter path (a pyenv shim resolved to sys.executable). */
   executable: string

@@ -14,7 +14,7 @@ import type {
 import {SandboxError} from '../../shared/errors.js'
 import {type Logger, silentLogger} from '../../shared/log.js'
 import {MemoMap} from '../../shared/memo.js'
-import {DEFAULT_BOUNDS} from '../backend.js'
+import {DEFAULT_BOUNDS, NO_ISOLATION_FIX} from '../backend.js'
 import {
   COMMON_ATTEMPTS,
   openProbeTargets,
@@ -96,7 +96,7 @@ const MEMORY_BOUND = 'RLIMIT_AS (memfd and shared memory refused)'
 
 const FIX =
   'use a Linux kernel with Landlock (5.13+, "landlock" in the lsm= boot list) and seccomp, or install bubblewrap; ' +
-  'execution.sandbox: none runs programs without isolation'
+  `or ${NO_ISOLATION_FIX}`
 
 export function createLinuxBackend(options: LinuxBackendOptions = {}): SandboxBackend {
   const logger = options.logger ?? silentLogger
