@@ -9,6 +9,7 @@ import type {ShownImage} from './protocol.js'
 
 import {ProgramApprovals} from '../permissions/approvals.js'
 import {sweepOrphanedScratchDirs} from '../sandbox/scratch.js'
+import {unlessAborted} from '../shared/abortable.js'
 import {childMessageBytes} from '../shared/limits.js'
 import {type Logger, silentLogger} from '../shared/log.js'
 import {artifactsRoot, artifactsRootProblem, pruneArtifacts} from './artifacts.js'
@@ -262,13 +263,8 @@ export class ProgramEngine {
     if (!signal) return this.pool.acquire()
     signal.throwIfAborted()
     const acquiring = this.pool.acquire()
-    let onAbort: (() => void) | undefined
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(signal.reason)
-      signal.addEventListener('abort', onAbort, {once: true})
-    })
     try {
-      return await Promise.race([acquiring, aborted])
+      return await unlessAborted(acquiring, signal)
     } catch (error) {
       // Cancelled while the child was starting: it is not used for anything else.
       acquiring.then(
@@ -276,8 +272,6 @@ export class ProgramEngine {
         () => {},
       )
       throw error
-    } finally {
-      signal.removeEventListener('abort', onAbort!)
     }
   }
 

@@ -2,6 +2,7 @@ import type {ToolInfo} from '../downstream/types.js'
 import type {Logger} from '../shared/log.js'
 
 import {ToolError} from '../downstream/types.js'
+import {unlessAborted} from '../shared/abortable.js'
 import {formatSeconds} from '../shared/seconds.js'
 import {shortenJson} from '../shared/shorten-json.js'
 import {type ApprovalReason, describeReason, type PermissionPolicy} from './policy.js'
@@ -141,19 +142,13 @@ export class ProgramApprovals {
     signal: AbortSignal,
   ): Promise<ApprovalAnswer> {
     const {approvalTimeoutMs} = this.options.policy
-    const timeout = new AbortController()
-    const timer = setTimeout(() => timeout.abort(), approvalTimeoutMs)
-    const both = AbortSignal.any([signal, timeout.signal])
+    const timeout = AbortSignal.timeout(approvalTimeoutMs)
+    const both = AbortSignal.any([signal, timeout])
     // The prompter is asked to stop when `both` aborts; the race bounds the wait even if it does not.
-    let onAbort!: () => void
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(new Error('aborted'))
-      both.addEventListener('abort', onAbort, {once: true})
-    })
     try {
-      return await Promise.race([prompter.ask(request, both), aborted])
+      return await unlessAborted(prompter.ask(request, both), both)
     } catch (error) {
-      if (timeout.signal.aborted) {
+      if (timeout.aborted) {
         this.unanswered = `nobody answered the approval question within ${formatSeconds(approvalTimeoutMs)} (permissions.approval_timeout_seconds), so calls that need approval are denied for the rest of this program`
         throw this.denied(request, this.unanswered)
       }
@@ -162,9 +157,6 @@ export class ProgramApprovals {
         request,
         `the approval question failed: ${error instanceof Error ? error.message : String(error)}`,
       )
-    } finally {
-      clearTimeout(timer)
-      both.removeEventListener('abort', onAbort)
     }
   }
 
