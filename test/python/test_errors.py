@@ -31,6 +31,19 @@ def raise_through_runner(program_source):
     return raised
 
 
+def raise_in_runner_helper():
+    """A program's main() calling a helper of the runner that raises KeyError; returns the error."""
+    runner = {}
+    exec(compile("def helper():\n    raise KeyError('x')\n", RUNNER, "exec"), runner)
+    namespace = {"helper": runner["helper"]}
+    exec(compile("def main():\n    helper()\n", PROGRAM, "exec"), namespace)
+    try:
+        namespace["main"]()
+    except KeyError as exc:
+        return exc
+    raise AssertionError("the helper did not raise")
+
+
 class FormatTest(unittest.TestCase):
     def setUp(self):
         self.formatter = errors.ErrorFormatter({RUNNER}, LIMITS)
@@ -47,14 +60,7 @@ class FormatTest(unittest.TestCase):
 
     def test_leaves_out_what_the_runner_calls_after_the_program(self):
         # A runner frame under the program's (a helper of the runner raising) ends the kept frames.
-        runner = {}
-        exec(compile("def helper():\n    raise KeyError('x')\n", RUNNER, "exec"), runner)
-        namespace = {"helper": runner["helper"]}
-        exec(compile("def main():\n    helper()\n", PROGRAM, "exec"), namespace)
-        try:
-            namespace["main"]()
-        except KeyError as exc:
-            text = self.formatter.format(exc)
+        text = self.formatter.format(raise_in_runner_helper())
         self.assertIn('File "<program>", line 2, in main', text)
         self.assertNotIn(RUNNER, text)
 
@@ -72,14 +78,7 @@ class FormatTest(unittest.TestCase):
 
     @unittest.skipIf(sys.version_info < (3, 11), "ExceptionGroup is Python 3.11's")
     def test_strips_runner_frames_inside_exception_groups(self):
-        runner = {}
-        exec(compile("def helper():\n    raise KeyError('x')\n", RUNNER, "exec"), runner)
-        namespace = {"helper": runner["helper"]}
-        exec(compile("def main():\n    helper()\n", PROGRAM, "exec"), namespace)
-        try:
-            namespace["main"]()
-        except KeyError as inner:
-            group = ExceptionGroup("two", [inner])  # noqa: F821 (3.11+)
+        group = ExceptionGroup("two", [raise_in_runner_helper()])  # noqa: F821 (3.11+)
         text = self.formatter.format(group)
         self.assertIn("KeyError: 'x'", text)
         self.assertNotIn(RUNNER, text)
