@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// `serve` with plain arguments starts without oclif: an MCP client waits only briefly for its first answer.
+// `serve` with plain arguments starts without oclif, from one bundle with a code cache: an MCP
+// client waits only briefly for its first answer.
 if (process.argv[2] === 'serve') {
-  const {serveFastPath} = await import('../dist/serve/main.js')
+  const {loadServeBundle} = await import('../dist/cli/serve-bundle.js')
   // Stopped: downstream children and sockets are closed; leave no timers holding the process open.
   // eslint-disable-next-line n/no-process-exit -- the CLI's own entry point
-  if (await serveFastPath(process.argv.slice(3))) process.exit(0)
+  if (await loadServeBundle().serveFastPath(process.argv.slice(3))) process.exit(0)
 }
 
 const {execute, settings} = await import('@oclif/core')

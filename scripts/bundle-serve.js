@@ -1,8 +1,9 @@
-// Bundles `serve`'s start (dist/cli/serve-fast-path.js and everything it imports, dependencies
-// included) into dist/serve/: an MCP client waits only briefly for serve's first answer, and Node
-// spends most of a cold start finding, reading and compiling the ~150 modules one by one. Each
-// dynamic import() (the program engine, the downstream code) stays a chunk of its own, loaded
-// only when used, as in dist/.
+// Bundles `serve` (dist/cli/serve-fast-path.js and everything it imports, dependencies included)
+// into one CommonJS file, dist/serve/main.cjs: an MCP client waits only briefly for serve's first
+// answer, and Node spends most of a cold start finding, reading and compiling the ~150 modules one
+// by one. What a dynamic import() reaches (the program engine, the downstream code) is in the file
+// but runs only when imported. One CommonJS file is what src/cli/serve-bundle.ts can give a V8
+// code cache on Node 20 (which has none for modules).
 import {build} from 'esbuild'
 import {readFile, rm} from 'node:fs/promises'
 import {dirname, join, relative, sep} from 'node:path'
@@ -13,8 +14,8 @@ const outdir = join(root, 'dist', 'serve')
 await rm(outdir, {recursive: true, force: true})
 
 /**
- * Our modules find the files they ship beside them (Python, package.json) from `import.meta.url`:
- * in a chunk it is the chunk's, so each module's own URL is rebuilt from the chunk's location.
+ * Our modules find the files they ship beside them (Python, package.json) from `import.meta.url`,
+ * which CommonJS has not: each module's own URL is rebuilt from the bundle's directory.
  */
 const ownModuleUrls = {
   name: 'own-module-urls',
@@ -22,11 +23,11 @@ const ownModuleUrls = {
     bundle.onLoad({filter: /[/\\]dist[/\\].*\.js$/}, async ({path}) => {
       const source = await readFile(path, 'utf8')
       if (!source.includes('import.meta.url')) return
-      const fromChunk = relative(outdir, path).split(sep).join('/')
+      const fromBundle = relative(outdir, path).split(sep).join('/')
       return {
         contents: source.replaceAll(
           'import.meta.url',
-          `new URL(${JSON.stringify(fromChunk)}, import.meta.url).href`,
+          `require('node:url').pathToFileURL(require('node:path').join(__dirname, ${JSON.stringify(fromBundle)})).href`,
         ),
         loader: 'js',
       }
@@ -35,26 +36,21 @@ const ownModuleUrls = {
 }
 
 const result = await build({
-  entryPoints: {main: join(root, 'dist', 'cli', 'serve-fast-path.js')},
-  outdir,
+  entryPoints: [join(root, 'dist', 'cli', 'serve-fast-path.js')],
+  outfile: join(outdir, 'main.cjs'),
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
   // Only on a failure before serving (printed as oclif prints it): resolved from node_modules then.
   external: ['@oclif/core'],
-  // The CommonJS dependencies (yaml, ajv, cross-spawn) require Node's own modules.
-  banner: {
-    js: "import {createRequire as __ptcCreateRequire} from 'node:module'; const require = __ptcCreateRequire(import.meta.url);",
-  },
   plugins: [ownModuleUrls],
   minify: process.env.PTC_BUNDLE_MINIFY !== '0',
   metafile: true,
   logLevel: 'warning',
 })
 
-const outputs = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith('.js'))
+const outputs = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith('.cjs'))
 const bytes = outputs.reduce((sum, [, output]) => sum + output.bytes, 0)
 process.stderr.write(
   `bundle-serve: ${outputs.length} file(s), ${(bytes / 1024 / 1024).toFixed(1)} MB in dist/serve/\n`,

@@ -4,6 +4,7 @@ import type {Config} from './config/schema.js'
 import type {ToolRegistry} from './downstream/registry.js'
 import type {UpstreamClient} from './downstream/upstream.js'
 import type {ProgramEngine} from './execution/engine.js'
+import type {SessionState} from './execution/session-state.js'
 import type {PtcError} from './shared/errors.js'
 import type {Logger} from './shared/log.js'
 
@@ -49,6 +50,15 @@ export class Runtime {
 
   /** Why the config file cannot be used at all (lenient mode only; then there are no servers), else null. */
   configError: null | PtcError = null
+
+  /**
+   * What programs keep for the next ones (SPEC §6.2): one session per runtime, that is per serve
+   * process (one client session), in memory only. Made with the engine's modules, on first use.
+   */
+  private readonly sessionState = new Memo(async () => {
+    const {SessionState} = await import('./execution/session-state.js')
+    return new SessionState(this.config.state)
+  })
 
   private constructor(
     readonly config: Config,
@@ -129,6 +139,11 @@ export class Runtime {
     return this.engineStart.get()
   }
 
+  /** The session's state: what its programs store and leave in ./session/ for the next ones. */
+  session(): Promise<SessionState> {
+    return this.sessionState.get()
+  }
+
   /** True once close() was called: an engine failing to start then is not worth reporting. */
   get closed(): boolean {
     return this.closing
@@ -157,6 +172,7 @@ export class Runtime {
     if (this.closing) throw new Error('ptc-mcp is shutting down')
     return new ProgramEngine({
       execution,
+      state: this.config.state,
       host,
       backend,
       python,

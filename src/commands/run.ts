@@ -8,6 +8,7 @@ import {EXIT_INTERRUPTED, onInterrupt} from '../cli/interrupt.js'
 import {CLI_CONNECT_WAIT_MS} from '../cli/open-runtime.js'
 import {APPROVE_ALL, TerminalPrompter} from '../cli/terminal-prompter.js'
 import {serversNamedBy} from '../execution/program-servers.js'
+import {readStateFile, writeStateFile} from '../execution/state-file.js'
 import {structuredOutcome, type StructuredOutcome} from '../execution/structured-outcome.js'
 import {Runtime} from '../runtime.js'
 import {PtcError} from '../shared/errors.js'
@@ -30,6 +31,11 @@ export default class Run extends BaseCommand {
       summary: 'Print control characters in the output as they are.',
       description:
         'By default, on a terminal, escape sequences and other control characters the program printed are shown as visible symbols (␛[31m), so a program cannot drive the terminal (clipboard writes, cursor moves).',
+    }),
+    state: Flags.string({
+      summary: 'Read and write what programs keep for the next ones in this file.',
+      description:
+        'What the program stores (store()) and leaves in ./session/ is read from FILE before it runs and written back after (0600, replaced whole), so the next run with the same FILE finds it, as programs of one serve session do. Without it, a run starts with nothing and keeps nothing.',
     }),
     server: Flags.string({
       summary: 'Also connect this server (repeatable).',
@@ -79,7 +85,15 @@ export default class Run extends BaseCommand {
       }
       const started = performance.now()
       const prompter = flags.yes ? APPROVE_ALL : new TerminalPrompter()
-      const outcome = await engine.run(code, {signal: interrupt.signal, prompter, keepShownImages: true})
+      const state = await runtime.session()
+      if (flags.state !== undefined) readStateFile(flags.state, state)
+      const outcome = await engine.run(code, {
+        signal: interrupt.signal,
+        prompter,
+        keepShownImages: true,
+        state,
+      })
+      if (flags.state !== undefined) writeStateFile(flags.state, state)
       const cancelled = interrupt.signal.aborted
       if (!this.jsonEnabled()) {
         const text = cancelled ? formatCancelled(outcome, performance.now() - started) : outcome.text
@@ -118,9 +132,7 @@ function serversToConnect(code: string, configured: string[], added: string[]): 
           : 'the config lists no servers',
     })
   }
-  // The program's own servers first, then --server ones: the order they connect in.
-  // eslint-disable-next-line perfectionist/sort-sets
-  return [...new Set([...serversNamedBy(code, configured), ...added])]
+  return [...new Set([...added, ...serversNamedBy(code, configured)])]
 }
 
 async function readProgram(file: string): Promise<string> {

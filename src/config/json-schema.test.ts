@@ -77,6 +77,11 @@ describe('config.schema.json', () => {
         'record_samples',
         'warm_pool',
         'artifacts_dir',
+        'state',
+        'max_bytes',
+        'max_value_bytes',
+        'max_keys',
+        'max_session_files',
       ].sort(),
     )
   })

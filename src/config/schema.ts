@@ -5,7 +5,9 @@ import {isRecord} from '../shared/guards.js'
 import {
   DEFAULT_MAX_SCRATCH_BYTES,
   DEFAULT_MAX_TOOL_RESULT_BYTES,
+  MAX_STATE_KEY_CHARS,
   MAX_TOOL_RESULT_CEILING,
+  STATE_DEFAULTS,
 } from '../shared/limits.js'
 import {normaliseName, serverPrefix} from '../shared/naming.js'
 
@@ -240,7 +242,7 @@ export const executionSchema = z
       .min(0)
       .default(1)
       .describe(
-        'Sandboxed interpreters started ahead of time, each used once (0 = off). On Linux, after programs came several at once, up to twice max_concurrent_programs wait ready for a minute.',
+        'Sandboxed interpreters started ahead of time, each used once (0 = off). On Linux (forked, ~5 MB each), twice max_concurrent_programs wait ready, so programs sent at once start at once.',
       ),
     max_concurrent_programs: positiveInt(
       'Programs run at once; up to 64 more wait in a queue (with progress), beyond that they are refused.',
@@ -260,6 +262,26 @@ export const executionSchema = z
       ),
   })
   .describe('How programs run.')
+
+export const stateSchema = z
+  .strictObject({
+    max_bytes: positiveInt(
+      'Bytes one session keeps between programs: stored values (as JSON) and ./session/ files, all told.',
+    ).default(STATE_DEFAULTS.max_bytes),
+    max_value_bytes: positiveInt(
+      `Largest value one store() keeps, as JSON (at most ${MAX_TOOL_RESULT_CEILING}).`,
+      MAX_TOOL_RESULT_CEILING,
+    ).default(STATE_DEFAULTS.max_value_bytes),
+    max_keys: positiveInt(
+      `Keys stored at once per session, each at most ${MAX_STATE_KEY_CHARS} characters.`,
+    ).default(STATE_DEFAULTS.max_keys),
+    max_session_files: positiveInt(
+      'Files under ./session/ kept for the next program, within max_bytes.',
+    ).default(STATE_DEFAULTS.max_session_files),
+  })
+  .describe(
+    'What programs keep for the next ones (store(), load(), ./session/): in memory, for the life of one serve process (one client session) or one `ptc-mcp run` (unless --state FILE).',
+  )
 
 /**
  * Server names must stay unique after normalisation (`my-srv` and `my_srv` both become `my_srv`).
@@ -301,6 +323,7 @@ export const configSchema = z
     execution: section(executionSchema, executionSchema.parse({})).describe(
       executionSchema.description ?? '',
     ),
+    state: section(stateSchema, stateSchema.parse({})).describe(stateSchema.description ?? ''),
   })
   .superRefine(checkUniqueServerNames, {when: () => true})
   .describe('ptc-mcp configuration')
@@ -310,6 +333,9 @@ export type ServerConfig = z.infer<typeof serverSchema>
 export type StdioServerConfig = Extract<ServerConfig, {transport: 'stdio'}>
 export type RemoteServerConfig = Exclude<ServerConfig, StdioServerConfig>
 export type ExecutionConfig = z.infer<typeof executionSchema>
+export type StateConfig = z.infer<typeof stateSchema>
 export type ToolsConfig = z.infer<typeof toolsSchema>
 export type OAuthConfig = z.infer<typeof oauthSchema>
 export type PermissionsConfig = z.infer<typeof permissionsSchema>
+
+export {MAX_TOOL_RESULT_CEILING} from '../shared/limits.js'

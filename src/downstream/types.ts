@@ -54,6 +54,10 @@ export const TOOL_ERROR_KINDS = [
   'schema_mismatch',
   'denied',
   'protocol',
+  // Over a bound of the state between programs (SPEC §6.2): the kind is the config key.
+  'max_bytes',
+  'max_value_bytes',
+  'max_keys',
 ] as const
 export type ToolErrorKind = (typeof TOOL_ERROR_KINDS)[number]
 

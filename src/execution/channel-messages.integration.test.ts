@@ -9,6 +9,8 @@ import {
   childMessageFrom,
   type ResultMessage,
   type RunMessage,
+  type SessionDataMessage,
+  type SessionFileMessage,
   type StartMessage,
   type TextResultHeader,
 } from './protocol.js'
@@ -34,9 +36,9 @@ const CHILD_SAMPLES: {[T in ChildType]: Record<ChannelFields<T>, unknown> & {typ
   call: {type: 'call', tool: 'mcp__a__b', args: {x: 1}, id: 1},
   cancel: {type: 'cancel', id: 3},
   done: {type: 'done', ok: true, error: null, has_result: true, result: [1]},
-  file: {type: 'file', name: 'charts/q1.csv'},
+  file: {type: 'file', name: 'charts/q1.csv', area: 'out'},
   file_data: {type: 'file_data', data: 'aGk='},
-  file_skipped: {type: 'file_skipped', name: 'evil', reason: 'link'},
+  file_skipped: {type: 'file_skipped', name: 'evil', reason: 'link', area: 'session'},
   helper: {type: 'helper', name: 'server_status', args: {}, id: 2},
   ready: {type: 'ready', confine: {tier: 't'}},
   show: {type: 'show', mime_type: 'image/png', data: 'iVBORw0KGgo='},
@@ -61,7 +63,9 @@ describe('the channel protocol, written down once (channel-messages.ts)', () => 
     expectTypeOf<WireFields<StartMessage>>().toEqualTypeOf<ChannelFields<'start'>>()
     expectTypeOf<WireFields<RunMessage>>().toEqualTypeOf<ChannelFields<'run'>>()
     expectTypeOf<WireFields<ResultMessage | TextResultHeader>>().toEqualTypeOf<ChannelFields<'result'>>()
-    expectTypeOf<ParentType>().toEqualTypeOf<'result' | 'run' | 'start'>()
+    expectTypeOf<WireFields<SessionFileMessage>>().toEqualTypeOf<ChannelFields<'session_file'>>()
+    expectTypeOf<WireFields<SessionDataMessage>>().toEqualTypeOf<ChannelFields<'session_data'>>()
+    expectTypeOf<ParentType>().toEqualTypeOf<'result' | 'run' | 'session_data' | 'session_file' | 'start'>()
     expectTypeOf<ChildMessage['type']>().toEqualTypeOf<ChildType>()
   })
 

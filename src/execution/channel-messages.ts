@@ -34,7 +34,19 @@ export const CHANNEL_MESSAGES = {
       max_emit_bytes: 'largest emit() value, as JSON (UTF-8 bytes)',
       max_call_bytes: 'largest call or helper message; bigger arguments raise ToolError before sending',
       end_marker: 'written to fd 1 after the final flush: the output is complete',
+      state:
+        'the session bounds (max_value_bytes, max_bytes, max_session_files): store() and ./session/ are checked against them in the child too',
     },
+  },
+  session_file: {
+    from: 'parent',
+    when: "before run: a file of the session's ./session/ begins (its data follows); the child writes it there",
+    fields: {name: 'its path under session/, with / (checked when it came out)'},
+  },
+  session_data: {
+    from: 'parent',
+    when: 'the next bytes of that file; it ends at the next session_file or run',
+    fields: {data: 'base64 of at most MAX_FILE_CHUNK_BYTES (limits.ts)'},
   },
   call: {
     from: 'child',
@@ -58,8 +70,8 @@ export const CHANNEL_MESSAGES = {
   },
   file: {
     from: 'child',
-    when: 'after the program, before done: a regular file of ./out/ begins (runner/kept_files.py)',
-    fields: {name: 'its path under out/, with /'},
+    when: 'after the program, before done: a regular file of ./out/, then of ./session/, begins (runner/kept_files.py)',
+    fields: {name: 'its path under out/ (or session/), with /', area: 'out or session'},
   },
   file_data: {
     from: 'child',
@@ -68,8 +80,12 @@ export const CHANNEL_MESSAGES = {
   },
   file_skipped: {
     from: 'child',
-    when: 'an entry of ./out/ not sent (a link, too deep, over the limits...); no answer',
-    fields: {name: 'its path under out/', reason: 'a FILE_SKIPPED_REASONS value'},
+    when: 'an entry of ./out/ or ./session/ not sent (a link, too deep, over the limits...); no answer',
+    fields: {
+      name: 'its path under out/ (or session/)',
+      reason: 'a FILE_SKIPPED_REASONS value',
+      area: 'out or session',
+    },
   },
   result: {
     from: 'parent',

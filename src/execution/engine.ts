@@ -1,6 +1,6 @@
 import {dirname} from 'node:path'
 
-import type {ExecutionConfig} from '../config/schema.js'
+import type {ExecutionConfig, StateConfig} from '../config/schema.js'
 import type {ToolHost} from '../downstream/types.js'
 import type {ApprovalPrompter} from '../permissions/approvals.js'
 import type {PermissionPolicy} from '../permissions/policy.js'
@@ -10,7 +10,7 @@ import type {ShownImage} from './protocol.js'
 import {ProgramApprovals} from '../permissions/approvals.js'
 import {sweepOrphanedScratchDirs} from '../sandbox/scratch.js'
 import {unlessAborted} from '../shared/abortable.js'
-import {childMessageBytes} from '../shared/limits.js'
+import {childMessageBytes, STATE_DEFAULTS} from '../shared/limits.js'
 import {type Logger, silentLogger} from '../shared/log.js'
 import {artifactsRoot, artifactsRootProblem, pruneArtifacts} from './artifacts.js'
 import {ForkServer} from './child/fork-server.js'
@@ -19,6 +19,8 @@ import {type ChildRunResult, ProgramChild, RUNNER_PATH} from './child/index.js'
 import {composeOutcome, type OutcomeParts, type RunOutcome, startFailureText} from './outcome.js'
 import {childLimits, programBounds} from './program-bounds.js'
 import {ProgramSlots, type SlotRelease} from './program-slots.js'
+import {ProgramState, sessionLimits} from './program-state.js'
+import {SessionState} from './session-state.js'
 import {writeShownImages} from './shown-files.js'
 import {type CallApprover, ToolCallBroker, type ToolCallListener} from './tool-calls.js'
 import {WarmPool, warmPoolMax} from './warm-pool.js'
@@ -28,6 +30,8 @@ export {type RunOutcome, startFailureOutcome} from './outcome.js'
 
 export interface ProgramEngineOptions {
   execution: ExecutionConfig
+  /** The `state:` bounds (SPEC §6.2): the largest store() message, and a run's own session when it is given none. Default: STATE_DEFAULTS. */
+  state?: StateConfig
   /** The engine's only view of downstream tools (a `ToolRegistry` in the server). */
   host: ToolHost
   backend: SandboxBackend
@@ -58,6 +62,11 @@ export interface RunOptions {
   onQueue?: (ahead?: number) => void
   /** Write the images the program shows into the run's artifacts (`run`: no client to show them to). */
   keepShownImages?: boolean
+  /**
+   * The session whose values and ./session/ files the program reads and changes (SPEC §6.2): one
+   * per serve process. Default: a session of its own, gone when the program ends.
+   */
+  state?: SessionState
 }
 
 /** Bound on starting a child (spawn, confinement, runner load); not part of the program's time. */
@@ -72,6 +81,7 @@ let sweptScratchDirs = false
  */
 export class ProgramEngine {
   private readonly execution: ExecutionConfig
+  private readonly stateLimits: StateConfig
   private readonly host: ToolHost
   private readonly backend: SandboxBackend
   private readonly logger: Logger
@@ -88,6 +98,7 @@ export class ProgramEngine {
 
   constructor(options: ProgramEngineOptions) {
     this.execution = options.execution
+    this.stateLimits = options.state ?? {...STATE_DEFAULTS}
     this.host = options.host
     this.backend = options.backend
     this.logger = options.logger ?? silentLogger
@@ -97,7 +108,10 @@ export class ProgramEngine {
     const rootProblem = artifactsRootProblem(this.artifactsRoot)
     if (rootProblem) this.logger.warn(rootProblem)
     pruneArtifacts(this.artifactsRoot)
-    this.maxMessageBytes = childMessageBytes(execution)
+    this.maxMessageBytes = childMessageBytes({
+      ...execution,
+      max_value_bytes: this.stateLimits.max_value_bytes,
+    })
     const useForkServer = options.forkServer ?? process.env.PTC_MCP_FORK_SERVER !== '0'
     this.forkServer =
       useForkServer && options.backend.forkServer
@@ -125,8 +139,8 @@ export class ProgramEngine {
     this.pool = new WarmPool({
       size: execution.warm_pool,
       create: () => ProgramChild.start(childOptions),
-      // A forked child costs the machine milliseconds: its replacement need not wait, and a
-      // burst may find its children ready.
+      // A forked child costs the machine milliseconds and a few MB: its replacement need not
+      // wait, and a burst finds its children ready.
       cheap: this.forkServer !== undefined,
       maxSize: warmPoolMax(execution),
       logger: this.logger,
@@ -142,7 +156,6 @@ export class ProgramEngine {
     if (this.closed) throw new Error('ProgramEngine.run: the engine is closed')
     const {signal} = options
     let release: SlotRelease
-    this.pool.noteDemand(this.slots.programs + 1)
     try {
       release = await this.slots.acquire(signal, options.onQueue)
     } catch (error) {
@@ -175,6 +188,7 @@ export class ProgramEngine {
     }
 
     const {execution} = this
+    const state = new ProgramState(options.state ?? new SessionState(this.stateLimits))
     const broker = new ToolCallBroker(
       this.host,
       (message) => child.reply(message),
@@ -189,6 +203,7 @@ export class ProgramEngine {
         onCallDone: options.onToolCallDone,
         approver: this.approver(child, options.prompter),
         holdRequests: (hold) => child.holdRequests(hold),
+        state,
       },
     )
     let run: ChildRunResult
@@ -199,8 +214,18 @@ export class ProgramEngine {
           tools: this.host.listTools().map((tool) => tool.name),
           max_emit_bytes: execution.max_output_bytes,
           max_call_bytes: execution.max_tool_result_bytes,
+          state: {
+            max_value_bytes: state.limits.max_value_bytes,
+            max_bytes: state.limits.max_bytes,
+            max_session_files: state.limits.max_session_files,
+          },
         },
-        {timeoutMs: execution.timeout_seconds * 1000, signal, handlers: broker},
+        {
+          timeoutMs: execution.timeout_seconds * 1000,
+          signal,
+          handlers: broker,
+          session: {files: state.filesBefore, limits: sessionLimits(state.limits)},
+        },
       )
     } catch (error) {
       // The child ended between being handed out and receiving the program.
@@ -223,6 +248,7 @@ export class ProgramEngine {
       resultBytes: broker.resultBytes,
       images: run.images,
       kept: run.kept,
+      state: {change: state.finish(run.session), limits: state.limits},
       shownImageFiles,
       elapsedMs: run.elapsedMs,
       sandbox: child.tier,

@@ -28,6 +28,8 @@ export interface OutcomeSummary {
   elapsedMs: number
   /** The files kept from ./out/ (SPEC §14), listed after the output. */
   keptFiles?: KeptFiles
+  /** What the program stored or changed in its session (SPEC §6.2), as trace lines. */
+  stateLines?: string[]
   trace: TraceSetting
 }
 
@@ -77,7 +79,7 @@ export function outcomeTextParts(summary: OutcomeSummary): OutcomeTextParts {
   let trace: string[] = []
   if (summary.trace !== 'off') {
     const keptOut = Math.max(0, (summary.resultBytes ?? 0) - Buffer.byteLength(summary.output))
-    trace = traceLines(summary.toolCalls, summary.elapsedMs, keptOut)
+    trace = [...traceLines(summary.toolCalls, summary.elapsedMs, keptOut), ...(summary.stateLines ?? [])]
   }
   return {
     status,

@@ -28,16 +28,47 @@ const MAX_SHOWN_NAME_CHARS = 200
 /** Why an entry of out/ was not kept: what the runner found, or what this writer refused. */
 export type NotKeptReason = FileSkippedReason | 'error'
 
-const REASON_TEXT: Record<NotKeptReason, string> = {
-  link: 'a link: links are not followed',
-  special: 'not a regular file',
-  depth: `deeper than ${MAX_KEPT_DEPTH} directories`,
-  files: `and any after it: at most ${MAX_KEPT_FILES} files per run`,
-  bytes: `over ${formatByteLimit(MAX_KEPT_BYTES)} in total per run`,
-  name: 'a name that cannot be kept',
-  unreadable: 'could not be read',
-  error: 'could not be written',
+/** Most files and bytes a transfer keeps. */
+export interface FileLimits {
+  files: number
+  bytes: number
 }
+
+/** Why `reason` kept a file out, with the limits of that transfer. */
+export function notKeptText(
+  reason: NotKeptReason,
+  limits: FileLimits = KEPT_LIMITS,
+  per = 'per run',
+): string {
+  switch (reason) {
+    case 'link': {
+      return 'a link: links are not followed'
+    }
+    case 'special': {
+      return 'not a regular file'
+    }
+    case 'depth': {
+      return `deeper than ${MAX_KEPT_DEPTH} directories`
+    }
+    case 'files': {
+      return `and any after it: at most ${limits.files} files ${per}`
+    }
+    case 'bytes': {
+      return `over ${formatByteLimit(limits.bytes)} in total ${per}`
+    }
+    case 'name': {
+      return 'a name that cannot be kept'
+    }
+    case 'unreadable': {
+      return 'could not be read'
+    }
+    case 'error': {
+      return 'could not be written'
+    }
+  }
+}
+
+const KEPT_LIMITS: FileLimits = {files: MAX_KEPT_FILES, bytes: MAX_KEPT_BYTES}
 
 export interface KeptFile {
   /** Relative to out/, with `/` between directories. */
@@ -66,6 +97,13 @@ const UNSAFE_CHARACTERS = /[\u0000-\u001F\u007F-\u009F\u2028\u2029\u202A-\u202E\
 /** In unicode mode only an unpaired surrogate is a code point of category Cs. */
 const LONE_SURROGATE = /\p{Cs}/u
 
+/** What would make `name` break a listing (not valid Unicode, control or bidirectional characters), or undefined. */
+export function printableNameProblem(name: string): string | undefined {
+  if (LONE_SURROGATE.test(name)) return 'a name that is not valid Unicode'
+  if (UNSAFE_CHARACTERS.test(name)) return 'a name with control or bidirectional characters'
+  return undefined
+}
+
 /**
  * What is wrong with a name the child claims for a kept file, or undefined: relative, `/`-separated,
  * no empty, `.` or `..` component, valid Unicode without control characters, bounded length and
@@ -73,8 +111,8 @@ const LONE_SURROGATE = /\p{Cs}/u
  */
 export function keptNameProblem(name: string): string | undefined {
   if (name === '') return 'an empty name'
-  if (LONE_SURROGATE.test(name)) return 'a name that is not valid Unicode'
-  if (UNSAFE_CHARACTERS.test(name)) return 'a name with control or bidirectional characters'
+  const unprintable = printableNameProblem(name)
+  if (unprintable !== undefined) return unprintable
   if (Buffer.byteLength(name) > MAX_KEPT_NAME_BYTES) return `a name over ${MAX_KEPT_NAME_BYTES} bytes`
   const parts = name.split('/')
   if (parts.length > MAX_KEPT_DEPTH + 1) return `a name deeper than ${MAX_KEPT_DEPTH} directories`
@@ -86,20 +124,30 @@ export function keptNameProblem(name: string): string | undefined {
   return undefined
 }
 
-// eslint-disable-next-line no-bitwise -- open flags are bit patterns
-const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW
+/** A file being received: its data goes into a store, and it ends kept or discarded. */
+export interface ReceivingFile {
+  write(chunk: Buffer): void
+  /** Kept: where it is (a path, or '' for a file kept in memory). */
+  close(): string
+  discard(): void
+}
+
+/** Where a transfer keeps its files: `create` throws when a file cannot be made. */
+export interface FileStore {
+  create(name: string): ReceivingFile
+}
 
 interface OpenFile {
   name: string
-  path: string
-  fd: number
+  file: ReceivingFile
   bytes: number
 }
 
 /**
- * Receives the kept files of one run, in the order the child sends them: `begin(name)`, then its
- * chunks with `append`, until the next `begin`, `notKept` or `finish`. `runDir` makes (once) the
- * run's private artifacts directory.
+ * Receives the files of one transfer, in the order the child sends them: `begin(name)`, then its
+ * chunks with `append`, until the next `begin`, `notKept` or `finish`. Names, counts and bytes are
+ * checked here as they arrive, whatever the store: `runDir` (once) makes the run's private
+ * artifacts directory, where ./out/ files go (`diskStore`); session-files.ts keeps ./session/ in memory.
  */
 export class KeptFilesWriter {
   private readonly files: KeptFile[] = []
@@ -109,19 +157,19 @@ export class KeptFilesWriter {
   private current: OpenFile | undefined
   /** The current file's data is read and dropped (it was refused). */
   private dropping = false
-  /** Directories this writer made under out/ (relative names); '' is out/ itself. */
-  private readonly made = new Set<string>()
-  private outDir: string | undefined
+  private readonly store: DiskStore | FileStore
   /** Set once the file limit refused a file: every later one is refused too, uncounted. */
   private full = false
   private finished = false
 
   constructor(
-    private readonly runDir: () => string,
-    private readonly limits = {files: MAX_KEPT_FILES, bytes: MAX_KEPT_BYTES},
-  ) {}
+    store: (() => string) | FileStore,
+    private readonly limits: FileLimits = KEPT_LIMITS,
+  ) {
+    this.store = typeof store === 'function' ? new DiskStore(store) : store
+  }
 
-  /** Starts a file the child found at `out/<name>`. */
+  /** Starts a file the child found at `<dir>/<name>`. */
   begin(name: string): void {
     this.close()
     if (this.finished) return
@@ -133,15 +181,13 @@ export class KeptFilesWriter {
       this.full = true
       return this.refuse(name, 'files')
     }
-    let path: string
-    let fd: number
+    let file: ReceivingFile
     try {
-      path = join(this.directoryFor(name), name.slice(name.lastIndexOf('/') + 1))
-      fd = openSync(path, CREATE_FLAGS, 0o600)
+      file = this.store.create(name)
     } catch {
       return this.refuse(name, 'error')
     }
-    this.current = {name, path, fd, bytes: 0}
+    this.current = {name, file, bytes: 0}
     this.dropping = false
   }
 
@@ -149,24 +195,23 @@ export class KeptFilesWriter {
   append(chunk: Buffer): void {
     if (this.finished) return
     if (this.dropping) return
-    const file = this.current
-    if (!file) throw new ProtocolError('file data arrived before any file was begun')
+    const open = this.current
+    if (!open) throw new ProtocolError('file data arrived before any file was begun')
     if (this.totalBytes + chunk.length > this.limits.bytes) {
-      this.discard(file)
-      return this.refuse(file.name, 'bytes')
+      this.discard(open)
+      return this.refuse(open.name, 'bytes')
     }
     try {
-      let offset = 0
-      while (offset < chunk.length) offset += writeSync(file.fd, chunk, offset)
+      open.file.write(chunk)
     } catch {
-      this.discard(file)
-      return this.refuse(file.name, 'error')
+      this.discard(open)
+      return this.refuse(open.name, 'error')
     }
-    file.bytes += chunk.length
+    open.bytes += chunk.length
     this.totalBytes += chunk.length
   }
 
-  /** An entry of out/ the child did not send, and why. */
+  /** An entry the child did not send, and why. */
   skipped(name: string, reason: NotKeptReason): void {
     this.close()
     if (this.finished) return
@@ -183,8 +228,9 @@ export class KeptFilesWriter {
       else if (this.current) this.discard(this.current)
       this.finished = true
     }
+    const dir = this.store instanceof DiskStore ? this.store.outDir : undefined
     return {
-      ...(this.outDir !== undefined && this.files.length > 0 && {dir: this.outDir}),
+      ...(dir !== undefined && this.files.length > 0 && {dir}),
       files: this.files,
       notKept: this.notKept,
       moreNotKept: this.moreNotKept,
@@ -194,28 +240,18 @@ export class KeptFilesWriter {
   /** Closes the current file, which is then kept. */
   private close(): void {
     this.dropping = false
-    const file = this.current
-    if (!file) return
+    const open = this.current
+    if (!open) return
     this.current = undefined
-    try {
-      closeSync(file.fd)
-    } catch {
-      // Written already; closing cannot lose it.
-    }
-    this.files.push({name: file.name, path: file.path, bytes: file.bytes})
+    this.files.push({name: open.name, path: open.file.close(), bytes: open.bytes})
   }
 
   /** Removes a file being received (refused, or incomplete); its bytes no longer count. */
-  private discard(file: OpenFile): void {
+  private discard(open: OpenFile): void {
     this.current = undefined
     this.dropping = true
-    this.totalBytes -= file.bytes
-    try {
-      closeSync(file.fd)
-    } catch {
-      // closing an fd cannot fail in a way that matters here
-    }
-    rmSync(file.path, {force: true})
+    this.totalBytes -= open.bytes
+    open.file.discard()
   }
 
   private refuse(name: string, reason: NotKeptReason): void {
@@ -229,19 +265,65 @@ export class KeptFilesWriter {
       this.moreNotKept++
       return
     }
-    const printable = !LONE_SURROGATE.test(name) && !UNSAFE_CHARACTERS.test(name)
+    const printable = printableNameProblem(name) === undefined
     const shown =
       name.length > MAX_SHOWN_NAME_CHARS ? `${[...name].slice(0, MAX_SHOWN_NAME_CHARS).join('')}…` : name
     this.notKept.push({name: printable ? shown : '(unprintable name)', reason})
   }
+}
 
-  /**
-   * The directory that holds `name`, made here: out/ in the run directory, then each directory
-   * of the name that this writer has not made yet. mkdir never follows a link and fails on
-   * anything already there, so a file can only land in a directory of this writer's own.
-   */
+// eslint-disable-next-line no-bitwise -- open flags are bit patterns
+const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW
+
+/**
+ * ./out/ files on disk, in `<run dir>/out/`, made here: each directory of a name that this store
+ * has not made yet. mkdir never follows a link and fails on anything already there, and files are
+ * opened O_EXCL|O_NOFOLLOW, so a file can only land in a directory of this store's own.
+ */
+class DiskStore implements FileStore {
+  /** `<run dir>/out`, once made. */
+  outDir: string | undefined
+  /** Directories made under out/ (relative names); '' is out/ itself. */
+  private readonly made = new Set<string>()
+
+  constructor(private readonly runDir: () => string) {}
+
+  create(name: string): ReceivingFile {
+    const path = join(this.directoryFor(name), name.slice(name.lastIndexOf('/') + 1))
+    const fd = openSync(path, CREATE_FLAGS, 0o600)
+    let closed = false
+    const closeFd = () => {
+      if (closed) return
+      closed = true
+      try {
+        closeSync(fd)
+      } catch {
+        // Written already; closing cannot lose it.
+      }
+    }
+    return {
+      write(chunk) {
+        let offset = 0
+        while (offset < chunk.length) offset += writeSync(fd, chunk, offset)
+      },
+      close() {
+        closeFd()
+        return path
+      },
+      discard() {
+        closeFd()
+        rmSync(path, {force: true})
+      },
+    }
+  }
+
   private directoryFor(name: string): string {
-    this.outDir ??= this.makeOutDir()
+    if (this.outDir === undefined) {
+      const dir = join(this.runDir(), 'out')
+      mkdirSync(dir, {mode: 0o700})
+      this.outDir = dir
+      this.made.add('')
+    }
     const parts = name.split('/').slice(0, -1)
     let relative = ''
     for (const part of parts) {
@@ -252,13 +334,6 @@ export class KeptFilesWriter {
       }
     }
     return join(this.outDir, ...parts)
-  }
-
-  private makeOutDir(): string {
-    const dir = join(this.runDir(), 'out')
-    mkdirSync(dir, {mode: 0o700})
-    this.made.add('')
-    return dir
   }
 }
 
@@ -274,7 +349,7 @@ export function keptFilesLines(kept: KeptFiles): string[] {
     for (const file of kept.files) lines.push(`${file.name} (${formatBytes(file.bytes)})`)
   } else if (kept.notKept.length > 0) lines.push('--- files kept: none ---')
   if (kept.notKept.length > 0) {
-    const named = kept.notKept.map(({name, reason}) => `out/${name} (${REASON_TEXT[reason]})`)
+    const named = kept.notKept.map(({name, reason}) => `out/${name} (${notKeptText(reason)})`)
     if (kept.moreNotKept > 0) named.push(`${kept.moreNotKept} more`)
     lines.push(`not kept: ${named.join('; ')}`)
   }

@@ -1,10 +1,12 @@
-import type {ExecutionConfig} from '../config/schema.js'
+import type {ExecutionConfig, StateConfig} from '../config/schema.js'
 import type {ChildEnd} from './child/index.js'
 import type {KeptFile, KeptFiles} from './kept-files.js'
+import type {StateChange} from './program-state.js'
 import type {ShownImage} from './protocol.js'
 
 import {PtcError} from '../shared/errors.js'
 import {outcomeTextParts, type OutcomeTextParts, type ToolCallTrace} from './format.js'
+import {stateTraceLines} from './program-state.js'
 
 /** What `execute_program` returns: `text` is SPEC §8, the rest its structured content. */
 export interface RunOutcome {
@@ -42,6 +44,8 @@ export interface OutcomeParts {
   resultBytes?: number
   images?: ShownImage[]
   kept?: KeptFiles
+  /** What the program changed in its session's state (SPEC §6.2), and the session's bounds. */
+  state?: {change: StateChange; limits: StateConfig}
   shownImageFiles?: string[]
   elapsedMs: number
   sandbox: string
@@ -58,6 +62,7 @@ export function composeOutcome(
     resultBytes = 0,
     images = [],
     kept,
+    state,
     shownImageFiles,
     elapsedMs,
     sandbox,
@@ -81,6 +86,7 @@ export function composeOutcome(
     elapsedMs,
     trace: execution.trace,
     keptFiles: kept,
+    stateLines: state && stateTraceLines(state.change, state.limits),
   })
   return {
     ok,

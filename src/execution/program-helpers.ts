@@ -1,23 +1,35 @@
+import type {ProgramState} from './program-state.js'
+
 import {InspectError, inspectTools} from '../downstream/inspect.js'
 import {callableTools, UnknownServerError} from '../downstream/tool-search.js'
 import {ToolError, type ToolHost} from '../downstream/types.js'
 
+/** What a helper answers from: the tools, and the program's view of its session's state. */
+export interface HelperContext {
+  host: ToolHost
+  state: ProgramState
+}
+
 /** A helper a program asks the parent for: its answer, and how the model is told to call it. */
 interface ProgramHelper {
   /** The answer (a ToolError for the program to catch, when the arguments are wrong). */
-  answer(host: ToolHost, args: Record<string, unknown>): unknown
+  answer(context: HelperContext, args: Record<string, unknown>): unknown
   /** How execute_program's description shows the call. */
   usage: string
+  /** discovery: finds tools (a program using one may call any server); state: SPEC §6.2. */
+  group: 'discovery' | 'state'
 }
 
 /**
- * The helpers a program asks the parent for (SPEC §5, §6), in the order the model reads them. Their
- * Python side is runner/helpers.py (which also holds the helpers answered in the child: emit, show);
+ * The helpers a program asks the parent for (SPEC §5, §6, §6.2), in the order the model reads
+ * them: the one list of their names. Their Python side is runner/helpers.py (which also holds the
+ * helpers answered in the child: emit, show, and the classes ToolError and Media);
  * channel-messages.integration.test.ts checks that both sides name the same helpers.
  */
 export const PROGRAM_HELPERS = {
   list_callable_tools: {
-    answer(host, {query, server}) {
+    group: 'discovery',
+    answer({host}, {query, server}) {
       if (
         (query !== undefined && typeof query !== 'string') ||
         (server !== undefined && typeof server !== 'string')
@@ -37,7 +49,8 @@ export const PROGRAM_HELPERS = {
     usage: 'await list_callable_tools(query="words", server="name")',
   },
   inspect_tool: {
-    answer(host, args) {
+    group: 'discovery',
+    answer({host}, args) {
       try {
         return inspectTools(host, args)
       } catch (error) {
@@ -49,13 +62,40 @@ export const PROGRAM_HELPERS = {
       'await inspect_tool(tool_name="mcp__x__y") or inspect_tool(tool_names=[...] or "mcp__x__*", brief=True)',
   },
   server_status: {
-    answer: (host) => host.serverStatus(),
+    group: 'discovery',
+    answer: ({host}) => host.serverStatus(),
     usage: 'await server_status()',
+  },
+  store: {
+    group: 'state',
+    // runner/helpers.py leaves out a None argument: a value not given is None.
+    answer: ({state}, {key, value}) => state.store(key, value ?? null),
+    usage: 'store(key, value)',
+  },
+  load: {
+    group: 'state',
+    answer: ({state}, {key}) => state.load(key),
+    usage: 'load(key, default=None)',
+  },
+  stored: {
+    group: 'state',
+    answer: ({state}) => state.session.keys(),
+    usage: 'stored()',
+  },
+  forget: {
+    group: 'state',
+    answer: ({state}, {key}) => state.forget(key),
+    usage: 'forget(key)',
   },
 } satisfies Record<string, ProgramHelper>
 
 export type HelperName = keyof typeof PROGRAM_HELPERS
 export const HELPER_NAMES = Object.keys(PROGRAM_HELPERS) as HelperName[]
+
+/** The helpers of one group, in order. */
+export function helpersOf(group: ProgramHelper['group']): HelperName[] {
+  return HELPER_NAMES.filter((name) => PROGRAM_HELPERS[name].group === group)
+}
 
 /** `a, b and c`: the helpers by name, as messages list them. */
 export const HELPER_LIST = `${HELPER_NAMES.slice(0, -1).join(', ')} and ${HELPER_NAMES.at(-1)}`

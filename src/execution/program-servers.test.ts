@@ -26,4 +26,13 @@ describe('the servers a program names', () => {
       expect(serversNamedBy(`print(await ${helper}())`, SERVERS)).toEqual(SERVERS)
     },
   )
+
+  it('takes none for the state helpers (they reach no server), nor for json.load', () => {
+    expect(
+      serversNamedBy(
+        'import json\nawait store("k", json.load(open("x")))\nprint(await load("k"), await stored(), await forget("k"))',
+        SERVERS,
+      ),
+    ).toEqual([])
+  })
 })

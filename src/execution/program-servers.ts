@@ -1,5 +1,5 @@
 import {serverPrefix} from '../shared/naming.js'
-import {HELPER_NAMES} from './program-helpers.js'
+import {helpersOf} from './program-helpers.js'
 
 /**
  * The configured servers a program can reach, read from its text (SPEC §9, `run`): those whose
@@ -7,6 +7,6 @@ import {HELPER_NAMES} from './program-helpers.js'
  * whatever it finds). A name the program builds at run time is not seen: `run --server` adds it.
  */
 export function serversNamedBy(code: string, servers: readonly string[]): string[] {
-  if (HELPER_NAMES.some((helper) => new RegExp(`\\b${helper}\\b`).test(code))) return [...servers]
+  if (helpersOf('discovery').some((helper) => new RegExp(`\\b${helper}\\b`).test(code))) return [...servers]
   return servers.filter((server) => code.includes(serverPrefix(server)))
 }

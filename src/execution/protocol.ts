@@ -49,7 +49,31 @@ export interface RunMessage {
   max_call_bytes: number
   /** Written by the runner to fd 1 after its final flush: the parent then knows the output is complete. */
   end_marker: string
+  /** The session's bounds (SPEC §6.2): store() refuses a larger value before sending it; ./session/ is sent back within the others. */
+  state: RunStateLimits
 }
+
+/** The `state:` bounds a program's runner applies itself (the parent checks them again). */
+export interface RunStateLimits {
+  max_value_bytes: number
+  max_bytes: number
+  max_session_files: number
+}
+
+/** Begins a file of the session's ./session/, sent in before `run` (its data follows in `session_data`). */
+export interface SessionFileMessage {
+  type: 'session_file'
+  name: string
+}
+
+/** The next bytes of that file, as base64 of at most MAX_FILE_CHUNK_BYTES. */
+export interface SessionDataMessage {
+  type: 'session_data'
+  data: string
+}
+
+/** Which directory of the scratch a `file` or `file_skipped` message is about. */
+export type FileArea = 'out' | 'session'
 
 /**
  * Answers a call or helper. A `value` that is a `JsonText` (a tool's lone text item) travels as the
@@ -78,9 +102,9 @@ export type ChildMessage =
   | {type: 'cancel'; id: number}
   | {type: 'done'; ok: boolean; error: string | null; hasResult: boolean; result: unknown}
   | {type: 'show'; image: ShownImage}
-  | {type: 'file'; name: string}
+  | {type: 'file'; name: string; area: FileArea}
   | {type: 'file_data'; data: Buffer}
-  | {type: 'file_skipped'; name: string; reason: FileSkippedReason}
+  | {type: 'file_skipped'; name: string; reason: FileSkippedReason; area: FileArea}
 
 /** An image a program passed to show(), returned to the client as MCP image content (SPEC §14). */
 export interface ShownImage {
@@ -288,7 +312,7 @@ export function childMessageFrom(
     }
     case 'file': {
       if (typeof message.name !== 'string') throw new ProtocolError('"file" message without a name')
-      return {type: 'file', name: message.name}
+      return {type: 'file', name: message.name, area: fileArea(message)}
     }
     case 'file_data': {
       return {type: 'file_data', data: fileChunk(message.data)}
@@ -297,7 +321,7 @@ export function childMessageFrom(
       const reason = FILE_SKIPPED_REASONS.find((known) => known === message.reason)
       if (typeof message.name !== 'string' || reason === undefined)
         throw new ProtocolError('malformed "file_skipped" message')
-      return {type: 'file_skipped', name: message.name, reason}
+      return {type: 'file_skipped', name: message.name, reason, area: fileArea(message)}
     }
     case 'startup_failed': {
       return {
@@ -331,6 +355,14 @@ function parseShownImage(message: Record<string, unknown>): ShownImage {
   if (found !== mimeType)
     throw new ProtocolError(`show() sent ${found ?? 'bytes of no image type'} labelled ${mimeType}`)
   return {mimeType, data, bytes}
+}
+
+/** The directory a file message is about: out/ unless it says session/. */
+function fileArea(message: Record<string, unknown>): FileArea {
+  const {area} = message
+  if (area === undefined || area === 'out') return 'out'
+  if (area === 'session') return 'session'
+  throw new ProtocolError(`"${String(message.type)}" message with an unknown area`)
 }
 
 /** A `file_data` message's bytes: base64 of at most MAX_FILE_CHUNK_BYTES (limits.ts). */

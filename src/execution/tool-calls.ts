@@ -4,7 +4,10 @@ import type {ToolCallTrace} from './format.js'
 import type {HelperName, ResultMessage} from './protocol.js'
 
 import {ToolError, type ToolErrorKind, type ToolHost, type ToolInfo} from '../downstream/types.js'
+import {STATE_DEFAULTS} from '../shared/limits.js'
 import {HELPER_LIST, PROGRAM_HELPERS} from './program-helpers.js'
+import {ProgramState} from './program-state.js'
+import {SessionState} from './session-state.js'
 import {traceArgs, traceError, traceTool} from './trace.js'
 
 export interface ToolCallLimits {
@@ -22,6 +25,8 @@ export interface ToolCallLimits {
    */
   maxQueuedBytes: number
 }
+
+const DEFAULT_STATE = {...STATE_DEFAULTS}
 
 /** Helper calls per program (SPEC §15); they are not counted against max_tool_calls. */
 export const MAX_HELPER_CALLS = 1000
@@ -46,6 +51,8 @@ export interface BrokerHooks {
   approver?: CallApprover
   /** Stops (true) or resumes reading the child's requests: `ProgramChild.holdRequests`. */
   holdRequests?: (hold: boolean) => void
+  /** The program's view of its session's state (SPEC §6.2). Default: a session of its own, with the default bounds. */
+  state?: ProgramState
 }
 
 interface PendingCall {
@@ -86,13 +93,17 @@ export class ToolCallBroker implements ChildRequestHandlers {
   private closed = false
   /** One signal for all calls of the run (an AbortController per call costs more than the rest). */
   private readonly runController = new AbortController()
+  /** What the helpers answer from. */
+  private readonly helperContext: {host: ToolHost; state: ProgramState}
 
   constructor(
     private readonly host: ToolHost,
     private readonly reply: (message: ResultMessage) => void,
     private readonly limits: ToolCallLimits,
     private readonly hooks: BrokerHooks = {},
-  ) {}
+  ) {
+    this.helperContext = {host, state: hooks.state ?? new ProgramState(new SessionState(DEFAULT_STATE))}
+  }
 
   onCall(id: number, tool: string, args: Record<string, unknown>, bytes = 0): void {
     if (this.closed) return
@@ -151,12 +162,17 @@ export class ToolCallBroker implements ChildRequestHandlers {
         id,
         ok: false,
         kind: 'budget',
-        error: `helper budget exhausted: a program may call ${HELPER_LIST} ${MAX_HELPER_CALLS} times; keep what they return instead of asking again`,
+        error: `helper budget exhausted: a program may call the helpers (${HELPER_LIST}) ${MAX_HELPER_CALLS} times in all; keep what they return instead of asking again, and store one value per key, not one per item`,
       })
       return
     }
     try {
-      this.reply({type: 'result', id, ok: true, value: PROGRAM_HELPERS[name].answer(this.host, args)})
+      this.reply({
+        type: 'result',
+        id,
+        ok: true,
+        value: PROGRAM_HELPERS[name].answer(this.helperContext, args),
+      })
     } catch (error) {
       this.reply({type: 'result', id, ok: false, error: errorText(error), kind: errorKind(error)})
     }

@@ -3,7 +3,7 @@ import {afterEach, beforeEach, describe, expect, test, vi} from 'vitest'
 import type {ProgramChild} from './child/index.js'
 
 import {silentLogger} from '../shared/log.js'
-import {DEMAND_HOLD_MS, WarmPool, warmPoolMax} from './warm-pool.js'
+import {FILL_DELAY_MS, WarmPool, warmPoolMax} from './warm-pool.js'
 
 /** A child as the pool sees it: ready at once, usable until taken or killed. */
 class Child {
@@ -37,12 +37,10 @@ function pool(options: {size: number; maxSize?: number; cheap?: boolean}) {
   return {warm, made, waiting}
 }
 
-/** A cheap pool of 1 (at most 4) grown by `programs` at once: one run ended, its refill made. */
-async function grown(programs: number) {
+/** A cheap pool of 1 (4 kept ready), filled. */
+async function filled() {
   const made = pool({size: 1, maxSize: 4, cheap: true})
-  made.warm.noteDemand(programs)
-  await run(made.warm)
-  await vi.advanceTimersByTimeAsync(0)
+  await vi.advanceTimersByTimeAsync(FILL_DELAY_MS)
   return made
 }
 
@@ -61,29 +59,40 @@ describe('WarmPool', () => {
     vi.useRealTimers()
   })
 
-  test('warmPoolMax: warm_pool, or twice the slots once programs come at once; 0 stays off', () => {
+  test('warmPoolMax: warm_pool, or twice the slots; 0 stays off', () => {
     expect(warmPoolMax({warm_pool: 1, max_concurrent_programs: 4})).toBe(8)
     expect(warmPoolMax({warm_pool: 12, max_concurrent_programs: 4})).toBe(12)
     expect(warmPoolMax({warm_pool: 0, max_concurrent_programs: 4})).toBe(0)
   })
 
-  test('a pool of forked children grows to the programs that came at once, up to maxSize', async () => {
+  test('a pool of forked children starts warm_pool at once and the rest of maxSize a little later', async () => {
     const {warm, waiting} = pool({size: 1, maxSize: 4, cheap: true})
+    expect(warm.target).toBe(4)
     expect(waiting()).toBe(1)
-    warm.noteDemand(3)
-    await run(warm)
-    await vi.advanceTimersByTimeAsync(0)
-    expect(warm.target).toBe(3)
-    expect(waiting()).toBe(3)
-    warm.noteDemand(50)
-    await run(warm)
+    await vi.advanceTimersByTimeAsync(FILL_DELAY_MS - 1)
+    expect(waiting()).toBe(1)
+    await vi.advanceTimersByTimeAsync(1)
+    expect(waiting()).toBe(4)
+    await warm.close()
+  })
+
+  test('a burst after a quiet hour finds every child ready, and they are replaced after it', async () => {
+    const {warm, made, waiting} = await filled()
+    await vi.advanceTimersByTimeAsync(3_600_000)
+    expect(made.filter((child) => child.killed)).toHaveLength(0)
+    const before = made.length
+    const taken = await Promise.all([warm.acquire(), warm.acquire(), warm.acquire(), warm.acquire()])
+    // All four were waiting: none was made for the burst.
+    expect(made.length).toBe(before)
+    for (const child of taken) (child as unknown as Child).usable = false
+    warm.refillSoon(false)
     await vi.advanceTimersByTimeAsync(0)
     expect(waiting()).toBe(4)
     await warm.close()
   })
 
   test('while other programs run, a cheap pool makes only the next child, and the rest once they are done', async () => {
-    const {warm, waiting} = await grown(4)
+    const {warm, waiting} = await filled()
     expect(waiting()).toBe(4)
     // Children left: none is made while the others run.
     await run(warm, true)
@@ -101,38 +110,12 @@ describe('WarmPool', () => {
     await warm.close()
   })
 
-  test('it shrinks back to warm_pool once DEMAND_HOLD_MS pass without as many programs at once', async () => {
-    const {warm, made, waiting} = await grown(4)
-    expect(waiting()).toBe(4)
-    // Fewer at once later does not hold the pool up.
-    await vi.advanceTimersByTimeAsync(DEMAND_HOLD_MS / 2)
-    warm.noteDemand(2)
-    await vi.advanceTimersByTimeAsync(DEMAND_HOLD_MS / 2)
-    expect(warm.target).toBe(1)
-    expect(waiting()).toBe(1)
-    // The ones ended are not replaced.
-    await vi.advanceTimersByTimeAsync(DEMAND_HOLD_MS)
-    expect(made.filter((child) => child.killed)).toHaveLength(3)
-    expect(waiting()).toBe(1)
-    await warm.close()
-  })
-
-  test('as many at once again holds it grown', async () => {
-    const {warm, waiting} = await grown(3)
-    await vi.advanceTimersByTimeAsync(DEMAND_HOLD_MS - 1000)
-    warm.noteDemand(3)
-    await vi.advanceTimersByTimeAsync(2000)
-    expect(waiting()).toBe(3)
-    await warm.close()
-  })
-
-  test('spawned children (not cheap) and a pool of 0 never grow', async () => {
+  test('spawned children (not cheap) and a pool of 0 keep warm_pool', async () => {
     for (const options of [
       {size: 1, maxSize: 4},
       {size: 0, maxSize: 4, cheap: true},
     ]) {
       const {warm, waiting} = pool(options)
-      warm.noteDemand(4)
       expect(warm.target).toBe(options.size)
       await run(warm)
       await vi.advanceTimersByTimeAsync(2000)

@@ -19,14 +19,15 @@ const REFILL_DELAY_MS = 1000
 const REFILL_AFTER_RUN_MS = 20
 
 /**
- * How long the pool stays grown after programs came several at once (cheap children only): then
- * the extra children waiting are ended, down to `size`.
+ * How long after it was made a pool of cheap children starts the ones beyond `size`: serve's start
+ * (downstream servers connecting) has the machine first, and a session's first parallel programs
+ * come after the model has read a tool list or two.
  */
-export const DEMAND_HOLD_MS = 60_000
+export const FILL_DELAY_MS = 1000
 
 /**
- * The most children a pool of forked children keeps ready: `warm_pool`, or, after programs came
- * several at once, one round running and one waiting next (twice `max_concurrent_programs`).
+ * The most children a pool of forked children keeps ready: `warm_pool`, or one round running and
+ * one waiting next (twice `max_concurrent_programs`), whichever is more.
  */
 export function warmPoolMax(execution: {warm_pool: number; max_concurrent_programs: number}): number {
   return execution.warm_pool === 0 ? 0 : Math.max(execution.warm_pool, 2 * execution.max_concurrent_programs)
@@ -38,11 +39,12 @@ export interface WarmPoolOptions {
   /** Starts one child (spawned, confined, runner loaded once `ready` resolves). */
   create: () => ProgramChild
   /**
-   * Children are cheap to make and to keep (a fork server): replace each one at once, and keep as
-   * many ready as programs came at once lately, up to `maxSize`.
+   * Children are cheap to make and to keep (a fork server: ~9 ms of CPU and ~5 MB each): replace
+   * each one at once, and keep `maxSize` ready, so that programs sent several at once (a session's
+   * first parallel calls too) each find one.
    */
   cheap?: boolean
-  /** The most children a cheap pool keeps ready. Default: `size`. */
+  /** The children a cheap pool keeps ready. Default: `size`. */
   maxSize?: number
   logger: Logger
 }
@@ -50,8 +52,8 @@ export interface WarmPoolOptions {
 /**
  * Interpreters started ahead, each used for one program and replaced in the background
  * (SPEC §7 `warm_pool`). A pool of cheap children (forked, a few MB each, no CPU while they wait)
- * also grows to as many as programs came at once lately, so that a burst finds them ready, and
- * shrinks back once programs stop coming several at once. A child that fails to start stops the
+ * keeps `maxSize` ready, so that a burst finds them ready even after a quiet hour (SPEC §11); the
+ * ones beyond `size` are made FILL_DELAY_MS after the pool. A child that fails to start stops the
  * refilling until a child starts again, so a broken sandbox does not spin; the next run then
  * starts its own child and reports why.
  */
@@ -65,15 +67,10 @@ export class WarmPool {
   private refillAt = Number.POSITIVE_INFINITY
   private failing = false
   private closed = false
-  /**
-   * The most programs at once lately (cheap pools), until `shrinkTimer` ends it DEMAND_HOLD_MS
-   * after it was last met.
-   */
-  private demand = 0
-  private shrinkTimer: NodeJS.Timeout | undefined
 
   constructor(private readonly options: WarmPoolOptions) {
-    this.refill()
+    this.refill(options.size)
+    if (this.target > options.size) this.scheduleRefill(FILL_DELAY_MS)
   }
 
   /** A child waiting for a program. Rejects with SandboxError when none can be started. */
@@ -98,24 +95,10 @@ export class WarmPool {
     return child
   }
 
-  /**
-   * Tells the pool that `programs` are running or waiting, this one included (call as each program
-   * arrives). A cheap pool then keeps that many ready, up to `maxSize`, until DEMAND_HOLD_MS have
-   * passed without as many at once.
-   */
-  noteDemand(programs: number): void {
-    const {cheap, size, maxSize = size} = this.options
-    const wanted = Math.min(programs, maxSize)
-    if (!cheap || size === 0 || wanted <= size || this.closed || wanted < this.demand) return
-    this.demand = wanted
-    clearTimeout(this.shrinkTimer)
-    this.shrinkTimer = setTimeout(() => this.shrink(), DEMAND_HOLD_MS)
-    this.shrinkTimer.unref()
-  }
-
-  /** How many children are kept ready now. */
+  /** How many children are kept ready. */
   get target(): number {
-    return Math.max(this.options.size, this.demand)
+    const {cheap, size, maxSize = size} = this.options
+    return cheap && size > 0 ? Math.max(size, maxSize) : size
   }
 
   /**
@@ -135,7 +118,6 @@ export class WarmPool {
   async close(): Promise<void> {
     this.closed = true
     clearTimeout(this.refillTimer)
-    clearTimeout(this.shrinkTimer)
     this.idle.length = 0
     const children = [...this.live]
     for (const child of children) child.kill()
@@ -168,12 +150,6 @@ export class WarmPool {
       this.refillAt = Number.POSITIVE_INFINITY
       this.refill()
     }, delayMs)
-  }
-
-  /** Programs stopped coming several at once: the children beyond `size` waiting are ended. */
-  private shrink(): void {
-    this.demand = 0
-    while (this.idle.length > this.options.size) this.idle.pop()!.kill()
   }
 
   /** Starts children until the pool has its target, at most `most` of them. */

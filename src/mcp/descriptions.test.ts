@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {executionSchema} from '../config/schema.js'
+import {executionSchema, stateSchema} from '../config/schema.js'
 import {TOOL_ERROR_KINDS} from '../downstream/types.js'
 import {
   executeProgramDescription,
@@ -44,8 +44,21 @@ describe('tool descriptions (SPEC §5)', () => {
     for (const kind of TOOL_ERROR_KINDS) expect(text).toContain(kind)
   })
 
+  it('say what persists between programs, and how much, with the bounds in force (SPEC §6.2)', () => {
+    const shipped = executeProgramDescription(executionSchema.parse({}))
+    expect(shipped).toContain(
+      'Kept for later programs of this session: await store(key, value), load(key, default=None), stored(), forget(key) (JSON or Media values), and files left in ./session/. At most 64 MiB, 16 MiB per value, 1000 keys, 256 files (else ToolError kind max_bytes, max_value_bytes, max_keys).',
+    )
+    const tight = executeProgramDescription(
+      executionSchema.parse({}),
+      stateSchema.parse({max_bytes: 1024 * 1024, max_value_bytes: 4096, max_keys: 10, max_session_files: 3}),
+    )
+    expect(tight).toContain('At most 1 MiB, 4 KiB per value, 10 keys, 3 files')
+    expect(shipped).not.toContain('Every run starts fresh.')
+  })
+
   it('stay short: every word costs context in every session', () => {
-    expect(executeProgramDescription(executionSchema.parse({})).length).toBeLessThan(2200)
+    expect(executeProgramDescription(executionSchema.parse({})).length).toBeLessThan(2550)
     expect(LIST_CALLABLE_TOOLS_DESCRIPTION.length).toBeLessThan(400)
     expect(INSPECT_TOOL_DESCRIPTION.length).toBeLessThan(400)
   })

@@ -1,33 +1,45 @@
-import type {ExecutionConfig} from '../config/schema.js'
+import type {ExecutionConfig, StateConfig} from '../config/schema.js'
 
 import {MAX_SEARCH_RESULTS} from '../downstream/tool-search.js'
 import {TOOL_ERROR_KINDS} from '../downstream/types.js'
 import {MAX_KEPT_BYTES, MAX_KEPT_FILES} from '../execution/kept-files.js'
-import {PROGRAM_HELPERS} from '../execution/program-helpers.js'
+import {helpersOf, PROGRAM_HELPERS} from '../execution/program-helpers.js'
 import {MAX_SHOWN_IMAGES} from '../execution/protocol.js'
 import {formatByteLimit} from '../shared/byte-size.js'
-import {MAX_SHOWN_BYTES} from '../shared/limits.js'
+import {MAX_SHOWN_BYTES, STATE_DEFAULTS} from '../shared/limits.js'
 
-const HELPER_USAGE = Object.values(PROGRAM_HELPERS)
-  .map((helper) => helper.usage)
-  .join(', ')
+const usage = (group: 'discovery' | 'state') =>
+  helpersOf(group)
+    .map((name) => PROGRAM_HELPERS[name].usage)
+    .join(', ')
+
+/** The kinds of a ToolError over a bound of the session's state: the state line names them. */
+const STATE_KINDS = new Set<string>([
+  'max_bytes',
+  'max_keys',
+  'max_value_bytes',
+] satisfies (typeof TOOL_ERROR_KINDS)[number][])
 
 /**
  * What the model needs to write a working program, with the limits in force (SPEC §5). Every word
  * is read in every session: short, and nothing a model would not act on.
  */
-export function executeProgramDescription(execution: ExecutionConfig): string {
+export function executeProgramDescription(
+  execution: ExecutionConfig,
+  state: StateConfig = STATE_DEFAULTS,
+): string {
   // A call cannot outlast its program: never show a per-call limit above the program's.
   const perCall = Math.min(execution.tool_call_timeout_seconds, execution.timeout_seconds)
   return `Run a Python program that calls the tools of list_callable_tools. Only what it prints (and an optional emit(value)) comes back: intermediate results stay out of your context. Use it when a task needs several calls, loops, filtering or aggregation.
-- Python 3 standard library only; no network or subprocesses; files only in the current directory (${formatByteLimit(execution.max_scratch_bytes)}), deleted afterwards but for ./out/, kept for the user (${MAX_KEPT_FILES} files, ${formatByteLimit(MAX_KEPT_BYTES)} at most). Every run starts fresh.
+- Python 3 standard library only; no network or subprocesses; files only in the current directory (${formatByteLimit(execution.max_scratch_bytes)}), deleted afterwards but for ./out/, kept for the user (${MAX_KEPT_FILES} files, ${formatByteLimit(MAX_KEPT_BYTES)} at most). Every run starts fresh but for what is kept (below).
 - Each tool is an async function taking keyword arguments: \`r = await mcp__server__tool(name=value)\`. Top-level await works, and so does asyncio.run(main()). Fan out with \`await asyncio.gather(*[mcp__x__y(id=i) for i in ids])\` (no import needed).
 - Arguments are checked against the tool's input schema before sending; unlisted arguments are errors; None leaves an optional argument out.
 - Results are parsed JSON: the structured content if any, else the text as JSON when it parses, else the text. Other text comes in a "_notes" list (else the value is wrapped as {"data": value, "_notes": [...]}); images, audio and embedded resources come in a "_media" list of Media objects (.type, .mime_type, .size, .data base64, .bytes(), .text, .uri). show(media_or_bytes) shows you an image after the output (at most ${MAX_SHOWN_IMAGES} images, ${formatByteLimit(MAX_SHOWN_BYTES)}).
-- A failed call raises ToolError (available by name) with .tool, .kind (${TOOL_ERROR_KINDS.join(', ')}) and .message; catch it to go on.
+- A failed call raises ToolError (available by name) with .tool, .kind (${TOOL_ERROR_KINDS.filter((kind) => !STATE_KINDS.has(kind)).join(', ')}) and .message; catch it to go on.
 - Some calls ask the user first (needs_approval in inspect_tool); a refusal raises ToolError kind "denied", nothing sent: do not retry (its message says how the user can allow it).
 - Print only what is needed: output over the limit keeps its start and end (kept whole for the user).
-- Helpers, not counted: ${HELPER_USAGE}.
+- Helpers, not counted: ${usage('discovery')}.
+- Kept for later programs of this session: await ${usage('state')} (JSON or Media values), and files left in ./session/. At most ${formatByteLimit(state.max_bytes)}, ${formatByteLimit(state.max_value_bytes)} per value, ${state.max_keys} keys, ${state.max_session_files} files (else ToolError kind max_bytes, max_value_bytes, max_keys).
 First look up names (list_callable_tools) and signatures (inspect_tool).
 Limits: ${execution.max_tool_calls} tool calls per program, ${execution.max_concurrent_calls} at once, ${perCall}s per call, ${execution.timeout_seconds}s per program, ${formatByteLimit(execution.max_output_bytes)} of output, ${formatByteLimit(execution.max_tool_result_bytes)} per result.`
 }

@@ -55,7 +55,11 @@ const executeOutputSchema = z.object({
     .nullable()
     .describe('The error when the run failed (trimmed traceback, timeout, sandbox).'),
   files: z.string().optional().describe('The files kept from ./out/, and where.'),
-  trace: z.string().describe('The summary of tool calls (count, failures, time), as in the text.'),
+  trace: z
+    .string()
+    .describe(
+      'The summary of tool calls (count, failures, time) and of what the program stored for the next ones, as in the text.',
+    ),
   tool_calls: z.object({
     counts: z
       .record(z.string(), z.object({calls: z.number(), failed: z.number()}))
@@ -115,7 +119,7 @@ export function registerExecuteProgram(
   server.registerTool(
     'execute_program',
     {
-      description: executeProgramDescription(execution),
+      description: executeProgramDescription(execution, runtime.config.state),
       inputSchema: z.object({code: z.string().describe('The Python program. Top-level await works.')}),
       outputSchema: executeOutputSchema,
       // Claude Code keeps a longer result in a file and shows the model 2 KB of it (SPEC §5).
@@ -141,6 +145,8 @@ export function registerExecuteProgram(
         const report = {
           onToolCallDone: (completed: number) => progress.toolCallsCompleted(completed),
           onQueue: (ahead?: number) => progress.queued(ahead),
+          // What programs keep for the next ones in this session (SPEC §6.2).
+          state: await runtime.session(),
         }
         if (!modern) {
           const outcome = await engine.run(code, {

@@ -224,6 +224,54 @@ describe.each(ERAS)('inside Claude Code, protocol %s', (era) => {
   )
 
   it(
+    'state between programs (SPEC §6.2): program 1 fetches 20 files and keeps a summary and a CSV; program 2 answers from them with no tool call',
+    async () => {
+      const names = Array.from({length: 20}, (_, i) => `f${String(i).padStart(2, '0')}.txt`)
+      const files = Object.fromEntries(
+        names.map((name, i) => [name, Array.from({length: i + 1}, (_, n) => `line ${n}`).join('\n')]),
+      )
+      const s = await session(era, {
+        files,
+        programs: (dir) => [
+          [
+            'import csv',
+            `names = ${JSON.stringify(names)}`,
+            `rs = await asyncio.gather(*[mcp__fs__read_text_file(path=${py(dir)} + "/" + n) for n in names])`,
+            'rows = [(n, len(r["content"].splitlines())) for n, r in zip(names, rs)]',
+            'await store("summary", {"files": len(rows), "lines": sum(n for _, n in rows)})',
+            'with open("session/lines.csv", "w", newline="") as f:',
+            '    csv.writer(f).writerows([("file", "lines"), *rows])',
+            'print("kept")',
+          ].join('\n'),
+          [
+            'import csv',
+            's = await load("summary")',
+            'rows = list(csv.DictReader(open("session/lines.csv")))',
+            'print(s["files"], s["lines"], len(rows), rows[-1]["file"], rows[-1]["lines"])',
+          ].join('\n'),
+        ],
+      })
+      const first = resultOf(s, 1)
+      expect(first.isError, first.text).toBe(false)
+      const kept = JSON.parse(first.text) as {output: string; trace: string}
+      expect(kept.output).toBe('kept\n')
+      // The model reads what the program kept for the next ones.
+      expect(kept.trace).toMatch(
+        /^\[tool calls: 20;[^\n]*\]\n\[stored: summary 24 bytes; session\/: 1 file, \d+ bytes\]$/,
+      )
+      const second = resultOf(s, 2)
+      expect(second.isError, second.text).toBe(false)
+      expect(JSON.parse(second.text)).toMatchObject({
+        ok: true,
+        output: '20 210 20 f19.txt 20\n',
+        trace: '',
+        tool_calls: {counts: {}, failed: []},
+      })
+    },
+    TIMEOUT_MS,
+  )
+
+  it(
     "60 calls printing 2 lines: the model reads at most the program's text + 600 bytes",
     async () => {
       const program = [

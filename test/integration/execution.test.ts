@@ -300,7 +300,10 @@ describe('the child cannot forge its outcome', () => {
 
   test('an oversized channel message ends the run', async () => {
     const engine = createEngine({max_tool_result_bytes: 1024, max_output_bytes: 1024})
-    const outcome = await engine.run('import os\nos.write(255, b"x" * 8_000_000)\nimport time\ntime.sleep(5)')
+    // Over every bound a line has, a stored value's (state.max_value_bytes, 16 MiB) included.
+    const outcome = await engine.run(
+      'import os\nos.write(255, b"x" * 20_000_000)\nimport time\ntime.sleep(5)',
+    )
     expect(outcome.error).toMatch(/protocol error: the child sent a message over \d+ bytes/)
   })
 

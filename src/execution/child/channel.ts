@@ -36,6 +36,13 @@ interface TextInFlight {
   offset: number
 }
 
+/** Lines made one at a time as the child takes them (the ./session/ files sent in). */
+interface LinesInFlight {
+  lines: Iterator<string>
+}
+
+type QueuedWrite = LinesInFlight | string | TextInFlight
+
 /** Why the child's requests are not being read: answers it has not taken, calls waiting. */
 export type HoldReason = 'answers' | 'calls'
 
@@ -65,7 +72,7 @@ export class ChildChannel {
   /** A child never sends a line over the bound: the first one ends the run, at once. */
   private readonly framer: LineFramer<Buffer>
   /** Writes waiting behind a large text that is going out a slice at a time. */
-  private readonly writeQueue: (string | TextInFlight)[] = []
+  private readonly writeQueue: QueuedWrite[] = []
   /** Characters in `writeQueue` not yet handed to the socket. */
   private queuedChars = 0
   private readonly holds = new Set<HoldReason>()
@@ -99,6 +106,14 @@ export class ChildChannel {
   /** One message as a JSON line. */
   send(message: object): void {
     this.enqueue(`${JSON.stringify(message)}\n`)
+  }
+
+  /**
+   * Lines made one at a time, each when the child has taken the ones before (each ends in a
+   * newline): the server holds one of them at a time, whatever they add up to.
+   */
+  sendLines(lines: Iterator<string>): void {
+    this.enqueue({lines})
   }
 
   /** An answer to a call or helper request. */
@@ -188,17 +203,17 @@ export class ChildChannel {
    * Writes in order. A large text goes out a slice at a time, each when the child has taken the one
    * before, so the server never holds more than a slice of it as bytes; what comes after waits.
    */
-  private enqueue(item: string | TextInFlight): void {
+  private enqueue(item: QueuedWrite): void {
     if (this.writeQueue.length > 0) {
       this.writeQueue.push(item)
-      this.queuedChars += typeof item === 'string' ? item.length : item.text.length - item.offset
+      this.queuedChars += queuedLength(item)
     } else {
       const {socket} = this
       if (socket.destroyed || !socket.writable) return
       if (typeof item === 'string') socket.write(item)
       else {
         this.writeQueue.push(item)
-        this.queuedChars += item.text.length - item.offset
+        this.queuedChars += queuedLength(item)
         this.flushWrites()
       }
     }
@@ -219,6 +234,15 @@ export class ChildChannel {
         queue.shift()
         this.queuedChars -= item.length
         socket.write(item)
+        continue
+      }
+      if ('lines' in item) {
+        const next = item.lines.next()
+        if (next.done) queue.shift()
+        else if (!socket.write(next.value)) {
+          socket.once('drain', () => this.flushWrites())
+          return
+        }
         continue
       }
       const {text} = item
@@ -277,6 +301,12 @@ export class ChildChannel {
     // Still over half the bound: what is left goes out in slices, each ending in a drain.
     if (this.stallTimer) this.socket.once('drain', () => this.onDrain())
   }
+}
+
+/** Characters of an item not yet handed to the socket (lines made later are not counted). */
+function queuedLength(item: QueuedWrite): number {
+  if (typeof item === 'string') return item.length
+  return 'lines' in item ? 0 : item.text.length - item.offset
 }
 
 function brokenBecause(error: unknown): string {

@@ -13,6 +13,7 @@ import {
   type RunMessage,
   startMessage,
 } from '../protocol.js'
+import {sessionFileLines} from '../session-files.js'
 import {ChildChannel} from './channel.js'
 import {ChildOutput} from './output.js'
 import {childEnvironment, describeExit, spawnThroughBackend} from './process.js'
@@ -106,6 +107,9 @@ export class ProgramChild {
       resolve = settle
     })
     channel.startFlowControl()
+    const {session} = options
+    // The session's files first: the child writes them into ./session/ before the program starts.
+    if (session && session.files.size > 0) channel.sendLines(sessionFileLines(session.files))
     const message: RunMessage = {type: 'run', ...run, end_marker: this.output.endMarker}
     channel.send(message)
     const active = new ProgramRun(
@@ -116,6 +120,7 @@ export class ProgramChild {
         if (!this.artifacts) throw new Error('no artifacts directory')
         return this.artifacts.dir()
       },
+      session?.limits,
     )
     this.phase = {name: 'running', run: active, resolve}
     active.cancelOn(options.signal)
@@ -380,6 +385,7 @@ export class ProgramChild {
       output: this.output.text(),
       images: phase.run.shown,
       kept: phase.run.keptFiles(phase.end.kind === 'done'),
+      session: phase.run.sessionFiles(phase.end.kind === 'done'),
       ...(this.output.wholeOutputPath !== undefined && {outputFile: this.output.wholeOutputPath}),
       elapsedMs: phase.endedAt - phase.run.startedAt,
     })

@@ -6,18 +6,20 @@ import {MAX_SHOWN_BYTES} from '../../shared/limits.js'
 import {type KeptFiles, KeptFilesWriter} from '../kept-files.js'
 import {
   type ChildMessage,
+  type FileArea,
   MAX_SHOWN_IMAGES,
   ProtocolError,
   type RefusedRequest,
   type ResultMessage,
   type ShownImage,
 } from '../protocol.js'
+import {type ReceivedSessionFiles, SessionFilesReceiver} from '../session-files.js'
 import {PausableDeadline} from './deadline.js'
 
 /**
  * One program in a child, from the `run` message until it ends: its clock, its cancellation, and
  * the checks on what the child sends meanwhile (request ids increase, show() within its bounds),
- * and the ./out/ files it sends after the program (SPEC §14).
+ * and the ./out/ and ./session/ files it sends after the program (SPEC §14, §6.2).
  * `onEnd` is called when the time runs out, the signal aborts or the child reports `done`.
  */
 export class ProgramRun {
@@ -25,6 +27,9 @@ export class ProgramRun {
   /** What the program passed to show(), in order. */
   readonly shown: ShownImage[] = []
   private readonly kept: KeptFilesWriter
+  private readonly session: SessionFilesReceiver | undefined
+  /** Where `file_data` goes: the area of the last `file`. */
+  private fileArea: FileArea = 'out'
   private readonly deadline: PausableDeadline
   private detachSignal: (() => void) | undefined
   /** Call and helper ids must increase: a reused id would run twice under one trace entry. */
@@ -36,9 +41,17 @@ export class ProgramRun {
     private readonly onEnd: (end: ChildEnd) => void,
     /** Makes (once) the run's artifacts directory, where the ./out/ files are kept. */
     runDir: () => string,
+    /** The bounds of ./session/ files taken back; without them, the child sends none. */
+    sessionLimits?: {files: number; bytes: number},
   ) {
     this.deadline = new PausableDeadline(timeoutMs, () => onEnd({kind: 'timeout'}))
     this.kept = new KeptFilesWriter(runDir)
+    this.session = sessionLimits && new SessionFilesReceiver(sessionLimits)
+  }
+
+  /** What the program left in ./session/; `complete`: the child reported `done`. */
+  sessionFiles(complete: boolean): ReceivedSessionFiles | undefined {
+    return this.session?.finish(complete)
   }
 
   /** The files kept; `complete`: the child reported `done` (a file still arriving is removed). */
@@ -99,15 +112,17 @@ export class ProgramRun {
         return
       }
       case 'file': {
-        this.kept.begin(message.name)
+        this.fileArea = message.area
+        this.files(message.area).begin(message.name)
         return
       }
       case 'file_data': {
-        this.kept.append(message.data)
+        this.files(this.fileArea).append(message.data)
         return
       }
       case 'file_skipped': {
-        this.kept.skipped(message.name, message.reason)
+        this.fileArea = message.area
+        this.files(message.area).skipped(message.name, message.reason)
         return
       }
       default: {
@@ -116,10 +131,17 @@ export class ProgramRun {
     }
   }
 
+  /** Where the files of `area` go; session/ files from a run that takes none back break the protocol. */
+  private files(area: FileArea): KeptFilesWriter | SessionFilesReceiver {
+    if (area === 'out') return this.kept
+    if (!this.session) throw new ProtocolError('./session/ files sent when none were asked for')
+    return this.session
+  }
+
   /** The answer to a request refused before it was parsed. Throws ProtocolError on a reused id. */
   refusal(request: RefusedRequest): ResultMessage {
     this.checkRequestId(request.id)
-    return {type: 'result', id: request.id, ok: false, error: request.message}
+    return {type: 'result', id: request.id, ok: false, error: request.message, kind: 'too_large'}
   }
 
   /** runner.py's show() refuses more; a child that sends more broke the protocol. */

@@ -2,6 +2,7 @@ import type {ProgramBounds, PythonInfo, SandboxBackend} from '../../sandbox/back
 import type {Logger} from '../../shared/log.js'
 import type {KeptFiles} from '../kept-files.js'
 import type {ChildLimits, HelperName, ShownImage} from '../protocol.js'
+import type {ReceivedSessionFiles} from '../session-files.js'
 import type {ChildSpawner} from './spawner.js'
 
 export interface ChildOptions {
@@ -44,6 +45,8 @@ export interface ChildRunResult {
   outputFile?: string
   /** The files kept from ./out/ (SPEC §14). */
   kept?: KeptFiles
+  /** What the program left in ./session/ (SPEC §6.2), when the run took it back. */
+  session?: ReceivedSessionFiles
   /** From hand-over of the program to its end. */
   elapsedMs: number
 }
@@ -57,6 +60,8 @@ export interface ChildRequestHandlers {
 }
 
 export interface ChildRunOptions {
+  /** The session's ./session/ files, written into the child's before the program starts, and the bounds of those taken back. */
+  session?: {files: ReadonlyMap<string, Buffer>; limits: {files: number; bytes: number}}
   timeoutMs: number
   signal?: AbortSignal
   handlers: ChildRequestHandlers

@@ -11,7 +11,8 @@ CALL_FILE = "<tool call>"
 class ToolError(Exception):
     """A tool call failed. .message: what happened and what to do next; .tool: the tool's
     name; .kind: tool_error, invalid_arguments, unknown_tool, unavailable, timeout, budget,
-    too_large, schema_mismatch, denied or protocol."""
+    too_large, schema_mismatch, denied, protocol, or the state bound exceeded: max_bytes,
+    max_value_bytes, max_keys."""
 
     def __init__(self, message="", tool=None, kind="tool_error"):
         super().__init__(message)
@@ -36,7 +37,7 @@ class ToolCalls:
         self.next_id = 0
         # Largest request message, in bytes (the run message's max_call_bytes).
         self.max_call_bytes = 0
-        self.pending = {}  # id -> (future, tool name)
+        self.pending = {}  # id -> (future, tool name, decoder of a text answer or None)
         # The coroutine of every tool call runs this code, compiled under a name of its own: a
         # task's repr ("running at ...") and its traceback frames never show the runner's path.
         namespace = {}
@@ -57,21 +58,32 @@ class ToolCalls:
         call_id = self.next_id
         return self.request({"type": "call", "tool": name, "args": args, "id": call_id}, f"{name}()", name)
 
-    def ask(self, name, **given):
-        """A helper the parent answers, with the arguments given (None: not given)."""
+    def ask(self, name, _encode=None, _decode=None, _max_bytes=None, **given):
+        """A helper the parent answers, with the arguments given (None: not given). `_encode`
+        serialises the message instead of the channel; `_decode(text)` makes the value of an
+        answer that comes as text; `_max_bytes` replaces max_call_bytes."""
         self.next_id += 1
         call_id = self.next_id
         args = {key: value for key, value in given.items() if value is not None}
-        return self.request({"type": "helper", "name": name, "args": args, "id": call_id}, f"{name}()", name)
+        return self.request(
+            {"type": "helper", "name": name, "args": args, "id": call_id},
+            f"{name}()",
+            name,
+            _encode,
+            _decode,
+            _max_bytes,
+        )
 
-    async def request(self, message, what, tool_name):
+    async def request(self, message, what, tool_name, encode=None, decode=None, max_bytes=None):
         channel = self.channel
         call_id = message["id"]
         try:
-            data = channel.to_bytes(message)
+            data = (encode or channel.to_bytes)(message)
         except (TypeError, ValueError, RecursionError) as exc:
             raise TypeError(f"{what}: arguments must be JSON-serialisable ({exc})") from None
-        if len(data) > self.max_call_bytes:
+        if max_bytes is not None:
+            max_bytes(len(data))
+        elif len(data) > self.max_call_bytes:
             raise ToolError(
                 f"{what}: arguments are {len(data)} bytes, over the {self.max_call_bytes}-byte limit;"
                 " pass less data per call",
@@ -79,7 +91,7 @@ class ToolCalls:
                 kind="too_large",
             )
         future = self.loop.create_future()
-        self.pending[call_id] = (future, tool_name)
+        self.pending[call_id] = (future, tool_name, decode)
         channel.send_bytes(data)
         try:
             return await future
@@ -93,10 +105,10 @@ class ToolCalls:
         entry = self.pending.pop(result.get("id"), None)
         if entry is None or entry[0].done():
             return
-        future, tool_name = entry
+        future, tool_name, decode = entry
         if result.get("ok"):
             if text is not None:
-                future.set_result(self.channel.text_value(text))
+                future.set_result(decode(text) if decode else self.channel.text_value(text))
             elif result.get("media"):
                 future.set_result(self.media.from_result(result.get("value")))
             else:

@@ -1,9 +1,12 @@
-"""What a program finds in its globals besides its tools (SPEC §6, §14): the table HELPERS.
+"""What a program finds in its globals besides its tools (SPEC §6, §6.2, §14): the table HELPERS.
 
 Adding a helper: write its factory here and give it an entry in HELPERS. A helper the parent
 answers calls `runner.calls.ask(name, ...)` and has its answer in src/execution/program-helpers.ts;
-channel-messages.test.ts checks that both sides name the same helpers.
+channel-messages.integration.test.ts checks that both sides name the same helpers.
 """
+
+import json
+
 
 def _tool_error(runner):
     return runner.modules.calls.ToolError
@@ -37,6 +40,121 @@ def _show(runner):
     return runner.modules.media.make_show(
         lambda mime_type, data: channel.send({"type": "show", "mime_type": mime_type, "data": data})
     )
+
+
+# A Media object inside a stored value, as JSON: {"__ptc_media__": {type, mime_type, ...}}.
+_MEDIA_KEY = "__ptc_media__"
+_MEDIA_MARK = b'"__ptc_media__"'
+_MEDIA_FIELDS = ("type", "mime_type", "size", "data", "text", "uri")
+# Room for the key and the message around a stored value: the parent checks the value exactly.
+_STORE_ROOM = 2048
+
+
+def _store(runner):
+    calls = runner.calls
+    tool_error = runner.modules.calls.ToolError
+    media_class = runner.modules.media.Media
+
+    def media_json(obj):
+        if isinstance(obj, media_class):
+            return {_MEDIA_KEY: {field: getattr(obj, field) for field in _MEDIA_FIELDS}}
+        raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable")
+
+    options = {"allow_nan": False, "separators": (",", ":"), "default": media_json}
+    encode_utf8 = json.JSONEncoder(ensure_ascii=False, **options).encode
+    encode_ascii = json.JSONEncoder(ensure_ascii=True, **options).encode
+
+    def encode(message):
+        try:
+            text = encode_utf8(message)
+            try:
+                return text.encode("utf-8")
+            except UnicodeEncodeError:  # lone surrogates: their escapes are valid JSON
+                return encode_ascii(message).encode("ascii")
+        except RecursionError:
+            raise tool_error(
+                "store(): the value is nested too deep to keep; flatten it", tool="store", kind="too_large"
+            ) from None
+
+    def check_size(size):
+        limit = int(runner.state_limits.get("max_value_bytes") or 0)
+        if size > limit + _STORE_ROOM:
+            raise tool_error(
+                f"store(): the value is about {size} bytes of JSON, over the {limit}-byte limit per"
+                " value (state.max_value_bytes); store a summary, or split it under several keys",
+                tool="store",
+                kind="max_value_bytes",
+            )
+
+    async def store(key, value):
+        """Keep `value` (JSON-serialisable; Media objects too) under `key` (a str) for the next
+        programs of this session; returns its size in bytes. Raises ToolError over a bound."""
+        if not isinstance(key, str):
+            raise TypeError(f"store() takes a str key, not {type(key).__name__}")
+        return await calls.ask("store", _encode=encode, _max_bytes=check_size, key=key, value=value)
+
+    return store
+
+
+def _load(runner):
+    calls = runner.calls
+    channel = runner.channel
+    media_class = runner.modules.media.Media
+
+    class Found:
+        __slots__ = ("value",)
+
+        def __init__(self, value):
+            self.value = value
+
+    def restore(value):
+        # At most 64 levels deep: the parent refuses deeper values.
+        if isinstance(value, dict):
+            inner = value.get(_MEDIA_KEY)
+            if len(value) == 1 and isinstance(inner, dict):
+                return media_class(*(inner.get(field) for field in _MEDIA_FIELDS))
+            for key, item in value.items():
+                value[key] = restore(item)
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                value[index] = restore(item)
+        return value
+
+    def decode(payload):
+        value = channel.text_value(payload)
+        return Found(restore(value) if _MEDIA_MARK in payload else value)
+
+    async def load(key, default=None):
+        """The value stored under `key` by this or an earlier program of this session, or
+        `default` when there is none."""
+        if not isinstance(key, str):
+            raise TypeError(f"load() takes a str key, not {type(key).__name__}")
+        answer = await calls.ask("load", _decode=decode, key=key)
+        return answer.value if isinstance(answer, Found) else default
+
+    return load
+
+
+def _stored(runner):
+    ask = runner.calls.ask
+
+    async def stored():
+        """The keys stored in this session, with the size of each value in bytes (as JSON)."""
+        return await ask("stored")
+
+    return stored
+
+
+def _forget(runner):
+    ask = runner.calls.ask
+
+    async def forget(key):
+        """Removes `key` and its value from this session; True if it was stored."""
+        if not isinstance(key, str):
+            raise TypeError(f"forget() takes a str key, not {type(key).__name__}")
+        return await ask("forget", key=key)
+
+    return forget
 
 
 def _list_callable_tools(runner):
@@ -80,6 +198,10 @@ HELPERS = {
     "list_callable_tools": _list_callable_tools,
     "inspect_tool": _inspect_tool,
     "server_status": _server_status,
+    "store": _store,
+    "load": _load,
+    "stored": _stored,
+    "forget": _forget,
 }
 
 

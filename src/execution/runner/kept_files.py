@@ -1,6 +1,7 @@
-"""Files a program wrote under ./out/ of its scratch directory, sent to the parent after the program
-ends, before `done` (SPEC §14): the `file`, `file_data` and `file_skipped` messages of
-channel-messages.ts.
+"""Files a program wrote under ./out/ of its scratch directory (SPEC §14), then those it left in
+./session/ for the next program (SPEC §6.2), sent to the parent after the program ends, before
+`done`: the `file`, `file_data` and `file_skipped` messages of channel-messages.ts, each naming
+its area (out or session).
 
 The walk runs inside the sandbox, with what the program itself may read: it opens every
 directory and file relative to its parent's descriptor with O_NOFOLLOW, so no link is followed at
@@ -27,14 +28,15 @@ class _Full(Exception):
     """The file limit is reached: the walk stops."""
 
 
-def send_kept_files(scratch, send_bytes, encode):
-    """Sends the regular files under `<scratch>/out`. `send_bytes(line)` writes one message
-    (without its newline); `encode(obj)` serialises one as JSON bytes."""
+def send_kept_files(scratch, send_bytes, encode, area="out", max_files=MAX_FILES, max_bytes=MAX_BYTES):
+    """Sends the regular files under `<scratch>/<area>` (out or session), at most `max_files` of
+    `max_bytes` in all. `send_bytes(line)` writes one message (without its newline); `encode(obj)`
+    serialises one as JSON bytes."""
     try:
-        out = os.open(os.path.join(scratch, "out"), _DIR_FLAGS)
+        out = os.open(os.path.join(scratch, area), _DIR_FLAGS)
     except OSError:
-        return  # no out/ (or not a directory: a link to one is not followed)
-    walk = _Walk(send_bytes, encode)
+        return  # no such directory (or not one: a link to one is not followed)
+    walk = _Walk(send_bytes, encode, area, max_files, max_bytes)
     try:
         walk.directory(out, "", 0)
     except _Full:
@@ -44,14 +46,18 @@ def send_kept_files(scratch, send_bytes, encode):
 
 
 class _Walk:
-    def __init__(self, send_bytes, encode):
+    def __init__(self, send_bytes, encode, area, max_files, max_bytes):
         self.send_bytes = send_bytes
         self.encode = encode
+        self.area = area
+        self.max_files = max_files
+        self.max_bytes = max_bytes
         self.files = 0
         self.bytes = 0
 
     def skipped(self, name, reason):
-        self.send_bytes(self.encode({"type": "file_skipped", "name": name, "reason": reason}))
+        message = {"type": "file_skipped", "name": name, "reason": reason, "area": self.area}
+        self.send_bytes(self.encode(message))
 
     def directory(self, fd, prefix, depth):
         try:
@@ -90,7 +96,7 @@ class _Walk:
         except UnicodeEncodeError:  # bytes that are not UTF-8: the parent could not name it
             self.skipped(name, "name")
             return
-        if self.files >= MAX_FILES:
+        if self.files >= self.max_files:
             self.skipped(name, "files")
             raise _Full()
         try:
@@ -103,12 +109,12 @@ class _Walk:
             if not stat.S_ISREG(info.st_mode):
                 self.skipped(name, "special")
                 return
-            room = MAX_BYTES - self.bytes
+            room = self.max_bytes - self.bytes
             if info.st_size > room:
                 self.skipped(name, "bytes")
                 return
             self.files += 1
-            self.send_bytes(self.encode({"type": "file", "name": name}))
+            self.send_bytes(self.encode({"type": "file", "name": name, "area": self.area}))
             # A file that grows meanwhile is sent one byte past the limit: the parent refuses it.
             sent = 0
             while sent <= room:

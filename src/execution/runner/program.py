@@ -71,6 +71,9 @@ class Runner:
         self.run_waiter = self.loop.create_future()
         # The scratch dir, before the program can change directory: ./out/ is kept from there.
         self.scratch = os.getcwd()
+        # The session's ./session/ files arrive before the program; its bounds with the run message.
+        self.session_files = modules.session_files.SessionFiles(self.scratch)
+        self.state_limits = {}
 
     def on_readable(self):
         channel = self.channel
@@ -79,6 +82,12 @@ class Runner:
             kind = message.get("type")
             if kind == "result":
                 self.calls.on_result(message, text)
+            elif kind == "session_file":
+                session_file = message
+                self.session_files.begin(session_file.get("name"))
+            elif kind == "session_data":
+                session_data = message
+                self.session_files.append(session_data.get("data"))
             elif kind == "run" and not self.run_waiter.done():
                 self.run_waiter.set_result(message)
 
@@ -95,11 +104,26 @@ class Runner:
         """Ends the output, sends `done` and exits (never returns)."""
         channel = self.channel
         self.output.end(self.end_marker)
-        # The program's ./out/ files, read with what the program may read, never through a link.
+        # The program's ./out/ files, then its ./session/ ones, read with what the program may
+        # read, never through a link.
+        kept_files = self.modules.kept_files
         try:
-            self.modules.kept_files.send_kept_files(self.scratch, channel.send_bytes, channel.to_bytes)
+            kept_files.send_kept_files(self.scratch, channel.send_bytes, channel.to_bytes)
         except BaseException:
             pass
+        limits = self.state_limits
+        if limits:
+            try:
+                kept_files.send_kept_files(
+                    self.scratch,
+                    channel.send_bytes,
+                    channel.to_bytes,
+                    "session",
+                    int(limits.get("max_session_files") or 0),
+                    int(limits.get("max_bytes") or 0),
+                )
+            except BaseException:
+                pass
         head = b'{"type":"done","ok":%s,"error":%s,"has_result":%s,"result":' % (
             b"false" if error is not None else b"true",
             b"null" if error is None else channel.to_bytes(error),
@@ -168,6 +192,10 @@ class Runner:
         self.calls.max_call_bytes = int(run.get("max_call_bytes") or 0)
         self.max_emit_bytes = int(run.get("max_emit_bytes") or 0)
         self.end_marker = str(run.get("end_marker") or "").encode("utf-8")
+        state = run.get("state")
+        self.state_limits = state if isinstance(state, dict) else {}
+        self.session_files.end()
+        self.session_files.make_root()
         code_obj = self.compile(source)
         program_globals = self.program_globals(code_obj, run.get("tools") or ())
         error = await self.execute(code_obj, program_globals)

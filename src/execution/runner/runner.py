@@ -41,6 +41,7 @@ _RUNTIME_MODULES = (
     "helpers",
     "output",
     "kept_files",
+    "session_files",
     "program",
 )
 

@@ -1,0 +1,169 @@
+/* eslint-disable no-bitwise -- file modes and open flags are bit patterns */
+/**
+ * Loads `serve`'s bundle (dist/serve/main.cjs, from scripts/bundle-serve.js) with a V8 code cache:
+ * an MCP client waits only briefly for serve's first answer (SPEC §5), and compiling the bundle is
+ * most of what Node does before it. Node 20 has no compile cache for modules, so the bundle is
+ * CommonJS, run through `vm.Script`, whose `cachedData` V8 takes once it matches the source.
+ *
+ * The cache is code: it is kept in a private directory of this user
+ * (`$XDG_CACHE_HOME/ptc-mcp/code-cache`, 0700, owned by this user, not a link), under a name
+ * holding the bundle's content hash and the Node version, so another build never meets it. Any
+ * problem with it means only a slower start: the bundle is then compiled as usual.
+ */
+import {createHash} from 'node:crypto'
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs'
+import Module, {createRequire} from 'node:module'
+import {homedir} from 'node:os'
+import {dirname, isAbsolute, join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {Script, constants as vmConstants} from 'node:vm'
+
+/** What the bundle exports (src/cli/serve-fast-path.ts). */
+export interface ServeBundle {
+  serveFastPath(args: readonly string[]): Promise<boolean>
+}
+
+/** How the cache served this load: for the tests and `--log-level debug`. */
+export type CacheUse = 'used' | 'written' | 'rejected-and-rewritten' | 'unavailable'
+
+export const SERVE_BUNDLE = fileURLToPath(new URL('../serve/main.cjs', import.meta.url))
+/** A cache is a few MB for a 2 MB bundle; anything much larger is not ours. */
+const MAX_CACHE_BYTES = 32 * 1024 * 1024
+/** Caches of other builds and Node versions kept beside the current one. */
+const KEEP_OTHERS = 3
+const PREFIX = 'serve-'
+
+/** `$XDG_CACHE_HOME/ptc-mcp/code-cache`, else `~/.cache/ptc-mcp/code-cache`. */
+export function defaultCodeCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = env.XDG_CACHE_HOME
+  const base = xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.cache')
+  return join(base, 'ptc-mcp', 'code-cache')
+}
+
+/**
+ * Runs the CommonJS bundle at `file` with the code cache in `cacheDir` (undefined: none), and
+ * returns its exports and how the cache served.
+ */
+export function loadBundle<T>(file: string, cacheDir: string | undefined): {exports: T; cache: CacheUse} {
+  const source = readFileSync(file, 'utf8')
+  const dir = cacheDir === undefined ? undefined : privateDir(cacheDir)
+  const name = `${PREFIX}${createHash('sha256').update(source).digest('hex').slice(0, 32)}-${process.version}-${process.arch}.bin`
+  const cachedData = dir === undefined ? undefined : readCache(join(dir, name))
+  const script = new Script(Module.wrap(source), {
+    filename: file,
+    cachedData,
+    // The bundle's own import() calls (an external package, a Node module) resolve as in a module.
+    importModuleDynamically: vmConstants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  })
+  const module = {exports: {} as T}
+  const run = script.runInThisContext() as (...args: unknown[]) => void
+  run.call(module.exports, module.exports, createRequire(file), module, file, dirname(file))
+  if (dir === undefined) return {exports: module.exports, cache: 'unavailable'}
+  if (cachedData && !script.cachedDataRejected) return {exports: module.exports, cache: 'used'}
+  // Written after the bundle ran: the functions its start compiled are in the cache too.
+  const written = writeCache(dir, name, script.createCachedData())
+  if (!written) return {exports: module.exports, cache: 'unavailable'}
+  return {exports: module.exports, cache: cachedData ? 'rejected-and-rewritten' : 'written'}
+}
+
+/** serve's bundle, with the cache in its default place. */
+export function loadServeBundle(): ServeBundle {
+  return loadBundle<ServeBundle>(SERVE_BUNDLE, defaultCodeCacheDir()).exports
+}
+
+/**
+ * `path`, created when missing (with `ptc-mcp/` above it, below an existing cache root), when it is
+ * a private directory of this user; else undefined. Not `mkdir -p`: Node's recursive mkdir never
+ * returns under some roots (`/proc/x`).
+ */
+function privateDir(path: string): string | undefined {
+  try {
+    for (const dir of [dirname(dirname(path)), dirname(path), path]) {
+      try {
+        mkdirSync(dir, {mode: 0o700})
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      }
+    }
+    const stats = lstatSync(path)
+    const uid = process.geteuid?.() ?? stats.uid
+    if (!stats.isDirectory() || stats.uid !== uid || (stats.mode & 0o077) !== 0) return undefined
+    return path
+  } catch {
+    return undefined
+  }
+}
+
+/** The cache file's bytes: a regular file of this user, not a link, bounded; else undefined. */
+function readCache(path: string): Buffer | undefined {
+  let fd: number
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW)
+  } catch {
+    return undefined
+  }
+  try {
+    const stats = fstatSync(fd)
+    const uid = process.geteuid?.() ?? stats.uid
+    if (!stats.isFile() || stats.uid !== uid || stats.size > MAX_CACHE_BYTES) return undefined
+    const buffer = Buffer.alloc(stats.size)
+    let length = 0
+    for (let read = 1; read > 0 && length < buffer.length; length += read)
+      read = readSync(fd, buffer, length, buffer.length - length, null)
+    return length === buffer.length ? buffer : undefined
+  } catch {
+    return undefined
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Writes the cache atomically (a new file, renamed over), keeping a few others at most. */
+function writeCache(dir: string, name: string, data: Buffer): boolean {
+  if (data.length === 0 || data.length > MAX_CACHE_BYTES) return false
+  const temporary = join(dir, `.${name}.${process.pid}.tmp`)
+  try {
+    const fd = openSync(
+      temporary,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      0o600,
+    )
+    try {
+      writeFileSync(fd, data)
+    } finally {
+      closeSync(fd)
+    }
+    renameSync(temporary, join(dir, name))
+  } catch {
+    try {
+      unlinkSync(temporary)
+    } catch {}
+    return false
+  }
+  pruneOthers(dir, name)
+  return true
+}
+
+/** Removes the oldest caches of other builds beyond KEEP_OTHERS (unlink never follows a link). */
+function pruneOthers(dir: string, keep: string): void {
+  try {
+    const others = readdirSync(dir)
+      .filter((entry) => entry.startsWith(PREFIX) && entry !== keep)
+      .map((entry) => ({entry, mtime: lstatSync(join(dir, entry)).mtimeMs}))
+      .sort((a, b) => b.mtime - a.mtime)
+    for (const {entry} of others.slice(KEEP_OTHERS)) unlinkSync(join(dir, entry))
+  } catch {}
+}

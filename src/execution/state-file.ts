@@ -1,0 +1,133 @@
+import {randomBytes} from 'node:crypto'
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs'
+import {dirname, join} from 'node:path'
+
+import {PtcError} from '../shared/errors.js'
+import {isRecord} from '../shared/guards.js'
+import {base64Chars, MAX_STATE_DEPTH} from '../shared/limits.js'
+import {keptNameProblem} from './kept-files.js'
+import {jsonShapeProblem} from './protocol.js'
+import {type SessionState} from './session-state.js'
+
+/**
+ * `ptc-mcp run --state FILE` (SPEC §6.2): a session's values and ./session/ files, read before the
+ * program and written after it, so that runs share what serve keeps in memory. The file is
+ * `{"ptc_mcp_state": 1, "values": {key: value}, "files": {name: base64}}`, written 0600 to a new
+ * file renamed over the old one. Read back, everything in it is checked as a program's store()
+ * and ./session/ files are: bounds, depth, names.
+ */
+
+// eslint-disable-next-line no-bitwise -- open flags are bit patterns
+const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW
+
+const FORMAT_KEY = 'ptc_mcp_state'
+const FORMAT_VERSION = 1
+
+/** Largest file read: the session's bytes, as JSON (escaped) and base64, with room. */
+function maxFileBytes(session: SessionState): number {
+  return 6 * session.limits.max_bytes + base64Chars(session.limits.max_bytes) + 1024 * 1024
+}
+
+function stateFileError(path: string, problem: string, cause?: unknown): PtcError {
+  return new PtcError('USAGE', `--state ${path}: ${problem}`, {
+    suggestion: 'name a state file written by ptc-mcp run --state, or a new path (it is created)',
+    cause,
+  })
+}
+
+/** Reads `path` into `session`; a file that does not exist yet is an empty session. Throws PtcError. */
+export function readStateFile(path: string, session: SessionState): void {
+  let fd: number
+  try {
+    // eslint-disable-next-line no-bitwise -- open flags are bit patterns
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
+    throw stateFileError(path, `cannot be read (${(error as Error).message})`, error)
+  }
+  let data: Buffer
+  try {
+    const stat = fstatSync(fd)
+    const {size} = stat
+    if (!stat.isFile()) throw stateFileError(path, 'is not a regular file')
+    if (size > maxFileBytes(session))
+      throw stateFileError(path, `is ${size} bytes, more than a session can hold (state.max_bytes)`)
+    data = Buffer.alloc(size)
+    let offset = 0
+    while (offset < size) {
+      const read = readSync(fd, data, offset, size - offset, offset)
+      if (read === 0) break
+      offset += read
+    }
+  } finally {
+    closeSync(fd)
+  }
+  const shape = jsonShapeProblem(data, MAX_STATE_DEPTH + 2)
+  if (shape !== undefined) throw stateFileError(path, `holds JSON ${shape}`)
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(data.toString('utf8'))
+  } catch (error) {
+    throw stateFileError(path, 'is not JSON', error)
+  }
+  if (
+    !isRecord(parsed) ||
+    parsed[FORMAT_KEY] !== FORMAT_VERSION ||
+    !isRecord(parsed.values) ||
+    !isRecord(parsed.files)
+  )
+    throw stateFileError(path, `is not a ptc-mcp state file (version ${FORMAT_VERSION})`)
+  try {
+    for (const [key, value] of Object.entries(parsed.values)) session.store(key, value)
+  } catch (error) {
+    throw stateFileError(path, `holds a value that cannot be kept: ${(error as Error).message}`, error)
+  }
+  const files = new Map<string, Buffer>()
+  for (const [name, content] of Object.entries(parsed.files)) {
+    const problem = keptNameProblem(name)
+    if (problem !== undefined || typeof content !== 'string')
+      throw stateFileError(path, `holds a file that cannot be kept (${problem ?? 'not base64 text'})`)
+    files.set(name, Buffer.from(content, 'base64'))
+  }
+  const {refused} = session.applyFiles(new Map(), files)
+  if (refused.length > 0)
+    throw stateFileError(
+      path,
+      `holds more ./session/ files than state.max_session_files or state.max_bytes allow`,
+    )
+}
+
+/** Writes `session` to `path`: a new 0600 file in the same directory, synced, then renamed over it. */
+export function writeStateFile(path: string, session: SessionState): void {
+  const values = [...session.entries()].map(([key, json]) => `${JSON.stringify(key)}:${json}`)
+  const files = [...session.files()].map(
+    ([name, data]) => `${JSON.stringify(name)}:"${data.toString('base64')}"`,
+  )
+  const text = `{"${FORMAT_KEY}":${FORMAT_VERSION},"values":{${values.join(',')}},"files":{${files.join(',')}}}\n`
+  const temporary = join(dirname(path), `.${randomBytes(6).toString('hex')}.ptc-mcp-state`)
+  let fd: number | undefined
+  try {
+    fd = openSync(temporary, CREATE_FLAGS, 0o600)
+    const bytes = Buffer.from(text)
+    let offset = 0
+    while (offset < bytes.length) offset += writeSync(fd, bytes, offset)
+    fsyncSync(fd)
+    closeSync(fd)
+    fd = undefined
+    renameSync(temporary, path)
+  } catch (error) {
+    if (fd !== undefined) closeSync(fd)
+    rmSync(temporary, {force: true})
+    throw stateFileError(path, `could not be written (${(error as Error).message})`, error)
+  }
+}
