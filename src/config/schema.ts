@@ -215,7 +215,9 @@ export const executionSchema = z
       .describe(
         'auto: seatbelt on macOS, linux on Linux. none: no OS isolation (explicit opt-in). An unavailable backend refuses to run.',
       ),
-    max_tool_calls: positiveInt('Tool calls allowed per program; the helpers are not counted.').default(100),
+    max_tool_calls: positiveInt(
+      'Tool calls a program may send; calls past it are refused, never sent (queued ones included); the helpers are not counted.',
+    ).default(100),
     max_concurrent_calls: positiveInt('Tool calls in flight at once per program.').default(8),
     tool_call_timeout_seconds: positiveSeconds('Limit for one tool call.').default(60),
     trace: z

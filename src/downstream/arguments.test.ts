@@ -36,6 +36,18 @@ describe('argument rules before validation (SPEC §6)', () => {
     ])
   })
 
+  it('matches wrong names one to one, and lists the required ones still missing', () => {
+    const sum = {type: 'object', properties: {a: {type: 'number'}, b: {type: 'number'}}, required: ['a', 'b']}
+    expect(prepareArguments(sum, {x: 1, y: 2}).problems).toEqual([
+      "unexpected argument 'x'; did you mean 'a'?",
+      "unexpected argument 'y'; did you mean 'b'?",
+    ])
+    expect(prepareArguments(listing, {sort_by: 'size'}).problems).toEqual([
+      "unexpected argument 'sort_by'; did you mean 'sortBy'?",
+      "missing required argument 'path'",
+    ])
+  })
+
   it('lets extras through when the schema allows them explicitly, or says nothing about names', () => {
     const cases: [Record<string, unknown>, Record<string, unknown>][] = [
       [

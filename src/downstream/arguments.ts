@@ -20,7 +20,10 @@ const MAX_PATTERN_NAME_CHARS = 256
 export interface PreparedArguments {
   /** The arguments to validate and send: `args` itself when nothing was left out. */
   args: Record<string, unknown>
-  /** One message per argument the schema does not list, e.g. `unexpected argument 'sort_by'; did you mean 'sortBy'?`. */
+  /**
+   * One message per argument the schema does not list, e.g. `unexpected argument 'sort_by'; did
+   * you mean 'sortBy'?`, then the required ones missing (those not suggested for a wrong name).
+   */
   problems: string[]
 }
 
@@ -31,9 +34,16 @@ export function prepareArguments(
   const known = listedProperties(inputSchema)
   if (!known) return {args: withoutNullOptionals(args, undefined, inputSchema), problems: []}
   const problems: string[] = []
+  const names = [...known.properties.keys()]
+  // One to one: `get_sum(x=1, y=2)` meant a and b, not a twice.
+  const suggested = new Set<string>()
   for (const key of known.openEnded ? [] : Object.keys(args)) {
     if (known.properties.has(key) || matchesPattern(known.patterns, key)) continue
-    problems.push(unexpectedMessage(key, [...known.properties.keys()], args))
+    problems.push(unexpectedMessage(key, names, args, suggested))
+  }
+  if (problems.length > 0) {
+    const missing = [...known.required].filter((name) => !Object.hasOwn(args, name) && !suggested.has(name))
+    for (const name of missing) problems.push(`missing required argument '${name}'`)
   }
   return {args: withoutNullOptionals(args, known, inputSchema), problems}
 }
@@ -43,17 +53,26 @@ function matchesPattern(patterns: readonly (LinearRegExp | undefined)[], key: st
   return key.length <= MAX_PATTERN_NAME_CHARS && patterns.some((pattern) => pattern?.test(key))
 }
 
-/** The closest name is one the call has not passed yet: `get_sum(a=1, c=2)` meant b, not a. */
-function unexpectedMessage(key: string, names: readonly string[], args: Record<string, unknown>): string {
+/**
+ * The closest name is one the call has not passed yet (`get_sum(a=1, c=2)` meant b, not a), nor
+ * suggested for another wrong name (`suggested`, which this adds to).
+ */
+function unexpectedMessage(
+  key: string,
+  names: readonly string[],
+  args: Record<string, unknown>,
+  suggested: Set<string>,
+): string {
   const quoted = cutAfter(key, MAX_QUOTED_NAME_CHARS)
-  const unused = names.filter((name) => !Object.hasOwn(args, name))
+  const unused = names.filter((name) => !Object.hasOwn(args, name) && !suggested.has(name))
   const [closest] = key.length <= MAX_SUGGESTED_NAME_CHARS ? suggestNames(key, unused, 1) : []
+  if (closest !== undefined) suggested.add(closest)
   if (closest !== undefined) return `unexpected argument '${quoted}'; did you mean '${closest}'?`
   if (names.length === 0) return `unexpected argument '${quoted}'; this tool takes no arguments`
   return `unexpected argument '${quoted}'; accepted: ${names.join(', ')}`
 }
 
-interface ListedProperties {
+export interface ListedProperties {
   /** Every property named by the schema (its own `properties`, and those of allOf/anyOf/oneOf branches). */
   properties: Map<string, unknown>
   required: Set<string>
@@ -68,7 +87,12 @@ interface ListedProperties {
  */
 const listedBySchema = new WeakMap<object, ListedProperties | undefined>()
 
-function listedProperties(schema: Record<string, unknown>): ListedProperties | undefined {
+/**
+ * What a tool's inputSchema says about argument names: its properties (with those of its allOf /
+ * anyOf / oneOf branches), the required ones, and whether others are allowed; undefined when it
+ * says nothing (any name may be right).
+ */
+export function listedProperties(schema: Record<string, unknown>): ListedProperties | undefined {
   if (listedBySchema.has(schema)) return listedBySchema.get(schema)
   const listed = readListedProperties(schema)
   listedBySchema.set(schema, listed)

@@ -7,6 +7,7 @@ import {formatBytes} from '../shared/byte-size.js'
 import {prepareArguments} from './arguments.js'
 import {loneText, parseToolResult, toolErrorText} from './result-parser.js'
 import {shapeOf, textShape} from './shapes.js'
+import {pythonSignature} from './signature.js'
 import {type CallToolOptions, JsonText, ToolError, type ToolInfo} from './types.js'
 
 export const LESS_DATA_HINT = 'request less data: narrower dates, a limit, or a filter'
@@ -26,10 +27,13 @@ export function checkArguments(
     prepared.problems.length > 0
       ? prepared.problems
       : validator.checkArguments(tool.inputSchema, prepared.args)
-  if (problems.length > 0)
-    throw new ToolError(`invalid arguments for ${tool.name}: ${problems.join('; ')}`, {
+  if (problems.length > 0) {
+    // The call as it should be written, under the problems (SPEC §6).
+    const signature = pythonSignature(tool.name, tool.inputSchema, tool.outputSchema)
+    throw new ToolError(`invalid arguments for ${tool.name}: ${problems.join('; ')}\n  ${signature}`, {
       kind: 'invalid_arguments',
     })
+  }
   return prepared.args
 }
 

@@ -42,7 +42,7 @@ describe('describeTool', () => {
   it('shows the observed shape, and the signature returns what was seen', () => {
     const described = describeTool(QUERY, ['list of 3', {date: 'str', close: 'float'}])
     expect(described.observed_result).toEqual(['list of 3', {date: 'str', close: 'float'}])
-    expect(described.signature).toMatch(/-> list\[dict\]$/)
+    expect(described.signature).toMatch(/-> list\[\{"date": str, "close": float\}\]$/)
     expect(described.note).toBe(OBSERVED_NOTE)
     expect(describeTool(QUERY, 'free text, 4 lines').signature).toMatch(/-> str$/)
   })
@@ -77,7 +77,7 @@ describe('inspectTools (inspect_tool with tool_names and brief)', () => {
       },
       {
         name: 'mcp__fin__quote',
-        signature: 'await mcp__fin__quote(*, ticker: str) -> dict',
+        signature: 'await mcp__fin__quote(*, ticker: str) -> {"price": float}',
         description: 'Latest quote.',
       },
     ])
@@ -88,6 +88,20 @@ describe('inspectTools (inspect_tool with tool_names and brief)', () => {
     expect(full[1]).toEqual({
       name: 'mcp__fin__qoute',
       error: expect.stringMatching(/Did you mean mcp__fin__quote/),
+    })
+  })
+
+  it("normalises names and globs as tools.allow does: the server's own spelling finds its tools", () => {
+    const dashed = [{...QUERY, name: 'mcp__my_srv__get_x', server: 'my-srv', tool: 'get-x'}]
+    const dashedSource = {
+      listTools: () => dashed,
+      getTool: (name: string) => dashed.find((t) => t.name === name),
+    }
+    expect(inspectTools(dashedSource, {tool_names: 'mcp__my-srv__*', brief: true})).toEqual([
+      expect.objectContaining({name: 'mcp__my_srv__get_x'}),
+    ])
+    expect(inspectTools(dashedSource, {tool_name: 'mcp__my-srv__get-x'})).toMatchObject({
+      name: 'mcp__my_srv__get_x',
     })
   })
 

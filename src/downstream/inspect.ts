@@ -3,9 +3,10 @@ import {minimatch} from 'minimatch'
 import type {HiddenTool} from './tool-index.js'
 import type {ToolInfo} from './types.js'
 
+import {normalisePattern} from '../shared/naming.js'
 import {shapeReturnType} from './shapes.js'
 import {pythonSignature} from './signature.js'
-import {lookupTool} from './tool-lookup.js'
+import {lookupTool, type ToolLookup} from './tool-lookup.js'
 import {firstLine} from './tool-search.js'
 
 /**
@@ -120,7 +121,7 @@ export function inspectTools(
       throw new InspectError(
         'give tool_name (a string) or tool_names (a list, or a glob like mcp__server__*)',
       )
-    const found = lookupTool(source, single)
+    const found = lookupNormalised(source, single)
     if (!found.tool) throw new InspectError(found.unknown, found.hidden?.told ? 'denied' : 'unknown_tool')
     return describe(found.tool)
   }
@@ -146,17 +147,35 @@ export function inspectTools(
   return out
 }
 
+/** Longest name or glob normalised and matched; tool names are at most 128 characters. */
+const MAX_PATTERN_CHARS = 256
+
 /** Names (or globs) in one inspect_tool request; more are ignored. */
 const MAX_INSPECTED = 100
 
 /** The tools a name or glob names, or the error entry's message when there are none. */
 function matchTools(source: InspectSource, pattern: string): string | ToolInfo[] {
   if (!isGlob(pattern)) {
-    const found = lookupTool(source, pattern)
+    const found = lookupNormalised(source, pattern)
     return found.tool ? [found.tool] : found.unknown
   }
-  const tools = source.listTools().filter((tool) => minimatch(tool.name, pattern, {dot: true}))
+  // Normalised as tools.allow is: the server's own spelling (`mcp__my-srv__*`) matches too.
+  // Only a pattern of sane length: the program's text can be any size (SPEC §15).
+  if (pattern.length > MAX_PATTERN_CHARS) return `no tool matches '${pattern.slice(0, MAX_PATTERN_CHARS)}…'`
+  const glob = normalisePattern(pattern)
+  const tools = source.listTools().filter((tool) => minimatch(tool.name, glob, {dot: true}))
   return tools.length > 0 ? tools : `no tool matches '${pattern}'`
+}
+
+/** A tool by its name, or by the name normalised (`mcp__my-srv__get-x` is `mcp__my_srv__get_x`). */
+function lookupNormalised(source: InspectSource, name: string): ToolLookup {
+  const found = lookupTool(source, name)
+  if (found.tool) return found
+  if (name.length > MAX_PATTERN_CHARS) return found
+  const normalised = normalisePattern(name)
+  if (normalised === name) return found
+  const again = lookupTool(source, normalised)
+  return again.tool ? again : found
 }
 
 function isGlob(pattern: string): boolean {

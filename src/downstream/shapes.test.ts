@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {MAX_SHAPE_CHARS, shapeOf, shapeReturnType, textShape} from './shapes.js'
+import {MAX_SHAPE_CHARS, MAX_SHAPE_TYPE_CHARS, shapeOf, shapeReturnType, textShape} from './shapes.js'
 
 describe('result shapes for observed_result (SPEC §5)', () => {
   it('shows types, keys and list lengths, never values', () => {
@@ -46,11 +46,25 @@ describe('result shapes for observed_result (SPEC §5)', () => {
   })
 
   it('gives the signature a return type', () => {
-    expect(shapeReturnType({a: 'int'})).toBe('dict')
-    expect(shapeReturnType(['list of 3', {a: 'int'}])).toBe('list[dict]')
+    expect(shapeReturnType({a: 'int'})).toBe('{"a": int}')
+    expect(shapeReturnType(['list of 3', {a: 'int'}])).toBe('list[{"a": int}]')
+    expect(shapeReturnType({content: "str, e.g. 'hello'"})).toBe('{"content": str}')
+    expect(
+      shapeReturnType({entities: ['list of 2', {name: 'str', observations: ['list of 1', 'str']}]}),
+    ).toBe('{"entities": list[{"name": str, "observations": list[str]}]}')
+    expect(shapeReturnType({a: 'int', '…': '+40 keys'})).toBe('{"a": int, ...}')
     expect(shapeReturnType(['list of 0'])).toBe('list')
     expect(shapeReturnType('free text, 3 lines')).toBe('str')
     expect(shapeReturnType('int, e.g. 3')).toBe('int')
+  })
+
+  it('keeps the return type short: keys past the bound become ..., deep dicts dict', () => {
+    const wide = Object.fromEntries(Array.from({length: 40}, (_, i) => [`field_number_${i}`, 'str']))
+    const type = shapeReturnType(wide)
+    expect(type).toMatch(/^\{"field_number_0": str, .*, \.\.\.\}$/)
+    expect(type.length).toBeLessThanOrEqual(MAX_SHAPE_TYPE_CHARS)
+    expect(shapeReturnType({a: {b: {c: {d: 'int'}}}})).toBe('{"a": {"b": {"c": dict}}}')
+    expect(shapeReturnType(shapeOf({list: [{[`k${'x'.repeat(300)}`]: 1}]}))).toMatch(/^\{"list": list\[?/)
   })
 })
 

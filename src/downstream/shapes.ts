@@ -118,17 +118,44 @@ function sample(text: string): string {
   return `'${short.replaceAll('\\', '\\\\').replaceAll("'", "\\'").replaceAll('\n', '\\n')}'`
 }
 
-/** The Python return type a shape implies, for the signature: `dict`, `list[dict]`, `str`... */
-export function shapeReturnType(observed: unknown): string {
+/** Longest return type read from an observed shape; keys past it become `...`. */
+export const MAX_SHAPE_TYPE_CHARS = 200
+/** Dicts nested deeper than this are shown as `dict`. */
+const MAX_SHAPE_TYPE_DEPTH = 3
+
+/**
+ * The Python return type a shape implies, for the signature: `{"content": str}`,
+ * `{"entities": list[{"name": str, ...}]}`, `list[dict]`, `str`... within MAX_SHAPE_TYPE_CHARS.
+ */
+export function shapeReturnType(observed: unknown, depth = 0, maxChars = MAX_SHAPE_TYPE_CHARS): string {
   if (Array.isArray(observed)) {
     const [, item] = observed
     if (item === undefined) return 'list'
-    const inner = shapeReturnType(item)
+    const inner = shapeReturnType(item, depth + 1, maxChars - 'list[]'.length)
     return inner === 'Any' ? 'list' : `list[${inner}]`
   }
-  if (isRecord(observed)) return 'dict'
+  if (isRecord(observed)) return dictType(observed, depth, maxChars)
   if (typeof observed !== 'string') return 'Any'
   if (observed.startsWith('free text')) return 'str'
   const type = observed.split(',', 1)[0]!
   return ['bool', 'dict', 'float', 'int', 'list', 'None', 'str'].includes(type) ? type : 'Any'
+}
+
+/** `{"key": T, ...}`: the keys that fit in `maxChars`; `dict` when none does, or nested too deep. */
+function dictType(observed: Record<string, unknown>, depth: number, maxChars: number): string {
+  const keys = Object.keys(observed).filter((key) => key !== '…')
+  const more = keys.length < Object.keys(observed).length
+  if (keys.length === 0 || depth >= MAX_SHAPE_TYPE_DEPTH) return 'dict'
+  const parts: string[] = []
+  let length = 2
+  for (const key of keys) {
+    const room = maxChars - length - JSON.stringify(key).length - 2
+    const part = `${JSON.stringify(key)}: ${shapeReturnType(observed[key], depth + 1, room)}`
+    const tail = parts.length + 1 < keys.length || more ? ', ...'.length : 0
+    if (length + part.length + (parts.length > 0 ? 2 : 0) + tail > maxChars) break
+    length += part.length + (parts.length > 0 ? 2 : 0)
+    parts.push(part)
+  }
+  if (parts.length === 0) return 'dict'
+  return `{${parts.join(', ')}${parts.length < keys.length || more ? ', ...' : ''}}`
 }

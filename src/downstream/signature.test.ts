@@ -1,6 +1,13 @@
 import {describe, expect, it} from 'vitest'
 
-import {isPythonKeywordArgument, pythonLiteral, pythonSignature, pythonType} from './signature.js'
+import {
+  isPythonKeywordArgument,
+  MAX_PARAM_SHAPE_CHARS,
+  MAX_RETURN_SHAPE_CHARS,
+  pythonLiteral,
+  pythonSignature,
+  pythonType,
+} from './signature.js'
 
 const objectSchema = (properties: Record<string, unknown>, required: string[] = []) => ({
   type: 'object',
@@ -13,7 +20,7 @@ describe('pythonSignature', () => {
     const schema = objectSchema({limit: {type: 'integer', default: 4}, ticker: {type: 'string'}}, ['ticker'])
     const output = objectSchema({rows: {type: 'array'}})
     expect(pythonSignature('mcp__fin__query', schema, output)).toBe(
-      'await mcp__fin__query(*, ticker: str, limit: int = 4) -> dict',
+      'await mcp__fin__query(*, ticker: str, limit: int = 4) -> {"rows": list}',
     )
   })
 
@@ -68,9 +75,38 @@ describe('pythonSignature', () => {
     )
   })
 
-  it('shows a nested object as dict', () => {
+  it('shows an object by its keys, and a list of objects by its items', () => {
     const schema = objectSchema({filter: objectSchema({field: {type: 'string'}}, ['field'])}, ['filter'])
-    expect(pythonSignature('t', schema)).toBe('await t(*, filter: dict) -> Any')
+    expect(pythonSignature('t', schema)).toBe('await t(*, filter: {"field": str}) -> Any')
+    const entities = objectSchema(
+      {
+        entities: {
+          type: 'array',
+          items: objectSchema({
+            name: {type: 'string'},
+            observations: {type: 'array', items: {type: 'string'}},
+          }),
+        },
+      },
+      ['entities'],
+    )
+    expect(pythonSignature('t', entities)).toBe(
+      'await t(*, entities: list[{"name": str, "observations": list[str]}]) -> Any',
+    )
+  })
+
+  it('keeps shapes short: keys past the bound become ..., deep objects dict', () => {
+    const many = Object.fromEntries(
+      Array.from({length: 40}, (_, i) => [`field_number_${i}`, {type: 'string'}]),
+    )
+    const type = pythonType(objectSchema(many))
+    expect(type).toMatch(/^\{"field_number_0": str, "field_number_1": str, .*, \.\.\.\}$/)
+    expect(type.length).toBeLessThanOrEqual(MAX_PARAM_SHAPE_CHARS)
+    const returned = pythonSignature('t', {}, objectSchema(many)).split(' -> ')[1]!
+    expect(returned.length).toBeLessThanOrEqual(MAX_RETURN_SHAPE_CHARS)
+    const deep = objectSchema({a: objectSchema({b: objectSchema({c: objectSchema({d: {type: 'string'}})})})})
+    expect(pythonType(deep)).toBe('{"a": {"b": {"c": dict}}}')
+    expect(pythonType(objectSchema({[`k${'x'.repeat(200)}`]: {type: 'string'}}))).toBe('dict')
   })
 
   it('shows a tool without parameters as ()', () => {
@@ -100,10 +136,10 @@ describe('pythonSignature', () => {
     expect(pythonSignature('t', {type: 'object', required: ['x']})).toBe('await t(*, x: Any) -> Any')
   })
 
-  it('returns dict for an object output schema and Any without one', () => {
+  it('returns the shape of an object output schema, dict without properties, and Any without one', () => {
     const input = {type: 'object'}
     expect(pythonSignature('t', input, {type: 'object'})).toBe('await t() -> dict')
-    expect(pythonSignature('t', input, {properties: {a: {type: 'string'}}})).toBe('await t() -> dict')
+    expect(pythonSignature('t', input, {properties: {a: {type: 'string'}}})).toBe('await t() -> {"a": str}')
     expect(pythonSignature('t', input)).toBe('await t() -> Any')
   })
 

@@ -15,6 +15,11 @@ import {refTarget} from './schema-ref.js'
 export type JsonSchema = {readonly [keyword: string]: unknown}
 
 const MAX_DEPTH = 8
+/** Objects nested deeper than this (in schema steps) are shown as `dict`, not by their keys. */
+const MAX_SHAPE_DEPTH = 3
+/** Longest `{"key": T, ...}` shape of a parameter; of a return type. Keys past it become `...`. */
+export const MAX_PARAM_SHAPE_CHARS = 120
+export const MAX_RETURN_SHAPE_CHARS = 200
 
 // Python 3 hard keywords; soft keywords (match, case, type, _) are valid argument names.
 const PYTHON_KEYWORDS = new Set([
@@ -89,10 +94,32 @@ function returnType(outputSchema: JsonSchema | undefined): string {
   const properties = asSchema(outputSchema['properties'])
   const keys = properties ? Object.keys(properties) : []
   if (properties && keys.length === 1 && keys[0] === 'result') {
-    const inner = typeMembers(properties['result'], outputSchema, 0)
+    const inner = typeMembers(properties['result'], outputSchema, 0, MAX_RETURN_SHAPE_CHARS)
     return inner.includes('str') ? 'Any' : inner.join(' | ')
   }
-  return 'dict'
+  return objectShape(outputSchema, outputSchema, 0, MAX_RETURN_SHAPE_CHARS)
+}
+
+/**
+ * `{"content": str}`, `{"name": str, "tags": list[str], ...}`: an object schema's keys and their
+ * types, within `maxChars` (the keys that do not fit become `...`); `dict` when it lists no
+ * properties, nests too deep, or not even one key fits.
+ */
+function objectShape(schema: JsonSchema, root: JsonSchema, depth: number, maxChars: number): string {
+  const properties = asSchema(schema['properties'])
+  const keys = properties ? Object.keys(properties) : []
+  if (!properties || keys.length === 0 || depth >= MAX_SHAPE_DEPTH) return 'dict'
+  const parts: string[] = []
+  let length = 2
+  for (const key of keys) {
+    const part = `${JSON.stringify(key)}: ${typeMembers(properties[key], root, depth + 1, maxChars).join(' | ')}`
+    const more = parts.length + 1 < keys.length ? ', ...'.length : 0
+    if (length + part.length + (parts.length > 0 ? 2 : 0) + more > maxChars) break
+    parts.push(part)
+    length += part.length + (parts.length > 1 ? 2 : 0)
+  }
+  if (parts.length === 0) return 'dict'
+  return `{${parts.join(', ')}${parts.length < keys.length ? ', ...' : ''}}`
 }
 
 function isObjectSchema(schema: JsonSchema): boolean {
@@ -102,13 +129,14 @@ function isObjectSchema(schema: JsonSchema): boolean {
 
 /** The Python annotation for a property schema; `Any` when the schema says nothing usable. */
 export function pythonType(schema: unknown, root: JsonSchema = {}): string {
-  return typeMembers(schema, root, 0).join(' | ')
+  return typeMembers(schema, root, 0, MAX_PARAM_SHAPE_CHARS).join(' | ')
 }
 
 /** The members of the annotation's union, e.g. `['str', 'None']`; `['Any']` when unknown. */
-function typeMembers(schema: unknown, root: JsonSchema, depth: number): string[] {
+function typeMembers(schema: unknown, root: JsonSchema, depth: number, maxChars: number): string[] {
   if (!isRecord(schema) || depth > MAX_DEPTH) return ['Any']
-  const recurse = (s: unknown) => typeMembers(s, root, depth + 1)
+  const recurse = (s: unknown) => typeMembers(s, root, depth + 1, maxChars)
+  const object = () => objectShape(schema, root, depth, maxChars)
 
   const ref = schema['$ref']
   if (typeof ref === 'string') return recurse(refTarget(root, ref))
@@ -121,16 +149,23 @@ function typeMembers(schema: unknown, root: JsonSchema, depth: number): string[]
   else if (Array.isArray(schema['allOf']) && schema['allOf'].length === 1)
     members = recurse(schema['allOf'][0])
   else if (Array.isArray(schema['type'])) {
-    members = union(schema['type'].map((t) => [typeof t === 'string' ? typeName(t, schema, recurse) : 'Any']))
-  } else if (typeof schema['type'] === 'string') members = [typeName(schema['type'], schema, recurse)]
-  else if ('properties' in schema || 'additionalProperties' in schema) members = ['dict']
-  else if ('items' in schema) members = [typeName('array', schema, recurse)]
+    members = union(
+      schema['type'].map((t) => [typeof t === 'string' ? typeName(t, schema, recurse, object) : 'Any']),
+    )
+  } else if (typeof schema['type'] === 'string') members = [typeName(schema['type'], schema, recurse, object)]
+  else if ('properties' in schema || 'additionalProperties' in schema) members = [object()]
+  else if ('items' in schema) members = [typeName('array', schema, recurse, object)]
   else members = ['Any']
 
   return schema['nullable'] === true ? union([members, ['None']]) : members
 }
 
-function typeName(type: string, schema: JsonSchema, recurse: (s: unknown) => string[]): string {
+function typeName(
+  type: string,
+  schema: JsonSchema,
+  recurse: (s: unknown) => string[],
+  object: () => string,
+): string {
   switch (type) {
     case 'string': {
       return 'str'
@@ -148,7 +183,7 @@ function typeName(type: string, schema: JsonSchema, recurse: (s: unknown) => str
       return 'None'
     }
     case 'object': {
-      return 'dict'
+      return object()
     }
     case 'array': {
       const {items} = schema

@@ -31,6 +31,8 @@ export const CHANNEL_MESSAGES = {
     fields: {
       code: "the program's source",
       tools: 'namespaced tool names bound as async functions in its globals',
+      preflight:
+        'what the preflight check (runner/preflight.py) knows of the tools the text names: {tools: {name: {signature, params, required, open}}, unknown: {name: [message, the closest tool signature or null]}}',
       max_emit_bytes: 'largest emit() value, as JSON (UTF-8 bytes)',
       max_call_bytes: 'largest call or helper message; bigger arguments raise ToolError before sending',
       end_marker: 'written to fd 1 after the final flush: the output is complete',

@@ -17,6 +17,7 @@ import {ForkServer} from './child/fork-server.js'
 import {forkServerSpawner} from './child/forked.js'
 import {type ChildRunResult, ProgramChild, RUNNER_PATH} from './child/index.js'
 import {composeOutcome, type OutcomeParts, type RunOutcome, startFailureText} from './outcome.js'
+import {preflightSpec} from './preflight-spec.js'
 import {childLimits, programBounds} from './program-bounds.js'
 import {ProgramSlots, type SlotRelease} from './program-slots.js'
 import {ProgramState, sessionLimits} from './program-state.js'
@@ -212,6 +213,7 @@ export class ProgramEngine {
         {
           code,
           tools: this.host.listTools().map((tool) => tool.name),
+          preflight: preflightSpec(code, this.host),
           max_emit_bytes: execution.max_output_bytes,
           max_call_bytes: execution.max_tool_result_bytes,
           state: {

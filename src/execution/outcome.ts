@@ -114,7 +114,7 @@ function errorText(end: ChildEnd, execution: ExecutionConfig): string {
       return end.error ?? 'the program failed'
     }
     case 'timeout': {
-      return `TimeoutError: Execution exceeded ${execution.timeout_seconds}s limit`
+      return `TimeoutError: Execution exceeded ${execution.timeout_seconds}s limit (execution.timeout_seconds): do less per program, or split the work`
     }
   }
 }

@@ -1,4 +1,5 @@
 import type {ToolErrorKind} from '../downstream/types.js'
+import type {PreflightSpec} from './preflight-spec.js'
 
 import {isRecord} from '../shared/guards.js'
 import {base64Chars, MAX_FILE_CHUNK_BYTES, MAX_SHOWN_BYTES} from '../shared/limits.js'
@@ -43,6 +44,8 @@ export interface RunMessage {
   code: string
   /** Namespaced names bound as async functions in the program's globals. */
   tools: string[]
+  /** What the preflight check (SPEC §6.1) knows of the tools the program's text names. */
+  preflight: PreflightSpec
   /** Largest emit() value, as JSON (UTF-8 bytes). */
   max_emit_bytes: number
   /** Largest call message; bigger arguments raise ToolError in the program before sending. */

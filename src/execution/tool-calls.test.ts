@@ -3,6 +3,7 @@ import {describe, expect, test} from 'vitest'
 import type {ResultMessage} from './protocol.js'
 
 import {LocalHost, standardTools} from '../../test/helpers/local-host.js'
+import {budgetError} from './call-budget.js'
 import {MAX_HELPER_CALLS, ToolCallBroker, type ToolCallLimits} from './tool-calls.js'
 import {MAX_TRACE_ARGS_CHARS} from './trace.js'
 
@@ -48,6 +49,40 @@ describe('ToolCallBroker', () => {
     })
     expect(host.calls).toHaveLength(3)
     expect(broker.calls).toHaveLength(3)
+  })
+
+  test('the budget counts calls sent: queued calls refused at once are not counted as made', async () => {
+    const {host, replies, broker, repliesReach} = createBroker({maxCalls: 3, maxConcurrent: 2})
+    for (let id = 1; id <= 6; id++) broker.onCall(id, 'mcp__local__sleep', {ms: 20, id})
+    await repliesReach(6)
+    expect(host.calls).toHaveLength(3)
+    const refused = replies.filter((reply) => !reply.ok)
+    expect(refused.map((reply) => reply.id)).toEqual([4, 5, 6])
+    for (const reply of refused)
+      expect(reply).toMatchObject({
+        kind: 'budget',
+        error:
+          'tool call budget exhausted: this program sent 3 calls (execution.max_tool_calls: 3) and 3 more were refused, never sent; do more per call (filters, batches) or split the work into several programs',
+      })
+    // A later call is refused at once, the count going on.
+    broker.onCall(7, 'mcp__local__echo', {})
+    await repliesReach(7)
+    expect(replies.at(-1)).toMatchObject({
+      id: 7,
+      error: expect.stringMatching(/sent 3 calls .* and 4 more were refused/),
+    })
+  })
+
+  test('the budget error names the tools of the same server that do more per call', () => {
+    const host = new LocalHost({
+      read_file: () => 1,
+      read_multiple_files: () => 1,
+      search_files: () => 1,
+      write_file: () => 1,
+    })
+    expect(budgetError(host, 'mcp__local__read_file', {sent: 100, refused: 1, max: 100})).toBe(
+      'tool call budget exhausted: this program sent 100 calls (execution.max_tool_calls: 100) and 1 more was refused, never sent; do more per call (filters, batches) or split the work into several programs; local also offers mcp__local__read_multiple_files (takes lists), mcp__local__search_files (filters)',
+    )
   })
 
   test('helpers are answered at once and not counted', async () => {

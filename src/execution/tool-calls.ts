@@ -5,6 +5,7 @@ import type {HelperName, ResultMessage} from './protocol.js'
 
 import {ToolError, type ToolErrorKind, type ToolHost, type ToolInfo} from '../downstream/types.js'
 import {STATE_DEFAULTS} from '../shared/limits.js'
+import {budgetError} from './call-budget.js'
 import {HELPER_LIST, PROGRAM_HELPERS} from './program-helpers.js'
 import {ProgramState} from './program-state.js'
 import {SessionState} from './session-state.js'
@@ -82,7 +83,9 @@ export class ToolCallBroker implements ChildRequestHandlers {
   readonly calls: ToolCallTrace[] = []
   /** Bytes of the results that reached the program (SPEC §8: what it kept out of the context). */
   resultBytes = 0
-  private counted = 0
+  /** Calls handed to the host (the budget counts these); calls refused for the budget. */
+  private sent = 0
+  private refused = 0
   private helpers = 0
   private queuedBytes = 0
   private holding = false
@@ -107,18 +110,8 @@ export class ToolCallBroker implements ChildRequestHandlers {
 
   onCall(id: number, tool: string, args: Record<string, unknown>, bytes = 0): void {
     if (this.closed) return
-    this.counted++
-    if (this.counted > this.limits.maxCalls) {
-      const max = this.limits.maxCalls
-      this.reply({
-        type: 'result',
-        id,
-        ok: false,
-        kind: 'budget',
-        error:
-          `tool call budget exhausted: this program already made ${max} calls (execution.max_tool_calls: ${max}); ` +
-          'do more per call (filters, batches) or split the work into several programs',
-      })
+    if (this.sent >= this.limits.maxCalls) {
+      this.refuse(id, tool)
       return
     }
     const call = {id, tool, args, bytes}
@@ -128,6 +121,34 @@ export class ToolCallBroker implements ChildRequestHandlers {
       this.queuedBytes += bytes
       this.updateHold()
     }
+  }
+
+  /**
+   * A call over the budget, never sent. Rule: the budget counts calls sent, not calls made and
+   * still waiting for a slot (SPEC §6), so the error's count is what reached the servers.
+   */
+  private refuse(id: number, tool: string): void {
+    this.refused++
+    this.reply(this.refusal(id, tool))
+  }
+
+  private refusal(id: number, tool: string): ResultMessage {
+    const error = budgetError(this.host, tool, {
+      sent: this.sent,
+      refused: this.refused,
+      max: this.limits.maxCalls,
+    })
+    return {type: 'result', id, ok: false, kind: 'budget', error}
+  }
+
+  /** The budget is spent: `next` and every call still queued are refused, each error counting them all. */
+  private refuseQueued(next: PendingCall): void {
+    const waiting = [next, ...this.queue.slice(this.queueHead).filter((call) => call !== undefined)]
+    this.queue.length = 0
+    this.queueHead = 0
+    this.queuedBytes = 0
+    this.refused += waiting.length
+    for (const call of waiting) this.reply(this.refusal(call.id, call.tool))
   }
 
   /** Parsed arguments waiting in the queue cost memory: past the bound, the child waits instead. */
@@ -206,6 +227,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
   }
 
   private begin(call: PendingCall): void {
+    this.sent++
     const running: RunningCall = {
       id: call.id,
       tool: call.tool,
@@ -282,7 +304,8 @@ export class ToolCallBroker implements ChildRequestHandlers {
         this.queue.splice(0, this.queueHead)
         this.queueHead = 0
       }
-      this.begin(next)
+      if (this.sent < this.limits.maxCalls) this.begin(next)
+      else this.refuseQueued(next)
     }
     this.updateHold()
   }

@@ -33,6 +33,33 @@ describe('the trace of a call', () => {
   })
 })
 
+describe('args cut per value (SPEC §5)', () => {
+  it('short values whole, long ones cut: a list of records shows readable records and a count', () => {
+    const entities = Array.from({length: 6}, (_, i) => ({
+      name: `Project ${i} Alpha`,
+      entityType: 'project',
+      observations: [`started in 202${i}`, 'owned by the platform team'],
+    }))
+    const traced = traceArgs({entities})
+    expect(JSON.stringify(traced).length).toBeLessThanOrEqual(MAX_TRACE_ARGS_CHARS)
+    expect(traced).toEqual({
+      entities: [
+        {name: 'Project 0 Alpha', '…': '+2 keys'},
+        {name: 'Project 1 Alpha', '…': '+2 keys'},
+        {name: 'Project 2 Alpha', '…': '+2 keys'},
+        '…(+3 items)',
+      ],
+    })
+    const write = traceArgs({content: 'x'.repeat(5000), path: '/data/notes/today.txt', mode: 'w'})
+    expect(write).toMatchObject({
+      path: '/data/notes/today.txt',
+      mode: 'w',
+      content: expect.stringMatching(/…/),
+    })
+    expect(JSON.stringify(write).length).toBeLessThanOrEqual(MAX_TRACE_ARGS_CHARS)
+  })
+})
+
 describe('what the trace keeps of a call (SPEC §15)', () => {
   it('huge tool names and errors are cut; a long error on one line too', () => {
     expect(traceTool(`mcp__a__${'n'.repeat(1_000_000)}`)).toBe(`mcp__a__${'n'.repeat(191)}…`)

@@ -5,7 +5,13 @@ import type {ToolInfo} from '../downstream/types.js'
 import {permissionsSchema} from '../config/schema.js'
 import {ToolError} from '../downstream/types.js'
 import {silentLogger} from '../shared/log.js'
-import {type ApprovalChoice, type ApprovalPrompter, ProgramApprovals, shortJson} from './approvals.js'
+import {
+  type ApprovalChoice,
+  type ApprovalPrompter,
+  howToAllow,
+  ProgramApprovals,
+  shortJson,
+} from './approvals.js'
 import {PermissionPolicy} from './policy.js'
 
 const tool = (name: string): ToolInfo => ({
@@ -179,6 +185,14 @@ describe('ProgramApprovals', () => {
     await expect(approvals.check(tool('ask_a'), {}, signal())).rejects.toThrow(
       `remove "mcp__fx__ask_*" from permissions.ask in ptc-mcp's config`,
     )
+  })
+
+  it("the advice fits the config in force: Claude Code's settings only when ptc-mcp reads them", () => {
+    const unlisted = {source: 'unlisted'} as const
+    expect(howToAllow(tool('write'), unlisted, false)).toBe(
+      `to run it without asking, add "mcp__fx__write" to permissions.allow in ptc-mcp's config`,
+    )
+    expect(howToAllow(tool('write'), unlisted, true)).toContain("Claude Code's .claude/settings.json")
   })
 
   it('shortens what it shows', () => {

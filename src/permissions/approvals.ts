@@ -91,7 +91,7 @@ export class ProgramApprovals {
     if (!prompter || unavailable !== undefined) {
       throw this.denied(
         request,
-        `${tool.name} needs the user's approval (${request.why}), but ${unavailable}; ${howToAllow(tool, reason)}`,
+        `${tool.name} needs the user's approval (${request.why}), but ${unavailable}; ${howToAllow(tool, reason, policy.readsClaudeCode)}`,
       )
     }
 
@@ -115,7 +115,7 @@ export class ProgramApprovals {
           )
         }
         if (choice === 'unanswered') {
-          this.unanswered = unansweredMessage(tool, reason)
+          this.unanswered = unansweredMessage(tool, reason, policy.readsClaudeCode)
           throw this.denied(request, this.unanswered)
         }
         if (choice === 'program') this.allowedTools.add(tool.name)
@@ -171,11 +171,15 @@ export class ProgramApprovals {
  * A question the client cancelled: nobody saw it (Claude Code in print mode cancels every question
  * no hook answers), so the call may well be allowed once the user says how (SPEC §12).
  */
-function unansweredMessage(tool: ToolInfo, reason: ApprovalReason): string {
-  return `nobody answered the approval question for ${tool.name} (the client cancelled it, as Claude Code does in print mode for a question no one sees), so the call was not made and later calls that need approval are denied in this program. Ways to allow it: ${howToAllow(tool, reason)}; or answer approval questions with an Elicitation hook in Claude Code's settings`
+function unansweredMessage(tool: ToolInfo, reason: ApprovalReason, readsClaudeCode: boolean): string {
+  return `nobody answered the approval question for ${tool.name} (the client cancelled it, as Claude Code does in print mode for a question no one sees), so the call was not made and later calls that need approval are denied in this program. Ways to allow it: ${howToAllow(tool, reason, readsClaudeCode)}; or answer approval questions with an Elicitation hook in Claude Code's settings`
 }
 
-export function howToAllow(tool: ToolInfo, reason: ApprovalReason): string {
+/**
+ * The change that lets the call run without asking, in the config in force: Claude Code's settings
+ * are named only when ptc-mcp reads them (`permissions.claude_code`).
+ */
+export function howToAllow(tool: ToolInfo, reason: ApprovalReason, readsClaudeCode: boolean): string {
   switch (reason.source) {
     case 'ask': {
       return `to run it without asking, remove ${JSON.stringify(reason.pattern)} from permissions.ask in ptc-mcp's config`
@@ -185,7 +189,9 @@ export function howToAllow(tool: ToolInfo, reason: ApprovalReason): string {
     }
     case 'destructive':
     case 'unlisted': {
-      return `to run it without asking, add the allow rule "${tool.name}" to permissions.allow in Claude Code's .claude/settings.json or in ptc-mcp's config`
+      return readsClaudeCode
+        ? `to run it without asking, add the allow rule "${tool.name}" to permissions.allow in Claude Code's .claude/settings.json or in ptc-mcp's config`
+        : `to run it without asking, add "${tool.name}" to permissions.allow in ptc-mcp's config`
     }
   }
 }

@@ -86,6 +86,11 @@ export class PermissionPolicy {
     }
   }
 
+  /** Whether Claude Code's permission rules are read (`permissions.claude_code`). */
+  get readsClaudeCode(): boolean {
+    return this.claude !== undefined
+  }
+
   /** The Claude Code settings files consulted (none when `permissions.claude_code` is off). */
   get claudeFiles(): readonly string[] {
     return this.claude?.files ?? []

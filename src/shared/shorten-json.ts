@@ -18,6 +18,10 @@ const ELLIPSIS = '…'
 const MIN_CHARS = 3
 /** An array item is left out (and counted) rather than cut shorter than this. */
 const MIN_USEFUL_ITEM_CHARS = 24
+/** An object's value is left out (and counted) rather than cut shorter than this. */
+const MIN_USEFUL_VALUE_CHARS = 12
+/** An array item that must be cut gets at least this fraction of the budget (or it is left out). */
+const USEFUL_ITEMS = 4
 
 /**
  * Length of `JSON.stringify(value)` when it is at most `limit`; any number above `limit` otherwise.
@@ -136,35 +140,42 @@ function fitEntries(
 ): {values: Entry[]; omitted: number} {
   const keyCost = (entry: Entry) => (keyed ? jsonLength(entry.key, budget) + 1 : 0)
   let count = 0
-  let fixed = 2
+  // fixedOf[n]: brackets, keys and commas of the first n entries.
+  const fixedOf = [2]
   for (const entry of entries) {
     const entryFixed = (count > 0 ? 1 : 0) + keyCost(entry)
     const rest = total - count - 1
     const marker = rest > 0 ? markerLength(rest) + 1 : 0
-    if (fixed + entryFixed + MIN_CHARS * (count + 1) + marker > budget) break
-    fixed += entryFixed
+    if (fixedOf[count]! + entryFixed + MIN_CHARS * (count + 1) + marker > budget) break
+    fixedOf.push(fixedOf[count]! + entryFixed)
     count++
   }
-  // Array items cut to a few characters say nothing: fewer items, each worth reading, and a count.
-  // Each item kept costs a comma: `fixed` for `n` items is `fixed - (count - n)`.
+  // Items cut to a few characters say nothing: fewer items, each worth reading, and a count.
   const planFor = (n: number) =>
-    share(entries, n, {budget, fixed: fixed - (count - n), markerLength, omitted: total - n})
+    share(entries, n, {budget, fixed: fixedOf[n]!, markerLength, omitted: total - n})
   const plan = planFor(count)
-  if (keyed || count <= 1 || !cutsTooShort(plan)) return finish(entries, count, total, plan)
+  // A useful share grows with the budget: a list of records shows a few readable ones and a count,
+  // not every record cut to its first key ({"name": "Pro…a", "…": "+2 keys"}).
+  // An object's values likewise: fewer keys, each readable, rather than every one cut to `"Pr…a"`.
+  const useful = keyed
+    ? MIN_USEFUL_VALUE_CHARS
+    : Math.max(MIN_USEFUL_ITEM_CHARS, Math.floor(budget / USEFUL_ITEMS))
+  const tooShort = (candidate: {sizes: number[]; allowance: number[]}) => cutsTooShort(candidate, useful)
+  if (count <= 1 || !tooShort(plan)) return finish(entries, count, total, plan)
   // The most items that each still get a useful share (fewer items, more room each), at least one.
   let low = 1
   let high = count - 1
   while (low < high) {
     const mid = Math.ceil((low + high) / 2)
-    if (cutsTooShort(planFor(mid))) high = mid - 1
+    if (tooShort(planFor(mid))) high = mid - 1
     else low = mid
   }
   return finish(entries, low, total, planFor(low))
 }
 
 /** Whether the plan cuts an entry to fewer characters than are worth reading. */
-function cutsTooShort({sizes, allowance}: {sizes: number[]; allowance: number[]}): boolean {
-  return allowance.some((share, index) => sizes[index]! > share && share < MIN_USEFUL_ITEM_CHARS)
+function cutsTooShort({sizes, allowance}: {sizes: number[]; allowance: number[]}, useful: number): boolean {
+  return allowance.some((share, index) => sizes[index]! > share && share < useful)
 }
 
 function share(
@@ -186,7 +197,10 @@ function share(
   const allowance: number[] = []
   let left = order.length
   for (const index of order) {
-    allowance[index] = Math.min(sizes[index]!, Math.floor(room / left))
+    const size = sizes[index]!
+    // A short value is kept whole while the others can still have `"…"`; a long one gets its share.
+    const whole = size <= MIN_USEFUL_ITEM_CHARS && room - size >= MIN_CHARS * (left - 1)
+    allowance[index] = whole ? size : Math.min(size, Math.floor(room / left))
     room -= allowance[index]
     left--
   }

@@ -272,6 +272,41 @@ describe.each(ERAS)('inside Claude Code, protocol %s', (era) => {
   )
 
   it(
+    'three mistakes (a misspelt tool, wrong keywords, a missing await): the model reads all three at once, and nothing ran',
+    async () => {
+      const s = await session(era, {
+        servers: ['everything'],
+        programs: () => [
+          [
+            'print("never printed")',
+            'r = await mcp__everything__ecoh(message="hi")',
+            'total = await mcp__everything__get_sum(x=1, y=2)',
+            'mcp__everything__echo(message="lost")',
+          ].join('\n'),
+        ],
+      })
+      const result = resultOf(s)
+      expect(result.isError).toBe(true)
+      expect(result.text).toContain('[Script execution failed]')
+      expect(result.text).toContain(
+        'PreflightError: 3 problems found before the program ran; nothing ran and no tool was called.',
+      )
+      expect(result.text).toMatch(
+        /\n {2}line 2: Unknown tool 'mcp__everything__ecoh'\. Did you mean mcp__everything__echo.*\n {4}await mcp__everything__echo\(\*, message: str\)/,
+      )
+      expect(result.text).toMatch(
+        /\n {2}line 3: mcp__everything__get_sum\(\): unexpected argument 'x' \(did you mean 'a'\?\); unexpected argument 'y' \(did you mean 'b'\?\)\n {4}await mcp__everything__get_sum\(\*, a: float, b: float\)/,
+      )
+      expect(result.text).toMatch(
+        /\n {2}line 4: mcp__everything__echo\(\): never awaited, so it would never run: write `await mcp__everything__echo\(\.\.\.\)`/,
+      )
+      expect(result.text).not.toContain('never printed')
+      expect(result.text).not.toContain('[tool calls:')
+    },
+    TIMEOUT_MS,
+  )
+
+  it(
     "60 calls printing 2 lines: the model reads at most the program's text + 600 bytes",
     async () => {
       const program = [

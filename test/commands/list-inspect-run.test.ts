@@ -130,7 +130,7 @@ describe('ptc-mcp inspect', () => {
       '--json',
     ])
     expect(structured.result?.signature).toBe(
-      "await mcp__local__structured(*, ticker: str, limit: int = 4, fields: list[Literal['revenue', 'profit']] | None = None, options: dict | None = None) -> dict",
+      'await mcp__local__structured(*, ticker: str, limit: int = 4, fields: list[Literal[\'revenue\', \'profit\']] | None = None, options: {"currency": str} | None = None) -> {"ticker": str, "currency": str, "rows": list[{"period": int, "revenue": float, "profit": float}]}',
     )
     expect(structured.result?.outputSchema).toMatchObject({type: 'object'})
     const echo = await runCommand<ToolDescription>(Inspect, ['mcp__local__echo', '--config', config])

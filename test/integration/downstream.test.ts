@@ -234,7 +234,7 @@ describe('one registry over stdio, HTTP and SSE', () => {
     const before = readFileSync(counterFile, 'utf8')
     const wrongType = await toolError(registry.callTool('mcp__local_stdio__add', {a: 'one', b: 2}, CALL))
     expect(wrongType.message).toBe(
-      "invalid arguments for mcp__local_stdio__add: argument 'a': must be number",
+      'invalid arguments for mcp__local_stdio__add: argument \'a\': must be number\n  await mcp__local_stdio__add(*, a: float, b: float) -> {"sum": float}',
     )
     const missing = await toolError(registry.callTool('mcp__local_stdio__add', {a: 1}, CALL))
     expect(missing.message).toContain("missing required argument 'b'")

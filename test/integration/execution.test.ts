@@ -257,10 +257,11 @@ describe('timeouts', () => {
     expect(outcome).toMatchObject({
       ok: false,
       output: 'started\n',
-      error: 'TimeoutError: Execution exceeded 1s limit',
+      error:
+        'TimeoutError: Execution exceeded 1s limit (execution.timeout_seconds): do less per program, or split the work',
     })
     expect(outcome.text).toBe(
-      '[Script execution failed]\nTimeoutError: Execution exceeded 1s limit\n--- output before the error ---\nstarted',
+      '[Script execution failed]\nTimeoutError: Execution exceeded 1s limit (execution.timeout_seconds): do less per program, or split the work\n--- output before the error ---\nstarted',
     )
     expect(await engine.run('print("next")')).toMatchObject({ok: true, output: 'next\n'})
   })
@@ -477,8 +478,10 @@ describe('tool calls', () => {
   })
 
   test('a tool name the program writes that is not listed raises ToolError, not NameError', async () => {
+    // globals() in the program: names may be bound unseen, so the preflight check leaves them to run time.
     const outcome = await run(
       py(`
+      names = globals()
       try:
           await mcp__local__ehco(text="x")
       except ToolError as e:
@@ -496,13 +499,15 @@ describe('tool calls', () => {
   test('positional or non-JSON arguments raise TypeError in the program and reach nobody', async () => {
     const host = new LocalHost(standardTools())
     const engine = createEngine({}, host)
+    // Called through a name of the program's own: the preflight check leaves the call to run time.
     const outcome = await engine.run(
       py(`
+      echo = mcp__local__echo
       for attempt in [
-          lambda: mcp__local__echo("positional"),
-          lambda: mcp__local__echo(value=object()),
-          lambda: mcp__local__echo(value=float("nan")),
-          lambda: mcp__local__echo(value={1, 2}),
+          lambda: echo("positional"),
+          lambda: echo(value=object()),
+          lambda: echo(value=float("nan")),
+          lambda: echo(value={1, 2}),
       ]:
           try:
               await attempt()

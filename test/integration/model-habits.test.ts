@@ -272,8 +272,9 @@ const cases = (): Case[] => [
     output: "['kind', 'message', 'tool']\n",
   },
   {
-    name: 'unknown tool: kind unknown_tool, closest name suggested',
+    name: 'unknown tool at run time (globals() in use: names may be bound unseen): kind unknown_tool',
     code: py([
+      'names = globals()',
       'try:',
       '    await mcp__fx__ad(a=1, b=2)',
       'except ToolError as e:',
@@ -283,15 +284,17 @@ const cases = (): Case[] => [
     output: /^unknown_tool \| Unknown tool 'mcp__fx__ad'\. Did you mean mcp__fx__add/,
   },
   {
-    name: 'a wrong type: kind invalid_arguments, the property named',
+    name: 'a wrong type at run time: kind invalid_arguments, the property named',
     code: py([
+      'one = "one"',
       'try:',
-      '    await mcp__fx__add(a="one", b=2)',
+      '    await mcp__fx__add(a=one, b=2)',
       'except ToolError as e:',
       '    print(e.kind, "|", e)',
     ]),
     ok: true,
-    output: /^invalid_arguments \| invalid arguments for mcp__fx__add: argument 'a': must be number\n$/,
+    output:
+      /^invalid_arguments \| invalid arguments for mcp__fx__add: argument 'a': must be number\n {2}await mcp__fx__add\(\*, a: float, b: float\) -> \{"sum": float\}\n$/,
   },
   {
     name: 'the per-call timeout: kind timeout',
@@ -314,6 +317,21 @@ const cases = (): Case[] => [
     output: `${MAX_TOOL_CALLS} budget\n`,
   },
   {
+    name: 'a fan-out over the budget: the calls sent counted, the refused ones too, the batching tools named',
+    code: py([
+      'import asyncio',
+      `path = ${root()} + "/note-1.txt"`,
+      `rs = await asyncio.gather(*[mcp__fs__read_text_file(path=path) for i in range(${MAX_TOOL_CALLS + 5})], return_exceptions=True)`,
+      'errors = [r for r in rs if isinstance(r, ToolError)]',
+      'print(len(rs) - len(errors), len(errors))',
+      'print(errors[-1])',
+    ]),
+    ok: true,
+    output: new RegExp(
+      `^${MAX_TOOL_CALLS} 5\\ntool call budget exhausted: this program sent ${MAX_TOOL_CALLS} calls \\(execution\\.max_tool_calls: ${MAX_TOOL_CALLS}\\) and 5 more were refused, never sent; .*; fs also offers mcp__fs__read_multiple_files \\(takes lists\\)`,
+    ),
+  },
+  {
     name: 'an uncaught ToolError fails the run with the server text',
     code: 'await mcp__fx__is_error(message="denied by the server")',
     ok: false,
@@ -321,16 +339,18 @@ const cases = (): Case[] => [
   },
   // --- argument names and None
   {
-    name: 'a typo in an argument name is refused with the closest name',
-    code: 'await mcp__fx__add(a=1, bb=2)',
+    name: 'a typo in an argument name at run time (a call through a name of its own) is refused with the closest name',
+    code: 'add = mcp__fx__add\nawait add(a=1, bb=2)',
     ok: false,
-    error: /ToolError: invalid arguments for mcp__fx__add: unexpected argument 'bb'; did you mean 'b'\?$/,
+    error:
+      /ToolError: invalid arguments for mcp__fx__add: unexpected argument 'bb'; did you mean 'b'\?\n {2}await mcp__fx__add\(\*, a: float, b: float\) -> \{"sum": float\}$/,
   },
   {
-    name: 'camelCase for snake_case: sort_by for sortBy',
+    name: 'camelCase for snake_case: sort_by for sortBy, before anything runs',
     code: `await mcp__fs__list_directory_with_sizes(path=${root()}, sort_by="size")`,
     ok: false,
-    error: /unexpected argument 'sort_by'; did you mean 'sortBy'\?$/,
+    error:
+      /^PreflightError: .*\n {2}line 1: mcp__fs__list_directory_with_sizes\(\): unexpected argument 'sort_by' \(did you mean 'sortBy'\?\)\n {4}await mcp__fs__list_directory_with_sizes\(\*, path: str/,
   },
   {
     name: 'the right name sorts as asked',
@@ -352,10 +372,11 @@ const cases = (): Case[] => [
     output: '4 3\n',
   },
   {
-    name: 'None for a required argument is refused',
+    name: 'None for a required argument is refused at run time',
     code: py([
+      'nothing = None',
       'try:',
-      '    await mcp__fx__add(a=None, b=1)',
+      '    await mcp__fx__add(a=nothing, b=1)',
       'except ToolError as e:',
       '    print(e.kind, "|", e)',
     ]),
@@ -363,8 +384,8 @@ const cases = (): Case[] => [
     output: /^invalid_arguments \| .*argument 'a': must be number/,
   },
   {
-    name: 'positional arguments: TypeError saying how to call',
-    code: 'await mcp__fx__add(1, 2)',
+    name: 'positional arguments at run time: TypeError saying how to call',
+    code: 'add = mcp__fx__add\nawait add(1, 2)',
     ok: false,
     error:
       /TypeError: mcp__fx__add\(\) takes keyword arguments only \(got 2 positional\); write: await mcp__fx__add\(name=value, \.\.\.\)$/,
@@ -386,10 +407,10 @@ const cases = (): Case[] => [
   },
   {
     name: 'iterating over a coroutine',
-    code: 'for item in mcp__fx__text_json():\n    print(item)',
+    code: 'text_json = mcp__fx__text_json\nfor item in text_json():\n    print(item)',
     ok: false,
     error:
-      /TypeError: 'coroutine' object is not iterable\nhint: .*\n {2}line 1: mcp__fx__text_json\(\.\.\.\) was never awaited/,
+      /TypeError: 'coroutine' object is not iterable\nhint: .*\n {2}line 2: mcp__fx__text_json\(\.\.\.\) was never awaited/,
   },
   {
     name: 'len() of a coroutine, and a coroutine passed on as an argument',
@@ -407,10 +428,11 @@ const cases = (): Case[] => [
   },
   {
     name: 'a call never awaited fails the run, even when the rest succeeded',
-    code: py(['print("start")', 'mcp__fx__echo(text="lost")', 'print("end")']),
+    code: py(['echo = mcp__fx__echo', 'print("start")', 'echo(text="lost")', 'print("end")']),
     ok: false,
+    output: 'start\nend\n',
     error:
-      /^RuntimeError: a coroutine was never awaited, so it never ran \(add await\):\n {2}line 2: mcp__fx__echo\(\.\.\.\) was never awaited: write `await mcp__fx__echo\(\.\.\.\)`$/,
+      /^RuntimeError: a coroutine was never awaited, so it never ran \(add await\):\n {2}line 3: mcp__fx__echo\(\.\.\.\) was never awaited: write `await mcp__fx__echo\(\.\.\.\)`$/,
   },
   {
     name: "the program's own coroutine never awaited",
@@ -419,10 +441,138 @@ const cases = (): Case[] => [
     error: /^RuntimeError: a coroutine was never awaited.*\n {2}line 3: main\(\.\.\.\) was never awaited/,
   },
   {
-    name: 'a printed coroutine is a never-awaited call',
+    name: 'a printed coroutine is a never-awaited call, seen before anything runs',
     code: 'print(mcp__fx__add(a=1, b=1))',
     ok: false,
-    error: /line 1: mcp__fx__add\(\.\.\.\) was never awaited/,
+    error:
+      /^PreflightError: 1 problem .*\n {2}line 1: mcp__fx__add\(\): never awaited, so it would never run: write `await mcp__fx__add\(\.\.\.\)`/,
+  },
+  // --- hints chosen from the exception, not from its text
+  {
+    name: 'a dict used as a str: the hint names the key that holds the text',
+    code: `r = await mcp__fs__read_text_file(path=${root()} + "/note-1.txt")\nprint(r.splitlines())`,
+    ok: false,
+    error:
+      /AttributeError: 'dict' object has no attribute 'splitlines'\nhint: this value is a dict, not a str: its text is under 'content': value\['content'\]\.splitlines\(\.\.\.\)$/,
+  },
+  {
+    name: 'a dict passed where a str is wanted: the hint names the variable and the key',
+    code: `import json\nr = await mcp__fs__read_text_file(path=${root()} + "/note-1.txt")\nprint(json.loads(r))`,
+    ok: false,
+    error:
+      /TypeError: the JSON object must be str, bytes or bytearray, not dict\nhint: r is a dict, not a str: its text is under 'content': r\['content'\]$/,
+  },
+  {
+    name: 'a module outside the standard library: call a tool instead',
+    code: 'import requests',
+    ok: false,
+    error:
+      /ModuleNotFoundError: No module named 'requests'\nhint: programs have the Python standard library only \('requests' is not part of it\): call a tool instead/,
+  },
+  {
+    name: 'a ValueError quoting "[Errno 1] Operation not permitted" gets no sandbox hint',
+    code: 'raise ValueError("[Errno 1] Operation not permitted: mkfifo")',
+    ok: false,
+    error: /ValueError: \[Errno 1\] Operation not permitted: mkfifo$/,
+  },
+  {
+    name: 'KeyError("\'coroutine\'") gets no await hint',
+    code: 'd = {}\nd["coroutine"]',
+    ok: false,
+    error: /KeyError: 'coroutine'$/,
+  },
+  // --- the preflight check (SPEC §6.1): mistakes seen before anything runs
+  {
+    name: 'preflight: a misspelt tool, with the closest name',
+    code: 'print("never printed")\nawait mcp__fx__ad(a=1, b=2)',
+    ok: false,
+    output: '',
+    error:
+      /^PreflightError: 1 problem found before the program ran; nothing ran and no tool was called\..*\n {2}line 2: Unknown tool 'mcp__fx__ad'\. Did you mean mcp__fx__add, .*\n {4}await mcp__fx__add\(\*, a: float, b: float\) -> \{"sum": float\}$/,
+  },
+  {
+    name: 'preflight: a helper that does not exist, with the closest helpers',
+    code: 'tools = await list_tools()',
+    ok: false,
+    error: /\n {2}line 1: name 'list_tools' is not defined; did you mean .*list_callable_tools/,
+  },
+  {
+    name: "preflight: a helper's own argument names",
+    code: 'await inspect_tool(name="mcp__fx__add")',
+    ok: false,
+    error:
+      /\n {2}line 1: inspect_tool\(\): got an unexpected keyword argument 'name' \('name': did you mean 'tool_name'\?\)\n {4}inspect_tool\(tool_name=None/,
+  },
+  {
+    name: 'preflight: positional arguments',
+    code: 'await mcp__fx__add(1, 2)',
+    ok: false,
+    error:
+      /\n {2}line 1: mcp__fx__add\(\): takes keyword arguments only \(got 2 positional\); missing required arguments 'a', 'b'\n {4}await mcp__fx__add\(\*, a: float, b: float\) -> \{"sum": float\}$/,
+  },
+  {
+    name: 'preflight: unknown keywords matched one to one (x meant a, y meant b)',
+    code: 'await mcp__fx__add(x=1, y=2)',
+    ok: false,
+    error:
+      /\n {2}line 1: mcp__fx__add\(\): unexpected argument 'x' \(did you mean 'a'\?\); unexpected argument 'y' \(did you mean 'b'\?\)\n/,
+  },
+  {
+    name: 'preflight: a missing required argument',
+    code: 'await mcp__fx__echo(upper=True)',
+    ok: false,
+    error:
+      /\n {2}line 1: mcp__fx__echo\(\): missing required argument 'text'\n {4}await mcp__fx__echo\(\*, text: str, upper: bool = False\)/,
+  },
+  {
+    name: 'preflight: a literal of the wrong JSON type',
+    code: 'await mcp__fx__add(a="one", b=2)',
+    ok: false,
+    error: /\n {2}line 1: mcp__fx__add\(\): argument 'a' is a str \('one'\); it must be a number\n/,
+  },
+  {
+    name: 'preflight: None for a required argument',
+    code: 'await mcp__fx__add(a=None, b=1)',
+    ok: false,
+    error: /\n {2}line 1: mcp__fx__add\(\): argument 'a' is None; it must be a number\n/,
+  },
+  {
+    name: 'preflight: a literal outside the enum',
+    code: 'await mcp__fx__sample(kind="smapling")',
+    ok: false,
+    error: /\n {2}line 1: mcp__fx__sample\(\): argument 'kind' is 'smapling', not one of 'sampling', /,
+  },
+  {
+    name: 'preflight: a tool call never awaited',
+    code: 'print("start")\nmcp__fx__echo(text="lost")',
+    ok: false,
+    output: '',
+    error:
+      /\n {2}line 2: mcp__fx__echo\(\): never awaited, so it would never run: write `await mcp__fx__echo\(\.\.\.\)`\n/,
+  },
+  {
+    name: 'preflight: a misspelt tool, a wrong keyword and a missing await, all in one answer',
+    code: py([
+      'r = await mcp__fx__ech(text="a")',
+      'rows = await mcp__fx__structured(tikcer="ACME")',
+      'mcp__fx__add(a=1, b=2)',
+    ]),
+    ok: false,
+    error:
+      /^PreflightError: 3 problems found.*\n {2}line 1: Unknown tool 'mcp__fx__ech'\. Did you mean mcp__fx__echo.*\n {2}line 2: mcp__fx__structured\(\): unexpected argument 'tikcer' \(did you mean 'ticker'\?\)\n {4}await mcp__fx__structured\(.*\n {2}line 3: mcp__fx__add\(\): never awaited/s,
+  },
+  {
+    name: 'preflight: what it cannot see (**kwargs, values computed at run time) is left to run time',
+    code: py([
+      'args = {"x": 1}',
+      'try:',
+      '    await mcp__fx__add(**args)',
+      'except ToolError as e:',
+      '    print(e.kind)',
+      'print((await mcp__fx__add(a=int("2"), b=3))["sum"])',
+    ]),
+    ok: true,
+    output: 'invalid_arguments\n5\n',
   },
   // --- printing results to learn their shape, and the shapes themselves
   {
@@ -538,7 +688,7 @@ const cases = (): Case[] => [
     name: 'open_nodes with name for names: the closest property suggested',
     code: 'await mcp__memory__open_nodes(name=["Ann"])',
     ok: false,
-    error: /unexpected argument 'name'; did you mean 'names'\?$/,
+    error: /unexpected argument 'name' \(did you mean 'names'\?\)\n/,
   },
   {
     name: 'delete_entities: {success, message}, the message not repeated in _notes',
@@ -623,6 +773,35 @@ describe('programs in the styles models write (SPEC §6)', () => {
   })
 })
 
+describe('the preflight check (SPEC §6.1)', () => {
+  it('a program with a wrong argument on line 5 makes no call from lines 1-4', async () => {
+    const count = async () => {
+      const run = await execute(serve, 'print((await mcp__fx__call_count())["calls"])')
+      expect(run.structured.ok, run.text).toBe(true)
+      return Number(run.structured.output)
+    }
+    const before = await count()
+    const run = await execute(
+      serve,
+      py([
+        'await mcp__fx__add(a=1, b=2)',
+        'await mcp__fx__echo(text="written")',
+        'print("lines 1-4 ran")',
+        'await mcp__fx__delete_item(id="x")',
+        'await mcp__fx__add(a=1, c=2)',
+      ]),
+    )
+    expect(run.structured.ok).toBe(false)
+    expect(run.structured.output).toBe('')
+    expect(run.structured.error).toMatch(
+      /^PreflightError: 1 problem .*\n {2}line 5: mcp__fx__add\(\): unexpected argument 'c' \(did you mean 'b'\?\)\n/,
+    )
+    expect(run.structured.tool_calls.counts).toEqual({})
+    // Only the count's own call reached the server in between.
+    expect(await count()).toBe(before + 1)
+  })
+})
+
 describe('list_callable_tools and inspect_tool (SPEC §5)', () => {
   it('list_callable_tools: unchanged without arguments; query and server narrow it', async () => {
     const all = JSON.parse(resultText(await serve.callTool('list_callable_tools', {}))) as string[]
@@ -650,7 +829,7 @@ describe('list_callable_tools and inspect_tool (SPEC §5)', () => {
     ) as {name: string; original_name: string; signature: string}[]
     expect(many.map((d) => d.original_name)).toEqual(['read_text_file', 'add'])
     expect(many[0]!.signature).toBe(
-      'await mcp__fs__read_text_file(*, path: str, tail: float | None = None, head: float | None = None) -> dict',
+      'await mcp__fs__read_text_file(*, path: str, tail: float | None = None, head: float | None = None) -> {"content": str}',
     )
     const brief = JSON.parse(
       resultText(await serve.callTool('inspect_tool', {tool_names: 'mcp__fx__*', brief: true})),
@@ -673,7 +852,7 @@ describe('list_callable_tools and inspect_tool (SPEC §5)', () => {
     expect(before.echo.observed_result).toBe('free text, 1 line')
     expect(before.echo.signature).toMatch(/-> str$/)
     expect(before.json.observed_result).toEqual({items: ['list of 3', 'int']})
-    expect(before.json.signature).toMatch(/-> dict$/)
+    expect(before.json.signature).toMatch(/-> \{"items": list\[int\]\}$/)
     // Never called: nothing observed.
     expect((await shapeOf('mcp__fx__empty')).observed_result).toBeUndefined()
 

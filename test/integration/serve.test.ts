@@ -94,7 +94,7 @@ describe.each(['v1', 'v2'] as const)('serve with an SDK %s client', (era) => {
     const described = JSON.parse(
       firstText(await client.callTool({name: 'inspect_tool', arguments: {tool_name: 'mcp__fx__add'}})),
     )
-    expect(described.signature).toBe('await mcp__fx__add(*, a: float, b: float) -> dict')
+    expect(described.signature).toBe('await mcp__fx__add(*, a: float, b: float) -> {"sum": float}')
     const unknown = (await client.callTool({
       name: 'inspect_tool',
       arguments: {tool_name: 'mcp__fx__ad'},

@@ -228,6 +228,8 @@ describe('hostile channel messages (SPEC §15)', () => {
     const run = await execute(
       serve,
       [
+        // globals(): names may be bound unseen, so the preflight check leaves mcp__fx__nope to run time.
+        'names = globals()',
         'failed = 0',
         'for i in range(10):',
         '    try:',
@@ -307,8 +309,10 @@ describe('hostile channel messages (SPEC §15)', () => {
       ok: true,
       output: [
         `20 invalid arguments for mcp__fx__redos: argument 'word': must match pattern "^(a+)+$"`,
+        '  await mcp__fx__redos(*, word: str) -> Any',
         'word of 28',
         'invalid arguments for mcp__fx__lookahead: its schema has the pattern "^(?=.*[A-Z]).+$", which ptc-mcp cannot check in linear time (invalid or unsupported Perl syntax: `(?=`)',
+        '  await mcp__fx__lookahead(*, code: str) -> Any',
         '',
       ].join('\n'),
     })
@@ -329,7 +333,9 @@ describe('hostile channel messages (SPEC §15)', () => {
     const run = await attack
     expect(run.structured, run.text).toMatchObject({
       ok: true,
-      output: "invalid arguments for mcp__fx__structured: argument 'fields[0]': must be string\n",
+      output: expect.stringMatching(
+        /^invalid arguments for mcp__fx__structured: argument 'fields\[0\]': must be string\n {2}await mcp__fx__structured\(\*, ticker: str/,
+      ),
     })
     await expectHealthy()
   }, 60_000)

@@ -169,7 +169,7 @@ describe('hostile or broken programs', () => {
       'import asyncio\nawait asyncio.gather(*[mcp__fx__hang() for _ in range(3000)], return_exceptions=True)',
     )
     expect(stuck.structured.error, stuck.text).toBe(
-      `TimeoutError: Execution exceeded ${TIMEOUT_SECONDS}s limit`,
+      `TimeoutError: Execution exceeded ${TIMEOUT_SECONDS}s limit (execution.timeout_seconds): do less per program, or split the work`,
     )
     // Only max_concurrent_calls were ever in flight; each stopped at the per-call timeout.
     expect(stuck.calls.length).toBeLessThan(100)
@@ -181,7 +181,7 @@ describe('hostile or broken programs', () => {
     expect(memory.structured.error, memory.text).toMatch(/MemoryError$/)
     const loop = await execute(serve, 'while True:\n    pass')
     expect(loop.structured.error, loop.text).toBe(
-      `TimeoutError: Execution exceeded ${TIMEOUT_SECONDS}s limit`,
+      `TimeoutError: Execution exceeded ${TIMEOUT_SECONDS}s limit (execution.timeout_seconds): do less per program, or split the work`,
     )
   }, 30_000)
 

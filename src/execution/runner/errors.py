@@ -2,6 +2,7 @@
 runner's, clipped to a bounded length (SPEC §6), and a hint when the error is a limit of the
 sandbox."""
 
+import errno
 import traceback
 import types
 
@@ -23,30 +24,34 @@ class ErrorFormatter:
         self.runner_files = runner_files
         self.limits = limits
 
-    def limit_hint(self, text):
-        """A hint line for an error that is one of the sandbox's limits, or None."""
+    def limit_hint(self, exc):
+        """A hint line for an exception that is one of the sandbox's limits, or None: read from the
+        exception (its type and errno), never from its text, which the program may have written."""
+        if not isinstance(exc, OSError):
+            return None
         file_bytes = self.limits.get("file_bytes")
         scratch = self.limits.get("scratch")
-        if "[Errno 27] File too large" in text and file_bytes:
+        code = exc.errno
+        if code == errno.EFBIG and file_bytes:
             size = _size(file_bytes)
             return f"hint: a file may be at most {size}: write less, or split it into several files"
-        if "[Errno 28] No space left on device" in text and scratch:
+        if code == errno.ENOSPC and scratch:
             return (
                 f"hint: the scratch directory is full (at most {_size(scratch['bytes'])} in"
                 f" {scratch['files']} files: execution.max_scratch_bytes): delete what the program"
                 " no longer needs, or keep less"
             )
-        if "[Errno 1] Operation not permitted" in text and ("mkfifo" in text or "mknod" in text):
+        if code != errno.EPERM:
+            return None
+        if _failed_line_calls(exc, ("mkfifo", "mknod")):
             return (
                 "hint: the sandbox refused this: programs cannot make FIFOs or device files;"
                 " use a regular file, or an asyncio.Queue between tasks"
             )
-        if "[Errno 1] Operation not permitted" in text:
-            return (
-                "hint: the sandbox refused this: programs cannot start processes, change"
-                " privileges or reach the network; call a tool for it"
-            )
-        return None
+        return (
+            "hint: the sandbox refused this: programs cannot start processes, change"
+            " privileges or reach the network; call a tool for it"
+        )
 
     def user_frames(self, tb):
         """The program's frames: the runner's own (and what they call) are left out."""
@@ -89,6 +94,16 @@ class ErrorFormatter:
         except BaseException as failure:  # a hostile __str__ must not take the runner down
             text = f"{type(exc).__name__} (unprintable: {type(failure).__name__})"
         return clip(text.rstrip("\n"))
+
+
+def _failed_line_calls(exc, names):
+    """Whether the line the exception was raised from names one of `names` (os.mkfifo(...))."""
+    try:
+        frames = traceback.extract_tb(exc.__traceback__)
+    except BaseException:
+        return False
+    line = frames[-1].line if frames else None
+    return bool(line) and any(name in line for name in names)
 
 
 def clip(text):

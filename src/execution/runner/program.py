@@ -48,7 +48,8 @@ def _tool_like_names(code_obj):
 
 class Runner:
     """Everything a run needs, made before the program arrives. `modules` holds the runner's own
-    modules (calls, errors, helpers, kept_files, media, output, program_habits); `runner_files` their paths,
+    modules (calls, errors, helpers, kept_files, media, output, preflight, program_habits);
+    `runner_files` their paths,
     left out of tracebacks and warnings; `limits` the sandbox's limits that errors are hinted with."""
 
     def __init__(self, channel, devnull, modules, runner_files, limits):
@@ -69,6 +70,8 @@ class Runner:
         self.emitted = None
         self.helpers = modules.helpers.build(self)
         self.run_waiter = self.loop.create_future()
+        # The exception the program ended with: hints are chosen from it, not from its text.
+        self.failure = None
         # The scratch dir, before the program can change directory: ./out/ is kept from there.
         self.scratch = os.getcwd()
         # The session's ./session/ files arrive before the program; its bounds with the run message.
@@ -92,11 +95,13 @@ class Runner:
                 self.run_waiter.set_result(message)
 
     async def execute(self, code_obj, program_globals):
+        """The program's error as text, or None; the exception itself is kept in `self.failure`."""
         try:
             value = eval(code_obj, program_globals)
             if code_obj.co_flags & _CO_COROUTINE:
                 await value
         except BaseException as exc:  # SystemExit and CancelledError included: both are failures
+            self.failure = exc
             return self.errors.format(exc)
         return None
 
@@ -198,12 +203,20 @@ class Runner:
         self.session_files.make_root()
         code_obj = self.compile(source)
         program_globals = self.program_globals(code_obj, run.get("tools") or ())
+        # SPEC §6.1: a program with a mistake that can be seen before it runs does not run at all.
+        problems = self.modules.preflight.check(source, program_globals, run.get("preflight"))
+        if problems is not None:
+            self.finish(problems)
         error = await self.execute(code_obj, program_globals)
         habits = self.modules.program_habits
         if error is None:
             error = habits.not_awaited_error(self.never_awaited)
         else:
-            hint = habits.hint_for_error(error, self.never_awaited) or self.errors.limit_hint(error)
+            failure = self.failure
+            try:
+                hint = habits.hint_for_error(failure, self.never_awaited) or self.errors.limit_hint(failure)
+            except BaseException:  # a hostile __str__ or attribute: no hint, the error stands
+                hint = None
             if hint:
                 error = f"{error}\n{hint}"
         self.never_awaited.close_all()
@@ -223,6 +236,7 @@ class Runner:
             raise NameError("warm-up")
         except NameError as exc:
             self.errors.format(exc)
+        self.modules.preflight.check("r = await mcp__a__b(x=1)\nprint(r)\n", {}, {"tools": {"mcp__a__b": {}}})
         channel = self.channel
         channel.to_bytes({"type": "call", "id": 0, "tool": "", "args": {"a": [1, "b", None]}})
         channel.text_value(bytearray(b'{"a": [1, "b", null]}'))

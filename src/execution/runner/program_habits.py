@@ -8,6 +8,7 @@
 """
 
 import ast
+import inspect
 import sys
 
 PROGRAM_FILE = "<program>"
@@ -144,23 +145,100 @@ _LOOP_RUNNING_MESSAGES = (
 
 
 _TOP_LEVEL_ONLY = "works only as a top-level statement"
-# How Python's errors name a coroutine used where its value was meant: r["x"], len(r), json.dumps(r).
+# How Python's TypeErrors name a coroutine used where its value was meant: r["x"], len(r), json.dumps(r).
 _COROUTINE_AS_VALUE = ("'coroutine'", "coroutine object", "type coroutine")
+_MAX_KEYS_NAMED = 3
+_MAX_LOCALS_LOOKED_AT = 200
 
 
-def hint_for_error(text, never_awaited):
-    """A hint line to add to an error's text, or None."""
-    if any(words in text for words in _COROUTINE_AS_VALUE):
+def _coroutine_used_as_value(exc):
+    """Whether the exception is Python's about a coroutine used as a value: read from the
+    exception's type (and for AttributeError, the object itself), not from any text."""
+    if isinstance(exc, AttributeError):
+        obj = getattr(exc, "obj", None)
+        if obj is not None:
+            return inspect.iscoroutine(obj)
+        return str(exc).startswith("'coroutine' object has no attribute")
+    if type(exc) is TypeError:
+        text = str(exc)
+        return any(words in text for words in _COROUTINE_AS_VALUE)
+    return False
+
+
+def _text_keys(value):
+    return [key for key, item in value.items() if type(key) is str and type(item) is str]
+
+
+def _dict_passed_as_text_hint(exc):
+    """`json.loads(r)`, `re.findall(p, r)` with r a dict such as {"content": str}: Python's TypeError
+    does not carry the dict, so the hint looks for it among the failing program line's variables
+    (only plain dicts holding one text)."""
+    if type(exc) is not TypeError or "dict" not in str(exc):
+        return None
+    tb = exc.__traceback__
+    frame = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == PROGRAM_FILE:
+            frame = tb.tb_frame
+        tb = tb.tb_next
+    if frame is None:
+        return None
+    found = [
+        (name, _text_keys(value))
+        for name, value in list(frame.f_locals.items())[:_MAX_LOCALS_LOOKED_AT]
+        if type(name) is str and type(value) is dict and len(_text_keys(value)) == 1
+    ]
+    if len(found) != 1:
+        return None
+    name, (key,) = found[0]
+    return f"hint: {name} is a dict, not a str: its text is under {key!r}: {name}[{key!r}]"
+
+
+def _dict_as_text_hint(exc):
+    """`r.splitlines()` on a dict such as {"content": str}: the hint names the key holding the text."""
+    if not isinstance(exc, AttributeError):
+        return _dict_passed_as_text_hint(exc)
+    obj = getattr(exc, "obj", None)
+    name = getattr(exc, "name", None)
+    if not (isinstance(obj, dict) and isinstance(name, str)) or not hasattr(str, name) or hasattr(dict, name):
+        return None
+    texts = _text_keys(obj)
+    if len(texts) == 1:
+        key = texts[0]
+        return f"hint: this value is a dict, not a str: its text is under {key!r}: value[{key!r}].{name}(...)"
+    keys = ", ".join(repr(key)[:40] for key in list(obj)[:_MAX_KEYS_NAMED])
+    more = ", ..." if len(obj) > _MAX_KEYS_NAMED else ""
+    return f"hint: this value is a dict, not a str (keys: {keys}{more}): pick the text out by its key first"
+
+
+def _import_hint(exc):
+    """An import of a module that is not in the standard library (requests, pandas...)."""
+    if not isinstance(exc, ModuleNotFoundError) or not isinstance(exc.name, str):
+        return None
+    top = exc.name.split(".", 1)[0]
+    if top in getattr(sys, "stdlib_module_names", ()):
+        return None
+    return (
+        f"hint: programs have the Python standard library only ({top!r} is not part of it):"
+        " call a tool instead (list_callable_tools(query=...) finds one)"
+    )
+
+
+def hint_for_error(exc, never_awaited):
+    """A hint line to add to the error of the exception the program ended with, or None."""
+    if _coroutine_used_as_value(exc):
         details = never_awaited.describe()
         if details:
             return "hint: a coroutine was used as a value; add await:\n" + details
         return "hint: a coroutine was used as a value; add await where it is made"
-    if any(message in text for message in _LOOP_RUNNING_MESSAGES) and _TOP_LEVEL_ONLY not in text:
-        return (
-            "hint: the program already runs in an event loop: call async code with `await`"
-            f" (top-level await works; asyncio.run(main()) {_TOP_LEVEL_ONLY})"
-        )
-    return None
+    if type(exc) is RuntimeError:
+        text = str(exc)
+        if any(message in text for message in _LOOP_RUNNING_MESSAGES) and _TOP_LEVEL_ONLY not in text:
+            return (
+                "hint: the program already runs in an event loop: call async code with `await`"
+                f" (top-level await works; asyncio.run(main()) {_TOP_LEVEL_ONLY})"
+            )
+    return _dict_as_text_hint(exc) or _import_hint(exc)
 
 
 def install_warning_hook(warnings_module, runner_files, never_awaited, out):

@@ -42,6 +42,7 @@ _RUNTIME_MODULES = (
     "output",
     "kept_files",
     "session_files",
+    "preflight",
     "program",
 )
 
