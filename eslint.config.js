@@ -1,5 +1,36 @@
 import oclif from 'eslint-config-oclif'
 
+/**
+ * The layers of src/, from the ground up (ARCHITECTURE.md): a folder imports only from the folders
+ * before it in this list, never from one after it. Folders on one floor do not import each other.
+ */
+const LAYERS = [
+  ['shared'],
+  ['sandbox'],
+  ['config'],
+  ['oauth', 'init'],
+  ['downstream'],
+  ['permissions'],
+  ['execution'],
+  ['doctor'],
+  ['runtime.ts'],
+  ['mcp'],
+  ['cli'],
+  ['commands'],
+  ['index.ts'],
+]
+
+/** One `import/no-restricted-paths` zone per folder: everything above it, and its floor's neighbours. */
+const layerZones = LAYERS.flatMap((floor, level) =>
+  floor.map((folder) => ({
+    target: `./src/${folder}`,
+    from: [...floor.filter((other) => other !== folder), ...LAYERS.slice(level + 1).flat()].map(
+      (above) => `./src/${above}`,
+    ),
+    message: `src/${folder} is below this: layers import downwards only (ARCHITECTURE.md, eslint.config.js LAYERS).`,
+  })),
+)
+
 export default [
   {ignores: ['dist/', 'node_modules/', '.test-deps/', 'scratch/', 'coverage/', 'oclif.manifest.json']},
   ...oclif,
@@ -49,6 +80,16 @@ export default [
       // Test helpers read best next to the test that uses them.
       'unicorn/consistent-function-scoping': ['error', {checkArrowFunctions: false}],
       'no-console': 'error',
+    },
+  },
+  {
+    // Layers point down (ARCHITECTURE.md): no cycle, and no import from a layer above.
+    // Tests may reach across layers to check how they meet.
+    files: ['src/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'import/no-cycle': ['error', {ignoreExternal: true}],
+      'import/no-restricted-paths': ['error', {zones: layerZones}],
     },
   },
   {

@@ -1,11 +1,47 @@
 import {defineConfig} from 'vitest/config'
 
+// Four layers, each file in exactly one (`npm test` runs them all):
+// - unit: next to the code, no process spawned (test/setup/no-spawn.ts fails a test that tries);
+// - integration: spawns real servers, clients, the binary (test/, and *.integration.test.ts next to the code);
+// - sandbox: the escape, isolation and hostile suites that .ci/sandbox-tiers.sh runs again in every tier;
+// - claude-code: the real `claude -p` driving `serve`.
+const sandbox = [
+  'test/integration/sandbox-escape.test.ts',
+  'test/integration/sandbox-isolation.test.ts',
+  'test/reliability/hostile-*.test.ts',
+  'test/sandbox/**/*.test.ts',
+  'src/sandbox/**/*.test.ts',
+  'src/execution/artifacts.test.ts',
+]
+const claudeCode = ['test/claude-code/**/*.test.ts']
+const integrationNextToCode = ['src/**/*.integration.test.ts', 'bench/**/*.integration.test.ts']
+
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'bench/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 30_000,
     disableConsoleIntercept: true,
     globalSetup: ['test/setup/leaks.ts'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['src/**/*.test.ts', 'bench/**/*.test.ts'],
+          exclude: [...integrationNextToCode, ...sandbox],
+          setupFiles: ['test/setup/no-spawn.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts', ...integrationNextToCode],
+          exclude: [...sandbox, ...claudeCode],
+        },
+      },
+      {extends: true, test: {name: 'sandbox', include: sandbox}},
+      {extends: true, test: {name: 'claude-code', include: claudeCode}},
+    ],
   },
 })

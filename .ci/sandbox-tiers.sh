@@ -16,14 +16,15 @@ extra_only=false
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 user="${PTC_SANDBOX_TEST_USER:-ptcsandbox}"
-# The escape and isolation suites, the sandbox units, scratch removal (as a user without DAC override too) and the
-# hostile-program suites (test/reliability/hostile-*): those that run `serve` get the tier from
-# PTC_MCP_BWRAP, so they run once more with PTC_MCP_BWRAP=0 (Landlock + seccomp alone).
+# The sandbox layer: vitest's `sandbox` project (vitest.config.ts lists it: the escape and isolation
+# suites, the sandbox units, scratch removal (as a user without DAC override too) and the
+# hostile-program suites (test/reliability/hostile-*)). Those that run `serve` get the tier from
+# PTC_MCP_BWRAP, so the hostile suites run once more with PTC_MCP_BWRAP=0 (Landlock + seccomp alone).
 hostile=()
 for file in "$repo"/test/reliability/hostile-*.test.ts; do
   [ -e "$file" ] && hostile+=("test/reliability/$(basename "$file")")
 done
-suite=(test/integration/sandbox-escape.test.ts test/integration/sandbox-isolation.test.ts src/sandbox test/sandbox src/execution/scratch.test.ts src/execution/artifacts.test.ts "${hostile[@]}")
+suite=(--project sandbox)
 
 if [ "$(uname -s)" != Linux ]; then
   echo "sandbox-tiers: Linux only" >&2

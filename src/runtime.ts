@@ -3,18 +3,18 @@ import {homedir} from 'node:os'
 import type {Config} from './config/schema.js'
 import type {ToolRegistry} from './downstream/registry.js'
 import type {UpstreamClient} from './downstream/upstream.js'
-import type {PtcError} from './errors.js'
 import type {ProgramEngine} from './execution/engine.js'
 import type {SessionState} from './execution/session-state.js'
-import type {Logger} from './log.js'
+import type {PtcError} from './shared/errors.js'
+import type {Logger} from './shared/log.js'
 
 import {loadConfigLeniently} from './config/degrade.js'
 import {loadConfig} from './config/load.js'
 import {deferredRegistry} from './downstream/deferred-registry.js'
 import {Redactor} from './downstream/redactor.js'
-import {Memo} from './memo.js'
 import {PermissionPolicy} from './permissions/policy.js'
 import {selectBackend} from './sandbox/index.js'
+import {Memo} from './shared/memo.js'
 
 export interface RuntimeOptions {
   /** `--config` flag value, if any. */

@@ -8,7 +8,7 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import type {Downstream, ToolCall} from './downstreams.js'
 import type {Code, Gateway, GatewayKind, GatewayOptions, Program} from './gateway.js'
 
-import {namespacedName} from '../../src/downstream/naming.js'
+import {namespacedName} from '../../src/shared/naming.js'
 import {connectTimed, type Launch, resultText, timedCall} from './client.js'
 import {keywordArgs} from './gateway.js'
 import {RUN_JS} from './paths.js'

@@ -1,7 +1,7 @@
 import {Command, Flags} from '@oclif/core'
 
-import {PtcError} from '../errors.js'
-import {LOG_LEVELS, type LogLevel} from '../log.js'
+import {PtcError} from '../shared/errors.js'
+import {LOG_LEVELS, type LogLevel} from '../shared/log.js'
 import {resolveLogLevel} from './log-level.js'
 
 /**

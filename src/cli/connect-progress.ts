@@ -2,7 +2,7 @@ import {Listr, ListrLogger, ProcessOutput} from 'listr2'
 
 import type {ToolRegistry} from '../downstream/registry.js'
 
-import {counted} from '../plural.js'
+import {counted} from '../shared/plural.js'
 import {ensureTerminalWidth} from './terminal-width.js'
 
 /**

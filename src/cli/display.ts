@@ -6,7 +6,8 @@ import type {ServerStatus, ToolInfo} from '../downstream/types.js'
 import type {RunOutcome} from '../execution/engine.js'
 
 import {traceLines} from '../execution/format.js'
-import {terminalSafe as safe} from '../terminal-safe.js'
+import {cutWithin} from '../shared/cut.js'
+import {terminalSafe as safe} from '../shared/terminal-safe.js'
 
 // What servers send (names, descriptions, schemas, error texts) is shown through `safe`: a server's
 // escape sequences must not drive the user's terminal.
@@ -24,7 +25,7 @@ export function table(headers: string[], rows: string[][]): string {
 
 export function firstLine(text: string, max = 80): string {
   const line = text.split('\n', 1)[0]?.trim() ?? ''
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line
+  return cutWithin(line, max)
 }
 
 const ASKS = '[asks] '

@@ -1,4 +1,4 @@
-import {isLogLevel, LOG_LEVELS, type LogLevel} from '../log.js'
+import {isLogLevel, LOG_LEVELS, type LogLevel} from '../shared/log.js'
 
 /**
  * `--log-level`, else PTC_MCP_LOG_LEVEL, else `fallback`: one-shot commands report server

@@ -1,5 +1,5 @@
-import {createLogger, type LogLevel} from '../log.js'
 import {Runtime} from '../runtime.js'
+import {createLogger, type LogLevel} from '../shared/log.js'
 
 /** Bound on how long list / inspect / run wait for servers to finish their first connection attempt. */
 export const CLI_CONNECT_WAIT_MS = 35_000

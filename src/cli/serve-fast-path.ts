@@ -7,10 +7,10 @@
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {PtcError} from '../errors.js'
-import {isLogLevel, type LogLevel} from '../log.js'
 import {runServe} from '../mcp/serve.js'
-import {PACKAGE_ROOT} from '../package-root.js'
+import {PtcError} from '../shared/errors.js'
+import {isLogLevel, type LogLevel} from '../shared/log.js'
+import {PACKAGE_ROOT} from '../shared/package-root.js'
 import {resolveLogLevel} from './log-level.js'
 
 export interface ServeFlags {

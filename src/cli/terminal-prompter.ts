@@ -2,7 +2,7 @@ import {createInterface} from 'node:readline/promises'
 
 import type {ApprovalChoice, ApprovalPrompter, ApprovalRequest} from '../permissions/approvals.js'
 
-import {terminalSafe} from '../terminal-safe.js'
+import {terminalSafe} from '../shared/terminal-safe.js'
 
 const ANSWERS: Record<string, ApprovalChoice> = {
   a: 'program',

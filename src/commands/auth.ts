@@ -6,13 +6,13 @@ import {BaseCommand} from '../cli/base-command.js'
 import {formatOAuthStates, formatSignIn, formatSignOut} from '../cli/oauth-display.js'
 import {loadConfig} from '../config/load.js'
 import {Redactor} from '../downstream/redactor.js'
-import {PtcError} from '../errors.js'
-import {createLogger} from '../log.js'
 import {routeSdkWarnings} from '../oauth/sdk-warnings.js'
 import {signIn, type SignInResult} from '../oauth/sign-in.js'
 import {signOut, type SignOutResult} from '../oauth/sign-out.js'
 import {type OAuthServerState, oauthStates, wantsOAuth} from '../oauth/status.js'
 import {TokenStore} from '../oauth/store.js'
+import {PtcError} from '../shared/errors.js'
+import {createLogger} from '../shared/log.js'
 
 export type AuthResult =
   | {action: 'list'; servers: OAuthServerState[]}

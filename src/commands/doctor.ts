@@ -3,8 +3,8 @@ import {formatCheck} from '../cli/display.js'
 import {runChecksWithProgress} from '../cli/doctor-progress.js'
 import {EXIT_INTERRUPTED, onInterrupt} from '../cli/interrupt.js'
 import {type CheckResult, doctorChecks, runChecks} from '../doctor/checks.js'
-import {EXIT} from '../errors.js'
-import {createLogger, silentLogger} from '../log.js'
+import {EXIT} from '../shared/errors.js'
+import {createLogger, silentLogger} from '../shared/log.js'
 
 export interface DoctorResult {
   ok: boolean

@@ -4,7 +4,6 @@ import {createInterface} from 'node:readline'
 
 import {BaseCommand} from '../cli/base-command.js'
 import {table} from '../cli/display.js'
-import {PtcError} from '../errors.js'
 import {tildify} from '../init/paths.js'
 import {
   assertWritable,
@@ -14,6 +13,7 @@ import {
   planInit,
   writeConfigFile,
 } from '../init/plan.js'
+import {PtcError} from '../shared/errors.js'
 
 export interface InitResult extends InitPlan {
   /** The file written, or null with --dry-run. */

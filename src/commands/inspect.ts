@@ -5,7 +5,7 @@ import {formatToolDescription} from '../cli/display.js'
 import {openConnectedRuntime} from '../cli/open-runtime.js'
 import {describeTool, type ToolDescription, withApprovalNote} from '../downstream/inspect.js'
 import {lookupTool} from '../downstream/tool-lookup.js'
-import {PtcError} from '../errors.js'
+import {PtcError} from '../shared/errors.js'
 
 export default class Inspect extends BaseCommand {
   static override summary = 'Show one tool: description, schemas and the Python call signature.'

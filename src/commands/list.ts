@@ -7,10 +7,10 @@ import {BaseCommand} from '../cli/base-command.js'
 import {formatHiddenTools, formatServerStatus, formatToolTable} from '../cli/display.js'
 import {formatOAuthLines} from '../cli/oauth-display.js'
 import {openConnectedRuntime} from '../cli/open-runtime.js'
-import {PtcError} from '../errors.js'
 import {type OAuthServerState, oauthStates} from '../oauth/status.js'
 import {TokenStore} from '../oauth/store.js'
 import {rejectedLine} from '../permissions/claude-settings.js'
+import {PtcError} from '../shared/errors.js'
 
 export interface ListResult {
   config: string | null

@@ -3,7 +3,7 @@ import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {ConfigError} from '../errors.js'
+import {ConfigError} from '../shared/errors.js'
 import {loadConfigLeniently} from './degrade.js'
 import {loadConfig} from './load.js'
 

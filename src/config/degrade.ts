@@ -4,15 +4,14 @@
  * reason, and the others run; a file that cannot be used at all (YAML syntax, wrong shape, a bad
  * `execution` value) leaves no servers and the error to answer every call with.
  */
-import type {TransportKind} from '../downstream/types.js'
 
-import {ConfigError} from '../errors.js'
-import {isRecord} from '../guards.js'
+import {ConfigError} from '../shared/errors.js'
+import {isRecord} from '../shared/guards.js'
 import {type ConfigLookup, findConfig, type FoundConfig} from './discover.js'
 import {configIssuesError, formatPath} from './issues.js'
 import {checkConfig, type LoadedConfig, validateConfig, withResolvedPaths} from './load.js'
 import {parseYaml, readConfigFile} from './read.js'
-import {type ConfigIssue, configSchema, TRANSPORTS} from './schema.js'
+import {type ConfigIssue, configSchema, type TransportKind, TRANSPORTS} from './schema.js'
 
 /** A server entry that cannot be used as written: listed as unavailable, with why. */
 export interface UnusableServer {

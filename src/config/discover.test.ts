@@ -3,7 +3,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import type {Logger} from '../log.js'
+import type {Logger} from '../shared/log.js'
 
 import {findConfig, foreignKeys} from './discover.js'
 

@@ -7,10 +7,10 @@ import {homedir} from 'node:os'
 import {isAbsolute, join, resolve} from 'node:path'
 import {isMap, isScalar, parseDocument} from 'yaml'
 
-import type {Logger} from '../log.js'
+import type {Logger} from '../shared/log.js'
 import type {Environment} from './expand.js'
 
-import {ConfigError} from '../errors.js'
+import {ConfigError} from '../shared/errors.js'
 import {configSchema} from './schema.js'
 
 export type ConfigSource = 'flag' | 'env' | 'cwd' | 'xdg'

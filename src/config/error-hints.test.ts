@@ -3,7 +3,7 @@
 // secrets hidden).
 import {describe, expect, it} from 'vitest'
 
-import {ConfigError} from '../errors.js'
+import {ConfigError} from '../shared/errors.js'
 import {parseConfigText} from './load.js'
 
 function errorOf(text: string, env: Record<string, string> = {}): ConfigError {

@@ -16,7 +16,7 @@
  */
 import type {ConfigIssue} from './schema.js'
 
-import {isRecord} from '../guards.js'
+import {isRecord} from '../shared/guards.js'
 
 export type Environment = Readonly<Record<string, string | undefined>>
 

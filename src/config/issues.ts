@@ -6,10 +6,10 @@
  */
 import type {z} from 'zod'
 
-import {levenshtein} from '../downstream/naming.js'
-import {ConfigError} from '../errors.js'
-import {isRecord} from '../guards.js'
-import {CONFIG_SCHEMA_FILE} from '../package-root.js'
+import {ConfigError} from '../shared/errors.js'
+import {isRecord} from '../shared/guards.js'
+import {levenshtein} from '../shared/naming.js'
+import {CONFIG_SCHEMA_FILE} from '../shared/package-root.js'
 import {keysAt} from './known-keys.js'
 import {type ConfigIssue, configSchema, TRANSPORTS} from './schema.js'
 

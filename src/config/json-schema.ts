@@ -1,6 +1,6 @@
 import {z} from 'zod'
 
-import {isRecord} from '../guards.js'
+import {isRecord} from '../shared/guards.js'
 import {configSchema} from './schema.js'
 
 /** Where the published schema can be fetched (the npm package ships config.schema.json). */

@@ -2,7 +2,7 @@
  * Which keys a mapping of the config may hold, read from the config's JSON Schema (itself generated
  * from the zod schema, as the README reference is): what an unknown key is compared with.
  */
-import {isRecord} from '../guards.js'
+import {isRecord} from '../shared/guards.js'
 import {alternatives, configJsonSchema} from './json-schema.js'
 
 type Schema = Record<string, unknown>

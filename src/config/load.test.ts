@@ -4,7 +4,7 @@ import {join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {ConfigError} from '../errors.js'
+import {ConfigError} from '../shared/errors.js'
 import {findConfig} from './discover.js'
 import {loadConfig, parseConfigText} from './load.js'
 import {configSchema} from './schema.js'

@@ -5,7 +5,7 @@
 import {readFile, stat} from 'node:fs/promises'
 import {LineCounter, parseDocument} from 'yaml'
 
-import {ConfigError} from '../errors.js'
+import {ConfigError} from '../shared/errors.js'
 import {CONFIG_ENV_VARIABLE, CONFIG_FILE_NAME} from './discover.js'
 
 /** The text of the config file; a ConfigError saying why when it is a directory or cannot be read. */

@@ -1,14 +1,15 @@
 import {z} from 'zod'
 
-import {normaliseName} from '../downstream/naming.js'
-import {isRecord} from '../guards.js'
+import {SANDBOX_SETTINGS} from '../sandbox/index.js'
+import {isRecord} from '../shared/guards.js'
 import {
+  DEFAULT_MAX_SCRATCH_BYTES,
   DEFAULT_MAX_TOOL_RESULT_BYTES,
   MAX_STATE_KEY_CHARS,
   MAX_TOOL_RESULT_CEILING,
   STATE_DEFAULTS,
-} from '../limits.js'
-import {SANDBOX_SETTINGS} from '../sandbox/index.js'
+} from '../shared/limits.js'
+import {normaliseName, serverPrefix} from '../shared/naming.js'
 
 /**
  * The single source of truth for config.yaml (SPEC §3): the types below, the JSON Schema shipped as
@@ -18,6 +19,9 @@ import {SANDBOX_SETTINGS} from '../sandbox/index.js'
  */
 
 export const TRANSPORTS = ['stdio', 'http', 'sse'] as const
+
+/** The config's `transport` values. */
+export type TransportKind = (typeof TRANSPORTS)[number]
 
 /** A problem with a config, before it is formatted: where (`['servers', 1, 'url']`) and what. */
 export interface ConfigIssue {
@@ -230,7 +234,7 @@ export const executionSchema = z
     ).default(DEFAULT_MAX_TOOL_RESULT_BYTES),
     max_scratch_bytes: positiveInt(
       'Bytes a program may keep in its scratch directory (a private tmpfs; one file per 4 KiB of it).',
-    ).default(268_435_456),
+    ).default(DEFAULT_MAX_SCRATCH_BYTES),
     python: z
       .string()
       .min(1)
@@ -306,7 +310,7 @@ function checkUniqueServerNames(config: unknown, ctx: z.core.$RefinementCtx): vo
       input: server.name,
       message: same
         ? `duplicate server name "${server.name}" (also servers[${earlier.index}])`
-        : `server name "${server.name}" clashes with "${earlier.name}" (servers[${earlier.index}]): both become mcp__${normalised}__*`,
+        : `server name "${server.name}" clashes with "${earlier.name}" (servers[${earlier.index}]): both become ${serverPrefix(server.name)}*`,
     })
   }
 }
@@ -344,4 +348,4 @@ export type ToolsConfig = z.infer<typeof toolsSchema>
 export type OAuthConfig = z.infer<typeof oauthSchema>
 export type PermissionsConfig = z.infer<typeof permissionsSchema>
 
-export {MAX_TOOL_RESULT_CEILING} from '../limits.js'
+export {MAX_TOOL_RESULT_CEILING} from '../shared/limits.js'

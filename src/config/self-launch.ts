@@ -3,7 +3,7 @@ import {basename, join, resolve} from 'node:path'
 
 import type {ServerConfig} from './schema.js'
 
-import {PACKAGE_ROOT} from '../package-root.js'
+import {PACKAGE_ROOT} from '../shared/package-root.js'
 
 const OWN_BINS = new Set([join(PACKAGE_ROOT, 'bin', 'dev.js'), join(PACKAGE_ROOT, 'bin', 'run.js')])
 

@@ -1,5 +1,5 @@
-import type {Logger} from '../log.js'
 import type {BoundsInForce, PythonInfo} from '../sandbox/backend.js'
+import type {Logger} from '../shared/log.js'
 
 import {executionSchema} from '../config/schema.js'
 import {ToolRegistry} from '../downstream/registry.js'

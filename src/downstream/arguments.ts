@@ -1,11 +1,12 @@
+import {cutAfter} from '../shared/cut.js'
 /**
  * The argument rules applied before a call's arguments are validated against the tool's
  * `inputSchema` (SPEC §6): an optional argument passed as `None` is left out of the request, and
  * an argument the schema does not list is refused with the closest name it does list, unless the
  * schema allows more properties explicitly. Ajv validation (validation.ts) comes after.
  */
-import {isRecord} from '../guards.js'
-import {suggestNames} from './naming.js'
+import {isRecord} from '../shared/guards.js'
+import {suggestNames} from '../shared/naming.js'
 import {type LinearRegExp, linearRegExp, UnsupportedPatternError} from './schema-engines.js'
 import {followRefs} from './schema-ref.js'
 
@@ -62,7 +63,7 @@ function unexpectedMessage(
   args: Record<string, unknown>,
   suggested: Set<string>,
 ): string {
-  const quoted = key.length <= MAX_QUOTED_NAME_CHARS ? key : `${key.slice(0, MAX_QUOTED_NAME_CHARS)}…`
+  const quoted = cutAfter(key, MAX_QUOTED_NAME_CHARS)
   const unused = names.filter((name) => !Object.hasOwn(args, name) && !suggested.has(name))
   const [closest] = key.length <= MAX_SUGGESTED_NAME_CHARS ? suggestNames(key, unused, 1) : []
   if (closest !== undefined) suggested.add(closest)

@@ -3,7 +3,7 @@ import type {CallToolResult} from '@modelcontextprotocol/client'
 import type {ShapeStore} from './shape-store.js'
 import type {SchemaValidator} from './validation.js'
 
-import {formatBytes} from '../byte-size.js'
+import {formatBytes} from '../shared/byte-size.js'
 import {prepareArguments} from './arguments.js'
 import {loneText, parseToolResult, toolErrorText} from './result-parser.js'
 import {shapeOf, textShape} from './shapes.js'

@@ -1,7 +1,8 @@
 import {ProtocolError, SdkError, SdkErrorCode} from '@modelcontextprotocol/client'
 
 import {signInMessage} from '../oauth/errors.js'
-import {describeError, formatSeconds} from './error-text.js'
+import {formatSeconds} from '../shared/seconds.js'
+import {describeError} from './error-text.js'
 import {oversizedMessageBytes} from './oversized-answer.js'
 import {ResultTooLargeError, ToolError} from './types.js'
 

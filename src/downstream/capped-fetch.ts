@@ -7,9 +7,15 @@
  * An error answer (HTTP 4xx/5xx) is read to ERROR_BODY_BYTES, enough for its message; any other
  * body (an OAuth answer, the answer to a notification) fails past the limit.
  */
-import {boundBody, ERROR_BODY_BYTES} from '../bounded-fetch.js'
-import {isRecord} from '../guards.js'
-import {idOfSkipped, isCallHead, OversizedLine, requestId, type SkippedLine} from '../oversized-line.js'
+import {boundBody, ERROR_BODY_BYTES} from '../shared/bounded-fetch.js'
+import {isRecord} from '../shared/guards.js'
+import {
+  idOfSkipped,
+  isCallHead,
+  OversizedLine,
+  requestId,
+  type SkippedLine,
+} from '../shared/oversized-line.js'
 
 type Fetch = typeof fetch
 

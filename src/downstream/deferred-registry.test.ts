@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {silentLogger} from '../log.js'
+import {silentLogger} from '../shared/log.js'
 import {deferredRegistry} from './deferred-registry.js'
 import {ToolRegistry} from './registry.js'
 

@@ -1,6 +1,6 @@
 import type {ToolRegistry} from './registry.js'
 
-import {Memo} from '../memo.js'
+import {Memo} from '../shared/memo.js'
 
 export interface DeferredRegistry {
   /**

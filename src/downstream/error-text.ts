@@ -12,11 +12,6 @@ export function describeError(error: unknown): string {
   return parts.join(': ') || 'unknown error'
 }
 
-/** `1500` → `1.5s`, `60000` → `60s`. */
-export function formatSeconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(3))}s`
-}
-
 /** A reason with the stderr line that explains it, when there is one. */
 export function withStderr(reason: string, line: string | undefined): string {
   return line ? `${reason}; stderr: ${line}` : reason

@@ -2,7 +2,7 @@ import {minimatch} from 'minimatch'
 
 import type {ToolsConfig} from '../config/schema.js'
 
-import {normalisePattern} from './naming.js'
+import {normalisePattern} from '../shared/naming.js'
 
 /** One pattern of `tools.allow` or `tools.block`, as written and as matched. */
 export interface ToolRule {

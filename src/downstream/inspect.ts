@@ -3,7 +3,8 @@ import {minimatch} from 'minimatch'
 import type {HiddenTool} from './tool-index.js'
 import type {ToolInfo} from './types.js'
 
-import {normalisePattern} from './naming.js'
+import {cutAfter} from '../shared/cut.js'
+import {normalisePattern} from '../shared/naming.js'
 import {shapeReturnType} from './shapes.js'
 import {pythonSignature} from './signature.js'
 import {lookupTool, type ToolLookup} from './tool-lookup.js'
@@ -161,7 +162,7 @@ function matchTools(source: InspectSource, pattern: string): string | ToolInfo[]
   }
   // Normalised as tools.allow is: the server's own spelling (`mcp__my-srv__*`) matches too.
   // Only a pattern of sane length: the program's text can be any size (SPEC §15).
-  if (pattern.length > MAX_PATTERN_CHARS) return `no tool matches '${pattern.slice(0, MAX_PATTERN_CHARS)}…'`
+  if (pattern.length > MAX_PATTERN_CHARS) return `no tool matches '${cutAfter(pattern, MAX_PATTERN_CHARS)}'`
   const glob = normalisePattern(pattern)
   const tools = source.listTools().filter((tool) => minimatch(tool.name, glob, {dot: true}))
   return tools.length > 0 ? tools : `no tool matches '${pattern}'`

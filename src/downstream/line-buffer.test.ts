@@ -2,7 +2,7 @@ import {ReadBuffer} from '@modelcontextprotocol/client'
 import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
 import {describe, expect, it} from 'vitest'
 
-import {silentLogger} from '../log.js'
+import {silentLogger} from '../shared/log.js'
 import {LineBuffer, useLinearFraming} from './line-buffer.js'
 import {OVERSIZED_MESSAGE_CODE} from './oversized-answer.js'
 import {createTransport} from './transports.js'

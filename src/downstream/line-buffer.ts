@@ -7,11 +7,11 @@ import {
   STDIO_DEFAULT_MAX_BUFFER_SIZE,
 } from '@modelcontextprotocol/client'
 
-import type {Logger} from '../log.js'
+import type {Logger} from '../shared/log.js'
 
-import {parseMessage} from '../json-rpc.js'
-import {LineFramer} from '../line-framing.js'
-import {idOfSkipped, isCallHead, type SkippedLine} from '../oversized-line.js'
+import {parseMessage} from '../shared/json-rpc.js'
+import {LineFramer} from '../shared/line-framing.js'
+import {idOfSkipped, isCallHead, type SkippedLine} from '../shared/oversized-line.js'
 import {oversizedAnswer} from './oversized-answer.js'
 
 /**

@@ -2,7 +2,7 @@ import {describe, expect, it} from 'vitest'
 
 import type {ServerConfig} from '../config/schema.js'
 
-import {createLogger} from '../log.js'
+import {createLogger} from '../shared/log.js'
 import {MIN_SECRET_LENGTH, REDACTED, Redactor} from './redactor.js'
 
 describe('Redactor', () => {

@@ -1,7 +1,7 @@
 import type {ServerConfig} from '../config/schema.js'
-import type {Logger} from '../log.js'
+import type {Logger} from '../shared/log.js'
 
-import {PtcError} from '../errors.js'
+import {PtcError} from '../shared/errors.js'
 import {ToolError} from './types.js'
 
 /**

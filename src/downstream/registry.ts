@@ -7,11 +7,11 @@ import type {ConnectFailure} from './failure.js'
 import type {TransportFactory} from './transports.js'
 import type {UpstreamClient} from './upstream.js'
 
-import {downstreamMessageBytes} from '../limits.js'
-import {createLogger, type Logger} from '../log.js'
+import {downstreamMessageBytes} from '../shared/limits.js'
+import {createLogger, type Logger} from '../shared/log.js'
+import {normaliseName, serverPrefix} from '../shared/naming.js'
 import {checkArguments, checkResult, type ResultChecks, tooLargeError} from './call-checks.js'
 import {ToolFilter, type UnmatchedRule} from './filter.js'
-import {normaliseName} from './naming.js'
 import {Redactor} from './redactor.js'
 import {defaultShapesDir, serverIdentity, ShapeStore} from './shape-store.js'
 import {ServerSupervisor} from './supervisor.js'
@@ -332,7 +332,7 @@ export class ToolRegistry implements ToolHost {
     const owner = this.ownerOf(name)
     if (owner && !owner.connected)
       return new ToolError(notConnectedMessage(owner.name, owner.reason), {kind: 'unavailable'})
-    const unusable = this.unusable.find((s) => name.startsWith(`mcp__${normaliseName(s.name)}__`))
+    const unusable = this.unusable.find((s) => name.startsWith(serverPrefix(s.name)))
     if (!owner && unusable)
       return new ToolError(notConnectedMessage(unusable.name, unusable.reason), {kind: 'unavailable'})
     return new ToolError(unknown, {kind: 'unknown_tool'})
@@ -341,7 +341,7 @@ export class ToolRegistry implements ToolHost {
   /** The server whose `mcp__<server>__` prefix a tool name has (the longest such name). */
   private ownerOf(name: string): ServerSupervisor | undefined {
     return this.supervisors
-      .filter((s) => name.startsWith(`mcp__${normaliseName(s.name)}__`))
+      .filter((s) => name.startsWith(serverPrefix(s.name)))
       .sort((a, b) => b.name.length - a.name.length)[0]
   }
 

@@ -10,6 +10,7 @@ import type {RemoteServerConfig} from '../config/schema.js'
 import type {FailureCause} from './failure.js'
 
 import {authCommand} from '../oauth/errors.js'
+import {errnoOf} from '../shared/errors.js'
 import {bodyText, describeError} from './error-text.js'
 
 /** What one HTTP answer said about itself: recorded by the transport's fetch, before the SDK reads it. */
@@ -153,16 +154,6 @@ export function statusOf(error: unknown): number | undefined {
   for (let current = error, depth = 0; current && depth < 5; depth++) {
     const {status} = current as {status?: unknown}
     if (typeof status === 'number' && status >= 100 && status <= 599) return status
-    current = current instanceof Error ? current.cause : undefined
-  }
-  return undefined
-}
-
-/** The first errno-style `code` (`ECONNREFUSED`, `ENOTFOUND`) along an error's cause chain. */
-export function errnoOf(error: unknown): string | undefined {
-  for (let current = error, depth = 0; current && depth < 5; depth++) {
-    const {code} = current as {code?: unknown}
-    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code
     current = current instanceof Error ? current.cause : undefined
   }
   return undefined

@@ -4,6 +4,8 @@ import {Ajv2019} from 'ajv/dist/2019.js'
 import {Ajv2020} from 'ajv/dist/2020.js'
 import {RE2JS} from 're2js'
 
+import {cutAfter} from '../shared/cut.js'
+
 /**
  * The Ajv engines behind SchemaValidator: Ajv at the version the MCP SDK bundles, with the SDK's
  * options and dialect choice, whose `pattern` and `patternProperties` run on RE2 (re2js, linear time), so a
@@ -19,7 +21,7 @@ export class UnsupportedPatternError extends Error {
     reason: string,
   ) {
     super(
-      `its schema has the pattern ${JSON.stringify(pattern.length > 200 ? `${pattern.slice(0, 200)}…` : pattern)}, ` +
+      `its schema has the pattern ${JSON.stringify(cutAfter(pattern, 200))}, ` +
         `which ptc-mcp cannot check in linear time (${reason})`,
     )
     this.name = 'UnsupportedPatternError'

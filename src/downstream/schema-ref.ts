@@ -3,7 +3,7 @@
  * modules that read schemas themselves (signatures, argument rules, validation messages). Only
  * references within the schema are followed; anything else is left alone.
  */
-import {isRecord} from '../guards.js'
+import {isRecord} from '../shared/guards.js'
 
 /** A chain of references longer than this (or a cycle) stops being followed. */
 const MAX_REF_HOPS = 16

@@ -15,10 +15,10 @@ import {homedir} from 'node:os'
 import {isAbsolute, join} from 'node:path'
 
 import type {ServerConfig} from '../config/schema.js'
-import type {Logger} from '../log.js'
+import type {Logger} from '../shared/log.js'
 import type {ToolInfo} from './types.js'
 
-import {isRecord} from '../guards.js'
+import {isRecord} from '../shared/guards.js'
 import {MAX_SHAPE_CHARS} from './shapes.js'
 
 /**

@@ -1,3 +1,4 @@
+import {cutAfter} from '../shared/cut.js'
 /**
  * The shape of a tool's result as `inspect_tool` shows it under `observed_result` (SPEC §5): types,
  * keys and list lengths, never values unless samples are asked for. A JSON value whose shape is
@@ -11,8 +12,8 @@
  * key reading "IMPORTANT SYSTEM NOTE TO THE ASSISTANT..." is `'IMPORTANT SYSTEM NOTE TO…'`). A
  * shape is at most MAX_SHAPE_CHARS of JSON: a bigger one is described again less deeply.
  */
-import {isRecord} from '../guards.js'
-import {counted} from '../plural.js'
+import {isRecord} from '../shared/guards.js'
+import {counted} from '../shared/plural.js'
 
 const MAX_DEPTH = 5
 const MAX_KEYS = 30
@@ -114,7 +115,7 @@ function leaf(value: unknown, samples: boolean): string {
 
 /** A Python-style quoted sample, cut short. */
 function sample(text: string): string {
-  const short = text.length <= MAX_SAMPLE_CHARS ? text : `${text.slice(0, MAX_SAMPLE_CHARS)}…`
+  const short = cutAfter(text, MAX_SAMPLE_CHARS)
   return `'${short.replaceAll('\\', '\\\\').replaceAll("'", "\\'").replaceAll('\n', '\\n')}'`
 }
 

@@ -8,7 +8,7 @@
  * (`**{'class': 'x'}`), and the group is visibly not plain Python, so the model does not write `class=`.
  */
 
-import {isRecord} from '../guards.js'
+import {isRecord} from '../shared/guards.js'
 import {refTarget} from './schema-ref.js'
 
 /** A JSON Schema as a tool declares it; only the keywords signatures use are looked at. */

@@ -1,4 +1,4 @@
-import type {Logger} from '../log.js'
+import type {Logger} from '../shared/log.js'
 import type {ServerSupervisor} from './supervisor.js'
 import type {ToolInfo} from './types.js'
 

@@ -2,7 +2,7 @@ import type {Client, Tool} from '@modelcontextprotocol/client'
 
 import type {ToolHints, ToolInfo} from './types.js'
 
-import {dedupeTools, type NameClash} from './naming.js'
+import {dedupeTools, type NameClash} from '../shared/naming.js'
 
 /** Every tool of a connected server, all pages; `[]` for a server without the tools capability. */
 export async function listServerTools(

@@ -1,7 +1,8 @@
 import type {HiddenTool} from './tool-index.js'
 import type {ToolInfo} from './types.js'
 
-import {MAX_SUGGESTED_NAME_CHARS, suggestNames} from './naming.js'
+import {cutAfter} from '../shared/cut.js'
+import {MAX_SUGGESTED_NAME_CHARS, suggestNames} from '../shared/naming.js'
 
 /** What a lookup needs: the tools by name, all of them for suggestions, and the hidden ones. */
 export interface ToolSource {
@@ -59,7 +60,7 @@ export function unknownToolMessage(name: string, names: readonly string[]): stri
 function echoedName(name: string): string {
   return name.length <= MAX_SUGGESTED_NAME_CHARS
     ? `'${name}'`
-    : `'${name.slice(0, MAX_SUGGESTED_NAME_CHARS)}…' (${name.length} characters)`
+    : `'${cutAfter(name, MAX_SUGGESTED_NAME_CHARS)}' (${name.length} characters)`
 }
 
 function joinOr(items: readonly string[]): string {

@@ -1,7 +1,7 @@
 import type {ToolInfo} from './types.js'
 
-import {isRecord} from '../guards.js'
-import {normaliseName} from './naming.js'
+import {isRecord} from '../shared/guards.js'
+import {normaliseName} from '../shared/naming.js'
 
 /** `list_callable_tools(query=...)` answers with at most this many tools (SPEC §5). */
 export const MAX_SEARCH_RESULTS = 20

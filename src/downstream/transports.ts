@@ -1,7 +1,7 @@
 import type {AuthProvider, Transport} from '@modelcontextprotocol/client'
 
 import type {ServerConfig} from '../config/schema.js'
-import type {Logger} from '../log.js'
+import type {Logger} from '../shared/log.js'
 import type {FailureCause} from './failure.js'
 import type {StderrRecord} from './stderr-record.js'
 

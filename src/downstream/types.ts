@@ -1,4 +1,4 @@
-import type {TRANSPORTS} from '../config/schema.js'
+import type {TransportKind} from '../config/schema.js'
 import type {HiddenTool} from './tool-index.js'
 
 /** A downstream tool as programs see it. */
@@ -20,9 +20,6 @@ export interface ToolHints {
   destructiveHint?: boolean
   readOnlyHint?: boolean
 }
-
-/** The config's `transport` values: one list, in the config schema. */
-export type TransportKind = (typeof TRANSPORTS)[number]
 
 /** What `server_status()` and `list` report per server (SPEC §4). */
 export interface ServerStatus {

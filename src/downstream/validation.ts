@@ -1,7 +1,7 @@
 import type {ErrorObject, ValidateFunction} from 'ajv'
 
-import {isRecord} from '../guards.js'
-import {jsonLength} from '../shorten-json.js'
+import {isRecord} from '../shared/guards.js'
+import {jsonLength} from '../shared/shorten-json.js'
 import {SchemaEngines, UnsupportedPatternError} from './schema-engines.js'
 import {followRefs, pointerSegments} from './schema-ref.js'
 

@@ -4,7 +4,7 @@ import {lstat, opendir, rm} from 'node:fs/promises'
 import {homedir} from 'node:os'
 import {dirname, join} from 'node:path'
 
-import {effectiveUid, openPrivateDir, privateDirProblem, removeTreeAt} from './private-dir.js'
+import {effectiveUid, openPrivateDir, privateDirProblem, removeTreeAt} from '../shared/private-dir.js'
 
 /**
  * Files kept after a run (SPEC §14): one directory per run under `execution.artifacts_dir`, pruned
@@ -15,8 +15,7 @@ import {effectiveUid, openPrivateDir, privateDirProblem, removeTreeAt} from './p
 
 export const ARTIFACT_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000
 export const ARTIFACTS_MAX_TOTAL_BYTES = 1024 ** 3
-/** Most bytes kept per run. */
-export const ARTIFACT_MAX_RUN_BYTES = 64 * 1024 * 1024
+/** Most bytes kept per run: the kept files' bound. */
 
 /** `execution.artifacts_dir`, else $XDG_STATE_HOME/ptc-mcp/artifacts (~/.local/state when unset). */
 export function artifactsRoot(configured: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
@@ -203,3 +202,5 @@ async function treeBytes(dir: string, depth = 0): Promise<number> {
   }
   return total
 }
+
+export {MAX_KEPT_BYTES as ARTIFACT_MAX_RUN_BYTES} from '../shared/limits.js'

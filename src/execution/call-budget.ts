@@ -1,7 +1,7 @@
 import type {ToolHost, ToolInfo} from '../downstream/types.js'
 
-import {isRecord} from '../guards.js'
-import {counted} from '../plural.js'
+import {isRecord} from '../shared/guards.js'
+import {counted} from '../shared/plural.js'
 
 /** Tools named in the budget's error as ways to do more per call. */
 const MAX_SUGGESTED = 3

@@ -3,7 +3,7 @@
  * JSON on fd 3 of the child, one object per line, both ways. Every message: who sends it, when, and
  * its fields besides `type`. The TypeScript side (protocol.ts's types and its parser of the child's
  * messages) and the Python side (src/execution/runner/: what it sends, what it reads) are checked
- * against this table by channel-messages.test.ts: a field added on one side only fails that test.
+ * against this table by channel-messages.integration.test.ts: a field added on one side only fails that test.
  */
 export const CHANNEL_MESSAGES = {
   start: {

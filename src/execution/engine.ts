@@ -7,9 +7,11 @@ import type {PermissionPolicy} from '../permissions/policy.js'
 import type {PythonInfo, SandboxBackend} from '../sandbox/backend.js'
 import type {ShownImage} from './protocol.js'
 
-import {childMessageBytes, STATE_DEFAULTS} from '../limits.js'
-import {type Logger, silentLogger} from '../log.js'
 import {ProgramApprovals} from '../permissions/approvals.js'
+import {sweepOrphanedScratchDirs} from '../sandbox/scratch.js'
+import {unlessAborted} from '../shared/abortable.js'
+import {childMessageBytes, STATE_DEFAULTS} from '../shared/limits.js'
+import {type Logger, silentLogger} from '../shared/log.js'
 import {artifactsRoot, artifactsRootProblem, pruneArtifacts} from './artifacts.js'
 import {ForkServer} from './child/fork-server.js'
 import {forkServerSpawner} from './child/forked.js'
@@ -19,7 +21,6 @@ import {preflightSpec} from './preflight-spec.js'
 import {childLimits, programBounds} from './program-bounds.js'
 import {ProgramSlots, type SlotRelease} from './program-slots.js'
 import {ProgramState, sessionLimits} from './program-state.js'
-import {sweepOrphanedScratchDirs} from './scratch.js'
 import {SessionState} from './session-state.js'
 import {writeShownImages} from './shown-files.js'
 import {type CallApprover, ToolCallBroker, type ToolCallListener} from './tool-calls.js'
@@ -293,13 +294,8 @@ export class ProgramEngine {
     if (!signal) return this.pool.acquire()
     signal.throwIfAborted()
     const acquiring = this.pool.acquire()
-    let onAbort: (() => void) | undefined
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(signal.reason)
-      signal.addEventListener('abort', onAbort, {once: true})
-    })
     try {
-      return await Promise.race([acquiring, aborted])
+      return await unlessAborted(acquiring, signal)
     } catch (error) {
       // Cancelled while the child was starting: it is not used for anything else.
       acquiring.then(
@@ -307,8 +303,6 @@ export class ProgramEngine {
         () => {},
       )
       throw error
-    } finally {
-      signal.removeEventListener('abort', onAbort!)
     }
   }
 

@@ -1,4 +1,4 @@
-import {formatTraceBytes} from '../byte-size.js'
+import {formatTraceBytes} from '../shared/byte-size.js'
 import {type KeptFiles, keptFilesLines} from './kept-files.js'
 import {traceError} from './trace.js'
 

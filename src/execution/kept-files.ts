@@ -1,7 +1,8 @@
 import {closeSync, constants, mkdirSync, openSync, rmSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {formatByteLimit, formatBytes} from '../byte-size.js'
+import {formatByteLimit, formatBytes} from '../shared/byte-size.js'
+import {MAX_KEPT_BYTES, MAX_KEPT_FILES} from '../shared/limits.js'
 import {type FileSkippedReason, ProtocolError} from './protocol.js'
 
 /**
@@ -12,9 +13,8 @@ import {type FileSkippedReason, ProtocolError} from './protocol.js'
  * O_EXCL|O_NOFOLLOW. It never touches the program's own paths.
  */
 
-/** Most files and bytes kept per run. */
-export const MAX_KEPT_FILES = 64
-export const MAX_KEPT_BYTES = 64 * 1024 * 1024
+/** Most files and bytes kept per run (their home is shared/limits.ts). */
+
 /** Deepest directory under out/ the runner descends into (out/a/b/... counts a, b, ...). */
 export const MAX_KEPT_DEPTH = 8
 /** Longest name, relative to out/, in UTF-8 bytes; and longest component. */
@@ -355,3 +355,5 @@ export function keptFilesLines(kept: KeptFiles): string[] {
   }
   return lines
 }
+
+export {MAX_KEPT_BYTES, MAX_KEPT_FILES} from '../shared/limits.js'

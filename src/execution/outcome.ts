@@ -4,7 +4,7 @@ import type {KeptFile, KeptFiles} from './kept-files.js'
 import type {StateChange} from './program-state.js'
 import type {ShownImage} from './protocol.js'
 
-import {PtcError} from '../errors.js'
+import {PtcError} from '../shared/errors.js'
 import {outcomeTextParts, type OutcomeTextParts, type ToolCallTrace} from './format.js'
 import {stateTraceLines} from './program-state.js'
 

@@ -2,10 +2,11 @@ import type {ToolHost, ToolInfo} from '../downstream/types.js'
 
 import {listedProperties} from '../downstream/arguments.js'
 import {describeTool} from '../downstream/inspect.js'
-import {normaliseName, suggestNames} from '../downstream/naming.js'
 import {followRefs} from '../downstream/schema-ref.js'
 import {lookupTool} from '../downstream/tool-lookup.js'
-import {isRecord} from '../guards.js'
+import {cutAfter} from '../shared/cut.js'
+import {isRecord} from '../shared/guards.js'
+import {serverPrefix, suggestNames} from '../shared/naming.js'
 
 /**
  * What the preflight check (SPEC §6.1, runner/preflight.py) needs to know of the tools a program's
@@ -76,9 +77,7 @@ export function preflightSpec(code: string, host: ToolHost): PreflightSpec {
  * down or still starting (the program may catch the ToolError), or of a tool a rule hides.
  */
 function unknownProblem(name: string, host: ToolHost): [string, string | null] | undefined {
-  const down = host
-    .unavailableServers()
-    .some((server) => name.startsWith(`mcp__${normaliseName(server.name)}__`))
+  const down = host.unavailableServers().some((server) => name.startsWith(serverPrefix(server.name)))
   if (down) return undefined
   const lookup = lookupTool(host, name)
   if (lookup.tool || lookup.hidden) return undefined
@@ -93,7 +92,7 @@ function unknownProblem(name: string, host: ToolHost): [string, string | null] |
 
 function toolSpec(tool: ToolInfo, host: ToolHost): ToolSpec {
   const full = describeTool(tool, host.observedResult?.(tool.name)).signature
-  const signature = full.length <= MAX_SIGNATURE_CHARS ? full : `${full.slice(0, MAX_SIGNATURE_CHARS)}…`
+  const signature = cutAfter(full, MAX_SIGNATURE_CHARS)
   const listed = listedProperties(tool.inputSchema)
   if (!listed || listed.properties.size > MAX_PARAMS) return {signature, required: [], open: true}
   const params: Record<string, ParamSpec> = {}

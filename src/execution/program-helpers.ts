@@ -24,7 +24,7 @@ interface ProgramHelper {
  * The helpers a program asks the parent for (SPEC §5, §6, §6.2), in the order the model reads
  * them: the one list of their names. Their Python side is runner/helpers.py (which also holds the
  * helpers answered in the child: emit, show, and the classes ToolError and Media);
- * channel-messages.test.ts checks that both sides name the same helpers.
+ * channel-messages.integration.test.ts checks that both sides name the same helpers.
  */
 export const PROGRAM_HELPERS = {
   list_callable_tools: {

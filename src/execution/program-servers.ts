@@ -1,4 +1,4 @@
-import {normaliseName} from '../downstream/naming.js'
+import {serverPrefix} from '../shared/naming.js'
 import {helpersOf} from './program-helpers.js'
 
 /**
@@ -8,5 +8,5 @@ import {helpersOf} from './program-helpers.js'
  */
 export function serversNamedBy(code: string, servers: readonly string[]): string[] {
   if (helpersOf('discovery').some((helper) => new RegExp(`\\b${helper}\\b`).test(code))) return [...servers]
-  return servers.filter((server) => code.includes(`mcp__${normaliseName(server)}__`))
+  return servers.filter((server) => code.includes(serverPrefix(server)))
 }

@@ -1,4 +1,4 @@
-import {counted} from '../plural.js'
+import {counted} from '../shared/plural.js'
 
 /**
  * How many programs run at once (SPEC §15 `execution.max_concurrent_programs`): the others wait

@@ -1,7 +1,7 @@
 import type {ReceivedSessionFiles} from './session-files.js'
 
-import {formatTraceBytes} from '../byte-size.js'
 import {JsonText} from '../downstream/types.js'
+import {formatTraceBytes} from '../shared/byte-size.js'
 import {notKeptText} from './kept-files.js'
 import {type FilesChange, type SessionState, shownKey} from './session-state.js'
 

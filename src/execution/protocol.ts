@@ -1,15 +1,15 @@
 import type {ToolErrorKind} from '../downstream/types.js'
 import type {PreflightSpec} from './preflight-spec.js'
 
-import {isRecord} from '../guards.js'
-import {base64Chars, MAX_FILE_CHUNK_BYTES, MAX_SHOWN_BYTES} from '../limits.js'
+import {isRecord} from '../shared/guards.js'
+import {base64Chars, MAX_FILE_CHUNK_BYTES, MAX_SHOWN_BYTES} from '../shared/limits.js'
 import {imageTypeOf, SHOWN_IMAGE_TYPES, SIGNATURE_BYTES} from './image-types.js'
 import {HELPER_NAMES, type HelperName} from './program-helpers.js'
 
 /**
  * The private channel between the engine and a program child (fd 3 of the child): newline-delimited
  * JSON, one object per line. Its messages and fields are written down in channel-messages.ts; the
- * types and the parser here are checked against it by channel-messages.test.ts.
+ * types and the parser here are checked against it by channel-messages.integration.test.ts.
  *
  * Everything the child sends is untrusted (SPEC §15): the channel's framer refuses lines over a bound,
  * `parseChildMessage` refuses JSON nested too deep or with too many containers before parsing it

@@ -2,8 +2,8 @@ import {execFile} from 'node:child_process'
 
 import type {PythonInfo} from '../sandbox/backend.js'
 
-import {PtcError} from '../errors.js'
-import {MemoMap} from '../memo.js'
+import {PtcError} from '../shared/errors.js'
+import {MemoMap} from '../shared/memo.js'
 
 /** Oldest Python that can run programs (top-level await flags, TracebackType, match...). */
 export const MIN_PYTHON: readonly [number, number] = [3, 10]

@@ -1,6 +1,6 @@
 import type {SessionDataMessage, SessionFileMessage} from './protocol.js'
 
-import {MAX_FILE_CHUNK_BYTES} from '../limits.js'
+import {MAX_FILE_CHUNK_BYTES} from '../shared/limits.js'
 import {type FileLimits, type FileStore, type KeptFiles, KeptFilesWriter} from './kept-files.js'
 
 /**

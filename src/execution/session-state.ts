@@ -1,8 +1,9 @@
 import type {StateConfig} from '../config/schema.js'
 
-import {formatByteLimit} from '../byte-size.js'
 import {ToolError} from '../downstream/types.js'
-import {MAX_STATE_DEPTH, MAX_STATE_KEY_CHARS} from '../limits.js'
+import {formatByteLimit} from '../shared/byte-size.js'
+import {cutAfter} from '../shared/cut.js'
+import {MAX_STATE_DEPTH, MAX_STATE_KEY_CHARS} from '../shared/limits.js'
 import {printableNameProblem} from './kept-files.js'
 import {jsonShapeProblem} from './protocol.js'
 
@@ -169,7 +170,7 @@ const SHOWN_KEY_CHARS = 60
 
 /** A key as messages show it: cut when long. */
 export function shownKey(key: string): string {
-  return key.length > SHOWN_KEY_CHARS ? `${key.slice(0, SHOWN_KEY_CHARS)}…` : key
+  return cutAfter(key, SHOWN_KEY_CHARS)
 }
 
 /** A key the program gave: a non-empty string of at most MAX_STATE_KEY_CHARS, printable. */

@@ -12,9 +12,9 @@ import {
 } from 'node:fs'
 import {dirname, join} from 'node:path'
 
-import {PtcError} from '../errors.js'
-import {isRecord} from '../guards.js'
-import {base64Chars, MAX_STATE_DEPTH} from '../limits.js'
+import {PtcError} from '../shared/errors.js'
+import {isRecord} from '../shared/guards.js'
+import {base64Chars, MAX_STATE_DEPTH} from '../shared/limits.js'
 import {keptNameProblem} from './kept-files.js'
 import {jsonShapeProblem} from './protocol.js'
 import {type SessionState} from './session-state.js'

@@ -1,7 +1,7 @@
 import type {ToolCallTrace} from './format.js'
 import type {RunOutcome} from './outcome.js'
 
-import {shortenJson} from '../shorten-json.js'
+import {shortenJson} from '../shared/shorten-json.js'
 import {boundedCall, traceError, traceTool} from './trace.js'
 
 /**

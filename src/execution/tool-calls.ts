@@ -4,7 +4,7 @@ import type {ToolCallTrace} from './format.js'
 import type {HelperName, ResultMessage} from './protocol.js'
 
 import {ToolError, type ToolErrorKind, type ToolHost, type ToolInfo} from '../downstream/types.js'
-import {STATE_DEFAULTS} from '../limits.js'
+import {STATE_DEFAULTS} from '../shared/limits.js'
 import {budgetError} from './call-budget.js'
 import {HELPER_LIST, PROGRAM_HELPERS} from './program-helpers.js'
 import {ProgramState} from './program-state.js'

@@ -1,7 +1,8 @@
 import type {ToolCallTrace} from './format.js'
 
-import {isRecord} from '../guards.js'
-import {shortenJson} from '../shorten-json.js'
+import {cutWithin} from '../shared/cut.js'
+import {isRecord} from '../shared/guards.js'
+import {shortenJson} from '../shared/shorten-json.js'
 
 /** Each call's `args` in the trace, as JSON text, at most this long (SPEC §5). */
 export const MAX_TRACE_ARGS_CHARS = 200
@@ -29,12 +30,12 @@ export function traceError(message: string, max = MAX_TRACE_ERROR_CHARS): string
     .replaceAll(/\s*\n\s*/g, ' ')
     .trim()
   if (flat.length <= max && message.length <= 4 * max) return flat
-  return ownCopy(`${flat.slice(0, max - 1)}…`)
+  return ownCopy(cutWithin(flat, max))
 }
 
 /** A tool name as the trace keeps it: at most MAX_TRACE_TOOL_CHARS. */
 export function traceTool(name: string): string {
-  return name.length <= MAX_TRACE_TOOL_CHARS ? name : ownCopy(`${name.slice(0, MAX_TRACE_TOOL_CHARS - 1)}…`)
+  return name.length <= MAX_TRACE_TOOL_CHARS ? name : ownCopy(cutWithin(name, MAX_TRACE_TOOL_CHARS))
 }
 
 /**

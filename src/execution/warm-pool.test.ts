@@ -2,7 +2,7 @@ import {afterEach, beforeEach, describe, expect, test, vi} from 'vitest'
 
 import type {ProgramChild} from './child/index.js'
 
-import {silentLogger} from '../log.js'
+import {silentLogger} from '../shared/log.js'
 import {FILL_DELAY_MS, WarmPool, warmPoolMax} from './warm-pool.js'
 
 /** A child as the pool sees it: ready at once, usable until taken or killed. */

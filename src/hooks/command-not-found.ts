@@ -1,7 +1,7 @@
 import type {Hook} from '@oclif/core'
 
-import {levenshtein} from '../downstream/naming.js'
-import {EXIT} from '../errors.js'
+import {EXIT} from '../shared/errors.js'
+import {levenshtein} from '../shared/naming.js'
 
 /**
  * A misspelt command gets the closest ones, and where the list is (oclif's own message says only

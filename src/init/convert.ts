@@ -2,8 +2,8 @@ import type {RemoteServerConfig, ServerConfig} from '../config/schema.js'
 
 import {isHttpUrl} from '../config/schema.js'
 import {launchesSelf} from '../config/self-launch.js'
-import {normaliseName} from '../downstream/naming.js'
-import {isRecord} from '../guards.js'
+import {isRecord} from '../shared/guards.js'
+import {normaliseName} from '../shared/naming.js'
 import {type RawServer} from './sources.js'
 
 export type ConvertResult =

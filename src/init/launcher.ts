@@ -4,7 +4,7 @@
  */
 import {basename, resolve} from 'node:path'
 
-import {PACKAGE_ROOT} from '../package-root.js'
+import {PACKAGE_ROOT} from '../shared/package-root.js'
 
 /**
  * The argv that starts this installation of ptc-mcp: the absolute path of the `ptc-mcp` bin it

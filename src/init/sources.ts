@@ -1,9 +1,9 @@
 import {readFile, realpath} from 'node:fs/promises'
 import {basename, dirname, join} from 'node:path'
 
-import {PtcError} from '../errors.js'
-import {isRecord} from '../guards.js'
-import {CONFIG_EXAMPLE_FILE} from '../package-root.js'
+import {PtcError} from '../shared/errors.js'
+import {isRecord} from '../shared/guards.js'
+import {CONFIG_EXAMPLE_FILE} from '../shared/package-root.js'
 import {
   claudeCodeUserConfigPath,
   claudeDesktopConfigPath,

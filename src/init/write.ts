@@ -1,7 +1,7 @@
 import {copyFile, mkdir, rename, rm, stat, writeFile} from 'node:fs/promises'
 import {dirname} from 'node:path'
 
-import {PtcError} from '../errors.js'
+import {PtcError} from '../shared/errors.js'
 
 function fileExists(path: string): PtcError {
   return new PtcError('FILE_EXISTS', `${path} already exists; not overwriting it.`, {

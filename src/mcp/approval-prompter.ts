@@ -13,8 +13,8 @@ import type {
   ApprovalRequest,
 } from '../permissions/approvals.js'
 
-import {isRecord} from '../guards.js'
 import {shortJson} from '../permissions/approvals.js'
+import {isRecord} from '../shared/guards.js'
 
 /** The first protocol revision without server-to-client requests (answers carry `input_required` instead). */
 export const FIRST_MODERN_REVISION = '2026-07-28'

@@ -1,7 +1,7 @@
 import {McpServer} from '@modelcontextprotocol/server'
 import {z} from 'zod'
 
-import type {PtcError} from '../errors.js'
+import type {PtcError} from '../shared/errors.js'
 
 import {executionSchema} from '../config/schema.js'
 import {

@@ -1,7 +1,8 @@
 import type {CreateMessageRequestParams, ElicitRequestParams} from '@modelcontextprotocol/client'
 
-import {isRecord} from '../guards.js'
-import {terminalSafe} from '../terminal-safe.js'
+import {cutAfter} from '../shared/cut.js'
+import {isRecord} from '../shared/guards.js'
+import {terminalSafe} from '../shared/terminal-safe.js'
 
 /**
  * What a downstream server asks of the user through ptc-mcp (SPEC §12), made plain as coming from
@@ -46,7 +47,7 @@ export function forwardedText(text: string, max = MAX_FORWARDED_MESSAGE_CHARS): 
     .replaceAll(/\n{3,}/g, '\n\n')
     .replace(/^\n+/, '')
     .trimEnd()
-  return shown.length > max ? `${shown.slice(0, max)}… [cut at ${max} characters]` : shown
+  return shown.length > max ? `${cutAfter(shown, max)} [cut at ${max} characters]` : shown
 }
 
 /** `[name]`, the label that starts everything shown for server `name`. */

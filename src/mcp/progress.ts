@@ -1,8 +1,8 @@
 import type {ServerContext} from '@modelcontextprotocol/server'
 
-import type {Logger} from '../log.js'
+import type {Logger} from '../shared/log.js'
 
-import {counted} from '../plural.js'
+import {counted} from '../shared/plural.js'
 
 /** Clients with call timeouts reset them on progress; one every 10 s at the latest keeps long programs alive. */
 export const HEARTBEAT_MS = 5000

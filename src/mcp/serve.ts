@@ -2,9 +2,9 @@ import type {Transport} from '@modelcontextprotocol/server'
 
 import {serveStdio as serveMcpStdio} from '@modelcontextprotocol/server/stdio'
 
-import {CLIENT_MESSAGE_BYTES} from '../limits.js'
-import {createLogger, type Logger, type LogLevel} from '../log.js'
 import {Runtime} from '../runtime.js'
+import {CLIENT_MESSAGE_BYTES} from '../shared/limits.js'
+import {createLogger, type Logger, type LogLevel} from '../shared/log.js'
 import {createConfigErrorServer} from './config-error-server.js'
 import {createMcpServer} from './server.js'
 import {JsonLinesServerTransport} from './stdio-transport.js'

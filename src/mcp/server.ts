@@ -1,8 +1,8 @@
 import {McpServer} from '@modelcontextprotocol/server'
 import {z} from 'zod'
 
-import type {Logger} from '../log.js'
 import type {Runtime} from '../runtime.js'
+import type {Logger} from '../shared/log.js'
 import type {UpstreamBridge} from './upstream-bridge.js'
 
 import {InspectError, inspectTools} from '../downstream/inspect.js'

@@ -3,7 +3,7 @@ import type {JSONRPCMessage} from '@modelcontextprotocol/server'
 import {PassThrough} from 'node:stream'
 import {describe, expect, it} from 'vitest'
 
-import {silentLogger} from '../log.js'
+import {silentLogger} from '../shared/log.js'
 import {JsonLinesServerTransport} from './stdio-transport.js'
 
 /** A transport on in-memory streams; `replies` collects what it writes back. */

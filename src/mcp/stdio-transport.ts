@@ -9,12 +9,13 @@ import {
 } from '@modelcontextprotocol/server'
 import {StdioServerTransport} from '@modelcontextprotocol/server/stdio'
 
-import type {Logger} from '../log.js'
+import type {Logger} from '../shared/log.js'
 
-import {isRecord} from '../guards.js'
-import {parseMessage} from '../json-rpc.js'
-import {type FramedLine, LineFramer} from '../line-framing.js'
-import {idOfSkipped, parseOrUndefined, requestId} from '../oversized-line.js'
+import {cutAfter} from '../shared/cut.js'
+import {isRecord} from '../shared/guards.js'
+import {parseMessage} from '../shared/json-rpc.js'
+import {type FramedLine, LineFramer} from '../shared/line-framing.js'
+import {idOfSkipped, parseOrUndefined, requestId} from '../shared/oversized-line.js'
 
 /**
  * The SDK's stdio server transport with the input side made robust (the output side, including
@@ -106,5 +107,5 @@ export class JsonLinesServerTransport extends StdioServerTransport {
 
 function brief(text: string): string {
   const flat = text.replaceAll(/\s+/g, ' ')
-  return flat.length > 80 ? `${flat.slice(0, 80)}...` : flat
+  return cutAfter(flat, 80)
 }

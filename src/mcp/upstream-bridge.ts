@@ -9,10 +9,10 @@ import {
 } from '@modelcontextprotocol/server'
 
 import type {UpstreamClient} from '../downstream/upstream.js'
-import type {Logger} from '../log.js'
+import type {Logger} from '../shared/log.js'
 import type {ProgramRounds} from './program-rounds.js'
 
-import {isRecord} from '../guards.js'
+import {isRecord} from '../shared/guards.js'
 import {labelElicitation, labelSampling} from './forwarded-requests.js'
 
 export {SERVER_META_KEY} from './forwarded-requests.js'

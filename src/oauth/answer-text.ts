@@ -1,4 +1,4 @@
-import {boundBody} from '../bounded-fetch.js'
+import {boundBody} from '../shared/bounded-fetch.js'
 
 /**
  * What an OAuth endpoint said, for a message: at most `max` bytes of the body are read (a hostile

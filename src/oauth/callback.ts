@@ -1,6 +1,6 @@
 import {createServer, type Server} from 'node:http'
 
-import {PtcError} from '../errors.js'
+import {PtcError} from '../shared/errors.js'
 
 /** Where the browser brings the authorization code back: http://127.0.0.1:<port>/callback. */
 export const CALLBACK_PATH = '/callback'

@@ -1,6 +1,6 @@
 import {afterEach, describe, expect, it, vi} from 'vitest'
 
-import {createLogger} from '../log.js'
+import {createLogger} from '../shared/log.js'
 import {routeSdkWarnings} from './sdk-warnings.js'
 
 afterEach(() => {

@@ -9,10 +9,10 @@ import {
 } from '@modelcontextprotocol/client'
 
 import type {RemoteServerConfig, ServerConfig} from '../config/schema.js'
-import type {Logger} from '../log.js'
+import type {Logger} from '../shared/log.js'
 
-import {oauthFetch} from '../bounded-fetch.js'
-import {Memo} from '../memo.js'
+import {oauthFetch} from '../shared/bounded-fetch.js'
+import {Memo} from '../shared/memo.js'
 import {NeedsSignInError, RefreshUnavailableError} from './errors.js'
 import {StoreProvider, UserNeededError} from './provider.js'
 import {routeSdkWarnings} from './sdk-warnings.js'

@@ -3,9 +3,8 @@ import {randomBytes} from 'node:crypto'
 
 import type {RemoteServerConfig} from '../config/schema.js'
 
-import {oauthFetch} from '../bounded-fetch.js'
-import {errnoOf} from '../downstream/remote-failure.js'
-import {PtcError} from '../errors.js'
+import {oauthFetch} from '../shared/bounded-fetch.js'
+import {errnoOf, PtcError} from '../shared/errors.js'
 import {answerText} from './answer-text.js'
 import {openBrowser} from './browser.js'
 import {CALLBACK_PATH, listenForCallback} from './callback.js'

@@ -6,7 +6,7 @@ import {
 
 import type {RemoteServerConfig} from '../config/schema.js'
 
-import {oauthFetch} from '../bounded-fetch.js'
+import {oauthFetch} from '../shared/bounded-fetch.js'
 import {answerText} from './answer-text.js'
 import {type OAuthRecord, type TokenStore} from './store.js'
 

@@ -10,7 +10,7 @@ import {chmod, mkdir, open, readdir, readFile, rename, rm, stat} from 'node:fs/p
 import {homedir} from 'node:os'
 import {isAbsolute, join} from 'node:path'
 
-import {isRecord} from '../guards.js'
+import {isRecord} from '../shared/guards.js'
 
 /** What is kept for one server (SPEC §13): one JSON file per server URL. */
 export interface OAuthRecord {

@@ -4,7 +4,7 @@ import type {ToolInfo} from '../downstream/types.js'
 
 import {permissionsSchema} from '../config/schema.js'
 import {ToolError} from '../downstream/types.js'
-import {silentLogger} from '../log.js'
+import {silentLogger} from '../shared/log.js'
 import {
   type ApprovalChoice,
   type ApprovalPrompter,

@@ -1,8 +1,10 @@
 import type {ToolInfo} from '../downstream/types.js'
-import type {Logger} from '../log.js'
+import type {Logger} from '../shared/log.js'
 
 import {ToolError} from '../downstream/types.js'
-import {shortenJson} from '../shorten-json.js'
+import {unlessAborted} from '../shared/abortable.js'
+import {formatSeconds} from '../shared/seconds.js'
+import {shortenJson} from '../shared/shorten-json.js'
 import {type ApprovalReason, describeReason, type PermissionPolicy} from './policy.js'
 
 /** The user's answer: allow this call, allow this tool for the rest of the program or of the session (until serve exits), or deny. */
@@ -140,20 +142,14 @@ export class ProgramApprovals {
     signal: AbortSignal,
   ): Promise<ApprovalAnswer> {
     const {approvalTimeoutMs} = this.options.policy
-    const timeout = new AbortController()
-    const timer = setTimeout(() => timeout.abort(), approvalTimeoutMs)
-    const both = AbortSignal.any([signal, timeout.signal])
+    const timeout = AbortSignal.timeout(approvalTimeoutMs)
+    const both = AbortSignal.any([signal, timeout])
     // The prompter is asked to stop when `both` aborts; the race bounds the wait even if it does not.
-    let onAbort!: () => void
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(new Error('aborted'))
-      both.addEventListener('abort', onAbort, {once: true})
-    })
     try {
-      return await Promise.race([prompter.ask(request, both), aborted])
+      return await unlessAborted(prompter.ask(request, both), both)
     } catch (error) {
-      if (timeout.signal.aborted) {
-        this.unanswered = `nobody answered the approval question within ${approvalTimeoutMs / 1000}s (permissions.approval_timeout_seconds), so calls that need approval are denied for the rest of this program`
+      if (timeout.aborted) {
+        this.unanswered = `nobody answered the approval question within ${formatSeconds(approvalTimeoutMs)} (permissions.approval_timeout_seconds), so calls that need approval are denied for the rest of this program`
         throw this.denied(request, this.unanswered)
       }
       if (signal.aborted) throw this.denied(request, 'the program ended while the user was asked')
@@ -161,9 +157,6 @@ export class ProgramApprovals {
         request,
         `the approval question failed: ${error instanceof Error ? error.message : String(error)}`,
       )
-    } finally {
-      clearTimeout(timer)
-      both.removeEventListener('abort', onAbort)
     }
   }
 

@@ -1,4 +1,4 @@
-import {normaliseName} from '../downstream/naming.js'
+import {normaliseName} from '../shared/naming.js'
 
 /**
  * Claude Code's permission rules for MCP tools (SPEC §12), validated and matched the way Claude

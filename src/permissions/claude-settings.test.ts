@@ -3,7 +3,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {createLogger} from '../log.js'
+import {createLogger} from '../shared/log.js'
 import {ClaudeSettings} from './claude-settings.js'
 
 let dir: string | undefined

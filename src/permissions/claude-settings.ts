@@ -1,9 +1,9 @@
 import {readdirSync, readFileSync, statSync, unwatchFile, watchFile} from 'node:fs'
 import {join} from 'node:path'
 
-import type {Logger} from '../log.js'
+import type {Logger} from '../shared/log.js'
 
-import {isRecord} from '../guards.js'
+import {isRecord} from '../shared/guards.js'
 import {type ClaudeRule, parseClaudeRule, type RuleList} from './claude-rules.js'
 
 /** Where a settings file sits in Claude Code's stack. */

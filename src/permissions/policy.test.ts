@@ -1,15 +1,14 @@
 import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {setTimeout as sleep} from 'node:timers/promises'
-import {afterEach, describe, expect, it} from 'vitest'
+import {afterEach, describe, expect, it, vi} from 'vitest'
 
 import type {PermissionsConfig} from '../config/schema.js'
 import type {ToolInfo} from '../downstream/types.js'
 
 import {permissionsSchema} from '../config/schema.js'
-import {namespacedName} from '../downstream/naming.js'
-import {type Logger} from '../log.js'
+import {type Logger} from '../shared/log.js'
+import {namespacedName} from '../shared/naming.js'
 import {type ClaudeRule, globMatches, parseClaudeRule, ruleMatches} from './claude-rules.js'
 import {askUnlisted, describeReason, PermissionPolicy} from './policy.js'
 
@@ -430,10 +429,7 @@ describe('PermissionPolicy', () => {
   })
 })
 
+/** Waits (bounded) until `condition` holds: vitest's own polling. */
 async function until(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time')
-    await sleep(20)
-  }
+  await vi.waitFor(() => expect(condition()).toBe(true), {timeout: timeoutMs, interval: 20})
 }

@@ -1,6 +1,6 @@
 import type {PermissionsConfig} from '../config/schema.js'
 import type {ToolInfo} from '../downstream/types.js'
-import type {Logger} from '../log.js'
+import type {Logger} from '../shared/log.js'
 
 import {patternMatcher} from '../downstream/filter.js'
 import {ruleMatches, type RuleTarget} from './claude-rules.js'

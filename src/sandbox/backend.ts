@@ -5,7 +5,8 @@
 import type {SandboxName} from './index.js'
 import type {ProbePlan} from './probe.js'
 
-export type {SandboxName} from './index.js'
+/** The way out when no sandbox can run here, in every message that says so (confine.py writes it too). */
+export const NO_ISOLATION_FIX = 'set execution.sandbox: none to run programs without isolation'
 
 export interface PythonInfo {
   /** Real interpreter path (a pyenv shim resolved to sys.executable). */
@@ -62,7 +63,7 @@ export interface ForkServerRequest {
   /** The unix socket children connect back to, in `socketDir` (private to this user). */
   socketPath: string
   socketDir: string
-  /** Where the children's scratch directories are made (execution/scratch.ts). */
+  /** Where the children's scratch directories are made (sandbox/scratch.ts). */
   scratchRoot: string
 }
 

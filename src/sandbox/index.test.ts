@@ -1,6 +1,9 @@
+import {readFileSync} from 'node:fs'
+import {fileURLToPath} from 'node:url'
 import {describe, expect, test} from 'vitest'
 
-import {SandboxError} from '../errors.js'
+import {SandboxError} from '../shared/errors.js'
+import {NO_ISOLATION_FIX} from './backend.js'
 import {SANDBOX_SETTINGS, selectBackend} from './index.js'
 import {noneBackend} from './none.js'
 
@@ -39,5 +42,12 @@ describe('selectBackend', () => {
     // linux and none at least; another platform's backend refuses to load here.
     expect(loaded.length).toBeGreaterThanOrEqual(2)
     for (const [name, backendName] of loaded) expect(backendName).toBe(name)
+  })
+})
+
+describe('the way out when no sandbox runs', () => {
+  test('is written once, and confine.py writes the same words', () => {
+    const confine = readFileSync(fileURLToPath(new URL('linux/confine.py', import.meta.url)), 'utf8')
+    expect(confine).toContain(NO_ISOLATION_FIX)
   })
 })

@@ -1,6 +1,7 @@
 import type {SandboxBackend} from './backend.js'
 
-import {SandboxError} from '../errors.js'
+import {SandboxError} from '../shared/errors.js'
+import {NO_ISOLATION_FIX} from './backend.js'
 import {noneBackend} from './none.js'
 
 export type {Launch, LaunchRequest, PythonInfo, SandboxBackend} from './backend.js'
@@ -50,14 +51,14 @@ export async function selectBackend(
   const entry: BackendEntry = BACKENDS[name]
   if (entry.platform !== undefined && entry.platform !== platform) {
     throw new SandboxError(`the ${name} sandbox is not available on ${platform}`, {
-      suggestion: `set execution.sandbox to auto, or to none to run programs without isolation`,
+      suggestion: `set execution.sandbox: auto, or ${NO_ISOLATION_FIX}`,
     })
   }
   try {
     return await entry.load()
   } catch (error) {
     throw new SandboxError(`the ${name} sandbox backend is not available here`, {
-      suggestion: 'reinstall ptc-mcp, or set execution.sandbox to none to run programs without isolation',
+      suggestion: `reinstall ptc-mcp, or ${NO_ISOLATION_FIX}`,
       cause: error,
     })
   }
@@ -70,6 +71,6 @@ function autoBackend(platform: NodeJS.Platform): SandboxName {
   })
   if (name) return name
   throw new SandboxError(`no sandbox backend exists for ${platform}`, {
-    suggestion: 'set execution.sandbox to none to run programs without isolation (explicit opt-in)',
+    suggestion: `${NO_ISOLATION_FIX} (explicit opt-in)`,
   })
 }

@@ -8,7 +8,7 @@ import {fileURLToPath} from 'node:url'
 
 import type {Launch} from './backend.js'
 
-import {createProbeDir, removeScratchDir} from '../execution/scratch.js'
+import {createProbeDir, removeScratchDir} from './scratch.js'
 
 /**
  * The host side of the escape probe (probe.py, SPEC §7), shared by the backends' once-per-process

@@ -10,7 +10,7 @@ import {stringify} from 'yaml'
 
 import Doctor, {type DoctorResult} from '../../src/commands/doctor.js'
 import {doctorChecks, runCheck} from '../../src/doctor/checks.js'
-import {silentLogger} from '../../src/log.js'
+import {silentLogger} from '../../src/shared/log.js'
 import {runCommand} from '../helpers/run-command.js'
 import {withNoConfig} from '../helpers/serve.js'
 

@@ -5,7 +5,7 @@ import type {Command} from '@oclif/core'
 import {readdirSync, readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
 
-const root = new URL('../../', import.meta.url)
+const root = new URL('../..', import.meta.url)
 const manifest = JSON.parse(readFileSync(new URL('oclif.manifest.json', root), 'utf8')) as {
   version: string
   commands: Record<string, {flags: Record<string, unknown>; args: Record<string, unknown>}>

@@ -1,6 +1,6 @@
 // Waiting on a real ToolRegistry, and starting one over the fixture server, for tests.
 import {ToolRegistry} from '../../src/downstream/registry.js'
-import {silentLogger} from '../../src/log.js'
+import {silentLogger} from '../../src/shared/log.js'
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 
 /** Resolves once `check()` holds, re-checking on every registry change; fails after `timeoutMs`. */

@@ -23,7 +23,8 @@ export interface Listing {
 }
 
 const UNAVAILABLE_PREFIX = 'UNAVAILABLE SERVERS (their tools are not listed; reconnecting): '
-const STARTING_PREFIX = 'STARTING SERVERS (their tools are listed once they connect; a call to one waits for it): '
+const STARTING_PREFIX =
+  'STARTING SERVERS (their tools are listed once they connect; a call to one waits for it): '
 
 /** Runs a program through execute_program. */
 export async function execute(serve: RawServe, code: string, timeoutMs = 60_000): Promise<Execution> {

@@ -4,7 +4,7 @@ import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {stringify} from 'yaml'
 
-import {SCRATCH_PREFIX, scratchRoot} from '../../src/execution/scratch.js'
+import {SCRATCH_PREFIX, scratchRoot} from '../../src/sandbox/scratch.js'
 import {spawnCollect, type SpawnOptions} from './processes.js'
 
 export const BIN = resolve(import.meta.dirname, '../../bin/run.js')

@@ -4,13 +4,13 @@ import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node
 import {createServer} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, afterEach, beforeAll, describe, expect, it, vi} from 'vitest'
 
 import type {ServerConfig} from '../../src/config/schema.js'
 
 import {ToolRegistry, type ToolRegistryOptions} from '../../src/downstream/registry.js'
 import {ToolError} from '../../src/downstream/types.js'
-import {silentLogger} from '../../src/log.js'
+import {silentLogger} from '../../src/shared/log.js'
 import {fixtureCommand, type HttpFixture, startHttpFixture} from '../fixtures/start-fixture.js'
 import {whenRegistry} from '../helpers/registry.js'
 
@@ -97,13 +97,10 @@ function stdioServerWithPid(name: string, pidFile: string, flags: string[] = [])
 
 /** Waits (bounded) for a file the server writes as it starts. */
 async function waitForFile(path: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!existsSync(path) || readFileSync(path, 'utf8').trim() === '') {
-    if (Date.now() > deadline) throw new Error(`${path} not written within ${timeoutMs} ms`)
-    await new Promise((resolve) => {
-      setTimeout(resolve, 20)
-    })
-  }
+  await vi.waitFor(
+    () => expect(existsSync(path) && readFileSync(path, 'utf8').trim(), `${path} not written`).toBeTruthy(),
+    {timeout: timeoutMs, interval: 20},
+  )
 }
 
 beforeAll(() => {

@@ -10,8 +10,8 @@ import {executionSchema} from '../../src/config/schema.js'
 import {ToolRegistry} from '../../src/downstream/registry.js'
 import {ProgramEngine} from '../../src/execution/engine.js'
 import {resolvePython} from '../../src/execution/python.js'
-import {silentLogger} from '../../src/log.js'
 import {noneBackend} from '../../src/sandbox/none.js'
+import {silentLogger} from '../../src/shared/log.js'
 import {testDependency} from '../helpers/test-deps.js'
 
 const EVERYTHING = testDependency('@modelcontextprotocol/server-everything/dist/index.js')

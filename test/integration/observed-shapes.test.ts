@@ -8,7 +8,7 @@ import {afterAll, expect, it} from 'vitest'
 import {executionSchema} from '../../src/config/schema.js'
 import {describeTool} from '../../src/downstream/inspect.js'
 import {ToolRegistry} from '../../src/downstream/registry.js'
-import {silentLogger} from '../../src/log.js'
+import {silentLogger} from '../../src/shared/log.js'
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ptc-shapes-test-'))

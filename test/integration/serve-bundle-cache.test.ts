@@ -19,7 +19,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import type {CacheUse} from '../../src/cli/serve-bundle.js'
 
-import {PACKAGE_ROOT} from '../../src/package-root.js'
+import {PACKAGE_ROOT} from '../../src/shared/package-root.js'
 
 // serve's start (SPEC §5) loads its bundle with a V8 code cache (src/cli/serve-bundle.ts). V8 also
 // keeps compiled scripts in memory, so each load runs in a Node process of its own, as serve does.

@@ -10,8 +10,8 @@ import {ProgramEngine} from '../../src/execution/engine.js'
 import {resolvePython} from '../../src/execution/python.js'
 import {STRUCTURE_ALLOWANCE_BYTES, structuredOutcome} from '../../src/execution/structured-outcome.js'
 import {MAX_TRACE_ARGS_CHARS, MAX_TRACE_ERROR_CHARS} from '../../src/execution/trace.js'
-import {silentLogger} from '../../src/log.js'
 import {noneBackend} from '../../src/sandbox/none.js'
+import {silentLogger} from '../../src/shared/log.js'
 import {LocalHost} from '../helpers/local-host.js'
 
 let engine: ProgramEngine

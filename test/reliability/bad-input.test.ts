@@ -6,7 +6,7 @@ import {type Message, type RawServe, resultText, startRawServe, toolResult} from
 import {execute} from '../helpers/serve-session.js'
 import {prepareServe, type ServeSetup} from '../helpers/serve.js'
 
-/** The limit of one message on serve's stdin (MAX_TOOL_RESULT_CEILING). */
+/** The limit of one message on serve's stdin (MAX_TOOL_RESULT_CEILING, shared/limits.ts). */
 const MESSAGE_LIMIT = 64 * 1024 * 1024
 
 const errorOf = (message: Message) => message.error as {code: number; message: string} | undefined

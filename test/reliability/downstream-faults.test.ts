@@ -13,7 +13,7 @@ import type {ServerConfig} from '../../src/config/schema.js'
 
 import {ToolRegistry} from '../../src/downstream/registry.js'
 import {ToolError} from '../../src/downstream/types.js'
-import {silentLogger} from '../../src/log.js'
+import {silentLogger} from '../../src/shared/log.js'
 import {fixtureCommand, type HttpFixture, startHttpFixture} from '../fixtures/start-fixture.js'
 import {type FaultMode, type FaultProxy, startFaultProxy} from '../helpers/fault-proxy.js'
 import {type RawServe, startRawServe} from '../helpers/json-rpc.js'

@@ -14,16 +14,16 @@ import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 
 import type {RunOutcome} from '../../src/execution/engine.js'
 
+import {findBwrap} from '../../src/sandbox/linux/bwrap.js'
+import {createLinuxBackend, RUN_UID_BASE} from '../../src/sandbox/linux/index.js'
+import {noneBackend} from '../../src/sandbox/none.js'
 import {
   createScratchDir,
   removeScratchDir,
   scratchRoot,
   sweepOrphanedScratchDirs,
-} from '../../src/execution/scratch.js'
-import {silentLogger} from '../../src/log.js'
-import {findBwrap} from '../../src/sandbox/linux/bwrap.js'
-import {createLinuxBackend, RUN_UID_BASE} from '../../src/sandbox/linux/index.js'
-import {noneBackend} from '../../src/sandbox/none.js'
+} from '../../src/sandbox/scratch.js'
+import {silentLogger} from '../../src/shared/log.js'
 import {programInterpreters, waitUntil} from '../helpers/processes.js'
 import {type EngineHandle, startEngine, testPython} from '../sandbox/harness.js'
 import {PRELUDE, type Verdict, verdicts} from '../sandbox/programs.js'

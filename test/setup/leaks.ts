@@ -1,21 +1,26 @@
 // Global setup: every test run gets its own TMPDIR, so that afterwards we can tell exactly which
 // program children and scratch directories belong to it. Teardown fails the run when a `ptc-run-*`
 // scratch directory or a process started in one (a program child) is left behind. Scratch
-// directories live under the user's private root, `<TMPDIR>/ptc-mcp-<uid>` (src/execution/scratch.ts).
+// directories live under the user's private root, `<TMPDIR>/ptc-mcp-<uid>` (src/sandbox/scratch.ts).
 import {mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 
 const SCRATCH_PREFIX = 'ptc-run-'
+const OWNER = 'PTC_TEST_LEAK_ROOT'
 let root: string | undefined
 let previousTmpdir: string | undefined
 
 export function setup(): void {
+  // vitest runs a global setup for the root config and again for each project that inherits it:
+  // the first owns the run's TMPDIR, the others leave it (and its check) alone.
+  if (process.env[OWNER]) return
   previousTmpdir = process.env.TMPDIR
   root = mkdtempSync(join(tmpdir(), 'ptc-test-'))
   // Inherited by the test workers, which start after global setup.
   process.env.TMPDIR = root
+  process.env[OWNER] = root
   // Result shapes (inspect_tool's observed_result) are cached there, not in the real home.
   process.env.XDG_CACHE_HOME = join(root, 'cache')
   // Artifacts (output over the cap, ./out files) too.
@@ -69,6 +74,8 @@ function processesUnder(dir: string): string[] {
 export async function teardown(): Promise<void> {
   if (!root) return
   const dir = root
+  root = undefined
+  delete process.env[OWNER]
   if (previousTmpdir === undefined) delete process.env.TMPDIR
   else process.env.TMPDIR = previousTmpdir
   try {

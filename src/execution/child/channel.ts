@@ -7,12 +7,13 @@
  */
 import type {Duplex} from 'node:stream'
 
-import type {Logger} from '../../log.js'
+import type {Logger} from '../../shared/log.js'
 
-import {formatBytes} from '../../byte-size.js'
-import {hasMedia} from '../../downstream/result-parser.js'
 import {JsonText} from '../../downstream/types.js'
-import {LineFramer, LineTooLongError} from '../../line-framing.js'
+import {formatBytes} from '../../shared/byte-size.js'
+import {LineFramer, LineTooLongError} from '../../shared/line-framing.js'
+import {hasMedia} from '../../shared/media.js'
+import {formatSeconds} from '../../shared/seconds.js'
 import {
   type ChildMessage,
   parseChildMessage,
@@ -288,7 +289,7 @@ export class ChildChannel {
     this.stallTimer = setTimeout(() => {
       this.options.logger.warn(`a program stopped reading its channel (${waiting} bytes of answers waiting)`)
       this.events.onStalled(
-        `the program stopped reading the answers to its requests (${formatBytes(waiting)} waiting for ${stallMs / 1000}s); ` +
+        `the program stopped reading the answers to its requests (${formatBytes(waiting)} waiting for ${formatSeconds(stallMs)}); ` +
           'await tool calls and helpers rather than blocking (long computation, time.sleep) while they run',
       )
     }, stallMs)

@@ -4,13 +4,14 @@ import {createServer, type Server, type Socket} from 'node:net'
 import {constants} from 'node:os'
 import {join} from 'node:path'
 
-import type {Logger} from '../../log.js'
 import type {PythonInfo, SandboxBackend} from '../../sandbox/backend.js'
+import type {Logger} from '../../shared/log.js'
 import type {StartMessage} from '../protocol.js'
 
-import {SandboxError} from '../../errors.js'
-import {LineFramer} from '../../line-framing.js'
-import {createForkServerDir, ensureScratchRoot, removeScratchDir} from '../scratch.js'
+import {createForkServerDir, ensureScratchRoot, removeScratchDir} from '../../sandbox/scratch.js'
+import {SandboxError} from '../../shared/errors.js'
+import {LineFramer} from '../../shared/line-framing.js'
+import {formatSeconds} from '../../shared/seconds.js'
 
 /** The first line a forked child sends on each connection: `<token> channel|output`. */
 const MAX_HELLO_BYTES = 128
@@ -130,7 +131,7 @@ export class ForkServer {
       const timer = setTimeout(() => {
         this.failPending(
           token,
-          new SandboxError(`a forked child did not connect within ${FORK_TIMEOUT_MS / 1000}s`),
+          new SandboxError(`a forked child did not connect within ${formatSeconds(FORK_TIMEOUT_MS)}`),
         )
         this.send({type: 'kill', id})
       }, FORK_TIMEOUT_MS)

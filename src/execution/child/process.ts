@@ -13,7 +13,7 @@ import {fileURLToPath} from 'node:url'
 import type {LaunchRequest, SandboxBackend} from '../../sandbox/backend.js'
 import type {ChildExit, ChildSpawner, SpawnedChild, SpawnRequest} from './spawner.js'
 
-import {SandboxError} from '../../errors.js'
+import {SandboxError} from '../../shared/errors.js'
 
 /** The bootstrap every child runs (copied next to the compiled files by scripts/copy-assets.js). */
 export const RUNNER_PATH = fileURLToPath(new URL('../runner/runner.py', import.meta.url))

@@ -3,7 +3,8 @@ import {performance} from 'node:perf_hooks'
 import type {ChildExit, SpawnedChild} from './spawner.js'
 import type {ChildEnd, ChildOptions, ChildRunOptions, ChildRunResult} from './types.js'
 
-import {SandboxError} from '../../errors.js'
+import {SandboxError} from '../../shared/errors.js'
+import {formatSeconds} from '../../shared/seconds.js'
 import {RunArtifacts} from '../artifacts.js'
 import {
   type ChildMessage,
@@ -190,9 +191,12 @@ export class ProgramChild {
       }
       const timer = setTimeout(() => {
         phase.settle?.(
-          new SandboxError(`the sandboxed Python did not start within ${options.startTimeoutMs / 1000}s`, {
-            suggestion: 'check the machine load, or run `ptc-mcp doctor`',
-          }),
+          new SandboxError(
+            `the sandboxed Python did not start within ${formatSeconds(options.startTimeoutMs)}`,
+            {
+              suggestion: 'check the machine load, or run `ptc-mcp doctor`',
+            },
+          ),
         )
       }, options.startTimeoutMs)
       try {

@@ -2,7 +2,7 @@ import {performance} from 'node:perf_hooks'
 
 import type {ChildEnd, ChildRequestHandlers} from './types.js'
 
-import {MAX_SHOWN_BYTES} from '../../limits.js'
+import {MAX_SHOWN_BYTES} from '../../shared/limits.js'
 import {type KeptFiles, KeptFilesWriter} from '../kept-files.js'
 import {
   type ChildMessage,

@@ -1,7 +1,7 @@
-import type {Logger} from '../../log.js'
 import type {ProgramBounds} from '../../sandbox/backend.js'
+import type {Logger} from '../../shared/log.js'
 
-import {createScratchDir, removeScratchDir, watchScratch} from '../scratch.js'
+import {createScratchDir, removeScratchDir, watchScratch} from '../../sandbox/scratch.js'
 
 /**
  * A child's scratch directory (SPEC §7): made before the child exists, watched while no capped

@@ -1,5 +1,5 @@
-import type {Logger} from '../../log.js'
 import type {ProgramBounds, PythonInfo, SandboxBackend} from '../../sandbox/backend.js'
+import type {Logger} from '../../shared/log.js'
 import type {KeptFiles} from '../kept-files.js'
 import type {ChildLimits, HelperName, ShownImage} from '../protocol.js'
 import type {ReceivedSessionFiles} from '../session-files.js'

@@ -2,7 +2,7 @@
 
 Adding a helper: write its factory here and give it an entry in HELPERS. A helper the parent
 answers calls `runner.calls.ask(name, ...)` and has its answer in src/execution/program-helpers.ts;
-channel-messages.test.ts checks that both sides name the same helpers.
+channel-messages.integration.test.ts checks that both sides name the same helpers.
 """
 
 import json

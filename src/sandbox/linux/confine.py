@@ -117,7 +117,7 @@ def apply(spec):
     if arch not in syscalls.ARCHES:
         raise ConfineError(
             f"no seccomp syscall table for {arch}: supported are {', '.join(syscalls.ARCHES)};"
-            " use execution.sandbox: none to run without isolation"
+            " set execution.sandbox: none to run programs without isolation"
         )
     if not _single_threaded():
         raise ConfineError("confinement must happen before any thread starts (Landlock is per thread)")

@@ -11,10 +11,10 @@ import type {
   SandboxBackend,
 } from '../backend.js'
 
-import {SandboxError} from '../../errors.js'
-import {type Logger, silentLogger} from '../../log.js'
-import {MemoMap} from '../../memo.js'
-import {DEFAULT_BOUNDS} from '../backend.js'
+import {SandboxError} from '../../shared/errors.js'
+import {type Logger, silentLogger} from '../../shared/log.js'
+import {MemoMap} from '../../shared/memo.js'
+import {DEFAULT_BOUNDS, NO_ISOLATION_FIX} from '../backend.js'
 import {
   COMMON_ATTEMPTS,
   openProbeTargets,
@@ -96,7 +96,7 @@ const MEMORY_BOUND = 'RLIMIT_AS (memfd and shared memory refused)'
 
 const FIX =
   'use a Linux kernel with Landlock (5.13+, "landlock" in the lsm= boot list) and seccomp, or install bubblewrap; ' +
-  'execution.sandbox: none runs programs without isolation'
+  `or ${NO_ISOLATION_FIX}`
 
 export function createLinuxBackend(options: LinuxBackendOptions = {}): SandboxBackend {
   const logger = options.logger ?? silentLogger

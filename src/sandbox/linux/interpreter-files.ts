@@ -5,7 +5,7 @@ import {fileURLToPath} from 'node:url'
 
 import type {PythonInfo} from '../backend.js'
 
-import {MemoMap} from '../../memo.js'
+import {MemoMap} from '../../shared/memo.js'
 
 /** What the interpreter may read inside the linux sandbox, found once per interpreter. */
 export interface InterpreterFiles {

@@ -5,6 +5,7 @@ the architecture this process runs on.
 """
 
 import ctypes
+import errno
 import os
 import platform
 
@@ -21,7 +22,7 @@ PR_GET_NO_NEW_PRIVS = 39
 PR_CAP_AMBIENT = 47
 PR_CAP_AMBIENT_CLEAR_ALL = 4
 
-ENOSYS = 38
+ENOSYS = errno.ENOSYS
 
 # clone/unshare flags: the namespaces.
 CLONE_NEWNS = 0x00020000

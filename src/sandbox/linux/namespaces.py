@@ -31,7 +31,6 @@ _MS_REMOUNT = 32
 _MS_BIND = 4096
 _MS_REC = 16384
 _MS_PRIVATE = 1 << 18
-_O_PATH = 0o10000000
 
 
 def _encode(value):
@@ -159,7 +158,7 @@ def _reach_as(spec, uid, gid):
     binds = sorted({p for p in needed if any(_under(p, t) for t in tops)}, key=lambda p: p.count("/"))
     binds = [p for p in binds if not any(o != p and _under(p, o) and os.path.isdir(o) for o in binds)]
     # Opened before the cover hides them.
-    handles = [(path, os.open(path, _O_PATH | os.O_CLOEXEC)) for path in binds]
+    handles = [(path, os.open(path, os.O_PATH | os.O_CLOEXEC)) for path in binds]
     try:
         for top in tops:
             _mount("tmpfs", top, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=1m,nr_inodes=4096,mode=0755")

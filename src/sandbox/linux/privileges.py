@@ -7,6 +7,7 @@ die_with_parent() arms the death signal (after the credential change, which clea
 
 import ctypes
 import os
+import signal
 import struct
 
 from .kernel import (
@@ -21,8 +22,6 @@ from .kernel import (
     prctl,
     syscall,
 )
-
-_SIGKILL = 9
 
 
 def freeze_rlimits():
@@ -187,6 +186,6 @@ def forbid_new_privileges():
 def die_with_parent(parent):
     """SIGKILL when the parent dies. `parent` is its pid, read beforehand: if it is gone already, the
     signal would never come, so this exits at once."""
-    prctl(PR_SET_PDEATHSIG, _SIGKILL)
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:
         os._exit(70)

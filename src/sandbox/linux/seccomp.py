@@ -7,6 +7,9 @@ install_seccomp() puts it on every thread of this process, for good.
 """
 
 import ctypes
+import errno
+import os
+import socket
 import struct
 
 from . import syscalls
@@ -15,12 +18,12 @@ from .kernel import CLONE_NAMESPACES, ConfineError, syscall
 # The policy. Default: allow (what threads, asyncio and the standard library need keeps working);
 # these calls are refused. EPERM makes Python raise PermissionError.
 
-_EPERM = 1
-_ENOSYS = 38
+_EPERM = errno.EPERM
+_ENOSYS = errno.ENOSYS
 
 _CLONE_THREAD = 0x00010000
-_AF_UNIX = 1
-_PRIO_PROCESS = 0
+_AF_UNIX = socket.AF_UNIX
+_PRIO_PROCESS = os.PRIO_PROCESS
 # TIOCSTI (push input into a terminal), TIOCLINUX, TIOCCONS, TIOCSETD (line disciplines)
 _TTY_IOCTLS = (0x5412, 0x541C, 0x541D, 0x5423)
 # PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_KEEPCAPS, PR_SET_SECUREBITS, PR_SET_MM, PR_CAP_AMBIENT,

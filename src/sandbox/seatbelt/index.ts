@@ -4,8 +4,9 @@ import {fileURLToPath} from 'node:url'
 
 import type {Launch, LaunchRequest, PythonInfo, SandboxBackend} from '../backend.js'
 
-import {SandboxError} from '../../errors.js'
-import {MemoMap} from '../../memo.js'
+import {SandboxError} from '../../shared/errors.js'
+import {MemoMap} from '../../shared/memo.js'
+import {NO_ISOLATION_FIX} from '../backend.js'
 import {discoverInterpreter, realpathOrSelf} from '../linux/interpreter-files.js'
 import {
   COMMON_ATTEMPTS,
@@ -21,7 +22,7 @@ import {SANDBOX_EXEC, seatbeltArgv, type SeatbeltPaths, seatbeltProfile, SYSTEM_
 export {SANDBOX_EXEC, seatbeltArgv, seatbeltProfile} from './profile.js'
 
 const TIER = 'seatbelt'
-const FIX = 'run on macOS with /usr/bin/sandbox-exec, or set execution.sandbox: none to run without isolation'
+const FIX = `run on macOS with /usr/bin/sandbox-exec, or ${NO_ISOLATION_FIX}`
 const RUNTIME_DIR = dirname(fileURLToPath(import.meta.url))
 
 /** What the probe tries here (SPEC §7: a silent no-op is the worst failure). */

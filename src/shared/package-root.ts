@@ -2,8 +2,8 @@
 import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-/** From src/ or dist/, the package root is one level up. */
-export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+/** From src/shared/ or dist/shared/, the package root is two levels up. */
+export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
 /** The config's JSON Schema, for editors. */
 export const CONFIG_SCHEMA_FILE = join(PACKAGE_ROOT, 'config.schema.json')

@@ -4,10 +4,10 @@ import {lstat, mkdir, mkdtemp, readdir, rmdir} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import type {Logger} from '../log.js'
+import type {Logger} from '../shared/log.js'
 
-import {SandboxError} from '../errors.js'
-import {effectiveUid, privateDirProblem, removeTree} from './private-dir.js'
+import {SandboxError} from '../shared/errors.js'
+import {effectiveUid, privateDirProblem, removeTree} from '../shared/private-dir.js'
 
 /**
  * Per-run scratch directories (SPEC §7, §15). They live under a private root of this user,

@@ -76,9 +76,14 @@ function classEnd(chars: readonly string[], start: number): number {
   return -1
 }
 
+/** `'my-cool-server'` → `mcp__my_cool_server__`: what every tool name of the server starts with. */
+export function serverPrefix(server: string): string {
+  return `mcp${SEPARATOR}${normaliseName(server)}${SEPARATOR}`
+}
+
 /** `('my-cool-server', 'get-data-now')` → `mcp__my_cool_server__get_data_now`. */
 export function namespacedName(server: string, tool: string): string {
-  return `mcp${SEPARATOR}${normaliseName(server)}${SEPARATOR}${normaliseName(tool)}`
+  return `${serverPrefix(server)}${normaliseName(tool)}`
 }
 
 export interface NamespacedTool<T> {

@@ -3,7 +3,7 @@ import {describe, expect, it} from 'vitest'
 import type {ServerConfig} from '../config/schema.js'
 
 import {fixtureCommand} from '../../test/fixtures/start-fixture.js'
-import {silentLogger} from '../log.js'
+import {silentLogger} from '../shared/log.js'
 import {ServerSupervisor} from './supervisor.js'
 import {createTransport} from './transports.js'
 

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {executionSchema} from './config/schema.js'
+import {executionSchema} from '../config/schema.js'
 import {base64Chars, childMessageBytes, downstreamMessageBytes, MAX_SHOWN_BYTES} from './limits.js'
 
 const MiB = 1024 * 1024

@@ -1,14 +1,23 @@
 /**
- * How large one message may be on each channel the server reads (SPEC §15), derived here and only
+ * The bounds (SPEC §15) in one place, below the config: the schema takes its defaults and ceilings
+ * from here. How large one message may be on each channel the server reads is derived here and only
  * here from the execution config: a message over its bound is refused, never buffered whole.
  */
+
 const MiB = 1024 * 1024
 
 /** Ceiling for one tool result (and one stored value): what the child channel carries in one message. */
 export const MAX_TOOL_RESULT_CEILING = 64 * MiB
 
-/** execution.max_tool_result_bytes unless the config says otherwise. */
+/** `execution.max_tool_result_bytes` when the config does not set it. */
 export const DEFAULT_MAX_TOOL_RESULT_BYTES = 16 * MiB
+
+/** `execution.max_scratch_bytes` when the config does not set it. */
+export const DEFAULT_MAX_SCRATCH_BYTES = 256 * MiB
+
+/** Most files and bytes a run keeps from ./out/ (SPEC §14; runner/kept_files.py has the same). */
+export const MAX_KEPT_FILES = 64
+export const MAX_KEPT_BYTES = 64 * MiB
 
 /**
  * The `state:` section's defaults (SPEC §6.2): what one session (one serve process, one `run`) keeps
@@ -34,6 +43,7 @@ export const MAX_STATE_KEY_CHARS = 256
  */
 export const MAX_STATE_DEPTH = 64
 
+/** The execution settings the message bounds follow (config/schema.ts ExecutionConfig). */
 interface MessageConfig {
   max_output_bytes: number
   max_tool_result_bytes: number

@@ -16,7 +16,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {silentLogger} from '../log.js'
+import {silentLogger} from '../shared/log.js'
 import {
   createProbeDir,
   createScratchDir,

@@ -3,7 +3,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, test} from 'vitest'
 
-import {PtcError} from '../errors.js'
+import {PtcError} from '../shared/errors.js'
 import {resolvePython} from './python.js'
 
 const PYTHON = process.env.PTC_MCP_TEST_PYTHON ?? 'python3'

@@ -46,3 +46,13 @@ export class SandboxError extends PtcError {
     super('SANDBOX_UNAVAILABLE', message, {...options, exitCode: EXIT.sandbox})
   }
 }
+
+/** The first errno-style `code` (`ECONNREFUSED`, `ENOTFOUND`) along an error's cause chain. */
+export function errnoOf(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current && depth < 5; depth++) {
+    const {code} = current as {code?: unknown}
+    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code
+    current = current instanceof Error ? current.cause : undefined
+  }
+  return undefined
+}
