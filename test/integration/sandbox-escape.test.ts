@@ -183,7 +183,7 @@ attempt("list /", lambda: os.listdir("/"))
 attempt("list home", lambda: os.listdir(${py(homedir())}))
 attempt("list outside dir", lambda: os.listdir(${py(outside.dir)}))
 open("a", "w").close()
-control("list scratch", lambda: os.listdir(".") == ["a"] or 1 / 0)
+control("list scratch", lambda: sorted(os.listdir(".")) == ["a", "session"] or 1 / 0)
 `)
         expectVerdicts(outcome, {
           'list /': 'refused',
@@ -751,7 +751,8 @@ def fill(files, mib):
 attempt("one huge file", lambda: fill(1, 80))
 ${bwrap ? 'attempt("fill the tmpfs", lambda: fill(8, 60))' : ''}
 for name in os.listdir("."):
-    os.unlink(name)
+    if os.path.isfile(name):
+        os.unlink(name)
 control("small file", lambda: open("small", "wb").write(b"x"))
 `,
         )

@@ -252,7 +252,8 @@ try:
 except OSError as exc:
     print("many files", written, errno.errorcode[exc.errno])
 for name in os.listdir("."):
-    os.unlink(name)
+    if os.path.isfile(name):
+        os.unlink(name)
 files, error = 0, None
 try:
     while files < 1_000_000:

@@ -2,6 +2,7 @@
 // (its downstream server, its warm pool, its scratch space) is healthy afterwards.
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {warmPoolMax} from '../../src/execution/warm-pool.js'
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {type RawServe, startRawServe} from '../helpers/json-rpc.js'
 import {commandLine, descendants, programInterpreters, waitUntil} from '../helpers/processes.js'
@@ -11,6 +12,8 @@ import {prepareServe, type ServeSetup} from '../helpers/serve.js'
 const MAX_OUTPUT = 65_536
 const TIMEOUT_SECONDS = 8
 const WARM_POOL = 1
+/** Children waiting ready (forked ones: twice the default max_concurrent_programs). */
+const POOL_MAX = warmPoolMax({warm_pool: WARM_POOL, max_concurrent_programs: 4})
 
 describe('hostile or broken programs', () => {
   let setup: ServeSetup
@@ -151,7 +154,7 @@ describe('hostile or broken programs', () => {
     // what the threads printed until then is output like any other.
     expect(run.structured).toMatchObject({ok: true, error: null})
     expect(run.structured.output, run.text).toContain('main done\n')
-    expect(await waitUntil(() => runners().length <= WARM_POOL, 5000)).toBe(true)
+    expect(await waitUntil(() => runners().length <= POOL_MAX, 5000)).toBe(true)
   })
 
   it('thousands of pending tool calls: all answered, or all stopped at the timeout', async () => {
@@ -191,7 +194,7 @@ describe('hostile or broken programs', () => {
     expect(run.text).toMatch(/^\[Script executed successfully\]\n42\n/)
     // The finished child's directory is removed just after its run: wait for it.
     expect(
-      await waitUntil(() => runners().length <= WARM_POOL && setup.scratchDirs().length <= WARM_POOL, 5000),
+      await waitUntil(() => runners().length <= POOL_MAX && setup.scratchDirs().length <= POOL_MAX, 5000),
     ).toBe(true)
     expect(serve.lines.invalid).toEqual([])
   })

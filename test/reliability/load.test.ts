@@ -35,7 +35,8 @@ const program = (i: number) =>
   [
     'import os',
     `r = await mcp__fx__add(a=${i}, b=${i + 1})`,
-    'fresh = os.listdir(".") == []',
+    // ./session/ is there for every program (SPEC §6.2), empty: these programs keep nothing.
+    'fresh = os.listdir(".") == ["session"] and os.listdir("session") == []',
     'open("mark", "w").write("x")',
     `print(${i}, r["sum"], fresh)`,
   ].join('\n')

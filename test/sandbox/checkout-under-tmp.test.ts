@@ -39,7 +39,7 @@ describe.runIf(process.platform === 'linux')('a checkout under /tmp', () => {
         [join(dir, 'bin', 'run.js'), 'run', join(dir, 'program.py'), '--config', join(dir, 'config.yaml')],
         {cwd: dir, env, timeoutMs: 60_000},
       ).done
-      expect(run.stderr + run.stdout).toContain("['made.txt']")
+      expect(run.stderr + run.stdout).toContain("['made.txt', 'session']")
       expect(run.code).toBe(0)
     },
     90_000,
