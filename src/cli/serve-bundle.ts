@@ -16,7 +16,6 @@ import {
   constants,
   fstatSync,
   lstatSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -30,6 +29,8 @@ import {homedir} from 'node:os'
 import {dirname, isAbsolute, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {Script, constants as vmConstants} from 'node:vm'
+
+import {makeDirs} from '../shared/make-dirs.js'
 
 /** What the bundle exports (src/cli/serve-fast-path.ts). */
 export interface ServeBundle {
@@ -84,20 +85,10 @@ export function loadServeBundle(): ServeBundle {
   return loadBundle<ServeBundle>(SERVE_BUNDLE, defaultCodeCacheDir()).exports
 }
 
-/**
- * `path`, created when missing (with `ptc-mcp/` above it, below an existing cache root), when it is
- * a private directory of this user; else undefined. Not `mkdir -p`: Node's recursive mkdir never
- * returns under some roots (`/proc/x`).
- */
+/** `path`, created when missing, when it is a private directory of this user; else undefined. */
 function privateDir(path: string): string | undefined {
   try {
-    for (const dir of [dirname(dirname(path)), dirname(path), path]) {
-      try {
-        mkdirSync(dir, {mode: 0o700})
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-      }
-    }
+    makeDirs(path)
     const stats = lstatSync(path)
     const uid = process.geteuid?.() ?? stats.uid
     if (!stats.isDirectory() || stats.uid !== uid || (stats.mode & 0o077) !== 0) return undefined

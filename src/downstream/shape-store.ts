@@ -3,7 +3,6 @@ import {
   closeSync,
   constants,
   lstatSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readSync,
@@ -19,6 +18,7 @@ import type {Logger} from '../shared/log.js'
 import type {ToolInfo} from './types.js'
 
 import {isRecord} from '../shared/guards.js'
+import {makeDirs} from '../shared/make-dirs.js'
 import {MAX_SHAPE_CHARS} from './shapes.js'
 
 /**
@@ -91,7 +91,7 @@ export class ShapeStore {
     this.remember(key.file, {shape})
     if (!this.dir) return
     try {
-      mkdirSync(this.dir, {recursive: true, mode: 0o700})
+      makeDirs(this.dir)
       const file = join(this.dir, `${key.file}.json`)
       const temporary = `${file}.${process.pid}.tmp`
       writeFileSync(temporary, json, {mode: 0o600})

@@ -4,6 +4,7 @@ import {lstat, opendir, rm} from 'node:fs/promises'
 import {homedir} from 'node:os'
 import {dirname, join} from 'node:path'
 
+import {makeDirs} from '../shared/make-dirs.js'
 import {effectiveUid, openPrivateDir, privateDirProblem, removeTreeAt} from '../shared/private-dir.js'
 
 /**
@@ -30,7 +31,7 @@ export function artifactsRoot(configured: string | undefined, env: NodeJS.Proces
  */
 export function ensureArtifactsRoot(root: string): void {
   try {
-    mkdirSync(dirname(root), {recursive: true, mode: 0o700})
+    makeDirs(dirname(root))
     mkdirSync(root, {mode: 0o700})
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST')

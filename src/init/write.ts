@@ -1,7 +1,8 @@
-import {copyFile, mkdir, rename, rm, stat, writeFile} from 'node:fs/promises'
+import {copyFile, rename, rm, stat, writeFile} from 'node:fs/promises'
 import {dirname} from 'node:path'
 
 import {PtcError} from '../shared/errors.js'
+import {makeDirs} from '../shared/make-dirs.js'
 
 function fileExists(path: string): PtcError {
   return new PtcError('FILE_EXISTS', `${path} already exists; not overwriting it.`, {
@@ -44,7 +45,7 @@ export async function writeConfigFile(
 }
 
 async function write(path: string, text: string, force: boolean): Promise<{backup: string | null}> {
-  await mkdir(dirname(path), {recursive: true, mode: 0o700})
+  makeDirs(dirname(path))
   if (!force) {
     try {
       await writeFile(path, text, {flag: 'wx', mode: 0o600})

@@ -6,11 +6,12 @@ import type {
 
 import {createHash, randomBytes} from 'node:crypto'
 import {type Stats, unwatchFile, watchFile} from 'node:fs'
-import {chmod, mkdir, open, readdir, readFile, rename, rm, stat} from 'node:fs/promises'
+import {chmod, open, readdir, readFile, rename, rm, stat} from 'node:fs/promises'
 import {homedir} from 'node:os'
 import {isAbsolute, join} from 'node:path'
 
 import {isRecord} from '../shared/guards.js'
+import {makeDirs} from '../shared/make-dirs.js'
 
 /** What is kept for one server (SPEC §13): one JSON file per server URL. */
 export interface OAuthRecord {
@@ -141,7 +142,7 @@ export class TokenStore {
 
   /** Creates the directory 0700, and takes group and other permissions off one that has them. */
   private async ensureDir(): Promise<void> {
-    await mkdir(this.dir, {recursive: true, mode: 0o700})
+    makeDirs(this.dir)
     const info = await stat(this.dir)
     // eslint-disable-next-line no-bitwise -- permission bits
     if ((info.mode & 0o077) !== 0) await chmod(this.dir, 0o700)
