@@ -1,6 +1,8 @@
 """The runner's error formatter (src/execution/runner/errors.py): what the model reads of a failed
 program. The program's own frames only, a hint picked for the sandbox's limits, and a bound."""
 
+import errno
+import linecache
 import sys
 import unittest
 
@@ -114,36 +116,55 @@ class FormatTest(unittest.TestCase):
 
 
 class LimitHintTest(unittest.TestCase):
+    """limit_hint reads the exception (its type and errno), never its text."""
+
     def setUp(self):
         self.formatter = errors.ErrorFormatter({RUNNER}, LIMITS)
 
     def test_a_file_over_its_size_names_the_size(self):
-        hint = self.formatter.limit_hint("OSError: [Errno 27] File too large")
+        hint = self.formatter.limit_hint(OSError(errno.EFBIG, "File too large"))
         self.assertEqual(
             hint, "hint: a file may be at most 64 MiB: write less, or split it into several files"
         )
 
     def test_a_full_scratch_directory_names_its_bounds_and_the_setting(self):
-        hint = self.formatter.limit_hint("OSError: [Errno 28] No space left on device")
+        hint = self.formatter.limit_hint(OSError(errno.ENOSPC, "No space left on device"))
         self.assertIn("at most 256 MiB in 65536 files: execution.max_scratch_bytes", hint)
 
     def test_fifos_and_device_files_get_their_own_hint(self):
-        hint = self.formatter.limit_hint("PermissionError: [Errno 1] Operation not permitted: mkfifo")
+        # The line that failed calls mkfifo (a C function refusing with EPERM, as the sandbox's
+        # mkfifo does): the program's source is where tracebacks read it.
+        source = (
+            "import os\n"
+            "mkfifo = os.chmod\n"
+            "def main():\n"
+            "    mkfifo('/proc/1/status', 0o777)\n"
+        )
+        linecache.cache[PROGRAM] = (len(source), None, source.splitlines(True), PROGRAM)
+        try:
+            exc = raise_through_runner(source)
+            hint = self.formatter.limit_hint(exc)
+        finally:
+            linecache.cache.pop(PROGRAM, None)
         self.assertIn("cannot make FIFOs or device files", hint)
 
     def test_other_refusals_say_what_the_sandbox_refuses(self):
-        hint = self.formatter.limit_hint("PermissionError: [Errno 1] Operation not permitted")
+        hint = self.formatter.limit_hint(PermissionError(errno.EPERM, "Operation not permitted"))
         self.assertIn("cannot start processes, change privileges or reach the network", hint)
 
     def test_no_hint_without_a_limit_in_force_or_for_other_errors(self):
         unlimited = errors.ErrorFormatter({RUNNER}, {"file_bytes": None, "scratch": None})
-        self.assertIsNone(unlimited.limit_hint("OSError: [Errno 27] File too large"))
-        self.assertIsNone(unlimited.limit_hint("OSError: [Errno 28] No space left on device"))
-        self.assertIsNone(self.formatter.limit_hint("ValueError: bad row"))
+        self.assertIsNone(unlimited.limit_hint(OSError(errno.EFBIG, "File too large")))
+        self.assertIsNone(unlimited.limit_hint(OSError(errno.ENOSPC, "No space left on device")))
+        self.assertIsNone(self.formatter.limit_hint(ValueError("bad row")))
+
+    def test_an_error_that_only_quotes_a_limit_gets_no_hint(self):
+        quoted = ValueError("[Errno 1] Operation not permitted")
+        self.assertIsNone(self.formatter.limit_hint(quoted))
 
     def test_a_size_that_is_not_whole_mebibytes_is_in_bytes(self):
         odd = errors.ErrorFormatter({RUNNER}, {"file_bytes": 1000, "scratch": None})
-        self.assertIn("at most 1000 bytes", odd.limit_hint("[Errno 27] File too large"))
+        self.assertIn("at most 1000 bytes", odd.limit_hint(OSError(errno.EFBIG, "File too large")))
 
 
 if __name__ == "__main__":
