@@ -5,7 +5,6 @@
  * Real server-filesystem from npm, our fixture server, real sandboxed Python children.
  */
 import {mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
-import {createRequire} from 'node:module'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -14,9 +13,9 @@ import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {type RawServe, startRawServe} from '../helpers/json-rpc.js'
 import {execute, expectCleanShutdown, serves, waitForListing} from '../helpers/serve-session.js'
 import {prepareServe, type ServeSetup, spawnCli} from '../helpers/serve.js'
+import {testDependency} from '../helpers/test-deps.js'
 
-const require = createRequire(import.meta.url)
-const FILESYSTEM = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js')
+const FILESYSTEM = testDependency('@modelcontextprotocol/server-filesystem/dist/index.js')
 
 /** 20 files; file i has i + 1 lines. */
 const FILES = Array.from({length: 20}, (_, i) => `f${String(i).padStart(2, '0')}.txt`)
