@@ -77,7 +77,7 @@ function printedNumber(output: string): number | undefined {
 export function ptcLaunch(options: PtcOptions): {launch: Launch; config: PtcGateway['config']} {
   mkdirSync(options.dir, {recursive: true})
   const tmp = join(options.dir, 'tmp')
-  mkdirSync(tmp)
+  mkdirSync(tmp, {recursive: true})
   const config = {
     servers: options.downstreams.map(({name, command, args}) => ({name, command, args})),
     execution: {...PTC_SETTINGS, ...options.execution},

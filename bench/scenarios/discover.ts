@@ -20,15 +20,20 @@ export const discover: Scenario = {
     const kinds = bench.kinds.filter((kind) => kind.launch)
     const measured = new Map<GatewayKind, number[]>(kinds.map((kind) => [kind, []]))
     const failed = new Map<GatewayKind, string>()
-    for (let i = 0; i < bench.reps(20, 3); i++) {
+    // One directory (its home and caches) per gateway for all its spawns, as a user's: the first
+    // start after an install keeps its code cache there (ptc-mcp, src/cli/serve-bundle.ts), so
+    // round 0 is untimed and the figure is every start after it.
+    const dirs = new Map(kinds.map((kind) => [kind, bench.dir(`discover-${kind.name}`)]))
+    for (let i = -1; i < bench.reps(20, 3); i++) {
       for (const [kind, times] of measured) {
         try {
           const launch = kind.launch!({
             label: `discover-${kind.name}`,
             downstreams: kind.name === 'sdk-floor' ? [] : [downstream],
-            dir: bench.dir(`discover-${kind.name}`),
+            dir: dirs.get(kind)!,
           })
-          times.push(await spawnToDiscover(launch))
+          const ms = await spawnToDiscover(launch)
+          if (i >= 0) times.push(ms)
         } catch (error) {
           if (kind.name === 'ptc-mcp') throw error
           bench.note(`${kind.name}: server/discover not measured: ${firstLine(error)}`)
