@@ -50,6 +50,12 @@ _MEDIA_FIELDS = ("type", "mime_type", "size", "data", "text", "uri")
 _STORE_ROOM = 2048
 
 
+def _check_key(helper, key):
+    """The state helpers take a str key: anything else is the program's TypeError."""
+    if not isinstance(key, str):
+        raise TypeError(f"{helper}() takes a str key, not {type(key).__name__}")
+
+
 def _store(runner):
     calls = runner.calls
     tool_error = runner.modules.calls.ToolError
@@ -89,8 +95,7 @@ def _store(runner):
     async def store(key, value):
         """Keep `value` (JSON-serialisable; Media objects too) under `key` (a str) for the next
         programs of this session; returns its size in bytes. Raises ToolError over a bound."""
-        if not isinstance(key, str):
-            raise TypeError(f"store() takes a str key, not {type(key).__name__}")
+        _check_key("store", key)
         return await calls.ask("store", _encode=encode, _max_bytes=check_size, key=key, value=value)
 
     return store
@@ -127,8 +132,7 @@ def _load(runner):
     async def load(key, default=None):
         """The value stored under `key` by this or an earlier program of this session, or
         `default` when there is none."""
-        if not isinstance(key, str):
-            raise TypeError(f"load() takes a str key, not {type(key).__name__}")
+        _check_key("load", key)
         answer = await calls.ask("load", _decode=decode, key=key)
         return answer.value if isinstance(answer, Found) else default
 
@@ -150,8 +154,7 @@ def _forget(runner):
 
     async def forget(key):
         """Removes `key` and its value from this session; True if it was stored."""
-        if not isinstance(key, str):
-            raise TypeError(f"forget() takes a str key, not {type(key).__name__}")
+        _check_key("forget", key)
         return await ask("forget", key=key)
 
     return forget
