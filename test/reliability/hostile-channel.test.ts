@@ -11,6 +11,7 @@ import {warmPoolMax} from '../../src/execution/warm-pool.js'
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {type RawServe, resultText, startRawServe, toolResult} from '../helpers/json-rpc.js'
 import {programInterpreters, waitUntil} from '../helpers/processes.js'
+import {FORGED_ID, RAW_CHANNEL} from '../helpers/raw-channel.js'
 import {execute, expectCleanShutdown, serves, waitForListing} from '../helpers/serve-session.js'
 import {BIN, NO_UNLISTED_ASKING, prepareServe, type ServeSetup} from '../helpers/serve.js'
 
@@ -26,18 +27,6 @@ const PEAK_RSS_MB = 512
  * the collector gets to them, 430–540 MB seen under load; holding them all would be ~2 GB.
  */
 const HUGE_ARGS_PEAK_RSS_MB = 768
-
-/** The child's end of the private channel (runner.py `_PRIVATE_FD`) and a way to write to it. */
-const RAW = [
-  'import os, time',
-  'def send(data):',
-  '    while data:',
-  '        data = data[os.write(255, data):]',
-  '',
-].join('\n')
-
-/** A request id no real request of the run reaches. */
-const FORGED_ID = 10 ** 9
 
 describe('hostile channel messages (SPEC §15)', () => {
   let setup: ServeSetup
@@ -101,7 +90,7 @@ describe('hostile channel messages (SPEC §15)', () => {
   it('a done nested 200,000 deep ends its run with a clear error; no stack overflow anywhere', async () => {
     const run = await execute(
       serve,
-      `${RAW}send(b'{"type":"done","ok":true,"error":null,"has_result":true,"result":' + b'['*200000 + b']'*200000 + b'}\\n')\ntime.sleep(30)`,
+      `${RAW_CHANNEL}send(b'{"type":"done","ok":true,"error":null,"has_result":true,"result":' + b'['*200000 + b']'*200000 + b'}\\n')\ntime.sleep(30)`,
     )
     expect(run.structured).toMatchObject({
       ok: false,
@@ -121,7 +110,7 @@ describe('hostile channel messages (SPEC §15)', () => {
     const run = await execute(
       serve,
       [
-        RAW,
+        RAW_CHANNEL,
         // A real call whose arguments nest 150 levels: Python can send it, the parent refuses it.
         'deep = []',
         'for _ in range(150):',
@@ -148,7 +137,7 @@ describe('hostile channel messages (SPEC §15)', () => {
     // Not in the runner's format: the run ends.
     const forged = await execute(
       serve,
-      `${RAW}send(b'{"type":"call","id":${FORGED_ID},"tool":"mcp__fx__echo","args":{"text":' + b'['*200000 + b']'*200000 + b'}}\\n')\ntime.sleep(30)`,
+      `${RAW_CHANNEL}send(b'{"type":"call","id":${FORGED_ID},"tool":"mcp__fx__echo","args":{"text":' + b'['*200000 + b']'*200000 + b'}}\\n')\ntime.sleep(30)`,
     )
     expect(forged.structured.error).toMatch(
       /^RuntimeError: protocol error: the child sent a message nested deeper/,
@@ -160,7 +149,7 @@ describe('hostile channel messages (SPEC §15)', () => {
     const before = fixtureCalls().length
     const run = await execute(
       serve,
-      `${RAW}for _ in range(10):\n    send(b'{"type":"call","id":${FORGED_ID},"tool":"mcp__fx__slow","args":{"ms":3000}}\\n')\ntime.sleep(30)`,
+      `${RAW_CHANNEL}for _ in range(10):\n    send(b'{"type":"call","id":${FORGED_ID},"tool":"mcp__fx__slow","args":{"ms":3000}}\\n')\ntime.sleep(30)`,
     )
     expect(run.structured.error).toBe(
       `RuntimeError: protocol error: the child reused request id ${FORGED_ID} (ids must increase: ${FORGED_ID} came before)`,
@@ -179,7 +168,7 @@ describe('hostile channel messages (SPEC §15)', () => {
     // Going back to an earlier id is the same.
     const back = await execute(
       serve,
-      `${RAW}await mcp__fx__add(a=1, b=1)\nsend(b'{"type":"helper","name":"server_status","args":{},"id":1}\\n')\ntime.sleep(30)`,
+      `${RAW_CHANNEL}await mcp__fx__add(a=1, b=1)\nsend(b'{"type":"helper","name":"server_status","args":{},"id":1}\\n')\ntime.sleep(30)`,
     )
     expect(back.structured.error).toBe(
       'RuntimeError: protocol error: the child reused request id 1 (ids must increase: 1 came before)',
@@ -192,7 +181,7 @@ describe('hostile channel messages (SPEC §15)', () => {
     const started = Date.now()
     const run = await execute(
       serve,
-      `${RAW}i = ${FORGED_ID}\nwhile True:\n    i += 1\n    send(b'{"type":"helper","name":"list_callable_tools","args":{},"id":%d}\\n' % i)`,
+      `${RAW_CHANNEL}i = ${FORGED_ID}\nwhile True:\n    i += 1\n    send(b'{"type":"helper","name":"list_callable_tools","args":{},"id":%d}\\n' % i)`,
     )
     expect(run.structured.error).toMatch(
       /^RuntimeError: the program stopped reading the answers to its requests \(\d+(?:\.\d)? MiB waiting for 10s\); await tool calls and helpers rather than blocking/,
@@ -206,7 +195,7 @@ describe('hostile channel messages (SPEC §15)', () => {
   it('a forged done with a 10 MB result is refused: max_output_bytes holds whatever the child claims', async () => {
     const run = await execute(
       serve,
-      `${RAW}send(b'{"type":"done","ok":true,"error":null,"has_result":true,"result":"' + b'x'*10_000_000 + b'"}\\n')\ntime.sleep(30)`,
+      `${RAW_CHANNEL}send(b'{"type":"done","ok":true,"error":null,"has_result":true,"result":"' + b'x'*10_000_000 + b'"}\\n')\ntime.sleep(30)`,
     )
     expect(run.structured).toMatchObject({
       ok: false,
@@ -217,7 +206,7 @@ describe('hostile channel messages (SPEC §15)', () => {
     // A forged 10 MB error keeps its head.
     const error = await execute(
       serve,
-      `${RAW}send(b'{"type":"done","ok":false,"error":"' + b'e'*10_000_000 + b'","has_result":false,"result":null}\\n')\ntime.sleep(30)`,
+      `${RAW_CHANNEL}send(b'{"type":"done","ok":false,"error":"' + b'e'*10_000_000 + b'","has_result":false,"result":null}\\n')\ntime.sleep(30)`,
     )
     expect(error.structured.error).toMatch(/^e{32000}\n\.\.\. \(cut\)$/)
     expect(error.text.length).toBeLessThan(40_000)

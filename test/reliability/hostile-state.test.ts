@@ -9,24 +9,13 @@ import {readFileSync, writeFileSync} from 'node:fs'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import {type RawServe, startRawServe} from '../helpers/json-rpc.js'
+import {FORGED_ID, RAW_CHANNEL} from '../helpers/raw-channel.js'
 import {execute, expectCleanShutdown} from '../helpers/serve-session.js'
 import {prepareServe, type ServeSetup} from '../helpers/serve.js'
 
 const MiB = 1024 * 1024
 /** serve idles near 90 MB here; 16 MiB values cross the channel, and a session keeps up to 64 MiB. */
 const PEAK_RSS_MB = 512
-
-/** The child's end of the private channel (runner.py `_PRIVATE_FD`) and a way to write to it. */
-const RAW = [
-  'import os, time',
-  'def send(data):',
-  '    while data:',
-  '        data = data[os.write(255, data):]',
-  '',
-].join('\n')
-
-/** A request id no real request of the run reaches. */
-const FORGED_ID = 10 ** 9
 
 /** A program that stores `value` (Python) under `key` and prints the ToolError's kind, or "ok". */
 const tryStore = (key: string, value: string): string =>
@@ -91,7 +80,7 @@ describe('hostile state (SPEC §6.2, §15)', () => {
     const size = 16 * MiB + 1024
     const run = await execute(
       serve,
-      `${RAW}send(b'{"type":"helper","name":"store","args":{"key":"forged","value":"' + b'x' * ${size} + b'"},"id":${FORGED_ID}}\\n')\ntime.sleep(0.5)\nprint("sent")`,
+      `${RAW_CHANNEL}send(b'{"type":"helper","name":"store","args":{"key":"forged","value":"' + b'x' * ${size} + b'"},"id":${FORGED_ID}}\\n')\ntime.sleep(0.5)\nprint("sent")`,
     )
     expect(run.structured).toMatchObject({ok: true, output: 'sent\n', trace: ''})
     const after = await execute(serve, 'print(await load("forged", "absent"), "forged" in await stored())')
@@ -117,7 +106,7 @@ describe('hostile state (SPEC §6.2, §15)', () => {
     )
     const forged = await execute(
       serve,
-      `${RAW}send(b'{"type":"helper","name":"store","args":{"key":"forged_deep","value":' + b'[' * 200000 + b']' * 200000 + b'},"id":${FORGED_ID}}\\n')\ntime.sleep(0.5)\nprint("sent")`,
+      `${RAW_CHANNEL}send(b'{"type":"helper","name":"store","args":{"key":"forged_deep","value":' + b'[' * 200000 + b']' * 200000 + b'},"id":${FORGED_ID}}\\n')\ntime.sleep(0.5)\nprint("sent")`,
     )
     expect(forged.structured).toMatchObject({ok: true, output: 'sent\n'})
     const after = await execute(serve, 'print(sorted(await stored()))')
