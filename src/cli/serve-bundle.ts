@@ -1,15 +1,4 @@
 /* eslint-disable no-bitwise -- file modes and open flags are bit patterns */
-/**
- * Loads `serve`'s bundle (dist/serve/main.cjs, from scripts/bundle-serve.js) with a V8 code cache:
- * an MCP client waits only briefly for serve's first answer (SPEC §5), and compiling the bundle is
- * most of what Node does before it. Node 20 has no compile cache for modules, so the bundle is
- * CommonJS, run through `vm.Script`, whose `cachedData` V8 takes once it matches the source.
- *
- * The cache is code: it is kept in a private directory of this user
- * (`$XDG_CACHE_HOME/ptc-mcp/code-cache`, 0700, owned by this user, not a link), under a name
- * holding the bundle's content hash and the Node version, so another build never meets it. Any
- * problem with it means only a slower start: the bundle is then compiled as usual.
- */
 import {createHash} from 'node:crypto'
 import {
   closeSync,
@@ -25,12 +14,23 @@ import {
   writeFileSync,
 } from 'node:fs'
 import Module, {createRequire} from 'node:module'
-import {homedir} from 'node:os'
-import {dirname, isAbsolute, join} from 'node:path'
+import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {Script, constants as vmConstants} from 'node:vm'
 
 import {makeDirs} from '../shared/make-dirs.js'
+/**
+ * Loads `serve`'s bundle (dist/serve/main.cjs, from scripts/bundle-serve.js) with a V8 code cache:
+ * an MCP client waits only briefly for serve's first answer (SPEC §5), and compiling the bundle is
+ * most of what Node does before it. Node 20 has no compile cache for modules, so the bundle is
+ * CommonJS, run through `vm.Script`, whose `cachedData` V8 takes once it matches the source.
+ *
+ * The cache is code: it is kept in a private directory of this user
+ * (`$XDG_CACHE_HOME/ptc-mcp/code-cache`, 0700, owned by this user, not a link), under a name
+ * holding the bundle's content hash and the Node version, so another build never meets it. Any
+ * problem with it means only a slower start: the bundle is then compiled as usual.
+ */
+import {xdgHome} from '../shared/xdg.js'
 
 /** What the bundle exports (src/cli/serve-fast-path.ts). */
 export interface ServeBundle {
@@ -49,9 +49,7 @@ const PREFIX = 'serve-'
 
 /** `$XDG_CACHE_HOME/ptc-mcp/code-cache`, else `~/.cache/ptc-mcp/code-cache`. */
 export function defaultCodeCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  const xdg = env.XDG_CACHE_HOME
-  const base = xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.cache')
-  return join(base, 'ptc-mcp', 'code-cache')
+  return join(xdgHome('cache', env), 'ptc-mcp', 'code-cache')
 }
 
 /**

@@ -1,16 +1,17 @@
-/**
- * Where the config is (SPEC §3): `--config`, `PTC_MCP_CONFIG`, `./ptc-mcp.yaml`, `./config.yaml`
- * when it is ptc-mcp's, `$XDG_CONFIG_HOME/ptc-mcp/config.yaml` (default `~/.config/ptc-mcp/config.yaml`).
- */
 import {lstatSync, readFileSync, readlinkSync, statSync} from 'node:fs'
 import {homedir} from 'node:os'
-import {isAbsolute, join, resolve} from 'node:path'
+import {join, resolve} from 'node:path'
 import {isMap, isScalar, parseDocument} from 'yaml'
 
 import type {Logger} from '../shared/log.js'
 import type {Environment} from './expand.js'
 
 import {ConfigError} from '../shared/errors.js'
+/**
+ * Where the config is (SPEC §3): `--config`, `PTC_MCP_CONFIG`, `./ptc-mcp.yaml`, `./config.yaml`
+ * when it is ptc-mcp's, `$XDG_CONFIG_HOME/ptc-mcp/config.yaml` (default `~/.config/ptc-mcp/config.yaml`).
+ */
+import {xdgHome} from '../shared/xdg.js'
 import {configSchema} from './schema.js'
 
 export type ConfigSource = 'flag' | 'env' | 'cwd' | 'xdg'
@@ -71,9 +72,7 @@ export function findConfig(options: ConfigLookup = {}): FoundConfig {
     return {path, searched: [path], source}
   }
 
-  const xdg = env.XDG_CONFIG_HOME
-  // The XDG spec says a relative XDG_CONFIG_HOME is invalid and must be ignored.
-  const configHome = xdg && isAbsolute(xdg) ? xdg : join(home, '.config')
+  const configHome = xdgHome('config', env, home)
   const candidates: [ConfigSource, string, boolean][] = [
     ['cwd', resolve(cwd, PROJECT_FILE_NAME), false],
     ['cwd', resolve(cwd, CONFIG_FILE_NAME), true],

@@ -10,8 +10,7 @@ import {
   unlinkSync,
   writeFileSync,
 } from 'node:fs'
-import {homedir} from 'node:os'
-import {isAbsolute, join} from 'node:path'
+import {join} from 'node:path'
 
 import type {ServerConfig} from '../config/schema.js'
 import type {Logger} from '../shared/log.js'
@@ -19,6 +18,7 @@ import type {ToolInfo} from './types.js'
 
 import {isRecord} from '../shared/guards.js'
 import {makeDirs} from '../shared/make-dirs.js'
+import {xdgHome} from '../shared/xdg.js'
 import {MAX_SHAPE_CHARS} from './shapes.js'
 
 /**
@@ -214,10 +214,7 @@ function readBounded(path: string): string {
 
 /** `$XDG_CACHE_HOME/ptc-mcp/shapes`, else `~/.cache/ptc-mcp/shapes`. */
 export function defaultShapesDir(env: NodeJS.ProcessEnv = process.env): string {
-  const xdg = env.XDG_CACHE_HOME
-  // The XDG spec says a relative value is invalid and must be ignored.
-  const base = xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.cache')
-  return join(base, 'ptc-mcp', 'shapes')
+  return join(xdgHome('cache', env), 'ptc-mcp', 'shapes')
 }
 
 interface ShapeKey {

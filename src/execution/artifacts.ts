@@ -1,11 +1,11 @@
 import {randomUUID} from 'node:crypto'
 import {lstatSync, mkdirSync} from 'node:fs'
 import {lstat, opendir, rm} from 'node:fs/promises'
-import {homedir} from 'node:os'
 import {dirname, join} from 'node:path'
 
 import {makeDirs} from '../shared/make-dirs.js'
 import {effectiveUid, openPrivateDir, privateDirProblem, removeTreeAt} from '../shared/private-dir.js'
+import {xdgHome} from '../shared/xdg.js'
 
 /**
  * Files kept after a run (SPEC §14): one directory per run under `execution.artifacts_dir`, pruned
@@ -21,8 +21,7 @@ export const ARTIFACTS_MAX_TOTAL_BYTES = 1024 ** 3
 /** `execution.artifacts_dir`, else $XDG_STATE_HOME/ptc-mcp/artifacts (~/.local/state when unset). */
 export function artifactsRoot(configured: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   if (configured) return configured
-  const state = env.XDG_STATE_HOME || join(homedir(), '.local', 'state')
-  return join(state, 'ptc-mcp', 'artifacts')
+  return join(xdgHome('state', env), 'ptc-mcp', 'artifacts')
 }
 
 /**

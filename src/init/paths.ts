@@ -1,5 +1,7 @@
 import {homedir} from 'node:os'
-import {isAbsolute, join, resolve, sep} from 'node:path'
+import {join, resolve, sep} from 'node:path'
+
+import {xdgHome} from '../shared/xdg.js'
 
 /**
  * What `init` needs to know about the machine, injectable so tests never read the real home
@@ -23,10 +25,7 @@ export function resolveEnvironment(overrides: Partial<InitEnvironment> = {}): In
 
 /** `$XDG_CONFIG_HOME/ptc-mcp/config.yaml`, else `~/.config/ptc-mcp/config.yaml` (SPEC §3). */
 export function defaultConfigPath({env, home}: Pick<InitEnvironment, 'env' | 'home'>): string {
-  const xdg = env.XDG_CONFIG_HOME
-  // The XDG spec says a relative value is invalid and must be ignored.
-  const base = xdg && isAbsolute(xdg) ? xdg : join(home, '.config')
-  return join(base, 'ptc-mcp', 'config.yaml')
+  return join(xdgHome('config', env, home), 'ptc-mcp', 'config.yaml')
 }
 
 /** Claude Code keeps user and local scopes in `~/.claude.json` (in `$CLAUDE_CONFIG_DIR` when set). */
@@ -48,8 +47,7 @@ export function claudeDesktopConfigPath({env, home, platform}: Omit<InitEnvironm
     }
 
     default: {
-      const xdg = env.XDG_CONFIG_HOME
-      return join(xdg && isAbsolute(xdg) ? xdg : join(home, '.config'), 'Claude', file)
+      return join(xdgHome('config', env, home), 'Claude', file)
     }
   }
 }

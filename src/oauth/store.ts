@@ -8,10 +8,11 @@ import {createHash, randomBytes} from 'node:crypto'
 import {type Stats, unwatchFile, watchFile} from 'node:fs'
 import {chmod, open, readdir, readFile, rename, rm, stat} from 'node:fs/promises'
 import {homedir} from 'node:os'
-import {isAbsolute, join} from 'node:path'
+import {join} from 'node:path'
 
 import {isRecord} from '../shared/guards.js'
 import {makeDirs} from '../shared/make-dirs.js'
+import {xdgHome} from '../shared/xdg.js'
 
 /** What is kept for one server (SPEC §13): one JSON file per server URL. */
 export interface OAuthRecord {
@@ -36,9 +37,7 @@ export interface TokenStoreOptions {
 
 /** `$XDG_STATE_HOME/ptc-mcp/oauth`, or `~/.local/state/ptc-mcp/oauth` (a relative XDG_STATE_HOME is ignored). */
 export function defaultStoreDir(env: NodeJS.ProcessEnv = process.env): string {
-  const xdg = env.XDG_STATE_HOME
-  const base = xdg && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), '.local', 'state')
-  return join(base, 'ptc-mcp', 'oauth')
+  return join(xdgHome('state', env, env.HOME || homedir()), 'ptc-mcp', 'oauth')
 }
 
 /** The record's file name: a hash of the normalised URL, so any URL makes a safe name. */
