@@ -19,6 +19,7 @@ import {fileURLToPath} from 'node:url'
 import {Script, constants as vmConstants} from 'node:vm'
 
 import {makeDirs} from '../shared/make-dirs.js'
+import {effectiveUid, privateDirProblem} from '../shared/private-dir.js'
 /**
  * Loads `serve`'s bundle (dist/serve/main.cjs, from scripts/bundle-serve.js) with a V8 code cache:
  * an MCP client waits only briefly for serve's first answer (SPEC §5), and compiling the bundle is
@@ -87,10 +88,7 @@ export function loadServeBundle(): ServeBundle {
 function privateDir(path: string): string | undefined {
   try {
     makeDirs(path)
-    const stats = lstatSync(path)
-    const uid = process.geteuid?.() ?? stats.uid
-    if (!stats.isDirectory() || stats.uid !== uid || (stats.mode & 0o077) !== 0) return undefined
-    return path
+    return privateDirProblem(lstatSync(path), effectiveUid()) === undefined ? path : undefined
   } catch {
     return undefined
   }
@@ -106,8 +104,7 @@ function readCache(path: string): Buffer | undefined {
   }
   try {
     const stats = fstatSync(fd)
-    const uid = process.geteuid?.() ?? stats.uid
-    if (!stats.isFile() || stats.uid !== uid || stats.size > MAX_CACHE_BYTES) return undefined
+    if (!stats.isFile() || stats.uid !== effectiveUid() || stats.size > MAX_CACHE_BYTES) return undefined
     const buffer = Buffer.alloc(stats.size)
     let length = 0
     for (let read = 1; read > 0 && length < buffer.length; length += read)
