@@ -1,8 +1,6 @@
 import {Runtime} from '../runtime.js'
+import {CLI_CONNECT_WAIT_MS} from '../shared/limits.js'
 import {createLogger, type LogLevel} from '../shared/log.js'
-
-/** Bound on how long list / inspect / run wait for servers to finish their first connection attempt. */
-export const CLI_CONNECT_WAIT_MS = 35_000
 
 /** Opens the runtime for a one-shot command and waits for every server's first attempt. */
 export async function openConnectedRuntime(

@@ -18,6 +18,7 @@ import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {Script, constants as vmConstants} from 'node:vm'
 
+import {MAX_SERVE_CACHE_BYTES} from '../shared/limits.js'
 import {makeDirs} from '../shared/make-dirs.js'
 import {effectiveUid, privateDirProblem} from '../shared/private-dir.js'
 /**
@@ -42,8 +43,6 @@ export interface ServeBundle {
 export type CacheUse = 'used' | 'written' | 'rejected-and-rewritten' | 'unavailable'
 
 export const SERVE_BUNDLE = fileURLToPath(new URL('../serve/main.cjs', import.meta.url))
-/** A cache is a few MB for a 2 MB bundle; anything much larger is not ours. */
-const MAX_CACHE_BYTES = 32 * 1024 * 1024
 /** Caches of other builds and Node versions kept beside the current one. */
 const KEEP_OTHERS = 3
 const PREFIX = 'serve-'
@@ -104,7 +103,8 @@ function readCache(path: string): Buffer | undefined {
   }
   try {
     const stats = fstatSync(fd)
-    if (!stats.isFile() || stats.uid !== effectiveUid() || stats.size > MAX_CACHE_BYTES) return undefined
+    if (!stats.isFile() || stats.uid !== effectiveUid() || stats.size > MAX_SERVE_CACHE_BYTES)
+      return undefined
     const buffer = Buffer.alloc(stats.size)
     let length = 0
     for (let read = 1; read > 0 && length < buffer.length; length += read)
@@ -119,7 +119,7 @@ function readCache(path: string): Buffer | undefined {
 
 /** Writes the cache atomically (a new file, renamed over), keeping a few others at most. */
 function writeCache(dir: string, name: string, data: Buffer): boolean {
-  if (data.length === 0 || data.length > MAX_CACHE_BYTES) return false
+  if (data.length === 0 || data.length > MAX_SERVE_CACHE_BYTES) return false
   const temporary = join(dir, `.${name}.${process.pid}.tmp`)
   try {
     const fd = openSync(

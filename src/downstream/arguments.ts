@@ -6,6 +6,7 @@ import {cutAfter} from '../shared/cut.js'
  * schema allows more properties explicitly. Ajv validation (validation.ts) comes after.
  */
 import {isRecord} from '../shared/guards.js'
+import {MAX_PATTERN_NAME_CHARS} from '../shared/limits.js'
 import {suggestNames} from '../shared/naming.js'
 import {type LinearRegExp, linearRegExp, UnsupportedPatternError} from './schema-engines.js'
 import {followRefs} from './schema-ref.js'
@@ -14,8 +15,6 @@ import {followRefs} from './schema-ref.js'
 const MAX_SUGGESTED_NAME_CHARS = 100
 /** An unexpected name is quoted up to this length in the message. */
 const MAX_QUOTED_NAME_CHARS = 60
-/** Names longer than this never match a `patternProperties` pattern. */
-const MAX_PATTERN_NAME_CHARS = 256
 
 export interface PreparedArguments {
   /** The arguments to validate and send: `args` itself when nothing was left out. */

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {ERROR_BODY_BYTES} from '../shared/bounded-fetch.js'
+import {ERROR_BODY_BYTES} from '../shared/limits.js'
 import {cappedFetch} from './capped-fetch.js'
 
 const answer = (id: number | string, bytes: number) => ({

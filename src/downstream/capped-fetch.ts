@@ -7,8 +7,9 @@
  * An error answer (HTTP 4xx/5xx) is read to ERROR_BODY_BYTES, enough for its message; any other
  * body (an OAuth answer, the answer to a notification) fails past the limit.
  */
-import {boundBody, ERROR_BODY_BYTES} from '../shared/bounded-fetch.js'
+import {boundBody} from '../shared/bounded-fetch.js'
 import {isRecord} from '../shared/guards.js'
+import {ERROR_BODY_BYTES} from '../shared/limits.js'
 import {
   idOfSkipped,
   isCallHead,

@@ -8,6 +8,7 @@ import type {ServerTransport, TransportFactory} from './transports.js'
 import type {UpstreamClient} from './upstream.js'
 
 import {signInMessage} from '../oauth/errors.js'
+import {MAX_TOOL_PAGES, VERIFY_TIMEOUT_MS} from '../shared/limits.js'
 import {formatSeconds} from '../shared/seconds.js'
 import {callFailure, type CallOptions, isTimeout} from './call-error.js'
 import {forwardedCapabilities, installForwarding, installRefusals} from './client-requests.js'
@@ -42,11 +43,6 @@ export interface ConnectionEvents {
 }
 
 export type OpenResult = {failure: ConnectFailure; ok: false} | {ok: true; tools: Tool[]}
-
-/** A server that sends `nextCursor` forever is cut off here rather than listed forever. */
-const MAX_TOOL_PAGES = 1000
-/** Bound on the ping that checks whether a remote server is still there after a transport error. */
-const VERIFY_TIMEOUT_MS = 5000
 
 const CLIENT_INFO = {name: 'ptc-mcp', version: packageVersion()}
 

@@ -1,6 +1,7 @@
 import type {ServerConfig} from '../config/schema.js'
 
 import {authCommand, signInMessage} from '../oauth/errors.js'
+import {DEFAULT_CONNECT_TIMEOUT_SECONDS} from '../shared/limits.js'
 import {describeError, withStderr} from './error-text.js'
 import {remoteFix} from './remote-failure.js'
 
@@ -112,9 +113,6 @@ export function redactFailure(failure: ConnectFailure, redact: (text: string) =>
     ...(stderr === undefined ? {} : {stderr: redact(stderr)}),
   }
 }
-
-/** How long one connection attempt may take when the server's entry does not say (SPEC §4). */
-export const DEFAULT_CONNECT_TIMEOUT_SECONDS = 30
 
 /** The fix for each kind; `command` and `url` are the server's own. */
 const FIXES: Record<

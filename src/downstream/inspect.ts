@@ -4,6 +4,7 @@ import type {HiddenTool} from './tool-index.js'
 import type {ToolInfo} from './types.js'
 
 import {cutAfter} from '../shared/cut.js'
+import {MAX_INSPECT_PATTERN_CHARS, MAX_INSPECTED} from '../shared/limits.js'
 import {normalisePattern} from '../shared/naming.js'
 import {shapeReturnType} from './shapes.js'
 import {pythonSignature} from './signature.js'
@@ -148,12 +149,6 @@ export function inspectTools(
   return out
 }
 
-/** Longest name or glob normalised and matched; tool names are at most 128 characters. */
-const MAX_PATTERN_CHARS = 256
-
-/** Names (or globs) in one inspect_tool request; more are ignored. */
-const MAX_INSPECTED = 100
-
 /** The tools a name or glob names, or the error entry's message when there are none. */
 function matchTools(source: InspectSource, pattern: string): string | ToolInfo[] {
   if (!isGlob(pattern)) {
@@ -162,7 +157,8 @@ function matchTools(source: InspectSource, pattern: string): string | ToolInfo[]
   }
   // Normalised as tools.allow is: the server's own spelling (`mcp__my-srv__*`) matches too.
   // Only a pattern of sane length: the program's text can be any size (SPEC §15).
-  if (pattern.length > MAX_PATTERN_CHARS) return `no tool matches '${cutAfter(pattern, MAX_PATTERN_CHARS)}'`
+  if (pattern.length > MAX_INSPECT_PATTERN_CHARS)
+    return `no tool matches '${cutAfter(pattern, MAX_INSPECT_PATTERN_CHARS)}'`
   const glob = normalisePattern(pattern)
   const tools = source.listTools().filter((tool) => minimatch(tool.name, glob, {dot: true}))
   return tools.length > 0 ? tools : `no tool matches '${pattern}'`
@@ -172,7 +168,7 @@ function matchTools(source: InspectSource, pattern: string): string | ToolInfo[]
 function lookupNormalised(source: InspectSource, name: string): ToolLookup {
   const found = lookupTool(source, name)
   if (found.tool) return found
-  if (name.length > MAX_PATTERN_CHARS) return found
+  if (name.length > MAX_INSPECT_PATTERN_CHARS) return found
   const normalised = normalisePattern(name)
   if (normalised === name) return found
   const again = lookupTool(source, normalised)

@@ -5,6 +5,7 @@ import {Ajv2020} from 'ajv/dist/2020.js'
 import {RE2JS} from 're2js'
 
 import {cutAfter} from '../shared/cut.js'
+import {COMPILES_PER_ENGINE} from '../shared/limits.js'
 
 /**
  * The Ajv engines behind SchemaValidator: Ajv at the version the MCP SDK bundles, with the SDK's
@@ -98,13 +99,6 @@ function createEngine(dialect: Dialect, allErrors: boolean): Ajv {
   addFormats(engine)
   return engine
 }
-
-/**
- * Ajv keeps every schema an engine compiled for as long as the engine lives. An engine is replaced
- * after this many, so the schemas of tools that are gone (a refreshed list, a reconnected server)
- * can be collected; what was compiled before keeps working, and holds its engine while it is used.
- */
-const COMPILES_PER_ENGINE = 256
 
 /**
  * One Ajv engine per dialect and error mode, made on first use. `allErrors: false` stops at the

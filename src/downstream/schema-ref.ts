@@ -4,9 +4,7 @@
  * references within the schema are followed; anything else is left alone.
  */
 import {isRecord} from '../shared/guards.js'
-
-/** A chain of references longer than this (or a cycle) stops being followed. */
-const MAX_REF_HOPS = 16
+import {MAX_REF_HOPS} from '../shared/limits.js'
 
 /** `/a~1b/0` → `['a/b', '0']`; `''` (the whole document) → `[]`. */
 export function pointerSegments(pointer: string): string[] {

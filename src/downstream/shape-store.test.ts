@@ -6,8 +6,9 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import type {ServerConfig} from '../config/schema.js'
 import type {ToolInfo} from './types.js'
 
+import {MAX_SHAPE_FILES, MAX_SHAPE_FILES_PER_TOOL} from '../shared/limits.js'
 import {describeTool} from './inspect.js'
-import {MAX_FILES, MAX_FILES_PER_TOOL, serverIdentity, ShapeStore} from './shape-store.js'
+import {serverIdentity, ShapeStore} from './shape-store.js'
 import {MAX_SHAPE_CHARS, shapeOf} from './shapes.js'
 
 let dir: string
@@ -49,7 +50,7 @@ describe('the shapes cache against a hostile server', () => {
       store.record(tool('evil', `t${n % 100}`, n), shapeOf(HOSTILE))
     }
     const files = readdirSync(dir)
-    expect(files.length).toBeLessThanOrEqual(Math.min(MAX_FILES, 100 * MAX_FILES_PER_TOOL))
+    expect(files.length).toBeLessThanOrEqual(Math.min(MAX_SHAPE_FILES, 100 * MAX_SHAPE_FILES_PER_TOOL))
     const bytes = files.reduce((sum, file) => sum + statSync(join(dir, file)).size, 0)
     expect(bytes).toBeLessThan(files.length * (MAX_SHAPE_CHARS + 200))
     // A later session's inspect_tool: small, and the keys are data, quoted and cut.
@@ -61,10 +62,10 @@ describe('the shapes cache against a hostile server', () => {
     expect(description).not.toContain('x'.repeat(100))
   })
 
-  it('keeps MAX_FILES_PER_TOOL schema versions of one tool, the newest', () => {
+  it('keeps MAX_SHAPE_FILES_PER_TOOL schema versions of one tool, the newest', () => {
     const store = new ShapeStore(dir)
     for (let n = 0; n < 30; n++) store.record(tool('fx', 'echo', n), 'str')
-    expect(readdirSync(dir)).toHaveLength(MAX_FILES_PER_TOOL)
+    expect(readdirSync(dir)).toHaveLength(MAX_SHAPE_FILES_PER_TOOL)
     expect(new ShapeStore(dir).get(tool('fx', 'echo', 29))).toBe('str')
     expect(new ShapeStore(dir).get(tool('fx', 'echo', 0))).toBeUndefined()
   })

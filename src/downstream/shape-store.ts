@@ -17,6 +17,7 @@ import type {Logger} from '../shared/log.js'
 import type {ToolInfo} from './types.js'
 
 import {isRecord} from '../shared/guards.js'
+import {MAX_SHAPE_FILES, MAX_SHAPE_FILES_PER_TOOL, MAX_SHAPES_IN_MEMORY} from '../shared/limits.js'
 import {makeDirs} from '../shared/make-dirs.js'
 import {xdgHome} from '../shared/xdg.js'
 import {MAX_SHAPE_CHARS} from './shapes.js'
@@ -27,17 +28,11 @@ import {MAX_SHAPE_CHARS} from './shapes.js'
  * server, tool and hash of its schemas, so a tool whose schemas change starts afresh. The server
  * is known by its identity (its config entry's command and arguments, or its URL), not its name:
  * another config's server of the same name is another server. Bounded: a shape of at most
- * MAX_SHAPE_CHARS, MAX_FILES_PER_TOOL schema versions per tool and MAX_FILES in all (the oldest
- * removed), MAX_IN_MEMORY shapes held. A file that cannot be read or written is only a lost hint:
+ * MAX_SHAPE_CHARS, MAX_SHAPE_FILES_PER_TOOL schema versions per tool and MAX_SHAPE_FILES in all (the oldest
+ * removed), MAX_SHAPES_IN_MEMORY shapes held. A file that cannot be read or written is only a lost hint:
  * it is logged at debug level and ignored.
  */
 
-/** Schema versions of one tool kept on disk; the oldest goes when another comes. */
-export const MAX_FILES_PER_TOOL = 4
-/** Files in the cache directory; past it the oldest go. */
-export const MAX_FILES = 512
-/** Shapes held in memory (the most recently used). */
-const MAX_IN_MEMORY = 1024
 /** Largest file read back (a shape within MAX_SHAPE_CHARS and its names fit easily). */
 const MAX_FILE_BYTES = 4 * MAX_SHAPE_CHARS
 /** The name of a cache file: the tool's key and its schemas' key. */
@@ -85,7 +80,7 @@ export class ShapeStore {
     const key = this.key(tool)
     const json = JSON.stringify({server: key.server, tool: tool.tool, shape})
     this.recorded.add(key.file)
-    if (this.recorded.size > MAX_IN_MEMORY) this.recorded.delete(this.recorded.values().next().value!)
+    if (this.recorded.size > MAX_SHAPES_IN_MEMORY) this.recorded.delete(this.recorded.values().next().value!)
     // shapeOf keeps shapes within MAX_SHAPE_CHARS: anything bigger is not this module's to keep.
     if (JSON.stringify(shape).length > MAX_SHAPE_CHARS) return
     this.remember(key.file, {shape})
@@ -122,23 +117,23 @@ export class ShapeStore {
   private remember(file: string, entry: {shape: unknown} | null): void {
     this.shapes.delete(file)
     this.shapes.set(file, entry)
-    if (this.shapes.size > MAX_IN_MEMORY) this.shapes.delete(this.shapes.keys().next().value!)
+    if (this.shapes.size > MAX_SHAPES_IN_MEMORY) this.shapes.delete(this.shapes.keys().next().value!)
   }
 
   /** Bookkeeping after a file was written: this tool's oldest versions go, and now and then the oldest files. */
   private wrote(key: ShapeKey): void {
     const files = (this.written.get(key.tool) ?? []).filter((file) => file !== key.file)
     files.push(key.file)
-    while (files.length > MAX_FILES_PER_TOOL) this.unlink(`${files.shift()!}.json`)
+    while (files.length > MAX_SHAPE_FILES_PER_TOOL) this.unlink(`${files.shift()!}.json`)
     this.written.set(key.tool, files)
-    if (this.written.size > MAX_IN_MEMORY) this.written.delete(this.written.keys().next().value!)
+    if (this.written.size > MAX_SHAPES_IN_MEMORY) this.written.delete(this.written.keys().next().value!)
     if (++this.writesSincePrune >= PRUNE_EVERY) {
       this.writesSincePrune = 0
       this.prune()
     }
   }
 
-  /** Keeps the newest MAX_FILES_PER_TOOL files of each tool and the newest MAX_FILES in all. */
+  /** Keeps the newest MAX_SHAPE_FILES_PER_TOOL files of each tool and the newest MAX_SHAPE_FILES in all. */
   private prune(): void {
     const dir = this.dir!
     const entries: {name: string; tool: string; mtimeMs: number}[] = []
@@ -164,7 +159,7 @@ export class ShapeStore {
     for (const entry of entries) {
       const count = (perTool.get(entry.tool) ?? 0) + 1
       perTool.set(entry.tool, count)
-      if (count > MAX_FILES_PER_TOOL || kept >= MAX_FILES) this.unlink(entry.name)
+      if (count > MAX_SHAPE_FILES_PER_TOOL || kept >= MAX_SHAPE_FILES) this.unlink(entry.name)
       else kept++
     }
   }

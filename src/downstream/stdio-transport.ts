@@ -12,6 +12,7 @@ import type {StdioServerConfig} from '../config/schema.js'
 import type {FailureCause} from './failure.js'
 import type {ServerTransport, TransportOptions} from './transports.js'
 
+import {MAX_STDERR_LINE_BYTES} from '../shared/limits.js'
 import {type FramedLine, LineFramer} from '../shared/line-framing.js'
 import {terminalSafe} from '../shared/terminal-safe.js'
 import {describeError, withStderr} from './error-text.js'
@@ -137,11 +138,9 @@ export function transportPid(transport: Transport): number | null {
   return transport instanceof StdioClientTransport ? transport.pid : null
 }
 
-const MAX_STDERR_LINE = 4096
-
 function forwardLines(stream: Stream, onLine: (line: string) => void): void {
   // A server that writes megabytes without a newline must not grow a buffer forever.
-  const framer = LineFramer.text(MAX_STDERR_LINE, 'skip')
+  const framer = LineFramer.text(MAX_STDERR_LINE_BYTES, 'skip')
   const forward = (framed: FramedLine<string>): void => {
     const line = framed.kind === 'line' ? framed.line : `${framed.head}... (truncated)`
     if (line.trim() === '') return

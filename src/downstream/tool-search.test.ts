@@ -2,7 +2,8 @@ import {describe, expect, it} from 'vitest'
 
 import type {ToolInfo} from './types.js'
 
-import {callableTools, MAX_SEARCH_RESULTS, searchTools, UnknownServerError} from './tool-search.js'
+import {MAX_SEARCH_RESULTS} from '../shared/limits.js'
+import {callableTools, searchTools, UnknownServerError} from './tool-search.js'
 
 function tool(name: string, description: string, params: string[] = [], server = 'fs'): ToolInfo {
   return {

@@ -1,11 +1,8 @@
 import type {ToolInfo} from './types.js'
 
 import {isRecord} from '../shared/guards.js'
+import {MAX_SEARCH_QUERY_WORDS, MAX_SEARCH_RESULTS} from '../shared/limits.js'
 import {normaliseName} from '../shared/naming.js'
-
-/** `list_callable_tools(query=...)` answers with at most this many tools (SPEC §5). */
-export const MAX_SEARCH_RESULTS = 20
-const MAX_QUERY_WORDS = 20
 
 export interface ToolMatch {
   name: string
@@ -19,7 +16,7 @@ export interface ToolMatch {
  * out. Best first, ties by name; at most MAX_SEARCH_RESULTS.
  */
 export function searchTools(tools: readonly ToolInfo[], query: string): ToolMatch[] {
-  const words = [...new Set(tokens(query.slice(0, 1000)))].slice(0, MAX_QUERY_WORDS)
+  const words = [...new Set(tokens(query.slice(0, 1000)))].slice(0, MAX_SEARCH_QUERY_WORDS)
   if (words.length === 0) return []
   return tools
     .map((tool) => ({tool, score: score(tool, words)}))

@@ -1,6 +1,7 @@
 import type {ErrorObject, ValidateFunction} from 'ajv'
 
 import {isRecord} from '../shared/guards.js'
+import {ALL_ERRORS_MAX_CHARS} from '../shared/limits.js'
 import {jsonLength} from '../shared/shorten-json.js'
 import {SchemaEngines, UnsupportedPatternError} from './schema-engines.js'
 import {followRefs, pointerSegments} from './schema-ref.js'
@@ -19,8 +20,6 @@ import {followRefs, pointerSegments} from './schema-ref.js'
 
 /** At most this many problems are reported for one value; the rest are counted. */
 const MAX_PROBLEMS = 5
-/** Values with more JSON than this are checked up to their first problem. */
-export const ALL_ERRORS_MAX_CHARS = 65_536
 
 /** `refused`: the schema has a pattern the linear-time engine cannot run; nothing is checked against it. */
 export type CompiledSchema =

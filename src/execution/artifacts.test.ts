@@ -14,7 +14,8 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {ARTIFACT_MAX_AGE_MS, artifactsRoot, createRunDir, pruneArtifacts} from './artifacts.js'
+import {ARTIFACT_MAX_AGE_MS} from '../shared/limits.js'
+import {artifactsRoot, createRunDir, pruneArtifacts} from './artifacts.js'
 import {OutputCapture} from './output-capture.js'
 
 let root: string

@@ -3,6 +3,7 @@ import {lstatSync, mkdirSync} from 'node:fs'
 import {lstat, opendir, rm} from 'node:fs/promises'
 import {dirname, join} from 'node:path'
 
+import {ARTIFACT_MAX_AGE_MS, ARTIFACTS_MAX_TOTAL_BYTES} from '../shared/limits.js'
 import {makeDirs} from '../shared/make-dirs.js'
 import {effectiveUid, openPrivateDir, privateDirProblem, removeTreeAt} from '../shared/private-dir.js'
 import {xdgHome} from '../shared/xdg.js'
@@ -13,10 +14,6 @@ import {xdgHome} from '../shared/xdg.js'
  * private directory of this user, see private-dir.ts) before anything is written or removed there,
  * and pruning works through a descriptor of it: nothing here follows a link.
  */
-
-export const ARTIFACT_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000
-export const ARTIFACTS_MAX_TOTAL_BYTES = 1024 ** 3
-/** Most bytes kept per run: the kept files' bound. */
 
 /** `execution.artifacts_dir`, else $XDG_STATE_HOME/ptc-mcp/artifacts (~/.local/state when unset). */
 export function artifactsRoot(configured: string | undefined, env: NodeJS.ProcessEnv = process.env): string {

@@ -10,7 +10,7 @@ import type {ShownImage} from './protocol.js'
 import {ProgramApprovals} from '../permissions/approvals.js'
 import {sweepOrphanedScratchDirs} from '../sandbox/scratch.js'
 import {unlessAborted} from '../shared/abortable.js'
-import {childMessageBytes, STATE_DEFAULTS} from '../shared/limits.js'
+import {CHILD_START_TIMEOUT_MS, childMessageBytes, STATE_DEFAULTS} from '../shared/limits.js'
 import {type Logger, silentLogger} from '../shared/log.js'
 import {artifactsRoot, artifactsRootProblem, pruneArtifacts} from './artifacts.js'
 import {ForkServer} from './child/fork-server.js'
@@ -72,9 +72,6 @@ export interface RunOptions {
   state?: SessionState
 }
 
-/** Bound on starting a child (spawn, confinement, runner load); not part of the program's time. */
-const START_TIMEOUT_MS = 30_000
-
 /** Scratch directories left by servers that were killed are removed once per process. */
 let sweptScratchDirs = false
 
@@ -134,7 +131,7 @@ export class ProgramEngine {
       maxMessageBytes: this.maxMessageBytes,
       maxOutputBytes: execution.max_output_bytes,
       artifactsRoot: this.artifactsRoot,
-      startTimeoutMs: START_TIMEOUT_MS,
+      startTimeoutMs: CHILD_START_TIMEOUT_MS,
       bounds: programBounds(execution),
       logger: this.logger,
     }

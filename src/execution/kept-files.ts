@@ -2,7 +2,7 @@ import {closeSync, constants, mkdirSync, openSync, rmSync, writeSync} from 'node
 import {join} from 'node:path'
 
 import {formatByteLimit, formatBytes} from '../shared/byte-size.js'
-import {MAX_KEPT_BYTES, MAX_KEPT_FILES} from '../shared/limits.js'
+import {MAX_KEPT_BYTES, MAX_KEPT_DEPTH, MAX_KEPT_FILES, MAX_KEPT_NAME_BYTES} from '../shared/limits.js'
 import {type FileSkippedReason, ProtocolError} from './protocol.js'
 
 /**
@@ -13,12 +13,6 @@ import {type FileSkippedReason, ProtocolError} from './protocol.js'
  * O_EXCL|O_NOFOLLOW. It never touches the program's own paths.
  */
 
-/** Most files and bytes kept per run (their home is shared/limits.ts). */
-
-/** Deepest directory under out/ the runner descends into (out/a/b/... counts a, b, ...). */
-export const MAX_KEPT_DEPTH = 8
-/** Longest name, relative to out/, in UTF-8 bytes; and longest component. */
-export const MAX_KEPT_NAME_BYTES = 1024
 const MAX_COMPONENT_BYTES = 255
 /** Not-kept entries named in the listing; the rest are counted. */
 const MAX_NAMED_NOT_KEPT = 5

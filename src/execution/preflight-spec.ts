@@ -6,6 +6,12 @@ import {followRefs} from '../downstream/schema-ref.js'
 import {lookupTool} from '../downstream/tool-lookup.js'
 import {cutAfter} from '../shared/cut.js'
 import {isRecord} from '../shared/guards.js'
+import {
+  MAX_PREFLIGHT_ENUM_CHARS,
+  MAX_PREFLIGHT_ENUM_VALUES,
+  MAX_PREFLIGHT_NAMES,
+  MAX_PREFLIGHT_PARAMS,
+} from '../shared/limits.js'
 import {serverPrefix, suggestNames} from '../shared/naming.js'
 
 /**
@@ -37,17 +43,10 @@ export interface ToolSpec {
 export interface ParamSpec {
   /** JSON types a value may have; absent when the schema says nothing plain (anyOf, $ref chains...). */
   types?: string[]
-  /** The allowed values, when the schema lists at most `MAX_ENUM_VALUES` plain ones. */
+  /** The allowed values, when the schema lists at most `MAX_PREFLIGHT_ENUM_VALUES` plain ones. */
   enum?: unknown[]
 }
 
-/** Distinct names looked up per program; names past it are left to the run-time checks. */
-export const MAX_PREFLIGHT_NAMES = 64
-/** Parameters described per tool; a tool with more gets no parameter checks before it runs. */
-const MAX_PARAMS = 200
-const MAX_ENUM_VALUES = 64
-/** An enum longer than this, as JSON, is left to the run-time check: the run message stays small. */
-const MAX_ENUM_CHARS = 4096
 const MAX_SIGNATURE_CHARS = 600
 const JSON_TYPES = new Set(['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'])
 const TOOL_WORD = /\bmcp__\w+/g
@@ -94,7 +93,7 @@ function toolSpec(tool: ToolInfo, host: ToolHost): ToolSpec {
   const full = describeTool(tool, host.observedResult?.(tool.name)).signature
   const signature = cutAfter(full, MAX_SIGNATURE_CHARS)
   const listed = listedProperties(tool.inputSchema)
-  if (!listed || listed.properties.size > MAX_PARAMS) return {signature, required: [], open: true}
+  if (!listed || listed.properties.size > MAX_PREFLIGHT_PARAMS) return {signature, required: [], open: true}
   const params: Record<string, ParamSpec> = {}
   for (const [name, property] of listed.properties) params[name] = paramSpec(tool.inputSchema, property)
   return {
@@ -121,9 +120,9 @@ function paramSpec(root: Record<string, unknown>, property: unknown): ParamSpec 
   if (
     !combined &&
     Array.isArray(values) &&
-    values.length <= MAX_ENUM_VALUES &&
+    values.length <= MAX_PREFLIGHT_ENUM_VALUES &&
     values.every((v) => v === null || ['boolean', 'number', 'string'].includes(typeof v)) &&
-    JSON.stringify(values).length <= MAX_ENUM_CHARS
+    JSON.stringify(values).length <= MAX_PREFLIGHT_ENUM_CHARS
   )
     spec.enum = values
   return spec

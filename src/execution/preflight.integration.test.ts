@@ -4,7 +4,8 @@ import {describe, expect, test} from 'vitest'
 
 import type {ToolHost, ToolInfo} from '../downstream/types.js'
 
-import {MAX_PREFLIGHT_NAMES, type PreflightSpec, preflightSpec} from './preflight-spec.js'
+import {MAX_PREFLIGHT_NAMES} from '../shared/limits.js'
+import {type PreflightSpec, preflightSpec} from './preflight-spec.js'
 
 const PYTHON = process.env.PTC_MCP_TEST_PYTHON ?? 'python3'
 const PREFLIGHT = fileURLToPath(new URL('runner/preflight.py', import.meta.url))

@@ -1,3 +1,4 @@
+import {MAX_WAITING_PROGRAMS} from '../shared/limits.js'
 import {counted} from '../shared/plural.js'
 
 /**
@@ -9,9 +10,6 @@ import {counted} from '../shared/plural.js'
  * together do not hold up the next round: sandboxes alive stay within three times the slots (and
  * the warm pool's).
  */
-
-/** Programs that may wait for a slot; one more is refused. */
-export const MAX_WAITING_PROGRAMS = 64
 
 /** Told when a program starts waiting and each time it moves up: how many are ahead of it. */
 export type WaitListener = (ahead: number) => void

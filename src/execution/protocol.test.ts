@@ -1,14 +1,7 @@
 import {describe, expect, test} from 'vitest'
 
-import {
-  jsonShapeProblem,
-  MAX_DONE_ERROR_CHARS,
-  MAX_JSON_CONTAINERS,
-  MAX_JSON_DEPTH,
-  parseChildMessage,
-  ProtocolError,
-  RefusedRequest,
-} from './protocol.js'
+import {MAX_DONE_ERROR_CHARS, MAX_JSON_CONTAINERS, MAX_JSON_DEPTH} from '../shared/limits.js'
+import {jsonShapeProblem, parseChildMessage, ProtocolError, RefusedRequest} from './protocol.js'
 
 describe('child protocol', () => {
   describe('parseChildMessage', () => {

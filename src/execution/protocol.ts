@@ -2,7 +2,14 @@ import type {ToolErrorKind} from '../downstream/types.js'
 import type {PreflightSpec} from './preflight-spec.js'
 
 import {isRecord} from '../shared/guards.js'
-import {base64Chars, MAX_FILE_CHUNK_BYTES, MAX_SHOWN_BYTES} from '../shared/limits.js'
+import {
+  base64Chars,
+  MAX_DONE_ERROR_CHARS,
+  MAX_FILE_CHUNK_BYTES,
+  MAX_JSON_CONTAINERS,
+  MAX_JSON_DEPTH,
+  MAX_SHOWN_BYTES,
+} from '../shared/limits.js'
 import {imageTypeOf, SHOWN_IMAGE_TYPES, SIGNATURE_BYTES} from './image-types.js'
 import {HELPER_NAMES, type HelperName} from './program-helpers.js'
 
@@ -95,7 +102,8 @@ export interface TextResultHeader {
   ok: true
 }
 
-export type {HelperName} from './program-helpers.js'
+/** Its home is shared/limits.ts; execution/child/run.ts reads it from here. */
+export {MAX_SHOWN_IMAGES} from '../shared/limits.js'
 
 export type ChildMessage =
   | {type: 'ready'; confine: unknown}
@@ -130,8 +138,7 @@ export const FILE_SKIPPED_REASONS = [
 ] as const
 export type FileSkippedReason = (typeof FILE_SKIPPED_REASONS)[number]
 
-/** Most images one run may show() (the bytes they may hold in total: limits.ts `MAX_SHOWN_BYTES`). */
-export const MAX_SHOWN_IMAGES = 4
+export type {HelperName} from './program-helpers.js'
 
 const BASE64 = /^(?:[A-Za-z\d+/]{4})*(?:[A-Za-z\d+/]{2}==|[A-Za-z\d+/]{3}=)?$/
 
@@ -163,24 +170,6 @@ const OPEN_BRACKET = 0x5b
 const CLOSE_BRACKET = 0x5d
 const OPEN_BRACE = 0x7b
 const CLOSE_BRACE = 0x7d
-
-/**
- * Deepest nesting of arrays and objects accepted in a child message, the message itself included
- * (a call's arguments may nest 98 levels). Python's own encoder stops near 1,000.
- */
-export const MAX_JSON_DEPTH = 100
-
-/**
- * Most arrays and objects in one child message. Parsed, an empty object costs the server some 60
- * bytes for its 3 bytes of JSON: this bounds what a message can cost once parsed.
- */
-export const MAX_JSON_CONTAINERS = 1_000_000
-
-/**
- * Longest `done` error kept, in characters; runner.py clips its tracebacks to 20,000. A longer one
- * (only a forged `done` has it) keeps its head.
- */
-export const MAX_DONE_ERROR_CHARS = 32_000
 
 /**
  * What is wrong with the shape of a JSON text (nested deeper than `MAX_JSON_DEPTH`, more than

@@ -2,9 +2,8 @@ import {execFileSync} from 'node:child_process'
 import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
 
-import {MAX_FILE_CHUNK_BYTES, MAX_SHOWN_BYTES} from '../shared/limits.js'
-import {MAX_KEPT_BYTES, MAX_KEPT_DEPTH, MAX_KEPT_FILES} from './kept-files.js'
-import {MAX_SHOWN_IMAGES} from './protocol.js'
+import {MAX_FILE_CHUNK_BYTES, MAX_KEPT_DEPTH, MAX_SHOWN_BYTES, MAX_SHOWN_IMAGES} from '../shared/limits.js'
+import {MAX_KEPT_BYTES, MAX_KEPT_FILES} from './kept-files.js'
 
 const PYTHON = process.env.PTC_MCP_TEST_PYTHON ?? 'python3'
 const RUNNER_DIR = fileURLToPath(new URL('runner', import.meta.url))

@@ -3,8 +3,9 @@ import {describe, expect, test} from 'vitest'
 import type {ResultMessage} from './protocol.js'
 
 import {LocalHost, standardTools} from '../../test/helpers/local-host.js'
+import {MAX_HELPER_CALLS} from '../shared/limits.js'
 import {budgetError} from './call-budget.js'
-import {MAX_HELPER_CALLS, ToolCallBroker, type ToolCallLimits} from './tool-calls.js'
+import {ToolCallBroker, type ToolCallLimits} from './tool-calls.js'
 import {MAX_TRACE_ARGS_CHARS} from './trace.js'
 
 const LIMITS: ToolCallLimits = {

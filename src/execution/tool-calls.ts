@@ -4,7 +4,7 @@ import type {ToolCallTrace} from './format.js'
 import type {HelperName, ResultMessage} from './protocol.js'
 
 import {ToolError, type ToolErrorKind, type ToolHost, type ToolInfo} from '../downstream/types.js'
-import {STATE_DEFAULTS} from '../shared/limits.js'
+import {MAX_HELPER_CALLS, STATE_DEFAULTS} from '../shared/limits.js'
 import {budgetError} from './call-budget.js'
 import {HELPER_LIST, PROGRAM_HELPERS} from './program-helpers.js'
 import {ProgramState} from './program-state.js'
@@ -28,9 +28,6 @@ export interface ToolCallLimits {
 }
 
 const DEFAULT_STATE = {...STATE_DEFAULTS}
-
-/** Helper calls per program (SPEC §15); they are not counted against max_tool_calls. */
-export const MAX_HELPER_CALLS = 1000
 
 /**
  * Decides whether one call may run (SPEC §12): resolves `approved` once the user allowed it,

@@ -1,12 +1,10 @@
 import type {ExecutionConfig, StateConfig} from '../config/schema.js'
 
-import {MAX_SEARCH_RESULTS} from '../downstream/tool-search.js'
 import {TOOL_ERROR_KINDS} from '../downstream/types.js'
 import {MAX_KEPT_BYTES, MAX_KEPT_FILES} from '../execution/kept-files.js'
 import {helpersOf, PROGRAM_HELPERS} from '../execution/program-helpers.js'
-import {MAX_SHOWN_IMAGES} from '../execution/protocol.js'
 import {formatByteLimit} from '../shared/byte-size.js'
-import {MAX_SHOWN_BYTES, STATE_DEFAULTS} from '../shared/limits.js'
+import {MAX_SEARCH_RESULTS, MAX_SHOWN_BYTES, MAX_SHOWN_IMAGES, STATE_DEFAULTS} from '../shared/limits.js'
 
 const usage = (group: 'discovery' | 'state') =>
   helpersOf(group)

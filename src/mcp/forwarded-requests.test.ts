@@ -2,12 +2,12 @@ import type {CreateMessageRequestParams} from '@modelcontextprotocol/client'
 
 import {describe, expect, it} from 'vitest'
 
+import {MAX_FORWARDED_MESSAGE_CHARS} from '../shared/limits.js'
 import {
   forwardedText,
   ForwardRefusedError,
   labelElicitation,
   labelSampling,
-  MAX_FORWARDED_MESSAGE_CHARS,
   SERVER_META_KEY,
 } from './forwarded-requests.js'
 

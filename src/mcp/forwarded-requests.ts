@@ -2,6 +2,7 @@ import type {CreateMessageRequestParams, ElicitRequestParams} from '@modelcontex
 
 import {cutAfter} from '../shared/cut.js'
 import {isRecord} from '../shared/guards.js'
+import {MAX_FORWARDED_MESSAGE_CHARS} from '../shared/limits.js'
 import {terminalSafe} from '../shared/terminal-safe.js'
 
 /**
@@ -20,9 +21,6 @@ export const SERVER_META_KEY = 'ptc-mcp/server'
 
 /** The values of ptc-mcp's own approval form (its `decision` property). */
 const APPROVAL_CHOICES = new Set(['deny', 'once', 'program', 'session'])
-
-/** Longest forwarded message shown; the rest is cut with a note. */
-export const MAX_FORWARDED_MESSAGE_CHARS = 4000
 
 /** A forwarded request ptc-mcp will not pass on, and why. */
 export class ForwardRefusedError extends Error {

@@ -3,18 +3,12 @@ import type {Transport} from '@modelcontextprotocol/server'
 import {serveStdio as serveMcpStdio} from '@modelcontextprotocol/server/stdio'
 
 import {Runtime} from '../runtime.js'
-import {CLIENT_MESSAGE_BYTES} from '../shared/limits.js'
+import {CLIENT_MESSAGE_BYTES, UPSTREAM_INITIALIZE_WAIT_MS} from '../shared/limits.js'
 import {createLogger, type Logger, type LogLevel} from '../shared/log.js'
 import {createConfigErrorServer} from './config-error-server.js'
 import {createMcpServer} from './server.js'
 import {JsonLinesServerTransport} from './stdio-transport.js'
 import {UpstreamBridge} from './upstream-bridge.js'
-
-/**
- * How long downstream servers wait for the client's `initialized` before connecting anyway, and
- * the program engine for a first request before starting anyway.
- */
-const UPSTREAM_INITIALIZE_WAIT_MS = 1000
 
 export interface ServeOptions {
   /** `--config` flag value, if any. */

@@ -8,7 +8,7 @@ import type {UpstreamBridge} from './upstream-bridge.js'
 import {InspectError, inspectTools} from '../downstream/inspect.js'
 import {callableTools, UnknownServerError} from '../downstream/tool-search.js'
 import {startingText, type UnavailableServer} from '../downstream/types.js'
-import {INITIAL_CONNECT_WAIT_MS} from './connect-wait.js'
+import {INITIAL_CONNECT_WAIT_MS} from '../shared/limits.js'
 import {INSPECT_TOOL_DESCRIPTION, LIST_CALLABLE_TOOLS_DESCRIPTION} from './descriptions.js'
 import {registerExecuteProgram} from './execute-program.js'
 

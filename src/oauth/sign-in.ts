@@ -5,6 +5,7 @@ import type {RemoteServerConfig} from '../config/schema.js'
 
 import {oauthFetch} from '../shared/bounded-fetch.js'
 import {errnoOf, PtcError} from '../shared/errors.js'
+import {MAX_REFUSAL_BYTES, REFUSAL_TIMEOUT_MS, SIGN_IN_TIMEOUT_MS} from '../shared/limits.js'
 import {answerText} from './answer-text.js'
 import {openBrowser} from './browser.js'
 import {CALLBACK_PATH, listenForCallback} from './callback.js'
@@ -43,8 +44,6 @@ export interface SignInResult {
 class ClientRejectedError extends Error {
   override name = 'ClientRejectedError'
 }
-
-const DEFAULT_TIMEOUT_MS = 5 * 60_000
 
 /**
  * `ptc-mcp auth NAME` (SPEC §13): OAuth 2.1 authorization code with PKCE through the SDK's `auth()`
@@ -86,7 +85,7 @@ export async function signIn(options: SignInOptions): Promise<SignInResult> {
       scope,
       fetchFn: oauthFetch,
     }
-    const waitForCode = () => callback.wait(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.signal)
+    const waitForCode = () => callback.wait(options.timeoutMs ?? SIGN_IN_TIMEOUT_MS, options.signal)
     await authorizeRegisteringAgain(provider, options, {
       common,
       waitForCode,
@@ -166,9 +165,6 @@ function clientError(error: unknown): boolean {
   )
 }
 
-/** Longest part of an authorization endpoint's answer read to tell a refusal of the client. */
-const MAX_REFUSAL_BYTES = 4096
-
 /**
  * Asks the authorization endpoint (without following redirects) whether it knows the stored client
  * before the user is sent there: a server that forgot it answers `invalid_client` ("Client ID not
@@ -177,7 +173,7 @@ const MAX_REFUSAL_BYTES = 4096
  */
 async function clientRefusal(url: URL, redirectUrl: string): Promise<string | undefined> {
   try {
-    const response = await fetch(url, {redirect: 'manual', signal: AbortSignal.timeout(10_000)})
+    const response = await fetch(url, {redirect: 'manual', signal: AbortSignal.timeout(REFUSAL_TIMEOUT_MS)})
     const location = response.headers.get('location')
     if (location && location.startsWith(redirectUrl)) {
       await response.body?.cancel().catch(() => {})

@@ -5,6 +5,8 @@
 import type {SandboxName} from './index.js'
 import type {ProbePlan} from './probe.js'
 
+import {DEFAULT_MAX_SCRATCH_BYTES, MAX_PROGRAM_THREADS, SCRATCH_BYTES_PER_FILE} from '../shared/limits.js'
+
 /** The way out when no sandbox can run here, in every message that says so (confine.py writes it too). */
 export const NO_ISOLATION_FIX = 'set execution.sandbox: none to run programs without isolation'
 
@@ -69,9 +71,9 @@ export interface ForkServerRequest {
 
 /** The bounds when the request names none: SPEC §15's defaults. */
 export const DEFAULT_BOUNDS: ProgramBounds = {
-  scratchBytes: 256 * 1024 ** 2,
-  scratchFiles: 65_536,
-  threads: 256,
+  scratchBytes: DEFAULT_MAX_SCRATCH_BYTES,
+  scratchFiles: DEFAULT_MAX_SCRATCH_BYTES / SCRATCH_BYTES_PER_FILE,
+  threads: MAX_PROGRAM_THREADS,
 }
 
 export interface Launch {

@@ -8,6 +8,7 @@ import {fileURLToPath} from 'node:url'
 
 import type {Launch} from './backend.js'
 
+import {PROBE_TIMEOUT_MS} from '../shared/limits.js'
 import {createProbeDir, removeScratchDir} from './scratch.js'
 
 /**
@@ -173,9 +174,6 @@ export function parseProbeReport(stdout: string): ProbeReport | undefined {
     return undefined
   }
 }
-
-/** Bound on one probe run: it is killed (with everything it started) after this. */
-const PROBE_TIMEOUT_MS = 20_000
 
 /** Runs a launched probe in its own process group; rejects only when it cannot be started. */
 export function runProbe(

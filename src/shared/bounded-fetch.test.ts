@@ -3,7 +3,8 @@ import type {AddressInfo} from 'node:net'
 import {createServer, type Server} from 'node:http'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {boundedFetch, ERROR_BODY_BYTES} from './bounded-fetch.js'
+import {boundedFetch} from './bounded-fetch.js'
+import {ERROR_BODY_BYTES} from './limits.js'
 
 let server: Server
 let base: string

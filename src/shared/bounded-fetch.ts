@@ -1,3 +1,5 @@
+import {ERROR_BODY_BYTES, OAUTH_MAX_BODY_BYTES, OAUTH_TIMEOUT_MS} from './limits.js'
+
 /**
  * Every read of a remote server's answer is bounded in bytes and, for the OAuth requests, in time
  * (SPEC §15): a body that goes on and on (a 1 GB error page, endless discovery JSON) is cut where
@@ -5,13 +7,6 @@
  */
 
 type Fetch = typeof fetch
-
-/** What is read of an error answer (HTTP 4xx/5xx): enough for its message. */
-export const ERROR_BODY_BYTES = 4096
-/** Largest answer to an OAuth request (discovery, registration, token, revocation). */
-export const OAUTH_MAX_BODY_BYTES = 1024 * 1024
-/** Longest an OAuth request may take, its answer read to the end. */
-export const OAUTH_TIMEOUT_MS = 15_000
 
 /** Statuses whose response has no body (the Response constructor refuses one). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304])

@@ -96,3 +96,133 @@ export function downstreamMessageBytes(execution?: Partial<MessageConfig>): numb
 
 /** A message from the MCP client: a program, up to the largest tool result there can be. */
 export const CLIENT_MESSAGE_BYTES = MAX_TOOL_RESULT_CEILING
+
+// A program's run (SPEC §15).
+
+/** Bound on starting a child (spawn, confinement, runner load); not part of the program's time. */
+export const CHILD_START_TIMEOUT_MS = 30_000
+/** Programs that may wait for a slot; one more is refused. */
+export const MAX_WAITING_PROGRAMS = 64
+/** Threads a program may run at once (SPEC §15). */
+export const MAX_PROGRAM_THREADS = 256
+/** A child's address space (RLIMIT_AS) before the room for parsed results: interpreter and thread stacks. */
+export const CHILD_BASE_ADDRESS_SPACE_BYTES = 2048 * MiB
+/** Largest file a program may write (RLIMIT_FSIZE), when its scratch bound is larger. */
+export const MAX_FILE_SIZE_BYTES = 64 * MiB
+/** Files a program may hold open at once (RLIMIT_NOFILE). */
+export const MAX_OPEN_FILES = 256
+/** Bytes of scratch per file the program may keep: its inode bound follows its byte bound. */
+export const SCRATCH_BYTES_PER_FILE = 4096
+/** Helper calls per program (SPEC §15); they are not counted against max_tool_calls. */
+export const MAX_HELPER_CALLS = 1000
+/** Distinct names looked up per program; names past it are left to the run-time checks. */
+export const MAX_PREFLIGHT_NAMES = 64
+/** Parameters described per tool; a tool with more gets no parameter checks before it runs. */
+export const MAX_PREFLIGHT_PARAMS = 200
+/** Values of an enum described before the run; a longer enum is left to the run-time check. */
+export const MAX_PREFLIGHT_ENUM_VALUES = 64
+/** An enum longer than this, as JSON, is left to the run-time check: the run message stays small. */
+export const MAX_PREFLIGHT_ENUM_CHARS = 4096
+
+// The child's channel (execution/protocol.ts checks them).
+
+/** Most images one run may show() (the bytes they may hold in total: `MAX_SHOWN_BYTES`). */
+export const MAX_SHOWN_IMAGES = 4
+/**
+ * Deepest nesting of arrays and objects accepted in a child message, the message itself included
+ * (a call's arguments may nest 98 levels). Python's own encoder stops near 1,000.
+ */
+export const MAX_JSON_DEPTH = 100
+/**
+ * Most arrays and objects in one child message. Parsed, an empty object costs the server some 60
+ * bytes for its 3 bytes of JSON: this bounds what a message can cost once parsed.
+ */
+export const MAX_JSON_CONTAINERS = 1_000_000
+/**
+ * Longest `done` error kept, in characters; runner.py clips its tracebacks to 20,000. A longer one
+ * (only a forged `done` has it) keeps its head.
+ */
+export const MAX_DONE_ERROR_CHARS = 32_000
+/** Deepest directory under out/ the runner descends into (out/a/b/... counts a, b, ...). */
+export const MAX_KEPT_DEPTH = 8
+/** Longest name of a kept file, relative to out/, in UTF-8 bytes. */
+export const MAX_KEPT_NAME_BYTES = 1024
+
+// Artifacts, caches and the fork server on disk.
+
+/** Runs kept under the artifacts directory older than this are removed (SPEC §14). */
+export const ARTIFACT_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000
+/** Bytes of all kept runs together; past it the oldest runs are removed (SPEC §14). */
+export const ARTIFACTS_MAX_TOTAL_BYTES = 1024 * MiB
+/** Schema versions of one tool kept on disk; the oldest goes when another comes. */
+export const MAX_SHAPE_FILES_PER_TOOL = 4
+/** Files in the cache directory; past it the oldest go. */
+export const MAX_SHAPE_FILES = 512
+/** Shapes held in memory (the most recently used). */
+export const MAX_SHAPES_IN_MEMORY = 1024
+/** A cache is a few MB for a 2 MB bundle; anything much larger is not ours. */
+export const MAX_SERVE_CACHE_BYTES = 32 * MiB
+/** Size of the fork server's own tmpfs (its mount point, which no child uses). */
+export const ZYGOTE_TMPFS_BYTES = MiB
+/** Bound on one probe run: it is killed (with everything it started) after this. */
+export const PROBE_TIMEOUT_MS = 20_000
+
+// Downstream servers: connecting, listing, schemas, searching.
+
+/** How long one connection attempt may take when the server's entry does not say (SPEC §4). */
+export const DEFAULT_CONNECT_TIMEOUT_SECONDS = 30
+/** A server that sends `nextCursor` forever is cut off here rather than listed forever. */
+export const MAX_TOOL_PAGES = 1000
+/** Bound on the ping that checks whether a remote server is still there after a transport error. */
+export const VERIFY_TIMEOUT_MS = 5000
+/** A downstream server's stderr line longer than this is cut before it is logged or kept. */
+export const MAX_STDERR_LINE_BYTES = 4096
+/** A chain of references longer than this (or a cycle) stops being followed. */
+export const MAX_REF_HOPS = 16
+/**
+ * Ajv keeps every schema an engine compiled for as long as the engine lives. An engine is replaced
+ * after this many, so the schemas of tools that are gone (a refreshed list, a reconnected server)
+ * can be collected; what was compiled before keeps working, and holds its engine while it is used.
+ */
+export const COMPILES_PER_ENGINE = 256
+/** Values with more JSON than this are checked up to their first problem. */
+export const ALL_ERRORS_MAX_CHARS = 65_536
+/** Names longer than this never match a `patternProperties` pattern. */
+export const MAX_PATTERN_NAME_CHARS = 256
+/** Longest name or glob normalised and matched; tool names are at most 128 characters. */
+export const MAX_INSPECT_PATTERN_CHARS = 256
+/** Names (or globs) in one inspect_tool request; more are ignored. */
+export const MAX_INSPECTED = 100
+/** `list_callable_tools(query=...)` answers with at most this many tools (SPEC §5). */
+export const MAX_SEARCH_RESULTS = 20
+/** Words of a `list_callable_tools` query looked at; the rest are ignored. */
+export const MAX_SEARCH_QUERY_WORDS = 20
+
+// HTTP and OAuth.
+
+/** What is read of an error answer (HTTP 4xx/5xx): enough for its message. */
+export const ERROR_BODY_BYTES = 4096
+/** Largest answer to an OAuth request (discovery, registration, token, revocation). */
+export const OAUTH_MAX_BODY_BYTES = MiB
+/** Longest an OAuth request may take, its answer read to the end. */
+export const OAUTH_TIMEOUT_MS = 15_000
+/** Longest a sign-in waits for the browser to come back with the authorization code. */
+export const SIGN_IN_TIMEOUT_MS = 5 * 60_000
+/** Longest part of an authorization endpoint's answer read to tell a refusal of the client. */
+export const MAX_REFUSAL_BYTES = 4096
+/** Longest the look at an authorization endpoint's refusal may take. */
+export const REFUSAL_TIMEOUT_MS = 10_000
+
+// The MCP client and the CLI.
+
+/** How long list_callable_tools and execute_program wait for servers still on their first attempt. */
+export const INITIAL_CONNECT_WAIT_MS = 5000
+/** Bound on how long list / inspect / run wait for servers to finish their first connection attempt. */
+export const CLI_CONNECT_WAIT_MS = 35_000
+/**
+ * How long downstream servers wait for the client's `initialized` before connecting anyway, and
+ * the program engine for a first request before starting anyway.
+ */
+export const UPSTREAM_INITIALIZE_WAIT_MS = 1000
+/** Longest forwarded message shown; the rest is cut with a note. */
+export const MAX_FORWARDED_MESSAGE_CHARS = 4000

@@ -6,7 +6,7 @@ import {StdioClientTransport as StdioV1} from '@modelcontextprotocol/sdk/client/
 // Python children, driven by a real 2025-era client (SDK v1) and a real 2026-07-28 client (SDK v2).
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {INITIAL_CONNECT_WAIT_MS} from '../../src/mcp/connect-wait.js'
+import {INITIAL_CONNECT_WAIT_MS} from '../../src/shared/limits.js'
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {startRawServe} from '../helpers/json-rpc.js'
 import {descendants, isAlive, programInterpreters, waitUntil} from '../helpers/processes.js'

@@ -12,6 +12,7 @@ import type {
 } from '../backend.js'
 
 import {SandboxError} from '../../shared/errors.js'
+import {ZYGOTE_TMPFS_BYTES} from '../../shared/limits.js'
 import {type Logger, silentLogger} from '../../shared/log.js'
 import {MemoMap} from '../../shared/memo.js'
 import {DEFAULT_BOUNDS, NO_ISOLATION_FIX} from '../backend.js'
@@ -136,9 +137,6 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): SandboxBa
     },
   }
 }
-
-/** Size of the fork server's own tmpfs (its mount point, which no child uses). */
-const ZYGOTE_TMPFS_BYTES = 1024 * 1024
 
 /**
  * zygote.py, in the same bwrap as a child (or none in the landlock-only tier). Its mount point
