@@ -44,19 +44,22 @@ export class TerminalPrompter implements ApprovalPrompter {
     )
     if (this.input.readableEnded) return 'deny'
     const lines = createInterface({input: this.input, output: this.output, terminal: false})
-    // readline's question() never settles once its input ends: the end of input answers "no".
-    const ended = new Promise<null>((resolve) => {
-      lines.once('close', () => resolve(null))
-    })
+    // readline's question() never settles once its input ends: the end of input aborts it, and answers "no".
+    const ended = new AbortController()
+    lines.once('close', () => ended.abort())
+    const askedUntil = AbortSignal.any([signal, ended.signal])
     try {
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        const asked = lines.question(
-          `Allow it? [y] once, [n] no, [a] all calls of ${tool.name} in this program: `,
-          {signal},
-        )
-        asked.catch(() => {}) // settled by the race below; a close may reject it afterwards
-        const answer = await Promise.race([asked, ended])
-        if (answer === null) return 'deny'
+        let answer: string
+        try {
+          answer = await lines.question(
+            `Allow it? [y] once, [n] no, [a] all calls of ${tool.name} in this program: `,
+            {signal: askedUntil},
+          )
+        } catch (error) {
+          if (signal.aborted) throw error
+          return 'deny'
+        }
         const choice = ANSWERS[answer.trim().toLowerCase()]
         if (choice) return choice
       }

@@ -7,10 +7,12 @@ import type {ConnectFailure} from './failure.js'
 import type {TransportFactory} from './transports.js'
 import type {UpstreamClient} from './upstream.js'
 
+import {unlessAborted} from '../shared/abortable.js'
 import {downstreamMessageBytes} from '../shared/limits.js'
 import {createLogger, type Logger} from '../shared/log.js'
 import {normaliseName, serverPrefix} from '../shared/naming.js'
 import {checkArguments, checkResult, type ResultChecks, tooLargeError} from './call-checks.js'
+import {untilConnected} from './connected-wait.js'
 import {ToolFilter, type UnmatchedRule} from './filter.js'
 import {Redactor} from './redactor.js'
 import {defaultShapesDir, serverIdentity, ShapeStore} from './shape-store.js'
@@ -246,15 +248,10 @@ export class ToolRegistry implements ToolHost {
   async waitForInitialConnections(timeoutMs: number): Promise<void> {
     // Every execute_program asks: no timer once there is nothing left to wait for.
     if (this.firstAttemptsDone) return
-    let timer: NodeJS.Timeout | undefined
-    const timeout = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, Math.max(0, timeoutMs))
+    const timeout = AbortSignal.timeout(Math.max(0, timeoutMs))
+    await unlessAborted(Promise.all(this.supervisors.map((s) => s.firstAttempt)), timeout).catch((error) => {
+      if (!timeout.aborted) throw error
     })
-    try {
-      await Promise.race([Promise.all(this.supervisors.map((s) => s.firstAttempt)), timeout])
-    } finally {
-      clearTimeout(timer)
-    }
   }
 
   /** Resolves with one server's status once its first attempt has ended (undefined for an unknown name). */
@@ -297,7 +294,7 @@ export class ToolRegistry implements ToolHost {
       const started = Date.now()
       const waitMs = Math.min(timeoutMs, owner.startTimeoutMs)
       options.onServerWait?.(owner.name, waitMs)
-      if (await owner.untilConnected(waitMs, options.signal))
+      if (await untilConnected(owner, waitMs, options.signal))
         ({tool, unknown, hidden} = lookupTool(this, name))
       timeoutMs = Math.max(1, timeoutMs - (Date.now() - started))
     }

@@ -4,7 +4,7 @@ import type {ServerConfig, TransportKind} from '../config/schema.js'
 import type {Logger} from '../shared/log.js'
 import type {NameClash} from '../shared/naming.js'
 import type {CallOptions} from './call-error.js'
-import type {UpstreamClient} from './upstream.js'
+import type {SupervisorOptions} from './supervisor-options.js'
 
 import {createOAuthSession, type OAuthSession} from '../oauth/session.js'
 import {TokenStore} from '../oauth/store.js'
@@ -18,34 +18,8 @@ import {type ConnectFailure, redactFailure} from './failure.js'
 import {SignInWait} from './sign-in-wait.js'
 import {describeClash, toToolInfos} from './tool-listing.js'
 import {notConnectedMessage} from './tool-lookup.js'
-import {type ServerTransport, type TransportFactory, transportFor} from './transports.js'
+import {type ServerTransport, transportFor} from './transports.js'
 import {ToolError, type ToolInfo} from './types.js'
-
-export type {CallOptions} from './call-error.js'
-
-export interface SupervisorOptions {
-  logger: Logger
-  /** Bound on one connection attempt (connect, then the first tool listing). Default 30000 ms. */
-  connectTimeoutMs?: number
-  /** Retry delays after a failed attempt or a lost connection. Default 1 s doubling to 60 s, with jitter. */
-  backoff?: Partial<BackoffOptions>
-  /** Largest single message accepted from a stdio server. Default: the SDK's (10 MB). */
-  maxMessageBytes?: number
-  /** ptc-mcp's own client, which the server's elicitation and sampling requests go to. Default: none (refused). */
-  upstream?: UpstreamClient
-  /**
-   * Takes the config's secrets out of a reason before it is kept as `lastError` (which reaches
-   * server_status(), list_callable_tools and every ToolError about this server). Default: none.
-   * The logger given is expected to redact its lines already.
-   */
-  redact?: (text: string) => string
-  /** Where OAuth tokens are kept (SPEC §13). Default: `$XDG_STATE_HOME/ptc-mcp/oauth`. */
-  tokenStore?: TokenStore
-  /** Told every OAuth token value as it is read or obtained, so `redact` and the logger take it out too. */
-  addSecrets?: (values: string[]) => void
-  /** Makes the transport of each attempt. Default: the server's own (stdio, streamable HTTP or SSE by the config). */
-  createTransport?: TransportFactory
-}
 
 export interface SupervisorStatus {
   name: string
@@ -59,8 +33,6 @@ export interface SupervisorStatus {
   /** Name clashes among this server's tools, as warnings. */
   warnings: string[]
 }
-
-export const DEFAULT_CONNECT_TIMEOUT_MS = DEFAULT_CONNECT_TIMEOUT_SECONDS * 1000
 
 /**
  * - `idle`: not started. `connecting`: an attempt is under way. `connected`: the attempt's
@@ -116,7 +88,7 @@ export class ServerSupervisor {
     this.log = options.logger.child(config.name)
     this.connectTimeoutMs =
       config.connect_timeout_seconds === undefined
-        ? (options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS)
+        ? (options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_SECONDS * 1000)
         : config.connect_timeout_seconds * 1000
     this.backoff = {...DEFAULT_BACKOFF, ...options.backoff}
     this.transport = transportFor(config)
@@ -188,38 +160,6 @@ export class ServerSupervisor {
   /** How long a start may take: one connection attempt (servers[].connect_timeout_seconds). */
   get startTimeoutMs(): number {
     return this.connectTimeoutMs
-  }
-
-  /**
-   * Resolves true once the server is connected, false as soon as waiting is pointless (an attempt
-   * failed), `signal` aborts, or `timeoutMs` passes.
-   */
-  async untilConnected(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
-    if (this.connected) return true
-    if (!this.starting) return false
-    let cleanup = () => {}
-    const connected = new Promise<boolean>((resolve) => {
-      const check = () => {
-        if (this.connected) resolve(true)
-        else if (!this.starting) resolve(false)
-      }
-      const unsubscribe = this.onChange(check)
-      const timer = setTimeout(() => resolve(false), timeoutMs)
-      const onAbort = () => resolve(false)
-      signal?.addEventListener('abort', onAbort, {once: true})
-      // A first attempt that fails emits nothing: its end is the firstAttempt promise.
-      this.firstAttempt.then(check, () => {})
-      cleanup = () => {
-        unsubscribe()
-        clearTimeout(timer)
-        signal?.removeEventListener('abort', onAbort)
-      }
-    })
-    try {
-      return await connected
-    } finally {
-      cleanup()
-    }
   }
 
   /** The pid of the current stdio server process, or null (remote server, or not running). */
