@@ -1,7 +1,8 @@
 import {describe, expect, test} from 'vitest'
 
+import {jsonShapeProblem} from '../shared/json-shape.js'
 import {MAX_DONE_ERROR_CHARS, MAX_JSON_CONTAINERS, MAX_JSON_DEPTH} from '../shared/limits.js'
-import {jsonShapeProblem, parseChildMessage, ProtocolError, RefusedRequest} from './protocol.js'
+import {parseChildMessage, ProtocolError, RefusedRequest} from './protocol.js'
 
 describe('child protocol', () => {
   describe('parseChildMessage', () => {

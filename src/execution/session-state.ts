@@ -3,9 +3,9 @@ import type {StateConfig} from '../config/schema.js'
 import {ToolError} from '../downstream/types.js'
 import {formatByteLimit} from '../shared/byte-size.js'
 import {cutAfter} from '../shared/cut.js'
+import {jsonShapeProblem} from '../shared/json-shape.js'
 import {MAX_STATE_DEPTH, MAX_STATE_KEY_CHARS} from '../shared/limits.js'
 import {printableNameProblem} from './kept-files.js'
-import {jsonShapeProblem} from './protocol.js'
 
 /**
  * What one session keeps between programs (SPEC §6.2): values stored by key, as their JSON, and

@@ -14,9 +14,9 @@ import {dirname, join} from 'node:path'
 
 import {PtcError} from '../shared/errors.js'
 import {isRecord} from '../shared/guards.js'
+import {jsonShapeProblem} from '../shared/json-shape.js'
 import {base64Chars, MAX_STATE_DEPTH} from '../shared/limits.js'
 import {keptNameProblem} from './kept-files.js'
-import {jsonShapeProblem} from './protocol.js'
 import {type SessionState} from './session-state.js'
 
 /**
