@@ -17,9 +17,10 @@ import {
 } from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import {vi} from 'vitest'
 import {stringify} from 'yaml'
 
-import {type Finished, spawnCollect} from '../helpers/processes.js'
+import {commandLine, type Finished, spawnCollect} from '../helpers/processes.js'
 import {BIN} from '../helpers/serve.js'
 import {CLAUDE_BIN_DIR, testDependency} from '../helpers/test-deps.js'
 import {type FakeMessagesApi, selectTool, startFakeMessagesApi, type Turn} from './fake-messages-api.js'
@@ -171,23 +172,17 @@ function processesMentioning(dir: string): number[] {
 
 /** Waits for every process of the session to end; kills and reports those that outlive the bound. */
 async function endOfSession(dir: string, boundMs: number): Promise<string[]> {
-  const deadline = Date.now() + boundMs
-  let left = processesMentioning(dir)
-  while (left.length > 0 && Date.now() < deadline) {
-    await new Promise((resolve) => {
-      setTimeout(resolve, 100)
-    })
-    left = processesMentioning(dir)
-  }
-  const described = left.map((pid) => {
-    let command = ''
-    try {
-      command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim()
-    } catch {
-      // gone meanwhile
-    }
-    return `pid ${pid}: ${command}`
-  })
+  let left: number[] = []
+  await vi
+    .waitFor(
+      () => {
+        left = processesMentioning(dir)
+        if (left.length > 0) throw new Error('still running')
+      },
+      {timeout: boundMs, interval: 100},
+    )
+    .catch(() => {})
+  const described = left.map((pid) => `pid ${pid}: ${commandLine(pid)}`)
   for (const pid of left) {
     try {
       process.kill(pid, 'SIGKILL')

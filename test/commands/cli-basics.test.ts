@@ -4,7 +4,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {commandLine, descendants, isAlive, waitUntil} from '../helpers/processes.js'
+import {commandLine, descendants, isAlive} from '../helpers/processes.js'
 import {runOnTerminal} from '../helpers/pty.js'
 import {BIN, spawnCli} from '../helpers/serve.js'
 
@@ -125,9 +125,9 @@ describe('the CLI around the commands', () => {
       ].join('\n'),
     )
     const run = spawnCli(['run', '--config', config, program])
-    expect(
-      await waitUntil(() => existsSync(marker) && readFileSync(marker, 'utf8').endsWith('}'), 30_000),
-    ).toBe(true)
+    await expect
+      .poll(() => existsSync(marker) && readFileSync(marker, 'utf8').endsWith('}'), {timeout: 30_000})
+      .toBe(true)
     const {pid, cwd} = JSON.parse(readFileSync(marker, 'utf8')) as {pid: number; cwd: string}
     process.kill(run.pid, 'SIGINT')
     const result = await run.done
@@ -149,12 +149,15 @@ describe('the CLI around the commands', () => {
     writeFileSync(program, 'print("ran")\nprint(await mcp__silent__ping())\n')
     const run = spawnCli(['run', '--config', config, program])
     let server: number | undefined
-    expect(
-      await waitUntil(() => {
-        server = descendants(run.pid).find((pid) => commandLine(pid) === 'sleep 300')
-        return server !== undefined
-      }, 30_000),
-    ).toBe(true)
+    await expect
+      .poll(
+        () => {
+          server = descendants(run.pid).find((pid) => commandLine(pid) === 'sleep 300')
+          return server !== undefined
+        },
+        {timeout: 30_000},
+      )
+      .toBe(true)
     process.kill(run.pid, 'SIGINT')
     const result = await run.done
     expect(result.code).toBe(130)
@@ -181,7 +184,7 @@ describe('the CLI around the commands', () => {
     expect(result.stdout).toContain('[Script execution cancelled]')
     expect(result.stdout).not.toMatch(/^ran\r?$/m)
     const server = Number(readFileSync(pidFile, 'utf8'))
-    expect(await waitUntil(() => !isAlive(server), 10_000)).toBe(true)
+    await expect.poll(() => !isAlive(server), {timeout: 10_000}).toBe(true)
   }, 150_000)
 
   it('serve typed on a terminal says what it waits for (on stderr), and Ctrl-C stops it with exit 0', async () => {
@@ -216,7 +219,7 @@ describe('the CLI around the commands', () => {
     expect(result.code, result.stdout).toBe(130)
     expect(result.stdout).toContain('Stopped by Ctrl-C: the checks did not finish.')
     const server = Number(readFileSync(pidFile, 'utf8'))
-    expect(await waitUntil(() => !isAlive(server), 10_000)).toBe(true)
+    await expect.poll(() => !isAlive(server), {timeout: 10_000}).toBe(true)
     // The sandbox probe's directories and the programs' scratch are gone with it.
     const left = readdirSync(tmp).flatMap((name) =>
       name.startsWith('ptc-mcp-') && !name.startsWith('ptc-mcp-probe-') && !name.startsWith('ptc-mcp-fork-')

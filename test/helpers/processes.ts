@@ -118,19 +118,3 @@ export function commandLine(pid: number): string {
     return ''
   }
 }
-
-/** Polls a condition until it holds or the bound passes; returns whether it held. */
-export async function waitUntil(
-  condition: () => boolean,
-  timeoutMs: number,
-  intervalMs = 25,
-): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (condition()) return true
-    await new Promise((resolve) => {
-      setTimeout(resolve, intervalMs)
-    })
-  }
-  return condition()
-}

@@ -1,12 +1,12 @@
 // The three tools of a running `serve`, as a test calls them over raw JSON-RPC.
-import {expect} from 'vitest'
+import {expect, vi} from 'vitest'
 
 import type {ToolCallTrace} from '../../src/execution/format.js'
 import type {StructuredOutcome} from '../../src/execution/structured-outcome.js'
 import type {ServeSetup} from './serve.js'
 
 import {type RawServe, resultText, toolResult} from './json-rpc.js'
-import {descendants, isAlive, waitUntil} from './processes.js'
+import {descendants, isAlive} from './processes.js'
 
 export interface Execution {
   text: string
@@ -67,17 +67,31 @@ export async function waitForListing(
   check: (listing: Listing) => boolean,
   {what, timeoutMs = 20_000}: {what: string; timeoutMs?: number},
 ): Promise<Listing> {
-  const deadline = Date.now() + timeoutMs
   let last: Listing | undefined
-  for (;;) {
-    last = await listCallable(serve, servers)
-    if (check(last)) return last
-    if (Date.now() > deadline)
-      throw new Error(`not ${what} within ${timeoutMs} ms; last listing: ${JSON.stringify(last.unavailable)}`)
-    await new Promise((resolve) => {
-      setTimeout(resolve, 50)
-    })
+  try {
+    return await vi.waitFor(
+      async () => {
+        last = await listCallable(serve, servers)
+        if (!check(last)) throw new Error(`not ${what}`)
+        return last
+      },
+      {timeout: timeoutMs, interval: 50},
+    )
+  } catch {
+    throw new Error(`not ${what} within ${timeoutMs} ms; last listing: ${JSON.stringify(last?.unavailable)}`)
   }
+}
+
+/** The shared "wait until connected": every server in `servers` lists its fixture tools. */
+export async function waitForConnected(
+  serve: RawServe,
+  servers: readonly string[],
+  timeoutMs = 30_000,
+): Promise<Listing> {
+  return waitForListing(serve, servers, (listing) => servers.every((server) => serves(listing, server)), {
+    what: `${servers.join(' and ')} connected`,
+    timeoutMs,
+  })
 }
 
 /** Whether every tool of `server` in the fixture's base set is listed (its `add` is enough). */
@@ -93,6 +107,6 @@ export async function expectCleanShutdown(serve: RawServe, setup: ServeSetup): P
   const tree = descendants(serve.child.pid!)
   serve.child.stdin.end()
   expect(await serve.exited).toBe(0)
-  expect(await waitUntil(() => tree.every((pid) => !isAlive(pid)), 5000)).toBe(true)
+  await vi.waitFor(() => expect(tree.every((pid) => !isAlive(pid))).toBe(true), {timeout: 5000})
   expect(setup.scratchDirs()).toEqual([])
 }

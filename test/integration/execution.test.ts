@@ -10,31 +10,27 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 
 import type {ToolHost} from '../../src/downstream/types.js'
-import type {PythonInfo, SandboxBackend} from '../../src/sandbox/backend.js'
+import type {SandboxBackend} from '../../src/sandbox/backend.js'
 
-import {type ExecutionConfig, executionSchema} from '../../src/config/schema.js'
+import {type ExecutionConfig} from '../../src/config/schema.js'
 import {ToolRegistry} from '../../src/downstream/registry.js'
 import {ProgramEngine, type RunOptions, type RunOutcome} from '../../src/execution/engine.js'
-import {resolvePython} from '../../src/execution/python.js'
 import {type SandboxSetting, selectBackend} from '../../src/sandbox/index.js'
 import {noneBackend} from '../../src/sandbox/none.js'
 import {SCRATCH_PREFIX, scratchRoot} from '../../src/sandbox/scratch.js'
-import {silentLogger} from '../../src/shared/log.js'
+import {closeTestEngines, createTestEngine} from '../helpers/engine.js'
 import {LocalHost, standardTools} from '../helpers/local-host.js'
 import {startFixtureRegistry} from '../helpers/registry.js'
 
-let python: PythonInfo
 let backend: SandboxBackend
-const engines: ProgramEngine[] = []
 const tempDirs: string[] = []
 
 beforeAll(async () => {
-  python = await resolvePython(process.env.PTC_MCP_TEST_PYTHON ?? 'python3')
   backend = await selectBackend((process.env.PTC_MCP_TEST_SANDBOX ?? 'none') as SandboxSetting)
 })
 
 afterAll(async () => {
-  await Promise.all(engines.map((engine) => engine.close()))
+  await closeTestEngines()
   await Promise.all(tempDirs.map((dir) => rm(dir, {recursive: true, force: true})))
 })
 
@@ -42,16 +38,8 @@ function createEngine(
   execution: Partial<ExecutionConfig> = {},
   host: ToolHost = new LocalHost(standardTools()),
   sandbox: SandboxBackend = backend,
-): ProgramEngine {
-  const engine = new ProgramEngine({
-    execution: executionSchema.parse({timeout_seconds: 20, warm_pool: 1, ...execution, sandbox: 'none'}),
-    host,
-    backend: sandbox,
-    python,
-    logger: silentLogger,
-  })
-  engines.push(engine)
-  return engine
+): Promise<ProgramEngine> {
+  return createTestEngine(host, {warm_pool: 1, ...execution, sandbox: 'none'}, {backend: sandbox})
 }
 
 async function tempDir(): Promise<string> {
@@ -67,10 +55,10 @@ function py(text: string): string {
   return lines.map((l) => l.slice(indent)).join('\n')
 }
 
-let shared: ProgramEngine | undefined
-const run = (code: string, options?: RunOptions): Promise<RunOutcome> => {
+let shared: Promise<ProgramEngine> | undefined
+const run = async (code: string, options?: RunOptions): Promise<RunOutcome> => {
   shared ??= createEngine()
-  return shared.run(code, options)
+  return (await shared).run(code, options)
 }
 
 describe('output', () => {
@@ -131,7 +119,7 @@ describe('output', () => {
   })
 
   test('output over the cap keeps its head and tail, on line and character boundaries, and says how much is omitted', async () => {
-    const engine = createEngine({max_output_bytes: 101, warm_pool: 0})
+    const engine = await createEngine({max_output_bytes: 101, warm_pool: 0})
     const outcome = await engine.run('print("é" * 500)\nprint("last line")\nprint("summary: done")')
     expect(outcome.ok).toBe(true)
     const [note, head, tail] = outcome.output.split(
@@ -149,7 +137,7 @@ describe('output', () => {
   })
 
   test('a program printing far beyond the cap is not slowed down or broken by it', async () => {
-    const engine = createEngine({max_output_bytes: 1000, warm_pool: 0})
+    const engine = await createEngine({max_output_bytes: 1000, warm_pool: 0})
     const outcome = await engine.run('for i in range(20000):\n    print("line", i)\nemit("finished")')
     expect(outcome).toMatchObject({ok: true, result: 'finished'})
     expect(Buffer.byteLength(outcome.output)).toBeLessThanOrEqual(
@@ -252,7 +240,7 @@ describe('timeouts', () => {
     ['a blocking sleep', 'import time\nprint("started", flush=True)\ntime.sleep(60)'],
     ['an awaited sleep', 'import asyncio\nprint("started", flush=True)\nawait asyncio.sleep(60)'],
   ])('%s is killed at the limit, its output kept, and the next program runs', async (_name, code) => {
-    const engine = createEngine({timeout_seconds: 1})
+    const engine = await createEngine({timeout_seconds: 1})
     const outcome = await engine.run(code)
     expect(outcome).toMatchObject({
       ok: false,
@@ -300,7 +288,7 @@ describe('the child cannot forge its outcome', () => {
   })
 
   test('an oversized channel message ends the run', async () => {
-    const engine = createEngine({max_tool_result_bytes: 1024, max_output_bytes: 1024})
+    const engine = await createEngine({max_tool_result_bytes: 1024, max_output_bytes: 1024})
     // Over every bound a line has, a stored value's (state.max_value_bytes, 16 MiB) included.
     const outcome = await engine.run(
       'import os\nos.write(255, b"x" * 20_000_000)\nimport time\ntime.sleep(5)',
@@ -337,7 +325,7 @@ describe('isolation', () => {
   test("the server's environment and secrets are not visible", async () => {
     process.env.PTC_TEST_SERVER_SECRET = 'hunter2-secret'
     try {
-      const engine = createEngine({warm_pool: 0})
+      const engine = await createEngine({warm_pool: 0})
       const outcome = await engine.run(
         'import os, json\nprint(json.dumps(dict(os.environ)))\nprint(os.getcwd())',
       )
@@ -364,7 +352,7 @@ describe('isolation', () => {
     const previous = process.env.PYTHONPATH
     process.env.PYTHONPATH = dir
     try {
-      const engine = createEngine({warm_pool: 0})
+      const engine = await createEngine({warm_pool: 0})
       const outcome = await engine.run(
         py(`
         import sys
@@ -385,7 +373,7 @@ describe('isolation', () => {
   })
 
   test('the limits are set before the program runs, soft = hard (the CPU limit: hard one second above)', async () => {
-    const engine = createEngine({timeout_seconds: 7, warm_pool: 0})
+    const engine = await createEngine({timeout_seconds: 7, warm_pool: 0})
     const outcome = await engine.run(
       py(`
       import resource as r
@@ -410,7 +398,7 @@ describe('isolation', () => {
   })
 
   test('every program starts fresh: nothing survives from the one before', async () => {
-    const engine = createEngine({warm_pool: 2})
+    const engine = await createEngine({warm_pool: 2})
     const first = await engine.run(
       py(`
       import builtins, os
@@ -434,7 +422,7 @@ describe('isolation', () => {
   test('the scratch directory is removed afterwards, without following links planted in it', async () => {
     const outside = await tempDir()
     await writeFile(join(outside, 'keep.txt'), 'precious')
-    const engine = createEngine({warm_pool: 0})
+    const engine = await createEngine({warm_pool: 0})
     const outcome = await engine.run(
       py(`
       import os
@@ -458,7 +446,7 @@ describe('isolation', () => {
 describe('tool calls', () => {
   test('tools are async functions taking keyword arguments; results come back parsed', async () => {
     const host = new LocalHost(standardTools())
-    const engine = createEngine({}, host)
+    const engine = await createEngine({}, host)
     const outcome = await engine.run(
       py(`
       r = await mcp__local__echo(text="hi", n=[1, 2], nested={"a": None})
@@ -498,7 +486,7 @@ describe('tool calls', () => {
 
   test('positional or non-JSON arguments raise TypeError in the program and reach nobody', async () => {
     const host = new LocalHost(standardTools())
-    const engine = createEngine({}, host)
+    const engine = await createEngine({}, host)
     // Called through a name of the program's own: the preflight check leaves the call to run time.
     const outcome = await engine.run(
       py(`
@@ -549,7 +537,7 @@ describe('tool calls', () => {
 
   test('the budget raises ToolError at exactly call N+1, and the helpers are not counted', async () => {
     const host = new LocalHost(standardTools())
-    const engine = createEngine({max_tool_calls: 3}, host)
+    const engine = await createEngine({max_tool_calls: 3}, host)
     const outcome = await engine.run(
       py(`
       for _ in range(5):
@@ -594,7 +582,7 @@ describe('tool calls', () => {
 
   test('a gather of many calls never has more than max_concurrent_calls in flight', async () => {
     const host = new LocalHost(standardTools())
-    const engine = createEngine({max_concurrent_calls: 3}, host)
+    const engine = await createEngine({max_concurrent_calls: 3}, host)
     const outcome = await engine.run(
       py(`
       import asyncio
@@ -610,7 +598,7 @@ describe('tool calls', () => {
 
   test('the per-call timeout is the host call limit', async () => {
     const host = new LocalHost(standardTools())
-    const engine = createEngine({tool_call_timeout_seconds: 1}, host)
+    const engine = await createEngine({tool_call_timeout_seconds: 1}, host)
     const outcome = await engine.run(
       'try:\n    await mcp__local__sleep(ms=60000)\nexcept ToolError as e:\n    print("caught", e)',
     )
@@ -643,7 +631,7 @@ describe('tool calls', () => {
 
   test('arguments larger than the channel carries raise ToolError before sending', async () => {
     const host = new LocalHost(standardTools())
-    const engine = createEngine({max_tool_result_bytes: 10_000}, host)
+    const engine = await createEngine({max_tool_result_bytes: 10_000}, host)
     const outcome = await engine.run(
       'try:\n    await mcp__local__echo(blob="x" * 20000)\nexcept ToolError as e:\n    print("refused:", "limit" in str(e))',
     )
@@ -653,7 +641,7 @@ describe('tool calls', () => {
 
   test('lone surrogates in arguments survive the channel', async () => {
     const host = new LocalHost(standardTools())
-    const engine = createEngine({}, host)
+    const engine = await createEngine({}, host)
     const outcome = await engine.run(
       'r = await mcp__local__echo(s="a\\ud800b")\nprint(r["s"] == "a\\ud800b")',
     )
@@ -677,7 +665,7 @@ describe('tool calls', () => {
   })
 
   test('trace: off leaves the summary out of the text but keeps tool_calls', async () => {
-    const engine = createEngine({trace: 'off'})
+    const engine = await createEngine({trace: 'off'})
     const outcome = await engine.run('await mcp__local__echo(a=1)\nprint("x")')
     expect(outcome.text).toBe('[Script executed successfully]\nx')
     expect(outcome.tool_calls).toHaveLength(1)
@@ -701,7 +689,7 @@ describe('emit', () => {
   })
 
   test('a value that is not JSON raises TypeError; one over max_output_bytes raises ValueError', async () => {
-    const engine = createEngine({max_output_bytes: 100})
+    const engine = await createEngine({max_output_bytes: 100})
     const outcome = await engine.run(
       py(`
       emit("kept")
@@ -728,7 +716,7 @@ describe('emit', () => {
 describe('lifecycle', () => {
   test('aborting the signal kills the program at once', async () => {
     const host = new LocalHost(standardTools())
-    const engine = createEngine({}, host)
+    const engine = await createEngine({}, host)
     const controller = new AbortController()
     host.onCall(() => controller.abort())
     const outcome = await engine.run('print("started", flush=True)\nawait mcp__local__sleep(ms=60000)', {
@@ -750,7 +738,7 @@ describe('lifecycle', () => {
 
   test('close() ends running programs and every child', async () => {
     const host = new LocalHost(standardTools())
-    const engine = createEngine({warm_pool: 2}, host)
+    const engine = await createEngine({warm_pool: 2}, host)
     const reached = new Promise<void>((resolve) => {
       host.onCall(() => resolve())
     })
@@ -763,7 +751,7 @@ describe('lifecycle', () => {
   })
 
   test('several programs run at once, each in its own child', async () => {
-    const engine = createEngine({warm_pool: 1})
+    const engine = await createEngine({warm_pool: 1})
     const outcomes = await Promise.all(
       Array.from({length: 4}, (_, i) => engine.run(`import os\nprint(${i}, os.getcwd())`)),
     )
@@ -796,7 +784,7 @@ describe('the confine hook', () => {
     const sandbox = await confineBackend(
       'import builtins\ndef apply(spec):\n    builtins.confined_with = spec["marker"]\n    return {"tier": "test:applied"}\n',
     )
-    const engine = createEngine({warm_pool: 0}, undefined, sandbox)
+    const engine = await createEngine({warm_pool: 0}, undefined, sandbox)
     const outcome = await engine.run('import builtins\nprint(builtins.confined_with)')
     expect(outcome).toMatchObject({ok: true, output: 'from-the-backend\n', sandbox: 'test:applied'})
   })
@@ -806,7 +794,7 @@ describe('the confine hook', () => {
       'def apply(spec):\n    raise RuntimeError("Landlock is not available")\n',
     )
     for (const warm_pool of [0, 1]) {
-      const engine = createEngine({warm_pool}, undefined, sandbox)
+      const engine = await createEngine({warm_pool}, undefined, sandbox)
       const outcome = await engine.run('print("must not run")')
       expect(outcome.ok).toBe(false)
       expect(outcome.output).toBe('')
@@ -828,7 +816,7 @@ describe('through the real tool registry and fixture server', () => {
   })
 
   test('calls, errors and the per-call timeout behave as SPEC §6 says', async () => {
-    const engine = createEngine({tool_call_timeout_seconds: 1}, registry)
+    const engine = await createEngine({tool_call_timeout_seconds: 1}, registry)
     const outcome = await engine.run(
       py(`
       print(await mcp__fixture__add(a=2, b=3))

@@ -4,14 +4,10 @@
  */
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 
-import type {PythonInfo} from '../../src/sandbox/backend.js'
-
-import {executionSchema} from '../../src/config/schema.js'
 import {ToolRegistry} from '../../src/downstream/registry.js'
 import {ProgramEngine} from '../../src/execution/engine.js'
-import {resolvePython} from '../../src/execution/python.js'
-import {noneBackend} from '../../src/sandbox/none.js'
 import {silentLogger} from '../../src/shared/log.js'
+import {closeTestEngines, createTestEngine} from '../helpers/engine.js'
 import {testDependency} from '../helpers/test-deps.js'
 
 const EVERYTHING = testDependency('@modelcontextprotocol/server-everything/dist/index.js')
@@ -19,13 +15,11 @@ const TINY_IMAGE_MODULE = testDependency(
   '@modelcontextprotocol/server-everything/dist/tools/get-tiny-image.js',
 )
 
-let python: PythonInfo
 let registry: ToolRegistry
 let engine: ProgramEngine
 let png: Buffer
 
 beforeAll(async () => {
-  python = await resolvePython(process.env.PTC_MCP_TEST_PYTHON ?? 'python3')
   png = Buffer.from(((await import(TINY_IMAGE_MODULE)) as {MCP_TINY_IMAGE: string}).MCP_TINY_IMAGE, 'base64')
   registry = new ToolRegistry(
     {
@@ -37,17 +31,11 @@ beforeAll(async () => {
   )
   registry.start()
   await registry.waitForInitialConnections(30_000)
-  engine = new ProgramEngine({
-    execution: executionSchema.parse({timeout_seconds: 30, warm_pool: 0, sandbox: 'none'}),
-    host: registry,
-    backend: noneBackend,
-    python,
-    logger: silentLogger,
-  })
+  engine = await createTestEngine(registry, {timeout_seconds: 30})
 }, 60_000)
 
 afterAll(async () => {
-  await engine?.close()
+  await closeTestEngines()
   await registry?.close()
 })
 
@@ -93,19 +81,8 @@ describe('Media in programs', () => {
 
 describe('media over max_tool_result_bytes', () => {
   test('the call succeeds: the text is kept and a note stands in for the image', async () => {
-    const tight = new ProgramEngine({
-      // The PNG's 5,380 bytes of base64 do not fit in 4 KiB; the caption does.
-      execution: executionSchema.parse({
-        timeout_seconds: 30,
-        warm_pool: 0,
-        sandbox: 'none',
-        max_tool_result_bytes: 4096,
-      }),
-      host: registry,
-      backend: noneBackend,
-      python,
-      logger: silentLogger,
-    })
+    // The PNG's 5,380 bytes of base64 do not fit in 4 KiB; the caption does.
+    const tight = await createTestEngine(registry, {timeout_seconds: 30, max_tool_result_bytes: 4096})
     try {
       const outcome = await tight.run(
         [

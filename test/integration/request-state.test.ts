@@ -9,7 +9,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {type Message, type RawServe, startRawServe} from '../helpers/json-rpc.js'
-import {programInterpreters, waitUntil} from '../helpers/processes.js'
+import {programInterpreters} from '../helpers/processes.js'
 import {prepareServe, type ServeSetup} from '../helpers/serve.js'
 
 const PROGRAM = 'print("start")\nprint(await mcp__fx__delete_item(id="a1"))\nprint("end")'
@@ -138,7 +138,7 @@ describe('approvals of a 2026-07-28 client, through requestState', () => {
     const first = asked(await call(serve, PROGRAM))
     const key = Object.keys(first.inputRequests)[0]!
     expect(programInterpreters(serve.child.pid!).length).toBeGreaterThan(0)
-    expect(await waitUntil(() => programInterpreters(serve.child.pid!).length === 0, 20_000)).toBe(true)
+    await expect.poll(() => programInterpreters(serve.child.pid!).length === 0, {timeout: 20_000}).toBe(true)
     await new Promise((resolve) => {
       setTimeout(resolve, 1100)
     })

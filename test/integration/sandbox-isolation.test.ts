@@ -11,14 +11,12 @@ import {describe, expect, test} from 'vitest'
 
 import type {RunOutcome} from '../../src/execution/engine.js'
 
-import {executionSchema} from '../../src/config/schema.js'
-import {ProgramEngine} from '../../src/execution/engine.js'
-import {resolvePython} from '../../src/execution/python.js'
 import {findBwrap} from '../../src/sandbox/linux/bwrap.js'
 import {createLinuxBackend} from '../../src/sandbox/linux/index.js'
+import {createTestEngine} from '../helpers/engine.js'
 import {startRawServe} from '../helpers/json-rpc.js'
 import {LocalHost} from '../helpers/local-host.js'
-import {commandLine, descendants, isAlive, waitUntil} from '../helpers/processes.js'
+import {commandLine, descendants, isAlive} from '../helpers/processes.js'
 import {prepareServe} from '../helpers/serve.js'
 import {testPython} from '../sandbox/harness.js'
 import {PRELUDE, verdicts} from '../sandbox/programs.js'
@@ -179,17 +177,11 @@ describe.skipIf(process.platform !== 'linux')('two programs at once cannot reach
         },
         't',
       )
-      const engine = new ProgramEngine({
-        execution: executionSchema.parse({
-          timeout_seconds: 120,
-          warm_pool: 2,
-          tool_call_timeout_seconds: 120,
-        }),
+      const engine = await createTestEngine(
         host,
-        backend: createLinuxBackend({bwrap}),
-        python: await resolvePython(testPython()),
-        forkServer,
-      })
+        {timeout_seconds: 120, warm_pool: 2, tool_call_timeout_seconds: 120},
+        {backend: createLinuxBackend({bwrap}), forkServer},
+      )
       const marker = `iso${process.pid % 10_000}`
       // Before the first attack, every process of the engine: the fork server, the children
       // waiting for later programs, the two programs and their wrappers. None may die before both
@@ -279,13 +271,14 @@ describe.skipIf(process.platform !== 'linux')('a server killed mid-run leaves no
           code: `import ctypes, time\nctypes.CDLL(None).prctl(15, b"${name}", 0, 0, 0)\ntime.sleep(300)`,
         })
         running.catch(() => {})
-        expect(await waitUntil(() => pidNamed(name) !== undefined, 60_000)).toBe(true)
+        await expect.poll(() => pidNamed(name) !== undefined, {timeout: 60_000}).toBe(true)
         const tree = descendants(serve.child.pid!)
         expect(tree).toContain(pidNamed(name))
         await serve.kill()
         const alive = () => tree.filter((pid) => isAlive(pid))
-        await waitUntil(() => alive().length === 0, 30_000)
-        expect(alive().map((pid) => `${pid}: ${commandLine(pid)}`)).toEqual([])
+        await expect
+          .poll(() => alive().map((pid) => `${pid}: ${commandLine(pid)}`), {timeout: 30_000})
+          .toEqual([])
       } finally {
         await serve.kill()
         setup.cleanup()

@@ -11,7 +11,7 @@ import {executionSchema} from '../../src/config/schema.js'
 import {executeProgramDescription} from '../../src/mcp/descriptions.js'
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {initialize, jsonLines, type Message} from '../helpers/json-rpc.js'
-import {descendants, isAlive, waitUntil} from '../helpers/processes.js'
+import {descendants, isAlive} from '../helpers/processes.js'
 import {prepareServe, type ServeSetup, spawnCli} from '../helpers/serve.js'
 
 const MODERN = '2026-07-28'
@@ -136,9 +136,9 @@ describe('serve start', () => {
     expectToolsFor(await serve.request('tools/list', envelope))
 
     // A client that never initializes: the downstream servers connect after the initialize wait.
-    expect(await waitUntil(() => serve.stderr().includes(CONNECTING), 20_000)).toBe(true)
+    await expect.poll(() => serve.stderr().includes(CONNECTING), {timeout: 20_000}).toBe(true)
     // Python was started (and hangs), after the answer.
-    expect(await waitUntil(() => pythonPids().length > 0, 20_000)).toBe(true)
+    await expect.poll(() => pythonPids().length > 0, {timeout: 20_000}).toBe(true)
     const log = serve.stderr()
     const answered = position(log, ANSWERED)
     expect(position(log, ENGINE)).toBeGreaterThan(answered)
@@ -155,7 +155,7 @@ describe('serve start', () => {
     serve.notify('notifications/initialized')
     expectToolsFor(await serve.request('tools/list'))
 
-    expect(await waitUntil(() => serve.stderr().includes(CONNECTING), 20_000)).toBe(true)
+    await expect.poll(() => serve.stderr().includes(CONNECTING), {timeout: 20_000}).toBe(true)
     const log = serve.stderr()
     const answered = position(log, ANSWERED)
     expect(position(log, ENGINE)).toBeGreaterThan(answered)

@@ -9,7 +9,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {INITIAL_CONNECT_WAIT_MS} from '../../src/shared/limits.js'
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {startRawServe} from '../helpers/json-rpc.js'
-import {descendants, isAlive, programInterpreters, waitUntil} from '../helpers/processes.js'
+import {descendants, isAlive, programInterpreters} from '../helpers/processes.js'
 import {prepareServe, type ServeSetup} from '../helpers/serve.js'
 
 const fixture = fixtureCommand()
@@ -171,12 +171,12 @@ describe('serve under load and at shutdown', () => {
           {signal: abort.signal},
         )
         .catch((error: unknown) => error)
-      expect(await waitUntil(() => pythons().length > 0, 15_000)).toBe(true)
+      await expect.poll(() => pythons().length > 0, {timeout: 15_000}).toBe(true)
       const running = pythons()
       abort.abort()
       await call
       // The program sleeps 60 s; the bound is for a loaded 2-core box to read the cancellation.
-      expect(await waitUntil(() => running.every((p) => !isAlive(p)), 5000)).toBe(true)
+      await expect.poll(() => running.every((p) => !isAlive(p)), {timeout: 5000}).toBe(true)
     } finally {
       await client.close()
       setup.cleanup()
@@ -236,7 +236,7 @@ describe('serve under load and at shutdown', () => {
         expect(await serve.exited).toBe(0)
         // Prompt, not fast: a bound that holds on a loaded 2-core box.
         expect(performance.now() - started).toBeLessThan(5000)
-        expect(await waitUntil(() => tree.every((p) => !isAlive(p)), 5000)).toBe(true)
+        await expect.poll(() => tree.every((p) => !isAlive(p)), {timeout: 5000}).toBe(true)
         expect(setup.scratchDirs()).toEqual([])
       } finally {
         await serve.kill()

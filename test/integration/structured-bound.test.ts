@@ -5,13 +5,10 @@
  */
 import {afterAll, beforeAll, expect, test} from 'vitest'
 
-import {executionSchema} from '../../src/config/schema.js'
 import {ProgramEngine} from '../../src/execution/engine.js'
-import {resolvePython} from '../../src/execution/python.js'
 import {STRUCTURE_ALLOWANCE_BYTES, structuredOutcome} from '../../src/execution/structured-outcome.js'
 import {MAX_TRACE_ARGS_CHARS, MAX_TRACE_ERROR_CHARS} from '../../src/execution/trace.js'
-import {noneBackend} from '../../src/sandbox/none.js'
-import {silentLogger} from '../../src/shared/log.js'
+import {closeTestEngines, createTestEngine} from '../helpers/engine.js'
 import {LocalHost} from '../helpers/local-host.js'
 
 let engine: ProgramEngine
@@ -27,21 +24,10 @@ host.onCall(() => {
 })
 
 beforeAll(async () => {
-  engine = new ProgramEngine({
-    execution: executionSchema.parse({
-      timeout_seconds: 120,
-      warm_pool: 0,
-      max_tool_calls: 1000,
-      sandbox: 'none',
-    }),
-    host,
-    backend: noneBackend,
-    python: await resolvePython(process.env.PTC_MCP_TEST_PYTHON ?? 'python3'),
-    logger: silentLogger,
-  })
+  engine = await createTestEngine(host, {timeout_seconds: 120, max_tool_calls: 1000})
 })
 
-afterAll(() => engine.close())
+afterAll(closeTestEngines)
 
 test('500 calls with 1 MB arguments: structured content is the text plus a bounded trace', async () => {
   const outcome = await engine.run(

@@ -5,39 +5,17 @@
  */
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 
-import type {PythonInfo} from '../../src/sandbox/backend.js'
-
-import {executionSchema} from '../../src/config/schema.js'
 import {ToolRegistry} from '../../src/downstream/registry.js'
 import {JsonText, type ToolHost} from '../../src/downstream/types.js'
 import {ProgramEngine} from '../../src/execution/engine.js'
-import {resolvePython} from '../../src/execution/python.js'
-import {noneBackend} from '../../src/sandbox/none.js'
-import {silentLogger} from '../../src/shared/log.js'
+import {closeTestEngines, createTestEngine} from '../helpers/engine.js'
 import {LocalHost, type LocalTool} from '../helpers/local-host.js'
 import {startFixtureRegistry} from '../helpers/registry.js'
 
-let python: PythonInfo
-const engines: ProgramEngine[] = []
+afterAll(closeTestEngines)
 
-beforeAll(async () => {
-  python = await resolvePython(process.env.PTC_MCP_TEST_PYTHON ?? 'python3')
-})
-
-afterAll(async () => {
-  await Promise.all(engines.map((engine) => engine.close()))
-})
-
-function createEngine(host: ToolHost): ProgramEngine {
-  const engine = new ProgramEngine({
-    execution: executionSchema.parse({timeout_seconds: 30, warm_pool: 1, sandbox: 'none'}),
-    host,
-    backend: noneBackend,
-    python,
-    logger: silentLogger,
-  })
-  engines.push(engine)
-  return engine
+function createEngine(host: ToolHost): Promise<ProgramEngine> {
+  return createTestEngine(host, {timeout_seconds: 30, warm_pool: 1})
 }
 
 /** A host whose `text` tool answers with its `text` argument as a lone text item. */
@@ -47,7 +25,7 @@ function textHost(extra: Record<string, LocalTool> = {}): LocalHost {
 
 describe('a lone text result, parsed by the child', () => {
   test('is its JSON when it parses, else the text itself', async () => {
-    const engine = createEngine(textHost())
+    const engine = await createEngine(textHost())
     const outcome = await engine.run(
       [
         'for t in ["{\\"a\\": [1, 2.5, null]}", "  42  ", "\\"quoted\\"", "plain words", "", "NaN", "[1,", "é €"]:',
@@ -73,7 +51,7 @@ describe('a lone text result, parsed by the child', () => {
     // possible offset, so some straddle the server's slice boundaries.
     const unit = 'a€😀é😀bc'
     const big = unit.repeat(200_000)
-    const engine = createEngine(textHost({big: () => new JsonText(big)}))
+    const engine = await createEngine(textHost({big: () => new JsonText(big)}))
     const outcome = await engine.run(
       [
         'import hashlib',
@@ -89,7 +67,7 @@ describe('a lone text result, parsed by the child', () => {
 
   test('results sent while a large text is on its way keep their own values', async () => {
     const big = JSON.stringify(Array.from({length: 100_000}, (_, i) => ({i})))
-    const engine = createEngine(textHost({big: () => new JsonText(big)}))
+    const engine = await createEngine(textHost({big: () => new JsonText(big)}))
     const outcome = await engine.run(
       [
         'import asyncio',
@@ -133,7 +111,7 @@ describe('through the real registry', () => {
   })
 
   test('a program gets the same values as before: JSON or text', async () => {
-    const engine = createEngine(registry)
+    const engine = await createEngine(registry)
     const outcome = await engine.run(
       [
         'print(repr(await mcp__fixture__echo(text="{\\"k\\": [true]}")))',

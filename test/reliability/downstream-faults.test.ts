@@ -17,7 +17,7 @@ import {silentLogger} from '../../src/shared/log.js'
 import {fixtureCommand, type HttpFixture, startHttpFixture} from '../fixtures/start-fixture.js'
 import {type FaultMode, type FaultProxy, startFaultProxy} from '../helpers/fault-proxy.js'
 import {type RawServe, startRawServe} from '../helpers/json-rpc.js'
-import {commandLine, descendants, waitUntil} from '../helpers/processes.js'
+import {commandLine, descendants} from '../helpers/processes.js'
 import {whenRegistry} from '../helpers/registry.js'
 import {execute, expectCleanShutdown, type Listing, serves, waitForListing} from '../helpers/serve-session.js'
 import {prepareServe, type ServeSetup} from '../helpers/serve.js'
@@ -377,11 +377,11 @@ describe('recovery with a short backoff (registry level)', () => {
         )
       }
       expect(openFds()).toBeLessThanOrEqual(before + 4)
-      expect(await waitUntil(() => fixtureProcesses('cycled').length === 1, 5000)).toBe(true)
+      await expect.poll(() => fixtureProcesses('cycled').length === 1, {timeout: 5000}).toBe(true)
     } finally {
       await local.close()
     }
-    expect(await waitUntil(() => fixtureProcesses('cycled').length === 0, 5000)).toBe(true)
+    await expect.poll(() => fixtureProcesses('cycled').length === 0, {timeout: 5000}).toBe(true)
   }, 120_000)
 
   it('a server that hangs on connect is killed at the connect bound and comes back once it answers', async () => {
@@ -403,7 +403,7 @@ describe('recovery with a short backoff (registry level)', () => {
       await whenRegistry(local, () => local.listTools().length > 0, 'stuck back', 20_000)
       await expect(local.callTool('mcp__stuck__add', {a: 1, b: 2}, CALL)).resolves.toEqual({sum: 3})
       // Every hung attempt was killed, not left behind.
-      expect(await waitUntil(() => sleeping().length === 0, 5000)).toBe(true)
+      await expect.poll(() => sleeping().length === 0, {timeout: 5000}).toBe(true)
     } finally {
       await local.close()
       openGate('stuck')

@@ -10,9 +10,9 @@ import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import {warmPoolMax} from '../../src/execution/warm-pool.js'
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {type RawServe, resultText, startRawServe, toolResult} from '../helpers/json-rpc.js'
-import {programInterpreters, waitUntil} from '../helpers/processes.js'
+import {programInterpreters} from '../helpers/processes.js'
 import {FORGED_ID, RAW_CHANNEL} from '../helpers/raw-channel.js'
-import {execute, expectCleanShutdown, serves, waitForListing} from '../helpers/serve-session.js'
+import {execute, expectCleanShutdown, waitForConnected} from '../helpers/serve-session.js'
 import {BIN, NO_UNLISTED_ASKING, prepareServe, type ServeSetup} from '../helpers/serve.js'
 
 const MAX_OUTPUT = 65_536
@@ -63,7 +63,7 @@ describe('hostile channel messages (SPEC §15)', () => {
       }),
     )
     serve = await startRawServe(setup)
-    await waitForListing(serve, ['fx'], (l) => serves(l, 'fx'), {what: 'fx connected', timeoutMs: 30_000})
+    await waitForConnected(serve, ['fx'])
   }, 60_000)
 
   beforeEach(() => {
@@ -81,9 +81,9 @@ describe('hostile channel messages (SPEC §15)', () => {
     const next = await execute(serve, 'print((await mcp__fx__add(a=40, b=2))["sum"])')
     expect(next.text).toMatch(/^\[Script executed successfully\]\n42\n/)
     expect(status('VmHWM')).toBeLessThan(peakRssMb)
-    expect(
-      await waitUntil(() => runners().length <= POOL_MAX && setup.scratchDirs().length <= POOL_MAX, 5000),
-    ).toBe(true)
+    await expect
+      .poll(() => runners().length <= POOL_MAX && setup.scratchDirs().length <= POOL_MAX, {timeout: 5000})
+      .toBe(true)
     expect(serve.lines.invalid).toEqual([])
   }
 
@@ -162,7 +162,7 @@ describe('hostile channel messages (SPEC §15)', () => {
         error: 'the program ended before the call finished',
       }),
     ])
-    expect(await waitUntil(() => fixtureCalls().length > before, 5000)).toBe(true)
+    await expect.poll(() => fixtureCalls().length > before, {timeout: 5000}).toBe(true)
     expect(fixtureCalls().slice(before)).toEqual(['slow'])
 
     // Going back to an earlier id is the same.

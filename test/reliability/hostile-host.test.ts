@@ -10,7 +10,7 @@ import {existsSync, readdirSync, readFileSync, statSync} from 'node:fs'
 import {chmod, mkdir, mkdtemp, readdir, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, test} from 'vitest'
+import {afterAll, beforeAll, describe, expect, test, vi} from 'vitest'
 
 import type {RunOutcome} from '../../src/execution/engine.js'
 
@@ -24,7 +24,7 @@ import {
   sweepOrphanedScratchDirs,
 } from '../../src/sandbox/scratch.js'
 import {silentLogger} from '../../src/shared/log.js'
-import {programInterpreters, waitUntil} from '../helpers/processes.js'
+import {programInterpreters} from '../helpers/processes.js'
 import {type EngineHandle, startEngine, testPython} from '../sandbox/harness.js'
 import {PRELUDE, type Verdict, verdicts} from '../sandbox/programs.js'
 
@@ -112,8 +112,10 @@ describe.skipIf(process.platform !== 'linux')('hostile programs against the host
       const next = await engine.run('print(6 * 7)')
       expect(next.ok, next.text).toBe(true)
       expect(next.output).toBe('42\n')
-      expect(await waitUntil(() => runners().length === 0, 10_000)).toBe(true)
-      expect(await waitUntil(() => readdirSync(scratchRoot(base)).length === 0, 10_000)).toBe(true)
+      await vi.waitFor(() => expect(runners().length === 0).toBe(true), {timeout: 10_000})
+      await vi.waitFor(() => expect(readdirSync(scratchRoot(base)).length === 0).toBe(true), {
+        timeout: 10_000,
+      })
       return outcome
     }
 
@@ -192,7 +194,7 @@ release.set()
         expect(started, outcome.text).toBeGreaterThan(MAX_THREADS / 2)
         expect(started).toBeLessThan(MAX_THREADS)
       }
-      expect(await waitUntil(() => runners().length === 0, 10_000)).toBe(true)
+      await vi.waitFor(() => expect(runners().length === 0).toBe(true), {timeout: 10_000})
     })
 
     test('memory outside RLIMIT_AS: memfd, POSIX and SysV shared memory are refused', async () => {
@@ -387,7 +389,9 @@ for n in range(100_000):
       console.error(`[hostile-host] watched scratch: peak on disk ${peak} bytes against ${SCRATCH_BYTES}`)
       const next = await engine.run('print(6 * 7)')
       expect(next.output).toBe('42\n')
-      expect(await waitUntil(() => readdirSync(scratchRoot(base)).length === 0, 10_000)).toBe(true)
+      await vi.waitFor(() => expect(readdirSync(scratchRoot(base)).length === 0).toBe(true), {
+        timeout: 10_000,
+      })
     })
 
     test('and at its file count', async () => {
@@ -398,7 +402,9 @@ for n in range(10_000_000):
 `)
       expect(outcome.ok).toBe(false)
       expect(outcome.error).toMatch(/more than 8192 files in its scratch directory/)
-      expect(await waitUntil(() => readdirSync(scratchRoot(base)).length === 0, 30_000)).toBe(true)
+      await vi.waitFor(() => expect(readdirSync(scratchRoot(base)).length === 0).toBe(true), {
+        timeout: 30_000,
+      })
     })
 
     test('directories the program made unreadable on the host disk are removed with their files', async () => {
@@ -422,7 +428,9 @@ print(sorted(os.listdir(".")))
       expect(outcome.ok, outcome.text).toBe(true)
       // Unreadable even to its owner: the cleanup has to give the permission back first.
       expectVerdicts(outcome, {'list locked': 'refused'})
-      expect(await waitUntil(() => readdirSync(scratchRoot(base)).length === 0, 10_000)).toBe(true)
+      await vi.waitFor(() => expect(readdirSync(scratchRoot(base)).length === 0).toBe(true), {
+        timeout: 10_000,
+      })
     })
 
     test('sandbox: none is watched the same way', async () => {
@@ -522,7 +530,7 @@ describe.runIf(process.platform === 'linux' && isRoot)('a local user racing the 
     racer.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       out += chunk
     })
-    expect(await waitUntil(() => out.includes('racing'), 10_000)).toBe(true)
+    await vi.waitFor(() => expect(out.includes('racing')).toBe(true), {timeout: 10_000})
     const swaps = (): number => Number([...out.matchAll(/swaps (\d+)/g)].at(-1)?.[1] ?? 0)
     return {
       swaps,
@@ -571,7 +579,7 @@ while True:
         print("swaps", n, flush=True)
 `)
       // The removal starts while the racer is swapping, not before it has begun.
-      expect(await waitUntil(() => racer.swaps() > 0, 10_000)).toBe(true)
+      await vi.waitFor(() => expect(racer.swaps() > 0).toBe(true), {timeout: 10_000})
       await removeScratchDir(tree).catch(() => {})
       swaps += await racer.stop()
       await rm(tree, {recursive: true, force: true})

@@ -24,14 +24,13 @@ import {
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {afterAll, beforeAll, describe, expect, test} from 'vitest'
+import {afterAll, beforeAll, describe, expect, test, vi} from 'vitest'
 
 import type {RunOutcome} from '../../src/execution/engine.js'
 
 import {pruneArtifacts} from '../../src/execution/artifacts.js'
 import {findBwrap} from '../../src/sandbox/linux/bwrap.js'
 import {createLinuxBackend} from '../../src/sandbox/linux/index.js'
-import {waitUntil} from '../helpers/processes.js'
 import {prepareServe, type ServeSetup} from '../helpers/serve.js'
 import {type EngineHandle, startEngine} from '../sandbox/harness.js'
 
@@ -273,10 +272,7 @@ describe.runIf(process.platform === 'linux')('pruning', () => {
       const dir = keptDir(outcome)
       // The prune runs after the answer, off the event loop.
       const ownRun = join(dir, '..').slice(root.length + 1)
-      expect(
-        await waitUntil(() => readdirSync(root).join(',') === ownRun, 10_000),
-        readdirSync(root).join(','),
-      ).toBe(true)
+      await expect.poll(() => readdirSync(root).join(','), {timeout: 10_000}).toBe(ownRun)
       expect(readFileSync(join(dir, 'new.txt'), 'utf8')).toBe('new')
     } finally {
       await engine.close()
@@ -432,7 +428,7 @@ while True:
           out += chunk
         })
         const count = (): number => Number([...out.matchAll(/swaps (\d+)/g)].at(-1)?.[1] ?? 0)
-        expect(await waitUntil(() => count() > 0, 10_000)).toBe(true)
+        await vi.waitFor(() => expect(count() > 0).toBe(true), {timeout: 10_000})
         await pruneArtifacts(root)
         racer.kill('SIGKILL')
         await new Promise((resolve) => {

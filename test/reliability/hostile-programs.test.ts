@@ -5,8 +5,8 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {warmPoolMax} from '../../src/execution/warm-pool.js'
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {type RawServe, startRawServe} from '../helpers/json-rpc.js'
-import {commandLine, descendants, programInterpreters, waitUntil} from '../helpers/processes.js'
-import {execute, expectCleanShutdown, serves, waitForListing} from '../helpers/serve-session.js'
+import {commandLine, descendants, programInterpreters} from '../helpers/processes.js'
+import {execute, expectCleanShutdown, waitForConnected} from '../helpers/serve-session.js'
 import {prepareServe, type ServeSetup} from '../helpers/serve.js'
 
 const MAX_OUTPUT = 65_536
@@ -39,7 +39,7 @@ describe('hostile or broken programs', () => {
       },
     })
     serve = await startRawServe(setup)
-    await waitForListing(serve, ['fx'], (l) => serves(l, 'fx'), {what: 'fx connected', timeoutMs: 30_000})
+    await waitForConnected(serve, ['fx'])
     downstreamPid = fixturePid()
   }, 60_000)
 
@@ -154,7 +154,7 @@ describe('hostile or broken programs', () => {
     // what the threads printed until then is output like any other.
     expect(run.structured).toMatchObject({ok: true, error: null})
     expect(run.structured.output, run.text).toContain('main done\n')
-    expect(await waitUntil(() => runners().length <= POOL_MAX, 5000)).toBe(true)
+    await expect.poll(() => runners().length <= POOL_MAX, {timeout: 5000}).toBe(true)
   })
 
   it('thousands of pending tool calls: all answered, or all stopped at the timeout', async () => {
@@ -193,9 +193,9 @@ describe('hostile or broken programs', () => {
     const run = await execute(serve, 'print((await mcp__fx__add(a=40, b=2))["sum"])')
     expect(run.text).toMatch(/^\[Script executed successfully\]\n42\n/)
     // The finished child's directory is removed just after its run: wait for it.
-    expect(
-      await waitUntil(() => runners().length <= POOL_MAX && setup.scratchDirs().length <= POOL_MAX, 5000),
-    ).toBe(true)
+    await expect
+      .poll(() => runners().length <= POOL_MAX && setup.scratchDirs().length <= POOL_MAX, {timeout: 5000})
+      .toBe(true)
     expect(serve.lines.invalid).toEqual([])
   })
 })

@@ -19,9 +19,16 @@ import Inspect from '../../src/commands/inspect.js'
 import List from '../../src/commands/list.js'
 import {fixtureCommand, type HttpFixture, startHttpFixture} from '../fixtures/start-fixture.js'
 import {type RawServe, resultText, startRawServe, toolResult} from '../helpers/json-rpc.js'
-import {commandLine, descendants, waitUntil} from '../helpers/processes.js'
+import {commandLine, descendants} from '../helpers/processes.js'
 import {runCommand} from '../helpers/run-command.js'
-import {execute, expectCleanShutdown, listCallable, serves, waitForListing} from '../helpers/serve-session.js'
+import {
+  execute,
+  expectCleanShutdown,
+  listCallable,
+  serves,
+  waitForConnected,
+  waitForListing,
+} from '../helpers/serve-session.js'
 import {BIN, prepareServe, type ServeSetup} from '../helpers/serve.js'
 import {testDependency} from '../helpers/test-deps.js'
 
@@ -282,7 +289,7 @@ describe('tools.allow / tools.block are normalised like names (real server-every
         resultText(await serve.callTool('inspect_tool', {tool_name: 'mcp__everything__get_env'})),
       ).toMatch(/^Unknown tool 'mcp__everything__get_env'/)
       // The rule that matches nothing is warned about, once, with the pattern as written.
-      await waitUntil(() => /matches no tool/.test(serve.stderr()), 10_000)
+      await expect.poll(() => serve.stderr(), {timeout: 10_000}).toMatch(/matches no tool/)
       const warnings = serve.stderr().match(/.*matches no tool.*/g) ?? []
       expect(warnings).toEqual([
         expect.stringMatching(
@@ -385,7 +392,7 @@ describe('an oversized result fails that call only; the shared connection stays'
       execution: {timeout_seconds: 60, tool_call_timeout_seconds: 40, warm_pool: 1},
     })
     serve = await startRawServe(setup)
-    await waitForListing(serve, ['fx'], (l) => serves(l, 'fx'), {what: 'fx connected', timeoutMs: 30_000})
+    await waitForConnected(serve, ['fx'])
     startRss = peakRss(serve.child.pid!)
   }, 60_000)
 
@@ -400,7 +407,7 @@ describe('an oversized result fails that call only; the shared connection stays'
     expect(pid).toBeDefined()
     const calls = () => readFileSync(counter, 'utf8').split('\n').filter(Boolean)
     const innocent = execute(serve, 'print(await mcp__fx__slow(ms=4000))')
-    expect(await waitUntil(() => calls().includes('slow'), 20_000)).toBe(true)
+    await expect.poll(() => calls().includes('slow'), {timeout: 20_000}).toBe(true)
     const hostile = await execute(
       serve,
       'try:\n    await mcp__fx__big(bytes=40_000_000)\nexcept ToolError as e:\n    print(e)\nprint(await mcp__fx__add(a=1, b=2))',
@@ -473,10 +480,7 @@ describe('an oversized result over streamable HTTP or legacy SSE fails that call
       execution: {timeout_seconds: 60, tool_call_timeout_seconds: 40, warm_pool: 0},
     })
     serve = await startRawServe(setup)
-    await waitForListing(serve, ['web', 'legacy'], (l) => serves(l, 'web') && serves(l, 'legacy'), {
-      what: 'web and legacy connected',
-      timeoutMs: 30_000,
-    })
+    await waitForConnected(serve, ['web', 'legacy'])
   }, 60_000)
 
   afterAll(async () => {

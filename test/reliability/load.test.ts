@@ -6,8 +6,8 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {warmPoolMax} from '../../src/execution/warm-pool.js'
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {type RawServe, startRawServe} from '../helpers/json-rpc.js'
-import {commandLine, descendants, isAlive, programInterpreters, waitUntil} from '../helpers/processes.js'
-import {execute, serves, waitForListing} from '../helpers/serve-session.js'
+import {commandLine, descendants, isAlive, programInterpreters} from '../helpers/processes.js'
+import {execute, waitForConnected} from '../helpers/serve-session.js'
 import {prepareServe, type ServeSetup} from '../helpers/serve.js'
 
 const SEQUENTIAL = 200
@@ -51,7 +51,7 @@ describe('load through serve', () => {
       execution: {timeout_seconds: 60, warm_pool: WARM_POOL},
     })
     serve = await startRawServe(setup)
-    await waitForListing(serve, ['fx'], (l) => serves(l, 'fx'), {what: 'fx connected', timeoutMs: 30_000})
+    await waitForConnected(serve, ['fx'])
   }, 60_000)
 
   afterAll(async () => {
@@ -75,7 +75,7 @@ describe('load through serve', () => {
 
     // Warm up (the first programs load code paths once), then take the baseline at rest.
     for (let i = 0; i < 3; i++) await execute(serve, program(i))
-    expect(await waitUntil(quiet, 10_000)).toBe(true)
+    await expect.poll(quiet, {timeout: 10_000}).toBe(true)
     const before = {fds: openFds(pid), rss: rssMiB(pid), downstream: downstream()}
     expect(before.downstream).toHaveLength(1)
 
@@ -96,7 +96,7 @@ describe('load through serve', () => {
     )
     expect(wrong).toEqual([])
 
-    expect(await waitUntil(quiet, 10_000)).toBe(true)
+    await expect.poll(quiet, {timeout: 10_000}).toBe(true)
     const after = {fds: openFds(pid), rss: rssMiB(pid), downstream: downstream()}
     // The same downstream process all along: no reconnect, no second copy.
     expect(after.downstream).toEqual(before.downstream)
@@ -110,7 +110,7 @@ describe('load through serve', () => {
     const tree = descendants(pid)
     serve.child.stdin.end()
     expect(await serve.exited).toBe(0)
-    expect(await waitUntil(() => tree.every((p) => !isAlive(p)), 5000)).toBe(true)
+    await expect.poll(() => tree.every((p) => !isAlive(p)), {timeout: 5000}).toBe(true)
     expect(setup.scratchDirs()).toEqual([])
   }, 240_000)
 })

@@ -3,10 +3,10 @@ import {execFileSync} from 'node:child_process'
 import type {ToolHost, ToolInfo} from '../../src/downstream/types.js'
 import type {SandboxBackend} from '../../src/sandbox/backend.js'
 
-import {type ExecutionConfig, executionSchema} from '../../src/config/schema.js'
-import {ProgramEngine, type RunOutcome} from '../../src/execution/engine.js'
-import {resolvePython} from '../../src/execution/python.js'
+import {type ExecutionConfig} from '../../src/config/schema.js'
+import {type RunOutcome} from '../../src/execution/engine.js'
 import {CONFINE_MODULE} from '../../src/sandbox/linux/index.js'
+import {createTestEngine, testPython} from '../helpers/engine.js'
 
 /** A host with no downstream tools: the escape suite only needs the child. */
 const none: ToolInfo[] = []
@@ -20,11 +20,6 @@ export const noTools: ToolHost = {
     throw new Error('no tools here')
   },
   async waitForInitialConnections() {},
-}
-
-/** The interpreter tests run programs with: PTC_MCP_TEST_PYTHON, else python3 on PATH. */
-export function testPython(): string {
-  return process.env.PTC_MCP_TEST_PYTHON ?? 'python3'
 }
 
 /**
@@ -50,12 +45,8 @@ export async function startEngine(
   backend: SandboxBackend,
   execution: Partial<ExecutionConfig> = {},
 ): Promise<EngineHandle> {
-  const python = await resolvePython(testPython())
-  const engine = new ProgramEngine({
-    execution: executionSchema.parse({timeout_seconds: 20, warm_pool: 0, ...execution}),
-    host: noTools,
-    backend,
-    python,
-  })
+  const engine = await createTestEngine(noTools, execution, {backend})
   return {run: (code) => engine.run(code), close: () => engine.close()}
 }
+
+export {testPython} from '../helpers/engine.js'
