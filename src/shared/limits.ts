@@ -38,7 +38,7 @@ export const STATE_DEFAULTS = {
 export const MAX_STATE_KEY_CHARS = 256
 
 /**
- * Deepest nesting of a stored value. Below the channel's own bound (protocol.ts MAX_JSON_DEPTH),
+ * Deepest nesting of a stored value. Below the channel's own bound (MAX_JSON_DEPTH below),
  * so a value refused here is refused with a ToolError naming it, not by the framing.
  */
 export const MAX_STATE_DEPTH = 64
