@@ -18,6 +18,7 @@ can: the sentinel's text is not in what came back, the write target does not exi
 saw no connection. A silent no-op must never pass.
 """
 
+import functools
 import json
 import os
 import socket
@@ -112,21 +113,33 @@ def _thread():
 WORKS = {"scratch": _scratch, "socketpair": _socketpair, "thread": _thread}
 
 
+def refused(action, refusal=OSError):
+    """Whether `action()` was refused: it raised `refusal` (OSError unless said). Anything else
+    propagates: an attempt that fails for another reason proves nothing. The escape suites judge
+    their attempts with this too (test/sandbox/programs.ts)."""
+    try:
+        action()
+    except refusal:
+        return True
+    return False
+
+
+def works(action):
+    """Whether `action()` worked: it neither raised OSError nor returned False."""
+    try:
+        return action() is not False
+    except OSError:
+        return False
+
+
 def probe(config):
     """Makes the attempts and checks the controls CONFIG names; returns the report."""
     out = {"confined": True, "refused": {}, "leaked": None, "works": {}}
     for name in config["attempts"]:
-        try:
-            ATTEMPTS[name](config, out)
-            out["refused"][name] = False
-        except OSError:
-            out["refused"][name] = True
+        out["refused"][name] = refused(functools.partial(ATTEMPTS[name], config, out))
     out["hidden"] = not os.path.lexists(config["sentinel"]) and not os.path.lexists("/proc/1")
     for name in config["works"]:
-        try:
-            out["works"][name] = WORKS[name]() is True
-        except OSError:
-            out["works"][name] = False
+        out["works"][name] = works(WORKS[name])
     out["uid"] = os.getuid()
     return out
 

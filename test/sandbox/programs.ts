@@ -1,27 +1,43 @@
+import {readFileSync} from 'node:fs'
+
+import {PROBE_SCRIPT} from '../../src/sandbox/probe.js'
+
 /**
- * Python building blocks of the escape suite. Every program prints one line per step,
- * `label: refused (...)`, `label: ALLOWED ...` or `label: ok`, and `verdicts()` reads them back.
+ * Python building blocks of the escape suite. Attempts and controls are judged by the escape
+ * probe's own `refused()` and `works()` (src/sandbox/probe.py, whose source every program starts
+ * with, as doctor's does), and each step prints one line of the probe's report:
+ * `{"refused": {label: bool}, "detail": the refusal or what came back}`, `{"works": {label: bool}}`,
+ * or `{"error": {label: text}}` for an attempt that failed for another reason. `verdicts()` and
+ * `details()` read them back.
  */
 
-/** Helpers every escape program starts with: `attempt` (must fail) and `control` (must work). */
-export const HELPERS = String.raw`
+/** Helpers every escape program starts with: `attempt` (must be refused) and `control` (must work). */
+export const HELPERS =
+  readFileSync(PROBE_SCRIPT, 'utf8') +
+  String.raw`
 import ctypes, errno, os, platform, sys
 
-def attempt(label, action):
+def report(part, label, value, detail=None):
+    print(json.dumps({part: {label: value}, "detail": detail}), flush=True)
+
+def attempt(label, action, refusal=OSError):
+    seen = []
+    def act():
+        try:
+            seen.append(f"{action()!r:.100}")
+        except refusal as exc:
+            seen.append(f"{type(exc).__name__}: {exc}")
+            raise
     try:
-        value = action()
+        report("refused", label, refused(act, refusal), seen[0])
     except BaseException as exc:
-        print(f"{label}: refused ({type(exc).__name__}: {exc})", flush=True)
-    else:
-        print(f"{label}: ALLOWED {value!r:.100}", flush=True)
+        report("error", label, f"{type(exc).__name__}: {exc}")
 
 def control(label, action):
     try:
-        action()
+        report("works", label, works(action))
     except BaseException as exc:
-        print(f"{label}: FAILED ({type(exc).__name__}: {exc})", flush=True)
-    else:
-        print(f"{label}: ok", flush=True)
+        report("works", label, False, f"{type(exc).__name__}: {exc}")
 `
 
 /** HELPERS plus `raw()`, for Linux syscalls the standard library does not wrap (x86_64, aarch64). */
@@ -50,14 +66,46 @@ def raw(name, *args):
     return result
 `
 
-export type Verdict = 'refused' | 'ALLOWED' | 'ok' | 'FAILED'
+export type Verdict = 'refused' | 'ALLOWED' | 'ok' | 'FAILED' | 'ERROR'
 
-/** label -> verdict, from the output of a program built on PRELUDE. */
+interface Step {
+  refused?: Record<string, boolean>
+  works?: Record<string, boolean>
+  error?: Record<string, string>
+  detail?: null | number | string
+}
+
+/** The report lines of a program built on HELPERS. */
+function steps(output: string): Step[] {
+  const found: Step[] = []
+  for (const line of output.split('\n')) {
+    if (!line.startsWith('{')) continue
+    try {
+      found.push(JSON.parse(line) as Step)
+    } catch {
+      // a program's own output
+    }
+  }
+  return found
+}
+
+/** label -> verdict, from the report lines of a program built on HELPERS. */
 export function verdicts(output: string): Map<string, Verdict> {
   const found = new Map<string, Verdict>()
-  for (const line of output.split('\n')) {
-    const match = /^(.+?): (refused|ALLOWED|ok|FAILED)\b/.exec(line)
-    if (match?.[1] && match[2]) found.set(match[1], match[2] as Verdict)
+  for (const step of steps(output)) {
+    for (const [label, refused] of Object.entries(step.refused ?? {}))
+      found.set(label, refused ? 'refused' : 'ALLOWED')
+    for (const [label, works] of Object.entries(step.works ?? {})) found.set(label, works ? 'ok' : 'FAILED')
+    for (const label of Object.keys(step.error ?? {})) found.set(label, 'ERROR')
+  }
+  return found
+}
+
+/** label -> what an attempt met: its refusal (`PermissionError: ...`) or what it got back. */
+export function details(output: string): Map<string, string> {
+  const found = new Map<string, string>()
+  for (const step of steps(output)) {
+    for (const label of Object.keys(step.refused ?? {})) found.set(label, String(step.detail))
   }
   return found
 }
