@@ -171,6 +171,13 @@ class Channel:
     def send(self, obj):
         self.send_bytes(self.to_bytes(obj))
 
+    def forget(self):
+        """Drops what was received and not read yet (a forked fork server child must not hold the
+        requests of the children after it)."""
+        self.partial.clear()
+        self.lines.clear()
+        self.text = None
+
     def linger(self):
         """Waits until the parent closes the channel (or kills this process)."""
         try:

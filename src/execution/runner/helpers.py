@@ -7,13 +7,16 @@ channel-messages.integration.test.ts checks that both sides name the same helper
 
 import json
 
+from .calls import ToolError
+from .media import Media, make_show
+
 
 def _tool_error(runner):
-    return runner.modules.calls.ToolError
+    return ToolError
 
 
 def _media(runner):
-    return runner.modules.media.Media
+    return Media
 
 
 def _emit(runner):
@@ -37,7 +40,7 @@ def _emit(runner):
 
 def _show(runner):
     channel = runner.channel
-    return runner.modules.media.make_show(
+    return make_show(
         lambda mime_type, data: channel.send({"type": "show", "mime_type": mime_type, "data": data})
     )
 
@@ -58,8 +61,8 @@ def _check_key(helper, key):
 
 def _store(runner):
     calls = runner.calls
-    tool_error = runner.modules.calls.ToolError
-    media_class = runner.modules.media.Media
+    tool_error = ToolError
+    media_class = Media
 
     def media_json(obj):
         if isinstance(obj, media_class):
@@ -104,7 +107,7 @@ def _store(runner):
 def _load(runner):
     calls = runner.calls
     channel = runner.channel
-    media_class = runner.modules.media.Media
+    media_class = Media
 
     class Found:
         __slots__ = ("value",)

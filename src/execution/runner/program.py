@@ -8,6 +8,8 @@ import linecache
 import os
 import warnings
 
+from . import calls, errors, helpers, kept_files, media, output, preflight, program_habits, session_files
+
 _CO_COROUTINE = 0x80
 
 
@@ -47,35 +49,32 @@ def _tool_like_names(code_obj):
 
 
 class Runner:
-    """Everything a run needs, made before the program arrives. `modules` holds the runner's own
-    modules (calls, errors, helpers, kept_files, media, output, preflight, program_habits);
-    `runner_files` their paths,
+    """Everything a run needs, made before the program arrives. `runner_files`: the runtime's paths,
     left out of tracebacks and warnings; `limits` the sandbox's limits that errors are hinted with."""
 
-    def __init__(self, channel, devnull, modules, runner_files, limits):
+    def __init__(self, channel, devnull, runner_files, limits):
         self.channel = channel
-        self.modules = modules
         self.runner_files = runner_files
         self.loop = asyncio.new_event_loop()
         asyncio.set_event_loop(self.loop)
-        self.output = modules.output.Output(devnull)
-        self.never_awaited = modules.program_habits.NeverAwaited()
-        self.calls = modules.calls.ToolCalls(
-            self.loop, channel, modules.media, modules.program_habits, self.never_awaited
+        self.output = output.Output(devnull)
+        self.never_awaited = program_habits.NeverAwaited()
+        self.calls = calls.ToolCalls(
+            self.loop, channel, media, program_habits, self.never_awaited
         )
-        self.errors = modules.errors.ErrorFormatter(runner_files, limits)
+        self.errors = errors.ErrorFormatter(runner_files, limits)
         # Set by the run message, and by the program's emit().
         self.max_emit_bytes = 0
         self.end_marker = b""
         self.emitted = None
-        self.helpers = modules.helpers.build(self)
+        self.helpers = helpers.build(self)
         self.run_waiter = self.loop.create_future()
         # The exception the program ended with: hints are chosen from it, not from its text.
         self.failure = None
         # The scratch dir, before the program can change directory: ./out/ is kept from there.
         self.scratch = os.getcwd()
         # The session's ./session/ files arrive before the program; its bounds with the run message.
-        self.session_files = modules.session_files.SessionFiles(self.scratch)
+        self.session_files = session_files.SessionFiles(self.scratch)
         self.state_limits = {}
 
     def on_readable(self):
@@ -111,7 +110,6 @@ class Runner:
         self.output.end(self.end_marker)
         # The program's ./out/ files, then its ./session/ ones, read with what the program may
         # read, never through a link.
-        kept_files = self.modules.kept_files
         try:
             kept_files.send_kept_files(self.scratch, channel.send_bytes, channel.to_bytes)
         except BaseException:
@@ -144,7 +142,7 @@ class Runner:
         """The program's code object; a program that does not compile ends the run here."""
         # The source stays in linecache so tracebacks (and traceback.print_exc() inside the
         # program) show the program's own lines. mtime None: checkcache never drops it.
-        habits = self.modules.program_habits
+        habits = program_habits
         name = habits.PROGRAM_FILE
         linecache.cache[name] = (len(source), None, source.splitlines(True), name)
         try:
@@ -204,11 +202,11 @@ class Runner:
         code_obj = self.compile(source)
         program_globals = self.program_globals(code_obj, run.get("tools") or ())
         # SPEC §6.1: a program with a mistake that can be seen before it runs does not run at all.
-        problems = self.modules.preflight.check(source, program_globals, run.get("preflight"))
+        problems = preflight.check(source, program_globals, run.get("preflight"))
         if problems is not None:
             self.finish(problems)
         error = await self.execute(code_obj, program_globals)
-        habits = self.modules.program_habits
+        habits = program_habits
         if error is None:
             error = habits.not_awaited_error(self.never_awaited)
         else:
@@ -236,7 +234,7 @@ class Runner:
             raise NameError("warm-up")
         except NameError as exc:
             self.errors.format(exc)
-        self.modules.preflight.check("r = await mcp__a__b(x=1)\nprint(r)\n", {}, {"tools": {"mcp__a__b": {}}})
+        preflight.check("r = await mcp__a__b(x=1)\nprint(r)\n", {}, {"tools": {"mcp__a__b": {}}})
         channel = self.channel
         channel.to_bytes({"type": "call", "id": 0, "tool": "", "args": {"a": [1, "b", None]}})
         channel.text_value(bytearray(b'{"a": [1, "b", null]}'))
@@ -247,7 +245,7 @@ class Runner:
         the output stream, the warning hook, the loop's error handler, the refusal of a nested
         asyncio.run."""
         self.output.begin()
-        self.modules.program_habits.install_warning_hook(
+        program_habits.install_warning_hook(
             warnings, self.runner_files, self.never_awaited, self.output.stream
         )
         self.loop.set_exception_handler(self.on_loop_error)

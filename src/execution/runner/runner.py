@@ -20,52 +20,59 @@ flushes, writes `end_marker` to fd 1 (so the parent knows it has all the output 
 wrapper still holds the pipe), points fd 1 and 2 at /dev/null, sends `done` and exits at once
 (os._exit), so leftover tasks and threads cannot print later.
 
-The runner's modules sit next to this file and are loaded by path (nothing is added to sys.path,
-so a program cannot import them by name).
+The runner's modules sit next to this file and form the package `_ptc_runner` (load_package): they
+import each other relatively (`from . import calls`), and nothing is added to sys.path, so a
+program cannot import them by a name of its own. load_package is the runtime's one module loader:
+the runner loads the sandbox's confine module with it too, and the fork server (zygote.py) runs
+this file (runpy) and loads everything else through it.
 """
 
+from __future__ import annotations
+
+import importlib
+import importlib.machinery
+import importlib.util
 import os
 import sys
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    from .channel import Channel
+    from .program import Runner
 
 _CHANNEL_FD = 3
 # Where the channel lives once the runner holds it: out of the way of the descriptors a program
 # opens, not inherited by anything, and fd 3 itself is closed.
 _PRIVATE_FD = 255
-_HERE = os.path.dirname(__file__)
-# Loaded once confined, in this order (each only uses the standard library and what it is given).
-_RUNTIME_MODULES = (
-    "program_habits",
-    "media",
-    "calls",
-    "errors",
-    "helpers",
-    "output",
-    "kept_files",
-    "session_files",
-    "preflight",
-    "program",
-)
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_PACKAGE = "_ptc_runner"
+# The package a confine module is loaded into, with the modules next to it.
+_CONFINE_PACKAGE = "_ptc_confine"
 
 
-def _load_by_path(name, path):
-    """The module at `path`, loaded once per process: a fork server loads it for its children."""
-    import importlib.util
-
-    module = sys.modules.get(name)
-    if module is not None and getattr(module, "__file__", None) == path:
-        return module
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    sys.modules[name] = module
-    return module
+def load_package(name: str, directory: str) -> ModuleType:
+    """The package `name` made of the modules in `directory`, registered once per process (a fork
+    server registers it for its children). The directory never goes on sys.path."""
+    package = sys.modules.get(name)
+    if package is None:
+        spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
+        spec.submodule_search_locations = [directory]
+        package = importlib.util.module_from_spec(spec)
+        sys.modules[name] = package
+    return package
 
 
-def _load_module(name):
-    """A module next to this file, by path."""
-    return _load_by_path(f"_ptc_{name}", os.path.join(_HERE, f"{name}.py"))
+def load_module(path: str, package: str) -> ModuleType:
+    """The module at `path` (absolute) as a member of `package`, the package of its directory."""
+    directory, file = os.path.split(path)
+    load_package(package, directory)
+    return importlib.import_module(f"{package}.{os.path.splitext(file)[0]}")
+
+
+# Run as a script (a program child) or by the fork server, this file is the package's entry: its
+# relative imports below resolve in `_ptc_runner`.
+__package__ = load_package(_PACKAGE, _HERE).__name__
 
 
 def _set_limits(limits):
@@ -107,7 +114,7 @@ def _apply_confine(spec):
     path = spec.get("module")
     if not isinstance(path, str) or not os.path.isabs(path):
         raise ValueError('confine spec needs an absolute "module" path')
-    return _load_by_path("_ptc_confine", path).apply(spec)
+    return load_module(path, _CONFINE_PACKAGE).apply(spec)
 
 
 def _import_asyncio():
@@ -129,24 +136,35 @@ def preload(confine_module):
     children start with it all loaded. Makes nothing a child must have of its own (no event loop,
     no descriptor). Returns the confine module."""
     _import_asyncio()
-    for name in ("channel", *_RUNTIME_MODULES):
-        _load_module(name)
-    return _load_by_path("_ptc_confine", confine_module)
+    from . import channel, program  # noqa: F401
+
+    return load_module(confine_module, _CONFINE_PACKAGE)
 
 
-def _load_runtime(channel, devnull, channel_file, limits):
+def _runner_files() -> frozenset[str]:
+    """The runtime's files (this one and the package's modules): left out of tracebacks."""
+    from .calls import CALL_FILE
+
+    prefix = f"{_PACKAGE}."
+    files = [getattr(module, "__file__", None) for name, module in sys.modules.items() if name.startswith(prefix)]
+    return frozenset([__file__, CALL_FILE, *filter(None, files)])
+
+
+def _load_runtime(channel: Channel, devnull: int, limits: dict[str, Any]) -> Runner:
     """Imports what programs need and returns the Runner, warmed up."""
     _import_asyncio()
-    import types
+    from .program import Runner
 
-    modules = types.SimpleNamespace(**{name: _load_module(name) for name in _RUNTIME_MODULES})
-    runner_files = frozenset(
-        [__file__, channel_file, modules.calls.CALL_FILE]
-        + [getattr(modules, name).__file__ for name in _RUNTIME_MODULES]
-    )
-    runner = modules.program.Runner(channel, devnull, modules, runner_files, limits)
+    runner = Runner(channel, devnull, _runner_files(), limits)
     runner.warm_up()
     return runner
+
+
+def channel_from_fd(fd: int) -> Channel:
+    """The channel to the parent on `fd`; the fork server's channel to its server too (one framer)."""
+    from .channel import Channel
+
+    return Channel.from_fd(fd)
 
 
 def main(channel_fd=None, start=None):
@@ -161,8 +179,7 @@ def main(channel_fd=None, start=None):
             except OSError:  # an open-files limit below 256: any free descriptor will do
                 channel_fd = os.dup(_CHANNEL_FD)
             os.close(_CHANNEL_FD)
-        channel_module = _load_module("channel")
-        channel = channel_module.Channel.from_fd(channel_fd)
+        channel = channel_from_fd(channel_fd)
     except Exception as exc:  # no channel: nobody to tell
         sys.stderr.write(f"ptc-mcp runner: no channel on fd {_CHANNEL_FD}: {exc}\n")
         os._exit(70)
@@ -198,7 +215,7 @@ def main(channel_fd=None, start=None):
     # (c) The rest of the runtime, already confined.
     try:
         limits = _hinted_limits(start, confine_report)
-        runner = _load_runtime(channel, devnull, channel_module.__file__, limits)
+        runner = _load_runtime(channel, devnull, limits)
     except BaseException as exc:
         startup_failed("load", exc)
 

@@ -1,6 +1,8 @@
 """Confines the interpreter it runs in: the linux backend's layer 2 (SPEC §7).
 
-The child's bootstrap (src/execution/runner.py) imports this file by absolute path and calls
+The child's bootstrap (src/execution/runner/runner.py) imports this file by absolute path, as a
+member of the package its directory makes (runner.py's load_module: the modules here import each
+other relatively, and the directory never goes on sys.path), and calls
 `apply(spec)` after its rlimits and before it reads the program. Standard library only (ctypes for
 the raw calls). One concern a module, next to this file: privileges.py (rlimits, credentials,
 capabilities), namespaces.py, landlock.py, seccomp.py (the policy), kernel.py (the raw calls),
@@ -39,17 +41,16 @@ privileges.drop_privileges(), privileges.forbid_new_privileges(), landlock.restr
 landlock.apply_landlock() with nothing in between), seccomp.install_seccomp(build_seccomp_filter()).
 """
 
-import importlib
-import importlib.machinery
-import importlib.util
 import os
-import sys
+
+from . import kernel, landlock, namespaces, privileges, seccomp, syscalls
 
 __all__ = [
     "POLICY",
     "ConfineError",
     "apply",
     "build_seccomp_filter",
+    "kernel",
     "landlock",
     "landlock_abi",
     "namespaces",
@@ -57,26 +58,6 @@ __all__ = [
     "seccomp",
     "syscalls",
 ]
-
-# This directory as a package, so that its modules import each other: the runner loads this file by
-# path, and the directory must not go on sys.path (programs import from there).
-_PACKAGE = "_ptc_sandbox_linux"
-
-
-def _package_module(name):
-    if _PACKAGE not in sys.modules:
-        spec = importlib.machinery.ModuleSpec(_PACKAGE, None, is_package=True)
-        spec.submodule_search_locations = [os.path.dirname(os.path.abspath(__file__))]
-        sys.modules[_PACKAGE] = importlib.util.module_from_spec(spec)
-    return importlib.import_module(f"{_PACKAGE}.{name}")
-
-
-kernel = _package_module("kernel")
-syscalls = _package_module("syscalls")
-seccomp = _package_module("seccomp")
-landlock = _package_module("landlock")
-privileges = _package_module("privileges")
-namespaces = _package_module("namespaces")
 
 ConfineError = kernel.ConfineError
 POLICY = seccomp.POLICY
