@@ -25,49 +25,49 @@ import sys
 import threading
 
 
-def _read_outside(config, out):
+def _read_outside(config: dict, out: dict) -> None:
     with open(config["sentinel"], "rb") as f:
         out["leaked"] = f.read().decode("utf-8", "replace")
 
 
-def _write_outside(config, out):
+def _write_outside(config: dict, out: dict) -> None:
     # Left in place if it works: the caller checks from outside that it is not there, and removes it.
     with open(config["writeTarget"], "xb") as f:
         f.write(b"escaped")
 
 
-def _connect(config, out):
+def _connect(config: dict, out: dict) -> None:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.settimeout(2)
         s.connect(("127.0.0.1", int(config["port"])))
 
 
-def _fork(config, out):
+def _fork(config: dict, out: dict) -> None:
     pid = os.fork()
     if pid == 0:
         os._exit(0)
     os.waitpid(pid, 0)
 
 
-def _spawn(config, out):
+def _spawn(config: dict, out: dict) -> None:
     pid = os.posix_spawn("/bin/true", ["true"], {})
     os.waitpid(pid, 0)
 
 
-def _read_passwd(config, out):
+def _read_passwd(config: dict, out: dict) -> None:
     with open("/etc/passwd", "rb"):
         pass
 
 
-def _unix_socket(config, out):
+def _unix_socket(config: dict, out: dict) -> None:
     socket.socket(socket.AF_UNIX, socket.SOCK_STREAM).close()
 
 
-def _signal_parent(config, out):
+def _signal_parent(config: dict, out: dict) -> None:
     os.kill(os.getppid(), 0)
 
 
-def _list_users(config, out):
+def _list_users(config: dict, out: dict) -> None:
     os.listdir("/Users")
 
 
@@ -85,7 +85,7 @@ ATTEMPTS = {
 }
 
 
-def _scratch():
+def _scratch() -> bool:
     path = os.path.join(os.getcwd(), "probe.txt")
     with open(path, "w") as f:
         f.write("ok")
@@ -93,14 +93,14 @@ def _scratch():
         return f.read() == "ok"
 
 
-def _socketpair():
+def _socketpair() -> bool:
     a, b = socket.socketpair()
     with a, b:
         a.sendall(b"x")
         return b.recv(1) == b"x"
 
 
-def _thread():
+def _thread() -> bool:
     ran = []
     thread = threading.Thread(target=lambda: ran.append(True))
     thread.start()
@@ -112,7 +112,7 @@ def _thread():
 WORKS = {"scratch": _scratch, "socketpair": _socketpair, "thread": _thread}
 
 
-def probe(config):
+def probe(config: dict) -> dict:
     """Makes the attempts and checks the controls CONFIG names; returns the report."""
     out = {"confined": True, "refused": {}, "leaked": None, "works": {}}
     for name in config["attempts"]:
@@ -131,7 +131,7 @@ def probe(config):
     return out
 
 
-def _confine(spec):
+def _confine(spec: dict) -> object:
     """Applies the confine spec as the runner does. Its module is imported the plain way, as a member
     of its directory's package with the parent directory on sys.path: this process runs no program."""
     import importlib
@@ -142,7 +142,7 @@ def _confine(spec):
     return module.apply(spec)
 
 
-def main():
+def main() -> None:
     config = json.loads(sys.argv[1])
     try:
         report = _confine(config["confine"]) if config.get("confine") else None

@@ -5,21 +5,27 @@ answers calls `runner.calls.ask(name, ...)` and has its answer in src/execution/
 channel-messages.integration.test.ts checks that both sides name the same helpers.
 """
 
+from __future__ import annotations
+
 import json
+from typing import TYPE_CHECKING, Any
 
 from .calls import ToolError
 from .media import Media, make_show
 
+if TYPE_CHECKING:
+    from .program import Runner
 
-def _tool_error(runner):
+
+def _tool_error(runner: Runner) -> Any:
     return ToolError
 
 
-def _media(runner):
+def _media(runner: Runner) -> Any:
     return Media
 
 
-def _emit(runner):
+def _emit(runner: Runner) -> Any:
     to_bytes = runner.channel.to_bytes
 
     def emit(value):
@@ -38,7 +44,7 @@ def _emit(runner):
     return emit
 
 
-def _show(runner):
+def _show(runner: Runner) -> Any:
     channel = runner.channel
     return make_show(
         lambda mime_type, data: channel.send({"type": "show", "mime_type": mime_type, "data": data})
@@ -53,13 +59,13 @@ _MEDIA_FIELDS = ("type", "mime_type", "size", "data", "text", "uri")
 _STORE_ROOM = 2048
 
 
-def _check_key(helper, key):
+def _check_key(helper: str, key: object) -> None:
     """The state helpers take a str key: anything else is the program's TypeError."""
     if not isinstance(key, str):
         raise TypeError(f"{helper}() takes a str key, not {type(key).__name__}")
 
 
-def _store(runner):
+def _store(runner: Runner) -> Any:
     calls = runner.calls
     tool_error = ToolError
     media_class = Media
@@ -104,7 +110,7 @@ def _store(runner):
     return store
 
 
-def _load(runner):
+def _load(runner: Runner) -> Any:
     calls = runner.calls
     channel = runner.channel
     media_class = Media
@@ -120,7 +126,7 @@ def _load(runner):
         if isinstance(value, dict):
             inner = value.get(_MEDIA_KEY)
             if len(value) == 1 and isinstance(inner, dict):
-                return media_class(*(inner.get(field) for field in _MEDIA_FIELDS))
+                return media_class(*(inner.get(field) for field in _MEDIA_FIELDS))  # pyright: ignore[reportArgumentType]
             for key, item in value.items():
                 value[key] = restore(item)
         elif isinstance(value, list):
@@ -142,7 +148,7 @@ def _load(runner):
     return load
 
 
-def _stored(runner):
+def _stored(runner: Runner) -> Any:
     ask = runner.calls.ask
 
     async def stored():
@@ -152,7 +158,7 @@ def _stored(runner):
     return stored
 
 
-def _forget(runner):
+def _forget(runner: Runner) -> Any:
     ask = runner.calls.ask
 
     async def forget(key):
@@ -163,7 +169,7 @@ def _forget(runner):
     return forget
 
 
-def _list_callable_tools(runner):
+def _list_callable_tools(runner: Runner) -> Any:
     ask = runner.calls.ask
 
     async def list_callable_tools(query=None, server=None):
@@ -174,7 +180,7 @@ def _list_callable_tools(runner):
     return list_callable_tools
 
 
-def _inspect_tool(runner):
+def _inspect_tool(runner: Runner) -> Any:
     ask = runner.calls.ask
 
     async def inspect_tool(tool_name=None, tool_names=None, brief=False):
@@ -185,7 +191,7 @@ def _inspect_tool(runner):
     return inspect_tool
 
 
-def _server_status(runner):
+def _server_status(runner: Runner) -> Any:
     ask = runner.calls.ask
 
     async def server_status():
@@ -211,7 +217,7 @@ HELPERS = {
 }
 
 
-def build(runner):
+def build(runner: Runner) -> dict[str, Any]:
     """The helpers' values, by name, for one run."""
     values = {}
     for name, factory in HELPERS.items():

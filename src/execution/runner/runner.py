@@ -75,10 +75,10 @@ def load_module(path: str, package: str) -> ModuleType:
 __package__ = load_package(_PACKAGE, _HERE).__name__
 
 
-def _set_limits(limits):
+def _set_limits(limits: dict[str, Any]) -> None:
     import resource
 
-    def hard_set(which, value, slack=0):
+    def hard_set(which: int, value: Any, slack: int = 0) -> None:
         if value is None:
             return
         value = int(value)
@@ -98,7 +98,7 @@ def _set_limits(limits):
         hard_set(resource.RLIMIT_AS, limits.get("address_space_bytes"))
 
 
-def _hinted_limits(start, confine_report):
+def _hinted_limits(start: dict[str, Any], confine_report: Any) -> dict[str, Any]:
     """What an error's hint may name: the file size limit, and the scratch cap when the sandbox
     made the scratch directory a capped tmpfs (it says so in its report)."""
     confine = start.get("confine") or {}
@@ -110,28 +110,28 @@ def _hinted_limits(start, confine_report):
     }
 
 
-def _apply_confine(spec):
+def _apply_confine(spec: dict[str, Any]) -> Any:
     path = spec.get("module")
     if not isinstance(path, str) or not os.path.isabs(path):
         raise ValueError('confine spec needs an absolute "module" path')
     return load_module(path, _CONFINE_PACKAGE).apply(spec)
 
 
-def _import_asyncio():
+def _import_asyncio() -> None:
     # asyncio imports ssl for TLS transports only; programs have no network, and OpenSSL is the
     # slowest part of a child's start. Block it while asyncio loads, then let programs import it.
     saved_ssl = sys.modules.get("ssl", False)
-    sys.modules["ssl"] = None
+    sys.modules["ssl"] = None  # pyright: ignore[reportArgumentType]
     try:
         import asyncio  # noqa: F401
     finally:
         if saved_ssl is False:
             del sys.modules["ssl"]
         else:
-            sys.modules["ssl"] = saved_ssl
+            sys.modules["ssl"] = saved_ssl  # pyright: ignore[reportArgumentType]
 
 
-def preload(confine_module):
+def preload(confine_module: str) -> ModuleType:
     """Imports what every child needs, once, in a fork server that never runs a program: its
     children start with it all loaded. Makes nothing a child must have of its own (no event loop,
     no descriptor). Returns the confine module."""
@@ -146,7 +146,8 @@ def _runner_files() -> frozenset[str]:
     from .calls import CALL_FILE
 
     prefix = f"{_PACKAGE}."
-    files = [getattr(module, "__file__", None) for name, module in sys.modules.items() if name.startswith(prefix)]
+    modules = [module for name, module in sys.modules.items() if name.startswith(prefix)]
+    files = [getattr(module, "__file__", None) for module in modules]
     return frozenset([__file__, CALL_FILE, *filter(None, files)])
 
 
@@ -167,7 +168,7 @@ def channel_from_fd(fd: int) -> Channel:
     return Channel.from_fd(fd)
 
 
-def main(channel_fd=None, start=None):
+def main(channel_fd: int | None = None, start: Any = None) -> NoReturn:
     """Runs one child. `channel_fd`: the channel when a fork server made this process (it
     connected back to the parent); otherwise the channel is fd 3. `start`: the start message, when
     the fork server passed it on; otherwise it is read from the channel."""
@@ -184,7 +185,7 @@ def main(channel_fd=None, start=None):
         sys.stderr.write(f"ptc-mcp runner: no channel on fd {_CHANNEL_FD}: {exc}\n")
         os._exit(70)
 
-    def startup_failed(stage, exc):
+    def startup_failed(stage: str, exc: BaseException) -> NoReturn:
         channel.send({"type": "startup_failed", "stage": stage, "error": f"{type(exc).__name__}: {exc}"})
         os._exit(71)
 

@@ -41,7 +41,10 @@ privileges.drop_privileges(), privileges.forbid_new_privileges(), landlock.restr
 landlock.apply_landlock() with nothing in between), seccomp.install_seccomp(build_seccomp_filter()).
 """
 
+from __future__ import annotations
+
 import os
+from typing import Any
 
 from . import kernel, landlock, namespaces, privileges, seccomp, syscalls
 
@@ -67,10 +70,10 @@ _prctl = kernel.prctl
 _PR_GET_SECCOMP = kernel.PR_GET_SECCOMP
 
 
-_filters = {}
+_filters: dict[tuple[str, int], bytes] = {}
 
 
-def _compiled_filter(arch, self_pid):
+def _compiled_filter(arch: str, self_pid: int) -> bytes:
     """build_seccomp_filter, once per (arch, pid): a fork server's children all run as pid 2 of
     their own PID namespace and share the compiled filter."""
     key = (arch, self_pid)
@@ -79,7 +82,7 @@ def _compiled_filter(arch, self_pid):
     return _filters[key]
 
 
-def _single_threaded():
+def _single_threaded() -> bool:
     try:
         return len(os.listdir("/proc/self/task")) == 1
     except OSError:
@@ -88,7 +91,7 @@ def _single_threaded():
         return threading.active_count() == 1
 
 
-def apply(spec):
+def apply(spec: dict[str, Any]) -> dict[str, Any]:
     """Applies `spec` to this process for good. Returns a JSON-serialisable report."""
     if not isinstance(spec, dict):
         raise ConfineError("confine spec must be an object")

@@ -4,10 +4,13 @@ Standard library only: ctypes for the calls Python has no wrapper for, numbered 
 the architecture this process runs on.
 """
 
+from __future__ import annotations
+
 import ctypes
 import errno
 import os
 import platform
+from typing import Any
 
 from . import syscalls
 
@@ -41,16 +44,16 @@ class ConfineError(Exception):
     """The sandbox could not be applied; the message says why and how to fix it."""
 
 
-def machine():
+def machine() -> str:
     """This machine's architecture as syscalls.py names it ("x86_64", "aarch64", or another)."""
     name = platform.machine().lower()
     return {"amd64": "x86_64", "arm64": "aarch64"}.get(name, name)
 
 
-_libc = None
+_libc: ctypes.CDLL | None = None
 
 
-def libc():
+def libc() -> ctypes.CDLL:
     """The C library, opened once, with errno kept for the calls made through it."""
     global _libc
     if _libc is None:
@@ -61,7 +64,7 @@ def libc():
     return _libc
 
 
-def call(name, *args):
+def call(name: str, *args: Any) -> None:
     """A C library function by name that returns 0, or -1 with errno; raises OSError."""
     ctypes.set_errno(0)
     if getattr(libc(), name)(*args) != 0:
@@ -69,7 +72,7 @@ def call(name, *args):
         raise OSError(err, f"{name}: {os.strerror(err)}")
 
 
-def syscall(name, *args):
+def syscall(name: str, *args: Any) -> int:
     """syscall(2) by name; raises OSError with the call's errno."""
     arch = machine()
     nr = syscalls.SYSCALLS[name][syscalls.ARCHES.index(arch)]
@@ -83,7 +86,7 @@ def syscall(name, *args):
     return result
 
 
-def prctl(option, arg2=0, arg3=0, arg4=0, arg5=0):
+def prctl(option: int, arg2: int = 0, arg3: int = 0, arg4: int = 0, arg5: int = 0) -> int:
     """prctl(2); raises OSError with its errno."""
     ctypes.set_errno(0)
     result = libc().prctl(

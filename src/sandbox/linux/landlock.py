@@ -7,9 +7,12 @@ prepare_ruleset() while they are reachable, restrict_self() once no_new_privs is
 apply_landlock() does both, for a caller with nothing in between.
 """
 
+from __future__ import annotations
+
 import ctypes
 import os
 import struct
+from typing import Any
 
 from .kernel import ConfineError, syscall
 
@@ -54,7 +57,7 @@ _READ_WRITE = (
 )
 
 
-def landlock_abi():
+def landlock_abi() -> int:
     """The kernel's Landlock ABI version, 0 when Landlock is absent or disabled."""
     try:
         return syscall(
@@ -67,7 +70,7 @@ def landlock_abi():
         return 0
 
 
-def prepare_ruleset(rules, abi):
+def prepare_ruleset(rules: dict[str, Any], abi: int) -> int:
     """Creates a ruleset for `abi` with the rules of `rules` (the spec's "landlock" object) and returns
     its fd, for restrict_self(). Paths are opened here: call it while they are still reachable (before
     the uid changes). A path that does not exist is skipped."""
@@ -118,13 +121,13 @@ def prepare_ruleset(rules, abi):
     return ruleset
 
 
-def _is_dir_fd(fd):
+def _is_dir_fd(fd: int) -> bool:
     import stat
 
     return stat.S_ISDIR(os.fstat(fd).st_mode)
 
 
-def restrict_self(ruleset):
+def restrict_self(ruleset: int) -> None:
     """Restricts this thread (and what it starts later) to `ruleset`, and closes the fd. Needs
     no_new_privs (or CAP_SYS_ADMIN)."""
     try:
@@ -135,6 +138,6 @@ def restrict_self(ruleset):
         os.close(ruleset)
 
 
-def apply_landlock(rules, abi):
+def apply_landlock(rules: dict[str, Any], abi: int) -> None:
     """prepare_ruleset() then restrict_self(), for a caller that already set no_new_privs."""
     restrict_self(prepare_ruleset(rules, abi))

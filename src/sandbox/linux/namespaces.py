@@ -18,9 +18,12 @@ Without the kernel support (no unprivileged user namespaces, a container that re
 each step reports the weaker bound in force instead; `apply` returns what holds.
 """
 
+from __future__ import annotations
+
 import ctypes
 import os
 import resource
+from typing import Any
 
 from .kernel import CLONE_NEWNS, CLONE_NEWUSER, call
 
@@ -33,24 +36,24 @@ _MS_REC = 16384
 _MS_PRIVATE = 1 << 18
 
 
-def _encode(value):
+def _encode(value: str | None) -> bytes | None:
     return None if value is None else os.fsencode(value)
 
 
-def _mount(source, target, fstype, flags, data=None):
+def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
     call("mount", _encode(source), _encode(target), _encode(fstype), ctypes.c_ulong(flags), _encode(data))
 
 
-def _under(path, top):
+def _under(path: str, top: str) -> bool:
     return path == top or path.startswith(top.rstrip("/") + "/")
 
 
-def apply(spec, drop):
+def apply(spec: dict[str, Any], drop: tuple[int, int] | None) -> dict[str, str | None]:
     """Applies the scratch, thread and path bounds. `drop` is the (uid, gid) root will become, or
     None. Returns a report: {"scratch": str, "threads": str, "paths": str | None}."""
     scratch = spec.get("scratch") or {}
     threads = spec.get("threads")
-    report = {"scratch": None, "threads": None, "paths": None}
+    report: dict[str, str | None] = {"scratch": None, "threads": None, "paths": None}
     is_root = os.geteuid() == 0
     namespace = bool(spec.get("namespace"))
     mounts = namespace
@@ -96,7 +99,7 @@ def apply(spec, drop):
     return report
 
 
-def _enter_user_namespace():
+def _enter_user_namespace() -> None:
     """A user namespace where this process keeps its uid and gid (RLIMIT_NPROC counts it alone),
     with a mount namespace it may change."""
     uid, gid = os.getuid(), os.getgid()
@@ -106,7 +109,9 @@ def _enter_user_namespace():
             f.write(text)
 
 
-def _mount_scratch(scratch, namespace, drop, forked=False):
+def _mount_scratch(
+    scratch: dict[str, Any], namespace: bool, drop: tuple[int, int] | None, forked: bool = False
+) -> None:
     """The scratch tmpfs with its two limits; the process's cwd moves onto it."""
     path = scratch["path"]
     options = f"size={int(scratch['bytes'])},nr_inodes={int(scratch['files'])}"
@@ -141,7 +146,7 @@ def _mount_scratch(scratch, namespace, drop, forked=False):
     os.chdir(path)
 
 
-def _reach_as(spec, uid, gid):
+def _reach_as(spec: dict[str, Any], uid: int, gid: int) -> str | None:
     """Makes every path the program needs reachable by uid/gid; returns what was covered."""
     landlock = spec.get("landlock") or {}
     listed = (landlock.get("readOnly") or []) + (landlock.get("devices") or [])
@@ -178,7 +183,7 @@ def _reach_as(spec, uid, gid):
     return f"bound for uid {uid} under {', '.join(tops)}"
 
 
-def _first_blocked(path, uid, gid):
+def _first_blocked(path: str, uid: int, gid: int) -> str | None:
     """The outermost directory above `path` that uid/gid cannot traverse, or None."""
     os.setegid(gid)
     os.seteuid(uid)
@@ -194,7 +199,7 @@ def _first_blocked(path, uid, gid):
         os.setegid(0)
 
 
-def _tasks_of(uid):
+def _tasks_of(uid: int) -> int:
     """Tasks (threads) of `uid` running now, as RLIMIT_NPROC counts them."""
     count = 0
     for pid in os.listdir("/proc"):

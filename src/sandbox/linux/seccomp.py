@@ -6,6 +6,8 @@ syscalls.py (test/sandbox/seccomp_emulator.py runs the result in a BPF interpret
 install_seccomp() puts it on every thread of this process, for good.
 """
 
+from __future__ import annotations
+
 import ctypes
 import errno
 import os
@@ -106,30 +108,30 @@ _OFF_NR = 0
 _OFF_ARCH = 4
 
 
-def _arg_low(index):
+def _arg_low(index: int) -> int:
     """Offset of the low 32 bits of syscall argument `index` (pid_t, int and flags are 32-bit)."""
     return 16 + 8 * index
 
 
 class _Assembler:
-    def __init__(self):
-        self.code = []
-        self.labels = {}
+    def __init__(self) -> None:
+        self.code: list[tuple[int, int | str, int | str, int]] = []
+        self.labels: dict[str, int] = {}
 
-    def label(self, name):
+    def label(self, name: str) -> None:
         self.labels[name] = len(self.code)
 
-    def load(self, offset):
+    def load(self, offset: int) -> None:
         self.code.append((_LD_W_ABS, 0, 0, offset))
 
-    def ret(self, value):
+    def ret(self, value: int) -> None:
         self.code.append((_RET, 0, 0, value))
 
-    def jump(self, op, k, jt=0, jf=0):
+    def jump(self, op: int, k: int, jt: int | str = 0, jf: int | str = 0) -> None:
         """jt / jf: 0 = next instruction, or the name of a label further on."""
         self.code.append((op, jt, jf, k))
 
-    def build(self):
+    def build(self) -> bytes:
         out = []
         for at, (op, jt, jf, k) in enumerate(self.code):
             offsets = []
@@ -143,7 +145,7 @@ class _Assembler:
         return b"".join(out)
 
 
-def build_seccomp_filter(arch, self_pid):
+def build_seccomp_filter(arch: str, self_pid: int) -> bytes:
     """The filter as bytes of `struct sock_filter`, for `arch` ("x86_64" or "aarch64").
 
     `self_pid` is the pid as this process sees it (its own pid namespace): signals, prlimit and
@@ -152,7 +154,7 @@ def build_seccomp_filter(arch, self_pid):
         raise ConfineError(f"seccomp: no syscall table for architecture {arch!r}")
     column = syscalls.ARCHES.index(arch)
 
-    def number(name):
+    def number(name: str) -> int | None:
         entry = syscalls.SYSCALLS.get(name)
         if entry is None:
             raise ConfineError(f"seccomp: {name} is missing from syscalls.py")
@@ -229,7 +231,7 @@ _SECCOMP_SET_MODE_FILTER = 1
 _SECCOMP_FILTER_FLAG_TSYNC = 1
 
 
-def install_seccomp(program):
+def install_seccomp(program: bytes) -> None:
     """Installs `program` (build_seccomp_filter's bytes) on every thread of this process. Needs
     no_new_privs (or CAP_SYS_ADMIN); nothing undoes it."""
     count = len(program) // 8

@@ -40,7 +40,7 @@ import signal
 import socket
 import sys
 from types import ModuleType
-from typing import Any
+from typing import Any, NoReturn
 
 _CHANNEL_FD = 3
 _PRIVATE_FD = 255
@@ -82,7 +82,7 @@ class _Zygote:
     def send(self, message: dict[str, Any]) -> None:
         self.channel.send(message)
 
-    def serve(self):
+    def serve(self) -> NoReturn:
         import select
 
         wake_r, wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
@@ -122,7 +122,7 @@ class _Zygote:
                     except ProcessLookupError:
                         pass
 
-    def reap(self):
+    def reap(self) -> None:
         while self.pids:
             try:
                 pid, status = os.waitpid(-1, os.WNOHANG)
@@ -138,7 +138,7 @@ class _Zygote:
             sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
             self.send({"type": "exit", "id": request_id, "code": code, "signal": sig})
 
-    def clone(self):
+    def clone(self) -> int:
         nr = self.syscalls.SYSCALLS["clone"][self.syscalls.ARCHES.index(self.machine)]
         api = ctypes.pythonapi
         api.PyOS_BeforeFork()
@@ -159,7 +159,7 @@ class _Zygote:
             raise OSError(err, f"clone: {os.strerror(err)}")
         return pid
 
-    def fork(self, request):
+    def fork(self, request: dict[str, Any]) -> None:
         request_id = request.get("id")
         try:
             sys.stderr.flush()
@@ -216,7 +216,7 @@ class _Zygote:
                 # A signal cannot end PID 1 from inside: its status is passed on as 128 + N.
                 os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
 
-    def program(self, request):
+    def program(self, request: dict[str, Any]) -> None:
         os.setsid()
         self.libc.prctl(self.kernel.PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         token = str(request.get("token"))
