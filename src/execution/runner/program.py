@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import builtins
+import inspect
 import linecache
 import os
 import warnings
@@ -18,7 +19,7 @@ from . import calls, errors, helpers, kept_files, media, output, preflight, prog
 if TYPE_CHECKING:
     from .channel import Channel
 
-_CO_COROUTINE = 0x80
+_CO_COROUTINE = inspect.CO_COROUTINE
 
 
 def _refuse_nested_run(original_run: Callable[..., Any]) -> Callable[..., Any]:

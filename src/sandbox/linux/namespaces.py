@@ -25,15 +25,18 @@ import os
 import resource
 from typing import Any
 
-from .kernel import CLONE_NEWNS, CLONE_NEWUSER, call
-
-_MS_RDONLY = 1
-_MS_NOSUID = 2
-_MS_NODEV = 4
-_MS_REMOUNT = 32
-_MS_BIND = 4096
-_MS_REC = 16384
-_MS_PRIVATE = 1 << 18
+from .kernel import (
+    CLONE_NEWNS,
+    CLONE_NEWUSER,
+    MS_BIND,
+    MS_NODEV,
+    MS_NOSUID,
+    MS_PRIVATE,
+    MS_RDONLY,
+    MS_REC,
+    MS_REMOUNT,
+    call,
+)
 
 
 def _encode(value: str | None) -> bytes | None:
@@ -60,7 +63,7 @@ def apply(spec: dict[str, Any], drop: tuple[int, int] | None) -> dict[str, str |
     if spec.get("forked"):
         # A fork server made this process in a mount namespace of its own (and a user namespace
         # when unprivileged): see zygote.py. Nothing to unshare; the mounts stay its own.
-        _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
+        _mount(None, "/", None, MS_REC | MS_PRIVATE)
         mounts = True
         if not is_root:
             report["threads"] = "user namespace"
@@ -73,7 +76,7 @@ def apply(spec: dict[str, Any], drop: tuple[int, int] | None) -> dict[str, str |
             else:
                 _enter_user_namespace()
                 report["threads"] = "user namespace"
-            _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
+            _mount(None, "/", None, MS_REC | MS_PRIVATE)
             mounts = True
         except OSError as exc:
             report["scratch"] = f"on the host file system, watched by the server ({exc.strerror})"
@@ -121,7 +124,7 @@ def _mount_scratch(
         # socket, its /proc). The way down to the scratch dir is made in it.
         top = scratch["mountPoint"]
         mode = "0755" if drop else "0700"
-        _mount("tmpfs", top, "tmpfs", _MS_NOSUID | _MS_NODEV, f"{options},mode={mode}")
+        _mount("tmpfs", top, "tmpfs", MS_NOSUID | MS_NODEV, f"{options},mode={mode}")
         relative = os.path.relpath(path, top)
         for depth, _ in enumerate([] if relative == "." else relative.split("/")):
             part = os.path.join(top, *relative.split("/")[: depth + 1])
@@ -131,7 +134,7 @@ def _mount_scratch(
     elif namespace:
         # bwrap's tmpfs (at /tmp, or at the scratch dir): the same file system with limits.
         top = scratch["mountPoint"]
-        _mount(None, top, None, _MS_REMOUNT | _MS_NOSUID | _MS_NODEV, options)
+        _mount(None, top, None, MS_REMOUNT | MS_NOSUID | MS_NODEV, options)
         if drop:
             # bwrap made the way to the scratch dir root's and 0700: the program's uid (which
             # confine.py makes the scratch dir's owner) must be able to traverse it.
@@ -142,7 +145,7 @@ def _mount_scratch(
     else:
         owner = f",uid={drop[0]},gid={drop[1]}" if drop else ""
         os.makedirs(path, mode=0o700, exist_ok=True)
-        _mount("tmpfs", path, "tmpfs", _MS_NOSUID | _MS_NODEV, f"{options},mode=0700{owner}")
+        _mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, f"{options},mode=0700{owner}")
     os.chdir(path)
 
 
@@ -166,15 +169,15 @@ def _reach_as(spec: dict[str, Any], uid: int, gid: int) -> str | None:
     handles = [(path, os.open(path, os.O_PATH | os.O_CLOEXEC)) for path in binds]
     try:
         for top in tops:
-            _mount("tmpfs", top, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=1m,nr_inodes=4096,mode=0755")
+            _mount("tmpfs", top, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,nr_inodes=4096,mode=0755")
         for path, fd in handles:
             os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
             if os.path.isdir(f"/proc/self/fd/{fd}"):
                 os.makedirs(path, mode=0o755, exist_ok=True)
             else:
                 os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o644))
-            _mount(f"/proc/self/fd/{fd}", path, None, _MS_BIND | _MS_REC)
-            _mount(None, path, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
+            _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
+            _mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
         if scratch_path:
             os.makedirs(os.path.dirname(scratch_path), mode=0o755, exist_ok=True)
     finally:

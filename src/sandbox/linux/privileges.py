@@ -14,6 +14,8 @@ import struct
 from typing import Any
 
 from .kernel import (
+    CAP_SETPCAP,
+    LINUX_CAPABILITY_VERSION_3,
     PR_CAP_AMBIENT,
     PR_CAP_AMBIENT_CLEAR_ALL,
     PR_CAPBSET_DROP,
@@ -21,6 +23,12 @@ from .kernel import (
     PR_SET_NO_NEW_PRIVS,
     PR_SET_PDEATHSIG,
     PR_SET_SECUREBITS,
+    SECBIT_KEEP_CAPS_LOCKED,
+    SECBIT_NO_CAP_AMBIENT_RAISE,
+    SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+    SECBIT_NO_SETUID_FIXUP_LOCKED,
+    SECBIT_NOROOT,
+    SECBIT_NOROOT_LOCKED,
     ConfineError,
     prctl,
     syscall,
@@ -48,14 +56,19 @@ def freeze_rlimits() -> None:
             raise ConfineError(f"cannot fix {name} at its soft value: {exc}") from exc
 
 
-_CAP_SETPCAP = 8
-_LINUX_CAPABILITY_VERSION_3 = 0x20080522
 # NOROOT, NO_SETUID_FIXUP kept off, KEEP_CAPS off, NO_CAP_AMBIENT_RAISE; each of them locked.
-_SECUREBITS = (1 << 0) | (1 << 1) | (1 << 3) | (1 << 5) | (1 << 6) | (1 << 7)
+_SECUREBITS = (
+    SECBIT_NOROOT
+    | SECBIT_NOROOT_LOCKED
+    | SECBIT_NO_SETUID_FIXUP_LOCKED
+    | SECBIT_KEEP_CAPS_LOCKED
+    | SECBIT_NO_CAP_AMBIENT_RAISE
+    | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED
+)
 
 
 def _capget() -> dict[str, int]:
-    header = ctypes.create_string_buffer(struct.pack("<Ii", _LINUX_CAPABILITY_VERSION_3, 0), 8)
+    header = ctypes.create_string_buffer(struct.pack("<Ii", LINUX_CAPABILITY_VERSION_3, 0), 8)
     data = ctypes.create_string_buffer(24)
     syscall("capget", header, data)
     e0, p0, i0, e1, p1, i1 = struct.unpack("<6I", data.raw)
@@ -63,7 +76,7 @@ def _capget() -> dict[str, int]:
 
 
 def _capset_empty() -> None:
-    header = ctypes.create_string_buffer(struct.pack("<Ii", _LINUX_CAPABILITY_VERSION_3, 0), 8)
+    header = ctypes.create_string_buffer(struct.pack("<Ii", LINUX_CAPABILITY_VERSION_3, 0), 8)
     data = ctypes.create_string_buffer(24)
     syscall("capset", header, data)
 
@@ -141,7 +154,7 @@ def drop_privileges(spec: dict[str, Any]) -> str:
             become = (int(drop["uid"]), int(drop["gid"]))
             for path in (spec.get("landlock") or {}).get("readWrite") or []:
                 _chown_tree(path, *become)
-    if _capget()["effective"] & (1 << _CAP_SETPCAP):
+    if _capget()["effective"] & (1 << CAP_SETPCAP):
         prctl(PR_SET_SECUREBITS, _SECUREBITS)
         for cap in range(last + 1):
             prctl(PR_CAPBSET_DROP, cap)

@@ -13,9 +13,25 @@ import errno
 import os
 import socket
 import struct
+import termios
 
 from . import syscalls
-from .kernel import CLONE_NAMESPACES, ConfineError, syscall
+from .kernel import (
+    CLONE_NAMESPACES,
+    CLONE_THREAD,
+    PR_CAP_AMBIENT,
+    PR_SET_DUMPABLE,
+    PR_SET_KEEPCAPS,
+    PR_SET_MM,
+    PR_SET_PDEATHSIG,
+    PR_SET_PTRACER,
+    PR_SET_SECUREBITS,
+    PR_SET_SPECULATION_CTRL,
+    SECCOMP_FILTER_FLAG_TSYNC,
+    SECCOMP_SET_MODE_FILTER,
+    ConfineError,
+    syscall,
+)
 
 # The policy. Default: allow (what threads, asyncio and the standard library need keeps working);
 # these calls are refused. EPERM makes Python raise PermissionError.
@@ -23,14 +39,21 @@ from .kernel import CLONE_NAMESPACES, ConfineError, syscall
 _EPERM = errno.EPERM
 _ENOSYS = errno.ENOSYS
 
-_CLONE_THREAD = 0x00010000
 _AF_UNIX = socket.AF_UNIX
 _PRIO_PROCESS = os.PRIO_PROCESS
-# TIOCSTI (push input into a terminal), TIOCLINUX, TIOCCONS, TIOCSETD (line disciplines)
-_TTY_IOCTLS = (0x5412, 0x541C, 0x541D, 0x5423)
-# PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_KEEPCAPS, PR_SET_SECUREBITS, PR_SET_MM, PR_CAP_AMBIENT,
-# PR_SET_SPECULATION_CTRL, PR_SET_PTRACER: nothing a program needs, each loosens something.
-_PRCTL_DENIED = (1, 4, 8, 28, 35, 47, 53, 0x59616D61)
+# Push input into a terminal, TIOCLINUX, the console, line disciplines.
+_TTY_IOCTLS = (termios.TIOCSTI, termios.TIOCLINUX, termios.TIOCCONS, termios.TIOCSETD)
+# Nothing a program needs, each loosens something.
+_PRCTL_DENIED = (
+    PR_SET_PDEATHSIG,
+    PR_SET_DUMPABLE,
+    PR_SET_KEEPCAPS,
+    PR_SET_SECUREBITS,
+    PR_SET_MM,
+    PR_CAP_AMBIENT,
+    PR_SET_SPECULATION_CTRL,
+    PR_SET_PTRACER,
+)
 
 POLICY = {
     # Refused with EPERM.
@@ -189,7 +212,7 @@ def build_seccomp_filter(arch: str, self_pid: int) -> bytes:
         kind = rule[0]
         if kind == "thread_only":
             asm.load(_arg_low(0))
-            asm.jump(_JSET, _CLONE_THREAD, 0, deny)
+            asm.jump(_JSET, CLONE_THREAD, 0, deny)
             asm.jump(_JSET, CLONE_NAMESPACES, deny, allow)
         elif kind == "arg_eq":
             asm.load(_arg_low(rule[1]))
@@ -227,10 +250,6 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-_SECCOMP_SET_MODE_FILTER = 1
-_SECCOMP_FILTER_FLAG_TSYNC = 1
-
-
 def install_seccomp(program: bytes) -> None:
     """Installs `program` (build_seccomp_filter's bytes) on every thread of this process. Needs
     no_new_privs (or CAP_SYS_ADMIN); nothing undoes it."""
@@ -240,8 +259,8 @@ def install_seccomp(program: bytes) -> None:
     try:
         result = syscall(
             "seccomp",
-            ctypes.c_uint(_SECCOMP_SET_MODE_FILTER),
-            ctypes.c_uint(_SECCOMP_FILTER_FLAG_TSYNC),
+            ctypes.c_uint(SECCOMP_SET_MODE_FILTER),
+            ctypes.c_uint(SECCOMP_FILTER_FLAG_TSYNC),
             ctypes.byref(fprog),
         )
     except OSError as exc:

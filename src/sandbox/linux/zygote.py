@@ -43,7 +43,6 @@ from types import ModuleType
 from typing import Any, NoReturn
 
 _CHANNEL_FD = 3
-_PRIVATE_FD = 255
 _MAX_LINE = 1 << 20
 
 
@@ -57,6 +56,7 @@ class _Zygote:
         namespaces: str,
     ) -> None:
         self.runner_main = runner["main"]
+        self.private_fd: int = runner["_PRIVATE_FD"]
         self.syscalls = confine.syscalls
         self.kernel = kernel = confine.kernel
         self.machine = kernel.machine()
@@ -234,7 +234,7 @@ class _Zygote:
         os.dup2(output.fileno(), 2)
         output.close()
         # Where the runner keeps its channel when it takes it from fd 3 (out of a program's way).
-        private = os.dup2(channel.fileno(), _PRIVATE_FD, inheritable=False)
+        private = os.dup2(channel.fileno(), self.private_fd, inheritable=False)
         channel.close()
         os.closerange(3, private)
         os.closerange(private + 1, 1 << 16)
