@@ -8,7 +8,8 @@ once, in src/execution/channel-messages.ts (checked against these modules by a t
 
   (a) take the channel (channel.py) and read `start` (a fork server passes it on instead);
   (b) set the rlimits, then confine: when `start.confine` is an object, its "module" key is the
-      absolute path of a Python file, imported by path; `apply(confine)` is called with the whole
+      absolute path of a Python file, imported as a member of the package its directory makes
+      (load_module: it may import its siblings relatively); `apply(confine)` is called with the whole
       object and may return a JSON-serialisable report (e.g. {"tier": "linux:landlock+seccomp"})
       passed back in `ready`. If it raises, the child reports `startup_failed` (stage "confine");
   (c) load the rest of the runtime, already confined (program.py: the Runner), and warm it up;
@@ -22,9 +23,9 @@ wrapper still holds the pipe), points fd 1 and 2 at /dev/null, sends `done` and 
 
 The runner's modules sit next to this file and form the package `_ptc_runner` (load_package): they
 import each other relatively (`from . import calls`), and nothing is added to sys.path, so a
-program cannot import them by a name of its own. load_package is the runtime's one module loader:
-the runner loads the sandbox's confine module with it too, and the fork server (zygote.py) runs
-this file (runpy) and loads everything else through it.
+program's `import errors` or `import calls` finds nothing of the runner's. load_package is the
+runtime's one module loader: the runner loads the sandbox's confine module with it too, and the
+fork server (zygote.py) runs this file (runpy) and loads everything else through it.
 """
 
 from __future__ import annotations

@@ -2,11 +2,11 @@
 
 The child's bootstrap (src/execution/runner/runner.py) imports this file by absolute path, as a
 member of the package its directory makes (runner.py's load_module: the modules here import each
-other relatively, and the directory never goes on sys.path), and calls
-`apply(spec)` after its rlimits and before it reads the program. Standard library only (ctypes for
-the raw calls). One concern a module, next to this file: privileges.py (rlimits, credentials,
-capabilities), namespaces.py, landlock.py, seccomp.py (the policy), kernel.py (the raw calls),
-syscalls.py (their numbers); apply() puts them together. Everything is applied to this process, in
+other relatively, and the directory never goes on sys.path), and calls `apply(spec)` after its
+rlimits and before it reads the program. Standard library only (ctypes for the raw calls). One
+concern a module, next to this file: privileges.py (rlimits, credentials, capabilities),
+namespaces.py, landlock.py, seccomp.py (the policy), kernel.py (the raw calls and the kernel's
+numbers the standard library lacks), syscalls.py (the syscall numbers); apply() puts them together. Everything is applied to this process, in
 this order:
 
   1. every rlimit: soft = hard (the program can never raise one again; the CPU limit's hard

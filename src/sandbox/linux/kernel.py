@@ -1,4 +1,7 @@
-"""Raw kernel calls for the confine modules (seccomp.py, landlock.py, privileges.py, confine.py).
+"""Raw kernel calls for the confine modules (seccomp.py, landlock.py, privileges.py, confine.py),
+and the one home of the kernel's numbers they need that the standard library lacks (prctl options,
+clone and mount flags, capabilities, securebits, seccomp(2) and Landlock), named as the kernel's
+headers name them; what errno, signal, socket, os, termios or resource have comes from there.
 
 Standard library only: ctypes for the calls Python has no wrapper for, numbered by syscalls.py for
 the architecture this process runs on.
