@@ -6,8 +6,8 @@ other relatively, and the directory never goes on sys.path), and calls `apply(sp
 rlimits and before it reads the program. Standard library only (ctypes for the raw calls). One
 concern a module, next to this file: privileges.py (rlimits, credentials, capabilities),
 namespaces.py, landlock.py, seccomp.py (the policy), kernel.py (the raw calls and the kernel's
-numbers the standard library lacks), syscalls.py (the syscall numbers); apply() puts them together. Everything is applied to this process, in
-this order:
+numbers the standard library lacks), syscalls.py (the syscall numbers); apply() puts them together.
+Everything is applied to this process, in this order:
 
   1. every rlimit: soft = hard (the program can never raise one again; the CPU limit's hard
      one a second above, for SIGXCPU to come first);
