@@ -70,7 +70,7 @@ def _store(runner: Runner) -> Any:
     tool_error = ToolError
     media_class = Media
 
-    def media_json(obj):
+    def media_json(obj: object) -> dict[str, Any]:
         if isinstance(obj, media_class):
             return {_MEDIA_KEY: {field: getattr(obj, field) for field in _MEDIA_FIELDS}}
         raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable")
@@ -79,7 +79,7 @@ def _store(runner: Runner) -> Any:
     encode_utf8 = json.JSONEncoder(ensure_ascii=False, **options).encode
     encode_ascii = json.JSONEncoder(ensure_ascii=True, **options).encode
 
-    def encode(message):
+    def encode(message: Any) -> bytes:
         try:
             text = encode_utf8(message)
             try:
@@ -91,7 +91,7 @@ def _store(runner: Runner) -> Any:
                 "store(): the value is nested too deep to keep; flatten it", tool="store", kind="too_large"
             ) from None
 
-    def check_size(size):
+    def check_size(size: int) -> None:
         limit = int(runner.state_limits.get("max_value_bytes") or 0)
         if size > limit + _STORE_ROOM:
             raise tool_error(
@@ -118,10 +118,10 @@ def _load(runner: Runner) -> Any:
     class Found:
         __slots__ = ("value",)
 
-        def __init__(self, value):
+        def __init__(self, value: Any) -> None:
             self.value = value
 
-    def restore(value):
+    def restore(value: Any) -> Any:
         # At most 64 levels deep: the parent refuses deeper values.
         if isinstance(value, dict):
             inner = value.get(_MEDIA_KEY)
@@ -134,7 +134,7 @@ def _load(runner: Runner) -> Any:
                 value[index] = restore(item)
         return value
 
-    def decode(payload):
+    def decode(payload: bytearray) -> Found:
         value = channel.text_value(payload)
         return Found(restore(value) if _MEDIA_MARK in payload else value)
 
