@@ -1,9 +1,13 @@
 // Lints the Python files named by ruff.toml's `include` with Ruff's WebAssembly build (no native
-// binary to install). Prints one `path:row:column code message` line per finding to stderr and
-// exits 1 when there is any (2 when it cannot lint), like `ruff check`.
+// binary to install), then type-checks the runtime with Pyright (npm's pure-JavaScript build: no
+// Python package needed) over what pyrightconfig.json includes. Prints one `path:row:column code
+// message` line per finding to stderr and exits 1 when there is any (2 when it cannot lint), like
+// `ruff check`.
 import {minimatch} from 'minimatch'
+import {spawnSync} from 'node:child_process'
 import {readdir, readFile} from 'node:fs/promises'
-import {dirname, join, sep} from 'node:path'
+import {createRequire} from 'node:module'
+import {dirname, join, relative, sep} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -50,6 +54,44 @@ async function main() {
 
   process.stderr.write(
     `lint-python: ${files.length} Python file(s) clean (Ruff ${ruff.Workspace.version()})\n`,
+  )
+  return typeCheck()
+}
+
+/** Pyright over what pyrightconfig.json includes: each error or warning on a line of its own. */
+function typeCheck() {
+  let pyright
+  try {
+    pyright = createRequire(import.meta.url).resolve('pyright')
+  } catch {
+    return fail('pyright is not installed: run `npm install`')
+  }
+
+  const args = [pyright, '--outputjson', '--project', join(root, 'pyrightconfig.json')]
+  const run = spawnSync(process.execPath, args, {cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024})
+  let report
+  try {
+    report = JSON.parse(run.stdout)
+  } catch {
+    return fail(`pyright did not report (exit code ${run.status}): ${(run.stderr || run.stdout).trim()}`)
+  }
+
+  const findings = report.generalDiagnostics.filter(({severity}) => severity !== 'information')
+  for (const {file, message, range, rule, severity} of findings) {
+    const where = `${relative(root, file).split(sep).join('/')}:${range.start.line + 1}:${range.start.character + 1}`
+    process.stderr.write(`${where} ${rule ?? severity} ${message.split('\n')[0]}\n`)
+  }
+
+  const {filesAnalyzed} = report.summary
+  if (findings.length > 0) {
+    process.stderr.write(
+      `lint-python: ${findings.length} type finding(s) in ${filesAnalyzed} file(s); settings in pyrightconfig.json\n`,
+    )
+    return 1
+  }
+
+  process.stderr.write(
+    `lint-python: ${filesAnalyzed} Python file(s) type-check clean (Pyright ${report.version})\n`,
   )
   return 0
 }

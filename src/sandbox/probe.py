@@ -24,51 +24,52 @@ import os
 import socket
 import sys
 import threading
+from collections.abc import Callable
 
 
-def _read_outside(config, out):
+def _read_outside(config: dict, out: dict) -> None:
     with open(config["sentinel"], "rb") as f:
         out["leaked"] = f.read().decode("utf-8", "replace")
 
 
-def _write_outside(config, out):
+def _write_outside(config: dict, out: dict) -> None:
     # Left in place if it works: the caller checks from outside that it is not there, and removes it.
     with open(config["writeTarget"], "xb") as f:
         f.write(b"escaped")
 
 
-def _connect(config, out):
+def _connect(config: dict, out: dict) -> None:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.settimeout(2)
         s.connect(("127.0.0.1", int(config["port"])))
 
 
-def _fork(config, out):
+def _fork(config: dict, out: dict) -> None:
     pid = os.fork()
     if pid == 0:
         os._exit(0)
     os.waitpid(pid, 0)
 
 
-def _spawn(config, out):
+def _spawn(config: dict, out: dict) -> None:
     pid = os.posix_spawn("/bin/true", ["true"], {})
     os.waitpid(pid, 0)
 
 
-def _read_passwd(config, out):
+def _read_passwd(config: dict, out: dict) -> None:
     with open("/etc/passwd", "rb"):
         pass
 
 
-def _unix_socket(config, out):
+def _unix_socket(config: dict, out: dict) -> None:
     socket.socket(socket.AF_UNIX, socket.SOCK_STREAM).close()
 
 
-def _signal_parent(config, out):
+def _signal_parent(config: dict, out: dict) -> None:
     os.kill(os.getppid(), 0)
 
 
-def _list_users(config, out):
+def _list_users(config: dict, out: dict) -> None:
     os.listdir("/Users")
 
 
@@ -86,7 +87,7 @@ ATTEMPTS = {
 }
 
 
-def _scratch():
+def _scratch() -> bool:
     path = os.path.join(os.getcwd(), "probe.txt")
     with open(path, "w") as f:
         f.write("ok")
@@ -94,14 +95,14 @@ def _scratch():
         return f.read() == "ok"
 
 
-def _socketpair():
+def _socketpair() -> bool:
     a, b = socket.socketpair()
     with a, b:
         a.sendall(b"x")
         return b.recv(1) == b"x"
 
 
-def _thread():
+def _thread() -> bool:
     ran = []
     thread = threading.Thread(target=lambda: ran.append(True))
     thread.start()
@@ -113,7 +114,10 @@ def _thread():
 WORKS = {"scratch": _scratch, "socketpair": _socketpair, "thread": _thread}
 
 
-def refused(action, refusal=OSError):
+def refused(
+    action: Callable[[], object],
+    refusal: type[BaseException] | tuple[type[BaseException], ...] = OSError,
+) -> bool:
     """Whether `action()` was refused: it raised `refusal` (OSError unless said). Anything else
     propagates: an attempt that fails for another reason proves nothing. The escape suites judge
     their attempts with this too (test/sandbox/programs.ts)."""
@@ -124,7 +128,7 @@ def refused(action, refusal=OSError):
     return False
 
 
-def works(action):
+def works(action: Callable[[], object]) -> bool:
     """Whether `action()` worked: it neither raised OSError nor returned False."""
     try:
         return action() is not False
@@ -132,7 +136,7 @@ def works(action):
         return False
 
 
-def probe(config):
+def probe(config: dict) -> dict:
     """Makes the attempts and checks the controls CONFIG names; returns the report."""
     out = {"confined": True, "refused": {}, "leaked": None, "works": {}}
     for name in config["attempts"]:
@@ -144,17 +148,18 @@ def probe(config):
     return out
 
 
-def _confine(spec):
-    """Applies the confine spec as the runner does (loads its module by path, calls apply)."""
-    import importlib.util
+def _confine(spec: dict) -> object:
+    """Applies the confine spec as the runner does. Its module is imported the plain way, as a member
+    of its directory's package with the parent directory on sys.path: this process runs no program."""
+    import importlib
 
-    module_spec = importlib.util.spec_from_file_location("_ptc_confine", spec["module"])
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
+    directory, file = os.path.split(spec["module"])
+    sys.path.insert(0, os.path.dirname(directory))
+    module = importlib.import_module(f"{os.path.basename(directory)}.{os.path.splitext(file)[0]}")
     return module.apply(spec)
 
 
-def main():
+def main() -> None:
     config = json.loads(sys.argv[1])
     try:
         report = _confine(config["confine"]) if config.get("confine") else None

@@ -1,5 +1,6 @@
 // The Python runtime's own unit tests (stdlib unittest, test/python/test_*.py): the seccomp
-// filter's assembler and the runner's error formatter, run by the interpreter the suite uses.
+// filter's assembler, the runner's error formatter and its channel framer, run by the interpreter the
+// suite uses.
 import {execFile} from 'node:child_process'
 import {dirname} from 'node:path'
 import {fileURLToPath} from 'node:url'

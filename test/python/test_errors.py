@@ -6,9 +6,8 @@ import linecache
 import sys
 import unittest
 
-import _paths
-
-errors = _paths.load_runner_module("errors")
+import _paths  # noqa: F401  (sys.path for `runner`)
+from runner import errors
 
 RUNNER = "/ptc/runner.py"
 PROGRAM = "<program>"

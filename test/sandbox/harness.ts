@@ -1,4 +1,5 @@
 import {execFileSync} from 'node:child_process'
+import {basename, dirname} from 'node:path'
 
 import type {ToolHost, ToolInfo} from '../../src/downstream/types.js'
 import type {SandboxBackend} from '../../src/sandbox/backend.js'
@@ -24,13 +25,14 @@ export const noTools: ToolHost = {
 
 /**
  * Runs `lines` of Python in a throwaway interpreter with confine.py loaded as `c` (and json and
- * sys imported); returns what it printed.
+ * sys imported), as a member of its directory's package (`linux.confine`: its modules import each
+ * other relatively); returns what it printed.
  */
 export function runWithConfine(lines: string[]): string {
   const script = [
-    'import importlib.util, json, sys',
-    `s = importlib.util.spec_from_file_location("c", ${JSON.stringify(CONFINE_MODULE)})`,
-    'c = importlib.util.module_from_spec(s); s.loader.exec_module(c)',
+    'import importlib, json, sys',
+    `sys.path.insert(0, ${JSON.stringify(dirname(dirname(CONFINE_MODULE)))})`,
+    `c = importlib.import_module("${basename(dirname(CONFINE_MODULE))}.confine")`,
     ...lines,
   ].join('\n')
   return execFileSync(testPython(), ['-I', '-S', '-B', '-c', script], {encoding: 'utf8'})

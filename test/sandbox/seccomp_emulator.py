@@ -5,8 +5,9 @@ Usage: python3 seccomp_emulator.py /abs/path/to/confine.py   Prints one JSON lin
 {"arches": [...], "checked": N, "failures": [...]}.
 """
 
-import importlib.util
+import importlib
 import json
+import os
 import struct
 import sys
 
@@ -65,9 +66,10 @@ def run_filter(program, nr, arch_value, args=(0, 0, 0, 0, 0, 0)):
 
 
 def main():
-    spec = importlib.util.spec_from_file_location("confine", sys.argv[1])
-    confine = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(confine)
+    # confine.py as a member of its directory's package (its modules import each other relatively).
+    directory, file = os.path.split(os.path.abspath(sys.argv[1]))
+    sys.path.insert(0, os.path.dirname(directory))
+    confine = importlib.import_module(f"{os.path.basename(directory)}.{os.path.splitext(file)[0]}")
     table = confine.syscalls
     failures = []
     checked = 0

@@ -1,8 +1,17 @@
 """Tool calls and helper requests of a program: ids, the futures waiting for their results, and the
 async functions a program calls its tools by (SPEC §6)."""
 
+from __future__ import annotations
+
 import asyncio
 import sys
+from collections.abc import Callable, Coroutine
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .channel import Channel
+    from .program_habits import NeverAwaited
 
 # The file name of the code every tool call's coroutine runs (see ToolCalls.__init__).
 CALL_FILE = "<tool call>"
@@ -28,7 +37,14 @@ ToolError.__qualname__ = "ToolError"
 class ToolCalls:
     """Sends a program's requests and hands each its result when the parent answers."""
 
-    def __init__(self, loop, channel, media, habits, never_awaited):
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        channel: Channel,
+        media: ModuleType,
+        habits: ModuleType,
+        never_awaited: NeverAwaited,
+    ) -> None:
         self.loop = loop
         self.channel = channel
         self.media = media
@@ -37,10 +53,11 @@ class ToolCalls:
         self.next_id = 0
         # Largest request message, in bytes (the run message's max_call_bytes).
         self.max_call_bytes = 0
-        self.pending = {}  # id -> (future, tool name, decoder of a text answer or None)
+        # id -> (future, tool name, decoder of a text answer or None)
+        self.pending: dict[Any, tuple[asyncio.Future[Any], str, Callable[[Any], Any] | None]] = {}
         # The coroutine of every tool call runs this code, compiled under a name of its own: a
         # task's repr ("running at ...") and its traceback frames never show the runner's path.
-        namespace = {}
+        namespace: dict[str, Any] = {}
         exec(
             compile(
                 "async def call(name, record, kwargs, started, call_tool):\n"
@@ -53,12 +70,19 @@ class ToolCalls:
         )
         self.call_code = namespace["call"]
 
-    def call_tool(self, name, args):
+    def call_tool(self, name: str, args: dict[str, Any]) -> Coroutine[Any, Any, Any]:
         self.next_id += 1
         call_id = self.next_id
         return self.request({"type": "call", "tool": name, "args": args, "id": call_id}, f"{name}()", name)
 
-    def ask(self, name, _encode=None, _decode=None, _max_bytes=None, **given):
+    def ask(
+        self,
+        name: str,
+        _encode: Callable[[Any], bytes] | None = None,
+        _decode: Callable[[Any], Any] | None = None,
+        _max_bytes: Callable[[int], None] | None = None,
+        **given: Any,
+    ) -> Coroutine[Any, Any, Any]:
         """A helper the parent answers, with the arguments given (None: not given). `_encode`
         serialises the message instead of the channel; `_decode(text)` makes the value of an
         answer that comes as text; `_max_bytes` replaces max_call_bytes."""
@@ -74,7 +98,15 @@ class ToolCalls:
             _max_bytes,
         )
 
-    async def request(self, message, what, tool_name, encode=None, decode=None, max_bytes=None):
+    async def request(
+        self,
+        message: dict[str, Any],
+        what: str,
+        tool_name: str,
+        encode: Callable[[Any], bytes] | None = None,
+        decode: Callable[[Any], Any] | None = None,
+        max_bytes: Callable[[int], None] | None = None,
+    ) -> Any:
         channel = self.channel
         call_id = message["id"]
         try:
@@ -100,7 +132,7 @@ class ToolCalls:
                 channel.send_bytes(channel.to_bytes({"type": "cancel", "id": call_id}))
             raise
 
-    def on_result(self, result, text):
+    def on_result(self, result: dict[str, Any], text: bytearray | None) -> None:
         """The parent's answer to a request (`text`: a lone text item's payload, else None)."""
         entry = self.pending.pop(result.get("id"), None)
         if entry is None or entry[0].done():
@@ -123,7 +155,7 @@ class ToolCalls:
                 )
             )
 
-    def make_tool(self, name):
+    def make_tool(self, name: str) -> Callable[..., Coroutine[Any, Any, Any]]:
         """The async function a program calls tool `name` by."""
         never_awaited = self.never_awaited
         program_line = self.habits.program_line

@@ -8,9 +8,13 @@ text's JSON when it parses, else the string (SPEC §6). Large results thus cross
 unescaped, and are parsed once, here.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import socket
+from collections.abc import Iterator
+from typing import Any
 
 READ_SIZE = 65536
 TEXT_HEADER = b'{"text_bytes":'
@@ -19,7 +23,7 @@ _JSON_STARTS = frozenset('{["-0123456789tfn')
 _DONTWAIT = getattr(socket, "MSG_DONTWAIT", 0)
 
 
-def _reject_constant(name):
+def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
@@ -27,25 +31,25 @@ class Channel:
     """The private socket to the parent. Blocking writes; reads are blocking before the program
     runs and non-blocking (driven by the event loop) while it runs."""
 
-    def __init__(self, sock):
+    def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
-        self.partial = []
+        self.partial: list[bytes] = []
         # Complete messages, in order: a JSON line, or (result header, text payload).
-        self.lines = []
+        self.lines: list[Any] = []
         # [result header, bytearray for the payload and its newline, bytes filled] while a text arrives.
-        self.text = None
+        self.text: Any = None
         self.encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
         self.encode_ascii = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode
         # NaN and Infinity are Python's extensions, not JSON: such a text stays a string.
         self.decode_strict = json.JSONDecoder(parse_constant=_reject_constant).decode
 
     @classmethod
-    def from_fd(cls, fd):
+    def from_fd(cls, fd: int) -> Channel:
         sock = socket.socket(fileno=fd)
         sock.setblocking(True)
         return cls(sock)
 
-    def feed(self, chunk):
+    def feed(self, chunk: bytes) -> None:
         start = 0
         end = len(chunk)
         lines = self.lines
@@ -71,7 +75,7 @@ class Channel:
             else:
                 lines.append(line)
 
-    def _fill_text(self, chunk, start):
+    def _fill_text(self, chunk: bytes, start: int) -> int:
         text = self.text
         buffer, filled = text[1], text[2]
         count = min(len(buffer) - filled, len(chunk) - start)
@@ -81,13 +85,13 @@ class Channel:
             self._text_done()
         return start + count
 
-    def _text_done(self):
+    def _text_done(self) -> None:
         result, buffer, _ = self.text
         self.text = None
         del buffer[-1]  # the newline after the payload
         self.lines.append((result, buffer))
 
-    def receive(self, flags=0):
+    def receive(self, flags: int = 0) -> int:
         """One read from the socket: a chunk of lines, or straight into the text payload being
         received. Returns the number of bytes read (0: the parent is gone); with MSG_DONTWAIT,
         raises BlockingIOError when there is nothing to read."""
@@ -103,7 +107,7 @@ class Channel:
             self._text_done()
         return count
 
-    def receive_blocking(self):
+    def receive_blocking(self) -> Any:
         """The next message, waiting for it; exits when the parent is gone."""
         while not self.lines:
             try:
@@ -116,7 +120,7 @@ class Channel:
                 os._exit(0)  # the parent is gone: nothing left to do
         return json.loads(self.lines.pop(0))
 
-    def receive_available(self):
+    def receive_available(self) -> None:
         """Reads what the socket holds, without blocking; exits when the parent is gone."""
         while True:
             try:
@@ -131,7 +135,7 @@ class Channel:
             if count < READ_SIZE and self.text is None:
                 break
 
-    def messages(self):
+    def messages(self) -> Iterator[tuple[dict[str, Any], bytearray | None]]:
         """The complete messages received, in order, each as (message, text payload or None)."""
         lines = self.lines
         while lines:
@@ -141,7 +145,7 @@ class Channel:
             else:
                 yield json.loads(line), None
 
-    def text_value(self, payload):
+    def text_value(self, payload: bytes | bytearray) -> Any:
         """A lone text item's value: its JSON when it parses, else the string (SPEC §6)."""
         text = payload.decode("utf-8", "replace")
         # Plain prose cannot be JSON: spare it the failed parse (and its exception).
@@ -153,7 +157,7 @@ class Channel:
         except (ValueError, RecursionError):
             return text
 
-    def to_bytes(self, obj):
+    def to_bytes(self, obj: Any) -> bytes:
         """Serialises a message. Raises TypeError/ValueError for values that are not JSON."""
         text = self.encode(obj)
         try:
@@ -162,16 +166,23 @@ class Channel:
             # Lone surrogates: \\ud800 escapes are valid JSON and survive the trip.
             return self.encode_ascii(obj).encode("ascii")
 
-    def send_bytes(self, data):
+    def send_bytes(self, data: bytes) -> None:
         try:
             self.sock.sendall(data + b"\n")
         except OSError:
             os._exit(1)
 
-    def send(self, obj):
+    def send(self, obj: Any) -> None:
         self.send_bytes(self.to_bytes(obj))
 
-    def linger(self):
+    def forget(self) -> None:
+        """Drops what was received and not read yet (a forked fork server child must not hold the
+        requests of the children after it)."""
+        self.partial.clear()
+        self.lines.clear()
+        self.text = None
+
+    def linger(self) -> None:
         """Waits until the parent closes the channel (or kills this process)."""
         try:
             while self.sock.recv(READ_SIZE):

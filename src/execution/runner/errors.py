@@ -2,9 +2,13 @@
 runner's, clipped to a bounded length (SPEC §6), and a hint when the error is a limit of the
 sandbox."""
 
+from __future__ import annotations
+
 import errno
 import traceback
 import types
+from collections.abc import Iterable
+from typing import Any
 
 MAX_ERROR_CHARS = 20000
 
@@ -12,7 +16,7 @@ MAX_ERROR_CHARS = 20000
 _MIB = 1024 * 1024
 
 
-def _size(count):
+def _size(count: int) -> str:
     return f"{count // _MIB} MiB" if count % _MIB == 0 else f"{count} bytes"
 
 
@@ -20,11 +24,11 @@ class ErrorFormatter:
     """Formats exceptions, leaving out the frames of `runner_files` (and what they call).
     `limits`: {"file_bytes": int | None, "scratch": {"bytes", "files"} | None (not a capped tmpfs)}."""
 
-    def __init__(self, runner_files, limits):
+    def __init__(self, runner_files: frozenset[str], limits: dict[str, Any]) -> None:
         self.runner_files = runner_files
         self.limits = limits
 
-    def limit_hint(self, exc):
+    def limit_hint(self, exc: BaseException | None) -> str | None:
         """A hint line for an exception that is one of the sandbox's limits, or None: read from the
         exception (its type and errno), never from its text, which the program may have written."""
         if not isinstance(exc, OSError):
@@ -53,7 +57,7 @@ class ErrorFormatter:
             " privileges or reach the network; call a tool for it"
         )
 
-    def user_frames(self, tb):
+    def user_frames(self, tb: types.TracebackType | None) -> types.TracebackType | None:
         """The program's frames: the runner's own (and what they call) are left out."""
         runner_files = self.runner_files
         kept = []
@@ -73,7 +77,7 @@ class ErrorFormatter:
             rebuilt = types.TracebackType(rebuilt, item.tb_frame, item.tb_lasti, item.tb_lineno)
         return rebuilt
 
-    def strip_runner_frames(self, exc, seen):
+    def strip_runner_frames(self, exc: BaseException | None, seen: set[int]) -> None:
         if exc is None or id(exc) in seen:
             return
         seen.add(id(exc))
@@ -84,7 +88,7 @@ class ErrorFormatter:
             if isinstance(inner, BaseException):
                 self.strip_runner_frames(inner, seen)
 
-    def format(self, exc, compile_time=False):
+    def format(self, exc: BaseException, compile_time: bool = False) -> str:
         try:
             if compile_time:
                 text = "".join(traceback.format_exception_only(type(exc), exc))
@@ -96,7 +100,7 @@ class ErrorFormatter:
         return clip(text.rstrip("\n"))
 
 
-def _failed_line_calls(exc, names):
+def _failed_line_calls(exc: BaseException, names: Iterable[str]) -> bool:
     """Whether the line the exception was raised from names one of `names` (os.mkfifo(...))."""
     try:
         frames = traceback.extract_tb(exc.__traceback__)
@@ -106,7 +110,7 @@ def _failed_line_calls(exc, names):
     return bool(line) and any(name in line for name in names)
 
 
-def clip(text):
+def clip(text: str) -> str:
     if len(text) <= MAX_ERROR_CHARS:
         return text
     half = MAX_ERROR_CHARS // 2

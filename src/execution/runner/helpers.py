@@ -5,18 +5,27 @@ answers calls `runner.calls.ask(name, ...)` and has its answer in src/execution/
 channel-messages.integration.test.ts checks that both sides name the same helpers.
 """
 
+from __future__ import annotations
+
 import json
+from typing import TYPE_CHECKING, Any
+
+from .calls import ToolError
+from .media import Media, make_show
+
+if TYPE_CHECKING:
+    from .program import Runner
 
 
-def _tool_error(runner):
-    return runner.modules.calls.ToolError
+def _tool_error(runner: Runner) -> Any:
+    return ToolError
 
 
-def _media(runner):
-    return runner.modules.media.Media
+def _media(runner: Runner) -> Any:
+    return Media
 
 
-def _emit(runner):
+def _emit(runner: Runner) -> Any:
     to_bytes = runner.channel.to_bytes
 
     def emit(value):
@@ -35,9 +44,9 @@ def _emit(runner):
     return emit
 
 
-def _show(runner):
+def _show(runner: Runner) -> Any:
     channel = runner.channel
-    return runner.modules.media.make_show(
+    return make_show(
         lambda mime_type, data: channel.send({"type": "show", "mime_type": mime_type, "data": data})
     )
 
@@ -50,18 +59,18 @@ _MEDIA_FIELDS = ("type", "mime_type", "size", "data", "text", "uri")
 _STORE_ROOM = 2048
 
 
-def _check_key(helper, key):
+def _check_key(helper: str, key: object) -> None:
     """The state helpers take a str key: anything else is the program's TypeError."""
     if not isinstance(key, str):
         raise TypeError(f"{helper}() takes a str key, not {type(key).__name__}")
 
 
-def _store(runner):
+def _store(runner: Runner) -> Any:
     calls = runner.calls
-    tool_error = runner.modules.calls.ToolError
-    media_class = runner.modules.media.Media
+    tool_error = ToolError
+    media_class = Media
 
-    def media_json(obj):
+    def media_json(obj: object) -> dict[str, Any]:
         if isinstance(obj, media_class):
             return {_MEDIA_KEY: {field: getattr(obj, field) for field in _MEDIA_FIELDS}}
         raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable")
@@ -70,7 +79,7 @@ def _store(runner):
     encode_utf8 = json.JSONEncoder(ensure_ascii=False, **options).encode
     encode_ascii = json.JSONEncoder(ensure_ascii=True, **options).encode
 
-    def encode(message):
+    def encode(message: Any) -> bytes:
         try:
             text = encode_utf8(message)
             try:
@@ -82,7 +91,7 @@ def _store(runner):
                 "store(): the value is nested too deep to keep; flatten it", tool="store", kind="too_large"
             ) from None
 
-    def check_size(size):
+    def check_size(size: int) -> None:
         limit = int(runner.state_limits.get("max_value_bytes") or 0)
         if size > limit + _STORE_ROOM:
             raise tool_error(
@@ -101,23 +110,23 @@ def _store(runner):
     return store
 
 
-def _load(runner):
+def _load(runner: Runner) -> Any:
     calls = runner.calls
     channel = runner.channel
-    media_class = runner.modules.media.Media
+    media_class = Media
 
     class Found:
         __slots__ = ("value",)
 
-        def __init__(self, value):
+        def __init__(self, value: Any) -> None:
             self.value = value
 
-    def restore(value):
+    def restore(value: Any) -> Any:
         # At most 64 levels deep: the parent refuses deeper values.
         if isinstance(value, dict):
             inner = value.get(_MEDIA_KEY)
             if len(value) == 1 and isinstance(inner, dict):
-                return media_class(*(inner.get(field) for field in _MEDIA_FIELDS))
+                return media_class(*(inner.get(field) for field in _MEDIA_FIELDS))  # pyright: ignore[reportArgumentType]
             for key, item in value.items():
                 value[key] = restore(item)
         elif isinstance(value, list):
@@ -125,7 +134,7 @@ def _load(runner):
                 value[index] = restore(item)
         return value
 
-    def decode(payload):
+    def decode(payload: bytearray) -> Found:
         value = channel.text_value(payload)
         return Found(restore(value) if _MEDIA_MARK in payload else value)
 
@@ -139,7 +148,7 @@ def _load(runner):
     return load
 
 
-def _stored(runner):
+def _stored(runner: Runner) -> Any:
     ask = runner.calls.ask
 
     async def stored():
@@ -149,7 +158,7 @@ def _stored(runner):
     return stored
 
 
-def _forget(runner):
+def _forget(runner: Runner) -> Any:
     ask = runner.calls.ask
 
     async def forget(key):
@@ -160,7 +169,7 @@ def _forget(runner):
     return forget
 
 
-def _list_callable_tools(runner):
+def _list_callable_tools(runner: Runner) -> Any:
     ask = runner.calls.ask
 
     async def list_callable_tools(query=None, server=None):
@@ -171,7 +180,7 @@ def _list_callable_tools(runner):
     return list_callable_tools
 
 
-def _inspect_tool(runner):
+def _inspect_tool(runner: Runner) -> Any:
     ask = runner.calls.ask
 
     async def inspect_tool(tool_name=None, tool_names=None, brief=False):
@@ -182,7 +191,7 @@ def _inspect_tool(runner):
     return inspect_tool
 
 
-def _server_status(runner):
+def _server_status(runner: Runner) -> Any:
     ask = runner.calls.ask
 
     async def server_status():
@@ -208,7 +217,7 @@ HELPERS = {
 }
 
 
-def build(runner):
+def build(runner: Runner) -> dict[str, Any]:
     """The helpers' values, by name, for one run."""
     values = {}
     for name, factory in HELPERS.items():

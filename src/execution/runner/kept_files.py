@@ -9,10 +9,14 @@ any level; links, devices, FIFOs and sockets are reported, not read. The parent 
 count and byte again (kept-files.ts): all of this is a claim.
 """
 
+from __future__ import annotations
+
 import base64
 import errno
 import os
 import stat
+from collections.abc import Callable
+from typing import Any
 
 MAX_FILES = 64
 MAX_BYTES = 64 * 1024 * 1024
@@ -28,7 +32,14 @@ class _Full(Exception):
     """The file limit is reached: the walk stops."""
 
 
-def send_kept_files(scratch, send_bytes, encode, area="out", max_files=MAX_FILES, max_bytes=MAX_BYTES):
+def send_kept_files(
+    scratch: str,
+    send_bytes: Callable[[bytes], None],
+    encode: Callable[[Any], bytes],
+    area: str = "out",
+    max_files: int = MAX_FILES,
+    max_bytes: int = MAX_BYTES,
+) -> None:
     """Sends the regular files under `<scratch>/<area>` (out or session), at most `max_files` of
     `max_bytes` in all. `send_bytes(line)` writes one message (without its newline); `encode(obj)`
     serialises one as JSON bytes."""
@@ -46,7 +57,14 @@ def send_kept_files(scratch, send_bytes, encode, area="out", max_files=MAX_FILES
 
 
 class _Walk:
-    def __init__(self, send_bytes, encode, area, max_files, max_bytes):
+    def __init__(
+        self,
+        send_bytes: Callable[[bytes], None],
+        encode: Callable[[Any], bytes],
+        area: str,
+        max_files: int,
+        max_bytes: int,
+    ) -> None:
         self.send_bytes = send_bytes
         self.encode = encode
         self.area = area
@@ -55,11 +73,11 @@ class _Walk:
         self.files = 0
         self.bytes = 0
 
-    def skipped(self, name, reason):
+    def skipped(self, name: str, reason: str) -> None:
         message = {"type": "file_skipped", "name": name, "reason": reason, "area": self.area}
         self.send_bytes(self.encode(message))
 
-    def directory(self, fd, prefix, depth):
+    def directory(self, fd: int, prefix: str, depth: int) -> None:
         try:
             names = sorted(os.listdir(fd))
         except OSError:
@@ -90,7 +108,7 @@ class _Walk:
             else:
                 self.file(fd, entry, name)
 
-    def file(self, dir_fd, entry, name):
+    def file(self, dir_fd: int, entry: str, name: str) -> None:
         try:
             name.encode("utf-8")
         except UnicodeEncodeError:  # bytes that are not UTF-8: the parent could not name it

@@ -1,8 +1,12 @@
 """`Media`: image, audio and embedded-resource content of a tool result, as programs see it
 (SPEC §14). Loaded by runner.py next to it; programs get the class by name."""
 
+from __future__ import annotations
+
 import base64
 import binascii
+from collections.abc import Callable
+from typing import Any
 
 
 class Media:
@@ -37,7 +41,7 @@ class Media:
 Media.__module__ = "__main__"
 
 
-def from_result(value):
+def from_result(value: Any) -> Any:
     """Turns the `_media` entries the parent attached to a result value into `Media` objects."""
     media = value.get("_media") if isinstance(value, dict) else None
     if isinstance(media, list):
@@ -71,7 +75,7 @@ _NAMES = {"image/png": "PNG", "image/jpeg": "JPEG", "image/gif": "GIF", "image/w
 SHOWN_TYPES = tuple(_NAMES)
 
 
-def _sniff(data):
+def _sniff(data: bytes) -> str | None:
     for signature, mime_type in _SIGNATURES:
         if data.startswith(signature):
             return mime_type
@@ -80,7 +84,7 @@ def _sniff(data):
     return None
 
 
-def make_show(send):
+def make_show(send: Callable[[str, str], None]) -> Callable[..., None]:
     """The program's show(): `send(mime_type, base64_data)` passes an image to the parent."""
     shown = {"count": 0, "bytes": 0}
 

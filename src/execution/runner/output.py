@@ -1,6 +1,8 @@
 """The program's output: fd 1 (and fd 2, the same stream while the program runs), captured and
 counted by the parent, which never reads it as messages."""
 
+from __future__ import annotations
+
 import io
 import os
 import sys
@@ -9,7 +11,7 @@ import sys
 class Output:
     """`stream` is the program's sys.stdout and sys.stderr; `end` closes the output for good."""
 
-    def __init__(self, devnull):
+    def __init__(self, devnull: int) -> None:
         # Opened before confinement: where fd 1 and 2 point once the output is closed.
         self.devnull = devnull
         self.stream = io.TextIOWrapper(
@@ -19,7 +21,7 @@ class Output:
             line_buffering=True,
         )
 
-    def begin(self):
+    def begin(self) -> None:
         """One ordered stream: what the program (or C code) writes to fd 2 goes where fd 1 goes."""
         try:
             os.dup2(1, 2)
@@ -27,7 +29,7 @@ class Output:
             pass
         sys.stdout = sys.stderr = self.stream
 
-    def flush_everything(self):
+    def flush_everything(self) -> None:
         for stream in (self.stream, sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
             try:
                 if stream is not None:
@@ -35,7 +37,7 @@ class Output:
             except BaseException:
                 pass
 
-    def end(self, marker):
+    def end(self, marker: bytes) -> None:
         """Flushes, writes `marker` (so the parent knows it has all the output even while a
         wrapper still holds the pipe), and points fd 1 and 2 at /dev/null: whatever still runs
         (threads, tasks) writes there, and the parent sees EOF on both pipes."""

@@ -10,11 +10,14 @@ reported: a call through a name the program binds itself, `*args`, `**kwargs` an
 at run time are left to the run-time checks.
 """
 
+from __future__ import annotations
+
 import ast
 import builtins
 import difflib
 import inspect
 import json
+from typing import Any
 
 MAX_PROBLEMS = 20
 _MAX_VALUE_CHARS = 40
@@ -41,10 +44,10 @@ class _Unknown:
 _UNKNOWN = _Unknown()
 
 
-def _bound_names(tree):
+def _bound_names(tree: ast.AST) -> tuple[set[str], bool]:
     """Every name the program binds anywhere (assignment, def, import, argument, except, match...),
     and whether it may bind names unseen (`from x import *`, globals(), exec...)."""
-    bound = set()
+    bound: set[str] = set()
     dynamic = False
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):
@@ -65,14 +68,14 @@ def _bound_names(tree):
             bound.add(node.name)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             bound.update(node.names)
-        elif type(node).__name__ in ("MatchAs", "MatchStar") and getattr(node, "name", None):
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
             bound.add(node.name)
-        elif type(node).__name__ == "MatchMapping" and getattr(node, "rest", None):
+        elif isinstance(node, ast.MatchMapping) and node.rest:
             bound.add(node.rest)
     return bound, dynamic
 
 
-def _parents(tree):
+def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
     parents = {}
     for node in ast.walk(tree):
         for child in ast.iter_child_nodes(node):
@@ -80,7 +83,7 @@ def _parents(tree):
     return parents
 
 
-def _never_awaited(call, parent):
+def _never_awaited(call: ast.Call, parent: ast.AST | None) -> bool:
     """Whether the coroutine a call makes is certainly dropped or used as a value."""
     if isinstance(parent, ast.Expr):
         return True
@@ -101,7 +104,7 @@ def _never_awaited(call, parent):
     )
 
 
-def _literal(node):
+def _literal(node: ast.AST) -> Any:
     """The JSON value of a literal argument, `_UNKNOWN` when it is computed at run time; an
     f-string is a str of unknown value (`str`)."""
     if isinstance(node, ast.JoinedStr):
@@ -114,7 +117,7 @@ def _literal(node):
         return _UNKNOWN
 
 
-def _json_type(value):
+def _json_type(value: Any) -> str | None:
     if value is str:
         return "string"
     if isinstance(value, bool):
@@ -134,12 +137,12 @@ def _json_type(value):
     return None
 
 
-def _shown(value):
+def _shown(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= _MAX_VALUE_CHARS else text[: _MAX_VALUE_CHARS - 1] + "…"
 
 
-def _value_problem(name, value, param, required):
+def _value_problem(name: str | None, value: Any, param: Any, required: bool) -> str | None:
     """What is wrong with a literal value for a parameter, or None."""
     if value is _UNKNOWN or not isinstance(param, dict):
         return None
@@ -152,7 +155,7 @@ def _value_problem(name, value, param, required):
     if isinstance(types, list) and types:
         fits = kind in types or (kind == "integer" and "number" in types)
         if not fits:
-            wanted = " or ".join(_JSON_TYPE_WORDS.get(t, t) for t in types)
+            wanted = " or ".join(_JSON_TYPE_WORDS.get(t, t) for t in types)  # pyright: ignore[reportCallIssue, reportArgumentType]
             got = "None" if value is None else f"{_JSON_TYPE_WORDS[kind]} ({_shown(value)})"
             return f"argument '{name}' is {got}; it must be {wanted}"
     enum = param.get("enum")
@@ -167,7 +170,7 @@ def _value_problem(name, value, param, required):
     return None
 
 
-def _closeness(wrong, right):
+def _closeness(wrong: str, right: str) -> float:
     a = wrong.lower().replace("-", "_")
     b = right.lower().replace("-", "_")
     if a == b:
@@ -181,7 +184,7 @@ def _closeness(wrong, right):
     return ratio
 
 
-def match_names(wrong, candidates):
+def match_names(wrong: list[Any], candidates: list[str]) -> dict[Any, str]:
     """{wrong name: the candidate it most likely meant}, one to one: two wrong names never get
     the same candidate (`get_sum(x=1, y=2)` meant a and b, not a twice)."""
     # Bounded: a call with thousands of made-up names costs the program's time, not much of it.
@@ -198,7 +201,7 @@ def match_names(wrong, candidates):
     return meant
 
 
-def _tool_call_problems(call, spec):
+def _tool_call_problems(call: ast.Call, spec: dict[str, Any]) -> list[str]:
     """The problems of one call of a tool the parent described."""
     problems = []
     positional = [arg for arg in call.args if not isinstance(arg, ast.Starred)]
@@ -235,7 +238,7 @@ def _tool_call_problems(call, spec):
     return problems
 
 
-def _helper_call_problems(name, call, helper):
+def _helper_call_problems(name: str, call: ast.Call, helper: Any) -> tuple[list[str], str | None]:
     """The problems of a helper call, read from the helper's own Python signature."""
     if any(isinstance(arg, ast.Starred) for arg in call.args) or any(kw.arg is None for kw in call.keywords):
         return [], None
@@ -244,7 +247,7 @@ def _helper_call_problems(name, call, helper):
     except (TypeError, ValueError):
         return [], None
     try:
-        signature.bind(*call.args, **{kw.arg: kw.value for kw in call.keywords})
+        signature.bind(*call.args, **{kw.arg: kw.value for kw in call.keywords})  # pyright: ignore[reportCallIssue]
         return [], None
     except TypeError as exc:
         problem = str(exc)
@@ -256,7 +259,7 @@ def _helper_call_problems(name, call, helper):
     return [problem], f"{name}{signature}"
 
 
-def _unknown_name_message(name, program_globals):
+def _unknown_name_message(name: str, program_globals: dict[str, Any]) -> str:
     candidates = [n for n in program_globals if not n.startswith("_")]
     helpers = [n for n in candidates if not n.startswith("mcp__")]
     close = difflib.get_close_matches(name, helpers, 3, 0.6)
@@ -267,18 +270,19 @@ def _unknown_name_message(name, program_globals):
 
 
 class _Report:
-    def __init__(self):
-        self.entries = []  # (line, text, signature or None): one per call or name
+    def __init__(self) -> None:
+        # (line, text, signature or None): one per call or name
+        self.entries: list[tuple[int, str, str | None]] = []
 
-    def add(self, line, text, signature=None):
+    def add(self, line: int, text: str, signature: str | None = None) -> None:
         self.entries.append((line, text, signature))
 
-    def add_call(self, line, name, problems, signature):
+    def add_call(self, line: int, name: str, problems: list[str], signature: str | None) -> None:
         """One entry per call, with all its problems."""
         if problems:
             self.add(line, f"{name}(): {'; '.join(problems)}", signature)
 
-    def render(self):
+    def render(self) -> str | None:
         if not self.entries:
             return None
         self.entries.sort(key=lambda entry: entry[0])
@@ -299,7 +303,7 @@ class _Report:
         return "\n".join([head, *lines])
 
 
-def check(source, program_globals, spec):
+def check(source: str, program_globals: dict[str, Any], spec: Any) -> str | None:
     """The PreflightError text for a program with problems, else None. `spec`: the run message's
     `preflight` ({"tools": {name: {...}}, "unknown": {name: [message, signature or None]}})."""
     try:

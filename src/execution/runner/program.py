@@ -1,17 +1,28 @@
 """The one program a child runs: waits for it inside the running event loop, runs it with its tools
 and helpers in its globals, reports `done` and exits (SPEC §6)."""
 
+from __future__ import annotations
+
 import ast
 import asyncio
 import builtins
+import inspect
 import linecache
 import os
 import warnings
+from collections.abc import Callable, Iterable
+from types import CodeType
+from typing import TYPE_CHECKING, Any, NoReturn
 
-_CO_COROUTINE = 0x80
+from . import calls, errors, helpers, kept_files, media, output, preflight, program_habits, session_files
+
+if TYPE_CHECKING:
+    from .channel import Channel
+
+_CO_COROUTINE = inspect.CO_COROUTINE
 
 
-def _refuse_nested_run(original_run):
+def _refuse_nested_run(original_run: Callable[..., Any]) -> Callable[..., Any]:
     """asyncio.run for a program that already runs in the event loop: refused with the fix."""
 
     def asyncio_run(main, **options):
@@ -30,7 +41,7 @@ def _refuse_nested_run(original_run):
     return asyncio_run
 
 
-def _tool_like_names(code_obj):
+def _tool_like_names(code_obj: CodeType) -> set[str]:
     """The names of the form mcp__<server>__<tool> that the program's code refers to."""
     found = set()
     code_type = type(code_obj)
@@ -47,38 +58,37 @@ def _tool_like_names(code_obj):
 
 
 class Runner:
-    """Everything a run needs, made before the program arrives. `modules` holds the runner's own
-    modules (calls, errors, helpers, kept_files, media, output, preflight, program_habits);
-    `runner_files` their paths,
+    """Everything a run needs, made before the program arrives. `runner_files`: the runtime's paths,
     left out of tracebacks and warnings; `limits` the sandbox's limits that errors are hinted with."""
 
-    def __init__(self, channel, devnull, modules, runner_files, limits):
+    def __init__(
+        self, channel: Channel, devnull: int, runner_files: frozenset[str], limits: dict[str, Any]
+    ) -> None:
         self.channel = channel
-        self.modules = modules
         self.runner_files = runner_files
         self.loop = asyncio.new_event_loop()
         asyncio.set_event_loop(self.loop)
-        self.output = modules.output.Output(devnull)
-        self.never_awaited = modules.program_habits.NeverAwaited()
-        self.calls = modules.calls.ToolCalls(
-            self.loop, channel, modules.media, modules.program_habits, self.never_awaited
+        self.output = output.Output(devnull)
+        self.never_awaited = program_habits.NeverAwaited()
+        self.calls = calls.ToolCalls(
+            self.loop, channel, media, program_habits, self.never_awaited
         )
-        self.errors = modules.errors.ErrorFormatter(runner_files, limits)
+        self.errors = errors.ErrorFormatter(runner_files, limits)
         # Set by the run message, and by the program's emit().
         self.max_emit_bytes = 0
         self.end_marker = b""
-        self.emitted = None
-        self.helpers = modules.helpers.build(self)
+        self.emitted: bytes | None = None
+        self.helpers = helpers.build(self)
         self.run_waiter = self.loop.create_future()
         # The exception the program ended with: hints are chosen from it, not from its text.
-        self.failure = None
+        self.failure: BaseException | None = None
         # The scratch dir, before the program can change directory: ./out/ is kept from there.
         self.scratch = os.getcwd()
         # The session's ./session/ files arrive before the program; its bounds with the run message.
-        self.session_files = modules.session_files.SessionFiles(self.scratch)
+        self.session_files = session_files.SessionFiles(self.scratch)
         self.state_limits = {}
 
-    def on_readable(self):
+    def on_readable(self) -> None:
         channel = self.channel
         channel.receive_available()
         for message, text in channel.messages():
@@ -94,7 +104,7 @@ class Runner:
             elif kind == "run" and not self.run_waiter.done():
                 self.run_waiter.set_result(message)
 
-    async def execute(self, code_obj, program_globals):
+    async def execute(self, code_obj: CodeType, program_globals: dict[str, Any]) -> str | None:
         """The program's error as text, or None; the exception itself is kept in `self.failure`."""
         try:
             value = eval(code_obj, program_globals)
@@ -105,13 +115,12 @@ class Runner:
             return self.errors.format(exc)
         return None
 
-    def finish(self, error):
+    def finish(self, error: str | None) -> NoReturn:
         """Ends the output, sends `done` and exits (never returns)."""
         channel = self.channel
         self.output.end(self.end_marker)
         # The program's ./out/ files, then its ./session/ ones, read with what the program may
         # read, never through a link.
-        kept_files = self.modules.kept_files
         try:
             kept_files.send_kept_files(self.scratch, channel.send_bytes, channel.to_bytes)
         except BaseException:
@@ -140,11 +149,11 @@ class Runner:
         channel.linger()
         os._exit(0)
 
-    def compile(self, source):
+    def compile(self, source: str) -> CodeType:
         """The program's code object; a program that does not compile ends the run here."""
         # The source stays in linecache so tracebacks (and traceback.print_exc() inside the
         # program) show the program's own lines. mtime None: checkcache never drops it.
-        habits = self.modules.program_habits
+        habits = program_habits
         name = habits.PROGRAM_FILE
         linecache.cache[name] = (len(source), None, source.splitlines(True), name)
         try:
@@ -159,7 +168,7 @@ class Runner:
         except BaseException as exc:  # SyntaxError, ValueError (null bytes), MemoryError...
             self.finish(self.errors.format(exc, compile_time=isinstance(exc, SyntaxError)))
 
-    def program_globals(self, code_obj, tools):
+    def program_globals(self, code_obj: CodeType, tools: Iterable[Any]) -> dict[str, Any]:
         # asyncio without an import (SPEC §6): fan-out examples use it, and models forget the import.
         program_globals = {
             "__name__": "__main__",
@@ -179,7 +188,7 @@ class Runner:
                 program_globals[name] = make_tool(name)
         return program_globals
 
-    def on_loop_error(self, _loop, context):
+    def on_loop_error(self, _loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         # asyncio's own report ("Task exception was never retrieved") names the task's code
         # and frames; this one names the program's only.
         exc = context.get("exception")
@@ -189,7 +198,7 @@ class Runner:
         except BaseException:
             pass
 
-    async def run_program(self):
+    async def run_program(self) -> NoReturn:
         run = await self.run_waiter
         source = run.get("code")
         if not isinstance(source, str):
@@ -204,11 +213,11 @@ class Runner:
         code_obj = self.compile(source)
         program_globals = self.program_globals(code_obj, run.get("tools") or ())
         # SPEC §6.1: a program with a mistake that can be seen before it runs does not run at all.
-        problems = self.modules.preflight.check(source, program_globals, run.get("preflight"))
+        problems = preflight.check(source, program_globals, run.get("preflight"))
         if problems is not None:
             self.finish(problems)
         error = await self.execute(code_obj, program_globals)
-        habits = self.modules.program_habits
+        habits = program_habits
         if error is None:
             error = habits.not_awaited_error(self.never_awaited)
         else:
@@ -222,7 +231,7 @@ class Runner:
         self.never_awaited.close_all()
         self.finish(error)
 
-    def warm_up(self):
+    def warm_up(self) -> None:
         """Runs the paths a program takes once, so the first real program does not pay for them."""
         code_obj = compile(
             "async def _w():\n    return 1\nawait _w()\n",
@@ -236,24 +245,24 @@ class Runner:
             raise NameError("warm-up")
         except NameError as exc:
             self.errors.format(exc)
-        self.modules.preflight.check("r = await mcp__a__b(x=1)\nprint(r)\n", {}, {"tools": {"mcp__a__b": {}}})
+        preflight.check("r = await mcp__a__b(x=1)\nprint(r)\n", {}, {"tools": {"mcp__a__b": {}}})
         channel = self.channel
         channel.to_bytes({"type": "call", "id": 0, "tool": "", "args": {"a": [1, "b", None]}})
         channel.text_value(bytearray(b'{"a": [1, "b", null]}'))
         channel.text_value(bytearray(b"not JSON"))
 
-    def prepare(self):
+    def prepare(self) -> None:
         """What every program runs with, set up before it arrives (its run then starts sooner):
         the output stream, the warning hook, the loop's error handler, the refusal of a nested
         asyncio.run."""
         self.output.begin()
-        self.modules.program_habits.install_warning_hook(
+        program_habits.install_warning_hook(
             warnings, self.runner_files, self.never_awaited, self.output.stream
         )
         self.loop.set_exception_handler(self.on_loop_error)
         asyncio.run = _refuse_nested_run(asyncio.run)
 
-    def serve(self):
+    def serve(self) -> NoReturn:
         """Prepares, waits for the program, runs it and exits (never returns)."""
         self.prepare()
         channel = self.channel

@@ -7,9 +7,13 @@
 - Warnings never show the runner's paths.
 """
 
+from __future__ import annotations
+
 import ast
 import inspect
 import sys
+from types import CodeType, FrameType
+from typing import Any, TextIO
 
 PROGRAM_FILE = "<program>"
 _MAX_LISTED = 3
@@ -18,17 +22,17 @@ _MAX_LISTED = 3
 class _LoopCallsToAwait(ast.NodeTransformer):
     """`asyncio.run(x)` / `<anything>.run_until_complete(x)` → `await x`, outside functions only."""
 
-    def __init__(self, asyncio_names, run_names):
+    def __init__(self, asyncio_names: set[str], run_names: set[str]) -> None:
         self.asyncio_names = asyncio_names
         self.run_names = run_names
         self.changed = False
 
-    def _skip(self, node):
+    def _skip(self, node: ast.AST) -> ast.AST:
         return node
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = _skip
 
-    def visit_Call(self, node):
+    def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
         func = node.func
         if len(node.args) != 1 or isinstance(node.args[0], ast.Starred):
@@ -46,7 +50,7 @@ class _LoopCallsToAwait(ast.NodeTransformer):
         return ast.copy_location(ast.Await(value=node.args[0]), node)
 
 
-def compile_program(source, flags):
+def compile_program(source: str, flags: int) -> CodeType:
     """The program's code object, with the event-loop habits rewritten (line numbers unchanged)."""
     if "run(" not in source and "run_until_complete" not in source:
         return compile(source, PROGRAM_FILE, "exec", flags=flags, dont_inherit=True)
@@ -70,7 +74,7 @@ def compile_program(source, flags):
     return compile(tree, PROGRAM_FILE, "exec", flags=flags, dont_inherit=True)
 
 
-def program_line(frame):
+def program_line(frame: FrameType | None) -> int | None:
     """The line of the innermost program frame at or above `frame`, or None."""
     while frame is not None:
         if frame.f_code.co_filename == PROGRAM_FILE:
@@ -83,19 +87,20 @@ class NeverAwaited:
     """Coroutines the program created and has not started: tool calls (recorded when made) and
     its own coroutines (reported by Python's "never awaited" warning when dropped)."""
 
-    def __init__(self):
-        self.pending = {}  # id(record) -> [name, line, coroutine]
-        self.dropped = []  # (name, line) of the program's own coroutines, dropped unstarted
+    def __init__(self) -> None:
+        self.pending: dict[int, list[Any]] = {}  # id(record) -> [name, line, coroutine]
+        # (name, line) of the program's own coroutines, dropped unstarted
+        self.dropped: list[tuple[str, int | None]] = []
 
-    def created(self, name, line, coroutine):
+    def created(self, name: str, line: int | None, coroutine: Any) -> list[Any]:
         record = [name, line, coroutine]
         self.pending[id(record)] = record
         return record
 
-    def started(self, record):
+    def started(self, record: list[Any]) -> None:
         self.pending.pop(id(record), None)
 
-    def unstarted(self):
+    def unstarted(self) -> list[tuple[str, int | None]]:
         # A coroutine closed before it started (a cancelled task) did not go unawaited.
         found = [
             (name, line)
@@ -104,7 +109,7 @@ class NeverAwaited:
         ] + self.dropped
         return sorted(found, key=lambda item: item[1] or 0)
 
-    def close_all(self):
+    def close_all(self) -> None:
         """Closes what never ran, so Python does not warn about it after the run."""
         for record in list(self.pending.values()):
             try:
@@ -113,7 +118,7 @@ class NeverAwaited:
                 pass
         self.pending.clear()
 
-    def describe(self):
+    def describe(self) -> str | None:
         """`line 3: mcp__x__y(...) was never awaited ...`, or None when every coroutine ran."""
         found = self.unstarted()
         if not found:
@@ -127,7 +132,7 @@ class NeverAwaited:
         return "\n".join(lines)
 
 
-def not_awaited_error(never_awaited):
+def not_awaited_error(never_awaited: NeverAwaited) -> str | None:
     """The run's error when it ended with coroutines that never ran, else None."""
     details = never_awaited.describe()
     if details is None:
@@ -151,7 +156,7 @@ _MAX_KEYS_NAMED = 3
 _MAX_LOCALS_LOOKED_AT = 200
 
 
-def _coroutine_used_as_value(exc):
+def _coroutine_used_as_value(exc: BaseException | None) -> bool:
     """Whether the exception is Python's about a coroutine used as a value: read from the
     exception's type (and for AttributeError, the object itself), not from any text."""
     if isinstance(exc, AttributeError):
@@ -165,11 +170,11 @@ def _coroutine_used_as_value(exc):
     return False
 
 
-def _text_keys(value):
+def _text_keys(value: dict[Any, Any]) -> list[str]:
     return [key for key, item in value.items() if type(key) is str and type(item) is str]
 
 
-def _dict_passed_as_text_hint(exc):
+def _dict_passed_as_text_hint(exc: BaseException | None) -> str | None:
     """`json.loads(r)`, `re.findall(p, r)` with r a dict such as {"content": str}: Python's TypeError
     does not carry the dict, so the hint looks for it among the failing program line's variables
     (only plain dicts holding one text)."""
@@ -194,7 +199,7 @@ def _dict_passed_as_text_hint(exc):
     return f"hint: {name} is a dict, not a str: its text is under {key!r}: {name}[{key!r}]"
 
 
-def _dict_as_text_hint(exc):
+def _dict_as_text_hint(exc: BaseException | None) -> str | None:
     """`r.splitlines()` on a dict such as {"content": str}: the hint names the key holding the text."""
     if not isinstance(exc, AttributeError):
         return _dict_passed_as_text_hint(exc)
@@ -211,7 +216,7 @@ def _dict_as_text_hint(exc):
     return f"hint: this value is a dict, not a str (keys: {keys}{more}): pick the text out by its key first"
 
 
-def _import_hint(exc):
+def _import_hint(exc: BaseException | None) -> str | None:
     """An import of a module that is not in the standard library (requests, pandas...)."""
     if not isinstance(exc, ModuleNotFoundError) or not isinstance(exc.name, str):
         return None
@@ -224,7 +229,7 @@ def _import_hint(exc):
     )
 
 
-def hint_for_error(exc, never_awaited):
+def hint_for_error(exc: BaseException | None, never_awaited: NeverAwaited) -> str | None:
     """A hint line to add to the error of the exception the program ended with, or None."""
     if _coroutine_used_as_value(exc):
         details = never_awaited.describe()
@@ -241,7 +246,9 @@ def hint_for_error(exc, never_awaited):
     return _dict_as_text_hint(exc) or _import_hint(exc)
 
 
-def install_warning_hook(warnings_module, runner_files, never_awaited, out):
+def install_warning_hook(
+    warnings_module: Any, runner_files: frozenset[str], never_awaited: NeverAwaited, out: TextIO
+) -> None:
     """Warnings are printed with the program's line, never a runner path; Python's "coroutine
     'main' was never awaited" becomes part of the run's hint instead."""
     original_format = warnings_module.formatwarning

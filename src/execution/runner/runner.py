@@ -8,7 +8,8 @@ once, in src/execution/channel-messages.ts (checked against these modules by a t
 
   (a) take the channel (channel.py) and read `start` (a fork server passes it on instead);
   (b) set the rlimits, then confine: when `start.confine` is an object, its "module" key is the
-      absolute path of a Python file, imported by path; `apply(confine)` is called with the whole
+      absolute path of a Python file, imported as a member of the package its directory makes
+      (load_module: it may import its siblings relatively); `apply(confine)` is called with the whole
       object and may return a JSON-serialisable report (e.g. {"tier": "linux:landlock+seccomp"})
       passed back in `ready`. If it raises, the child reports `startup_failed` (stage "confine");
   (c) load the rest of the runtime, already confined (program.py: the Runner), and warm it up;
@@ -20,58 +21,65 @@ flushes, writes `end_marker` to fd 1 (so the parent knows it has all the output 
 wrapper still holds the pipe), points fd 1 and 2 at /dev/null, sends `done` and exits at once
 (os._exit), so leftover tasks and threads cannot print later.
 
-The runner's modules sit next to this file and are loaded by path (nothing is added to sys.path,
-so a program cannot import them by name).
+The runner's modules sit next to this file and form the package `_ptc_runner` (load_package): they
+import each other relatively (`from . import calls`), and nothing is added to sys.path, so a
+program's `import errors` or `import calls` finds nothing of the runner's. load_package is the
+runtime's one module loader: the runner loads the sandbox's confine module with it too, and the
+fork server (zygote.py) runs this file (runpy) and loads everything else through it.
 """
 
+from __future__ import annotations
+
+import importlib
+import importlib.machinery
+import importlib.util
 import os
 import sys
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    from .channel import Channel
+    from .program import Runner
 
 _CHANNEL_FD = 3
 # Where the channel lives once the runner holds it: out of the way of the descriptors a program
 # opens, not inherited by anything, and fd 3 itself is closed.
 _PRIVATE_FD = 255
-_HERE = os.path.dirname(__file__)
-# Loaded once confined, in this order (each only uses the standard library and what it is given).
-_RUNTIME_MODULES = (
-    "program_habits",
-    "media",
-    "calls",
-    "errors",
-    "helpers",
-    "output",
-    "kept_files",
-    "session_files",
-    "preflight",
-    "program",
-)
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_PACKAGE = "_ptc_runner"
+# The package a confine module is loaded into, with the modules next to it.
+_CONFINE_PACKAGE = "_ptc_confine"
 
 
-def _load_by_path(name, path):
-    """The module at `path`, loaded once per process: a fork server loads it for its children."""
-    import importlib.util
-
-    module = sys.modules.get(name)
-    if module is not None and getattr(module, "__file__", None) == path:
-        return module
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    sys.modules[name] = module
-    return module
+def load_package(name: str, directory: str) -> ModuleType:
+    """The package `name` made of the modules in `directory`, registered once per process (a fork
+    server registers it for its children). The directory never goes on sys.path."""
+    package = sys.modules.get(name)
+    if package is None:
+        spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
+        spec.submodule_search_locations = [directory]
+        package = importlib.util.module_from_spec(spec)
+        sys.modules[name] = package
+    return package
 
 
-def _load_module(name):
-    """A module next to this file, by path."""
-    return _load_by_path(f"_ptc_{name}", os.path.join(_HERE, f"{name}.py"))
+def load_module(path: str, package: str) -> ModuleType:
+    """The module at `path` (absolute) as a member of `package`, the package of its directory."""
+    directory, file = os.path.split(path)
+    load_package(package, directory)
+    return importlib.import_module(f"{package}.{os.path.splitext(file)[0]}")
 
 
-def _set_limits(limits):
+# Run as a script (a program child) or by the fork server, this file is the package's entry: its
+# relative imports below resolve in `_ptc_runner`.
+__package__ = load_package(_PACKAGE, _HERE).__name__
+
+
+def _set_limits(limits: dict[str, Any]) -> None:
     import resource
 
-    def hard_set(which, value, slack=0):
+    def hard_set(which: int, value: Any, slack: int = 0) -> None:
         if value is None:
             return
         value = int(value)
@@ -91,7 +99,7 @@ def _set_limits(limits):
         hard_set(resource.RLIMIT_AS, limits.get("address_space_bytes"))
 
 
-def _hinted_limits(start, confine_report):
+def _hinted_limits(start: dict[str, Any], confine_report: Any) -> dict[str, Any]:
     """What an error's hint may name: the file size limit, and the scratch cap when the sandbox
     made the scratch directory a capped tmpfs (it says so in its report)."""
     confine = start.get("confine") or {}
@@ -103,53 +111,65 @@ def _hinted_limits(start, confine_report):
     }
 
 
-def _apply_confine(spec):
+def _apply_confine(spec: dict[str, Any]) -> Any:
     path = spec.get("module")
     if not isinstance(path, str) or not os.path.isabs(path):
         raise ValueError('confine spec needs an absolute "module" path')
-    return _load_by_path("_ptc_confine", path).apply(spec)
+    return load_module(path, _CONFINE_PACKAGE).apply(spec)
 
 
-def _import_asyncio():
+def _import_asyncio() -> None:
     # asyncio imports ssl for TLS transports only; programs have no network, and OpenSSL is the
     # slowest part of a child's start. Block it while asyncio loads, then let programs import it.
     saved_ssl = sys.modules.get("ssl", False)
-    sys.modules["ssl"] = None
+    sys.modules["ssl"] = None  # pyright: ignore[reportArgumentType]
     try:
         import asyncio  # noqa: F401
     finally:
         if saved_ssl is False:
             del sys.modules["ssl"]
         else:
-            sys.modules["ssl"] = saved_ssl
+            sys.modules["ssl"] = saved_ssl  # pyright: ignore[reportArgumentType]
 
 
-def preload(confine_module):
+def preload(confine_module: str) -> ModuleType:
     """Imports what every child needs, once, in a fork server that never runs a program: its
     children start with it all loaded. Makes nothing a child must have of its own (no event loop,
     no descriptor). Returns the confine module."""
     _import_asyncio()
-    for name in ("channel", *_RUNTIME_MODULES):
-        _load_module(name)
-    return _load_by_path("_ptc_confine", confine_module)
+    from . import channel, program  # noqa: F401
+
+    return load_module(confine_module, _CONFINE_PACKAGE)
 
 
-def _load_runtime(channel, devnull, channel_file, limits):
+def _runner_files() -> frozenset[str]:
+    """The runtime's files (this one and the package's modules): left out of tracebacks."""
+    from .calls import CALL_FILE
+
+    prefix = f"{_PACKAGE}."
+    modules = [module for name, module in sys.modules.items() if name.startswith(prefix)]
+    files = [getattr(module, "__file__", None) for module in modules]
+    return frozenset([__file__, CALL_FILE, *filter(None, files)])
+
+
+def _load_runtime(channel: Channel, devnull: int, limits: dict[str, Any]) -> Runner:
     """Imports what programs need and returns the Runner, warmed up."""
     _import_asyncio()
-    import types
+    from .program import Runner
 
-    modules = types.SimpleNamespace(**{name: _load_module(name) for name in _RUNTIME_MODULES})
-    runner_files = frozenset(
-        [__file__, channel_file, modules.calls.CALL_FILE]
-        + [getattr(modules, name).__file__ for name in _RUNTIME_MODULES]
-    )
-    runner = modules.program.Runner(channel, devnull, modules, runner_files, limits)
+    runner = Runner(channel, devnull, _runner_files(), limits)
     runner.warm_up()
     return runner
 
 
-def main(channel_fd=None, start=None):
+def channel_from_fd(fd: int) -> Channel:
+    """The channel to the parent on `fd`; the fork server's channel to its server too (one framer)."""
+    from .channel import Channel
+
+    return Channel.from_fd(fd)
+
+
+def main(channel_fd: int | None = None, start: Any = None) -> NoReturn:
     """Runs one child. `channel_fd`: the channel when a fork server made this process (it
     connected back to the parent); otherwise the channel is fd 3. `start`: the start message, when
     the fork server passed it on; otherwise it is read from the channel."""
@@ -161,13 +181,12 @@ def main(channel_fd=None, start=None):
             except OSError:  # an open-files limit below 256: any free descriptor will do
                 channel_fd = os.dup(_CHANNEL_FD)
             os.close(_CHANNEL_FD)
-        channel_module = _load_module("channel")
-        channel = channel_module.Channel.from_fd(channel_fd)
+        channel = channel_from_fd(channel_fd)
     except Exception as exc:  # no channel: nobody to tell
         sys.stderr.write(f"ptc-mcp runner: no channel on fd {_CHANNEL_FD}: {exc}\n")
         os._exit(70)
 
-    def startup_failed(stage, exc):
+    def startup_failed(stage: str, exc: BaseException) -> NoReturn:
         channel.send({"type": "startup_failed", "stage": stage, "error": f"{type(exc).__name__}: {exc}"})
         os._exit(71)
 
@@ -198,7 +217,7 @@ def main(channel_fd=None, start=None):
     # (c) The rest of the runtime, already confined.
     try:
         limits = _hinted_limits(start, confine_report)
-        runner = _load_runtime(channel, devnull, channel_module.__file__, limits)
+        runner = _load_runtime(channel, devnull, limits)
     except BaseException as exc:
         startup_failed("load", exc)
 

@@ -5,6 +5,8 @@ here, and written with what the program itself may write: directories made here,
 O_EXCL|O_NOFOLLOW, nothing followed.
 """
 
+from __future__ import annotations
+
 import base64
 import binascii
 import os
@@ -16,19 +18,19 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 class SessionFiles:
     """Writes the files the parent sends, one at a time, under `<scratch>/session`."""
 
-    def __init__(self, scratch):
+    def __init__(self, scratch: str) -> None:
         self.root = os.path.join(scratch, "session")
-        self.fd = None  # the file being written, or None (none begun, or it failed)
-        self.path = None
+        self.fd: int | None = None  # the file being written, or None (none begun, or it failed)
+        self.path = ""
 
-    def make_root(self):
+    def make_root(self) -> None:
         """./session/ exists when the program starts, even empty."""
         try:
             os.mkdir(self.root, 0o700)
         except FileExistsError:
             pass
 
-    def begin(self, name):
+    def begin(self, name: object) -> None:
         self.end()
         parts = name.split("/") if isinstance(name, str) else []
         if not parts or any(part in ("", ".", "..") for part in parts):
@@ -47,7 +49,7 @@ class SessionFiles:
         except OSError:
             self.fd = None
 
-    def append(self, data):
+    def append(self, data: object) -> None:
         if self.fd is None or not isinstance(data, str):
             return
         try:
@@ -62,7 +64,7 @@ class SessionFiles:
             except OSError:
                 pass
 
-    def end(self):
+    def end(self) -> None:
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None

@@ -1,11 +1,13 @@
 """Confines the interpreter it runs in: the linux backend's layer 2 (SPEC §7).
 
-The child's bootstrap (src/execution/runner.py) imports this file by absolute path and calls
-`apply(spec)` after its rlimits and before it reads the program. Standard library only (ctypes for
-the raw calls). One concern a module, next to this file: privileges.py (rlimits, credentials,
-capabilities), namespaces.py, landlock.py, seccomp.py (the policy), kernel.py (the raw calls),
-syscalls.py (their numbers); apply() puts them together. Everything is applied to this process, in
-this order:
+The child's bootstrap (src/execution/runner/runner.py) imports this file by absolute path, as a
+member of the package its directory makes (runner.py's load_module: the modules here import each
+other relatively, and the directory never goes on sys.path), and calls `apply(spec)` after its
+rlimits and before it reads the program. Standard library only (ctypes for the raw calls). One
+concern a module, next to this file: privileges.py (rlimits, credentials, capabilities),
+namespaces.py, landlock.py, seccomp.py (the policy), kernel.py (the raw calls and the kernel's
+numbers the standard library lacks), syscalls.py (the syscall numbers); apply() puts them together.
+Everything is applied to this process, in this order:
 
   1. every rlimit: soft = hard (the program can never raise one again; the CPU limit's hard
      one a second above, for SIGXCPU to come first);
@@ -39,17 +41,19 @@ privileges.drop_privileges(), privileges.forbid_new_privileges(), landlock.restr
 landlock.apply_landlock() with nothing in between), seccomp.install_seccomp(build_seccomp_filter()).
 """
 
-import importlib
-import importlib.machinery
-import importlib.util
+from __future__ import annotations
+
 import os
-import sys
+from typing import Any
+
+from . import kernel, landlock, namespaces, privileges, seccomp, syscalls
 
 __all__ = [
     "POLICY",
     "ConfineError",
     "apply",
     "build_seccomp_filter",
+    "kernel",
     "landlock",
     "landlock_abi",
     "namespaces",
@@ -57,26 +61,6 @@ __all__ = [
     "seccomp",
     "syscalls",
 ]
-
-# This directory as a package, so that its modules import each other: the runner loads this file by
-# path, and the directory must not go on sys.path (programs import from there).
-_PACKAGE = "_ptc_sandbox_linux"
-
-
-def _package_module(name):
-    if _PACKAGE not in sys.modules:
-        spec = importlib.machinery.ModuleSpec(_PACKAGE, None, is_package=True)
-        spec.submodule_search_locations = [os.path.dirname(os.path.abspath(__file__))]
-        sys.modules[_PACKAGE] = importlib.util.module_from_spec(spec)
-    return importlib.import_module(f"{_PACKAGE}.{name}")
-
-
-kernel = _package_module("kernel")
-syscalls = _package_module("syscalls")
-seccomp = _package_module("seccomp")
-landlock = _package_module("landlock")
-privileges = _package_module("privileges")
-namespaces = _package_module("namespaces")
 
 ConfineError = kernel.ConfineError
 POLICY = seccomp.POLICY
@@ -86,10 +70,10 @@ _prctl = kernel.prctl
 _PR_GET_SECCOMP = kernel.PR_GET_SECCOMP
 
 
-_filters = {}
+_filters: dict[tuple[str, int], bytes] = {}
 
 
-def _compiled_filter(arch, self_pid):
+def _compiled_filter(arch: str, self_pid: int) -> bytes:
     """build_seccomp_filter, once per (arch, pid): a fork server's children all run as pid 2 of
     their own PID namespace and share the compiled filter."""
     key = (arch, self_pid)
@@ -98,7 +82,7 @@ def _compiled_filter(arch, self_pid):
     return _filters[key]
 
 
-def _single_threaded():
+def _single_threaded() -> bool:
     try:
         return len(os.listdir("/proc/self/task")) == 1
     except OSError:
@@ -107,7 +91,7 @@ def _single_threaded():
         return threading.active_count() == 1
 
 
-def apply(spec):
+def apply(spec: dict[str, Any]) -> dict[str, Any]:
     """Applies `spec` to this process for good. Returns a JSON-serialisable report."""
     if not isinstance(spec, dict):
         raise ConfineError("confine spec must be an object")

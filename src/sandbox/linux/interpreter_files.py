@@ -8,6 +8,8 @@ dynamic loader named in the executable (PT_INTERP, e.g. /lib64/ld-linux-x86-64.s
 exist at exactly that path for the interpreter to start. Prints one JSON line.
 """
 
+from __future__ import annotations
+
 import importlib
 import json
 import struct
@@ -22,7 +24,7 @@ MODULES = (
 )
 
 
-def program_interpreter(path):
+def program_interpreter(path: str) -> str | None:
     """PT_INTERP of a little-endian 64-bit ELF executable, or None."""
     with open(path, "rb") as f:
         head = f.read(64)
@@ -42,7 +44,7 @@ def program_interpreter(path):
     return None
 
 
-def mapped_files():
+def mapped_files() -> set[str]:
     """Every file mapped into this process: /proc/self/maps on Linux, dyld's images on macOS."""
     mapped = set()
     if sys.platform == "darwin":
@@ -63,7 +65,7 @@ def mapped_files():
     return mapped
 
 
-def main():
+def main() -> None:
     for name in MODULES:
         try:
             importlib.import_module(name)

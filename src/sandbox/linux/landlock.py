@@ -7,79 +7,88 @@ prepare_ruleset() while they are reachable, restrict_self() once no_new_privs is
 apply_landlock() does both, for a caller with nothing in between.
 """
 
+from __future__ import annotations
+
 import ctypes
 import os
 import struct
+from typing import Any
 
-from .kernel import ConfineError, syscall
+from .kernel import (
+    LANDLOCK_ACCESS_FS_EXECUTE,
+    LANDLOCK_ACCESS_FS_IOCTL_DEV,
+    LANDLOCK_ACCESS_FS_MAKE_DIR,
+    LANDLOCK_ACCESS_FS_MAKE_REG,
+    LANDLOCK_ACCESS_FS_MAKE_SYM,
+    LANDLOCK_ACCESS_FS_READ_DIR,
+    LANDLOCK_ACCESS_FS_READ_FILE,
+    LANDLOCK_ACCESS_FS_REFER,
+    LANDLOCK_ACCESS_FS_REMOVE_DIR,
+    LANDLOCK_ACCESS_FS_REMOVE_FILE,
+    LANDLOCK_ACCESS_FS_TRUNCATE,
+    LANDLOCK_ACCESS_FS_WRITE_FILE,
+    LANDLOCK_ACCESS_NET_BIND_TCP,
+    LANDLOCK_ACCESS_NET_CONNECT_TCP,
+    LANDLOCK_CREATE_RULESET_VERSION,
+    LANDLOCK_RULE_PATH_BENEATH,
+    LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET,
+    LANDLOCK_SCOPE_SIGNAL,
+    ConfineError,
+    syscall,
+)
 
-_LL_CREATE_RULESET_VERSION = 1
-_LL_RULE_PATH_BENEATH = 1
-_FS_EXECUTE = 1 << 0
-_FS_WRITE_FILE = 1 << 1
-_FS_READ_FILE = 1 << 2
-_FS_READ_DIR = 1 << 3
-_FS_REMOVE_DIR = 1 << 4
-_FS_REMOVE_FILE = 1 << 5
-_FS_MAKE_CHAR = 1 << 6
-_FS_MAKE_DIR = 1 << 7
-_FS_MAKE_REG = 1 << 8
-_FS_MAKE_SOCK = 1 << 9
-_FS_MAKE_FIFO = 1 << 10
-_FS_MAKE_BLOCK = 1 << 11
-_FS_MAKE_SYM = 1 << 12
-_FS_REFER = 1 << 13  # ABI 2
-_FS_TRUNCATE = 1 << 14  # ABI 3
-_FS_IOCTL_DEV = 1 << 15  # ABI 5
-_FS_FILE_ONLY = _FS_EXECUTE | _FS_WRITE_FILE | _FS_READ_FILE | _FS_TRUNCATE | _FS_IOCTL_DEV
-_NET_BIND_TCP = 1 << 0  # ABI 4
-_NET_CONNECT_TCP = 1 << 1
-_SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0  # ABI 6
-_SCOPE_SIGNAL = 1 << 1
+# The access rights that apply to a file (not a directory).
+_FS_FILE_ONLY = (
+    LANDLOCK_ACCESS_FS_EXECUTE
+    | LANDLOCK_ACCESS_FS_WRITE_FILE
+    | LANDLOCK_ACCESS_FS_READ_FILE
+    | LANDLOCK_ACCESS_FS_TRUNCATE
+    | LANDLOCK_ACCESS_FS_IOCTL_DEV
+)
 
-_READ_ONLY = _FS_READ_FILE | _FS_READ_DIR
-_DEVICE = _FS_READ_FILE | _FS_WRITE_FILE
+_READ_ONLY = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR
+_DEVICE = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE
 # No EXECUTE, no device nodes, fifos or sockets, no IOCTL_DEV.
 _READ_WRITE = (
-    _FS_READ_FILE
-    | _FS_READ_DIR
-    | _FS_WRITE_FILE
-    | _FS_REMOVE_DIR
-    | _FS_REMOVE_FILE
-    | _FS_MAKE_DIR
-    | _FS_MAKE_REG
-    | _FS_MAKE_SYM
-    | _FS_REFER
-    | _FS_TRUNCATE
+    LANDLOCK_ACCESS_FS_READ_FILE
+    | LANDLOCK_ACCESS_FS_READ_DIR
+    | LANDLOCK_ACCESS_FS_WRITE_FILE
+    | LANDLOCK_ACCESS_FS_REMOVE_DIR
+    | LANDLOCK_ACCESS_FS_REMOVE_FILE
+    | LANDLOCK_ACCESS_FS_MAKE_DIR
+    | LANDLOCK_ACCESS_FS_MAKE_REG
+    | LANDLOCK_ACCESS_FS_MAKE_SYM
+    | LANDLOCK_ACCESS_FS_REFER
+    | LANDLOCK_ACCESS_FS_TRUNCATE
 )
 
 
-def landlock_abi():
+def landlock_abi() -> int:
     """The kernel's Landlock ABI version, 0 when Landlock is absent or disabled."""
     try:
         return syscall(
             "landlock_create_ruleset",
             ctypes.c_void_p(None),
             ctypes.c_size_t(0),
-            ctypes.c_uint32(_LL_CREATE_RULESET_VERSION),
+            ctypes.c_uint32(LANDLOCK_CREATE_RULESET_VERSION),
         )
     except OSError:
         return 0
 
 
-def prepare_ruleset(rules, abi):
+def prepare_ruleset(rules: dict[str, Any], abi: int) -> int:
     """Creates a ruleset for `abi` with the rules of `rules` (the spec's "landlock" object) and returns
     its fd, for restrict_self(). Paths are opened here: call it while they are still reachable (before
     the uid changes). A path that does not exist is skipped."""
-    handled_fs = (1 << 13) - 1
+    handled_fs = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1  # every right of ABI 1
     if abi >= 2:
-        handled_fs |= _FS_REFER
+        handled_fs |= LANDLOCK_ACCESS_FS_REFER
     if abi >= 3:
-        handled_fs |= _FS_TRUNCATE
+        handled_fs |= LANDLOCK_ACCESS_FS_TRUNCATE
     if abi >= 5:
-        handled_fs |= _FS_IOCTL_DEV
-    handled_net = (_NET_BIND_TCP | _NET_CONNECT_TCP) if abi >= 4 else 0
-    scoped = (_SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL) if abi >= 6 else 0
+        handled_fs |= LANDLOCK_ACCESS_FS_IOCTL_DEV
+    handled_net = (LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP) if abi >= 4 else 0
+    scoped = (LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL) if abi >= 6 else 0
     size = 24 if abi >= 6 else 16 if abi >= 4 else 8
     attr = ctypes.create_string_buffer(struct.pack("<QQQ", handled_fs, handled_net, scoped)[:size], size)
     try:
@@ -107,7 +116,7 @@ def prepare_ruleset(rules, abi):
                 syscall(
                     "landlock_add_rule",
                     ctypes.c_int(ruleset),
-                    ctypes.c_int(_LL_RULE_PATH_BENEATH),
+                    ctypes.c_int(LANDLOCK_RULE_PATH_BENEATH),
                     rule,
                     ctypes.c_uint32(0),
                 )
@@ -118,13 +127,13 @@ def prepare_ruleset(rules, abi):
     return ruleset
 
 
-def _is_dir_fd(fd):
+def _is_dir_fd(fd: int) -> bool:
     import stat
 
     return stat.S_ISDIR(os.fstat(fd).st_mode)
 
 
-def restrict_self(ruleset):
+def restrict_self(ruleset: int) -> None:
     """Restricts this thread (and what it starts later) to `ruleset`, and closes the fd. Needs
     no_new_privs (or CAP_SYS_ADMIN)."""
     try:
@@ -135,6 +144,6 @@ def restrict_self(ruleset):
         os.close(ruleset)
 
 
-def apply_landlock(rules, abi):
+def apply_landlock(rules: dict[str, Any], abi: int) -> None:
     """prepare_ruleset() then restrict_self(), for a caller that already set no_new_privs."""
     restrict_self(prepare_ruleset(rules, abi))

@@ -18,46 +18,52 @@ Without the kernel support (no unprivileged user namespaces, a container that re
 each step reports the weaker bound in force instead; `apply` returns what holds.
 """
 
+from __future__ import annotations
+
 import ctypes
 import os
 import resource
+from typing import Any
 
-from .kernel import CLONE_NEWNS, CLONE_NEWUSER, call
+from .kernel import (
+    CLONE_NEWNS,
+    CLONE_NEWUSER,
+    MS_BIND,
+    MS_NODEV,
+    MS_NOSUID,
+    MS_PRIVATE,
+    MS_RDONLY,
+    MS_REC,
+    MS_REMOUNT,
+    call,
+)
 
-_MS_RDONLY = 1
-_MS_NOSUID = 2
-_MS_NODEV = 4
-_MS_REMOUNT = 32
-_MS_BIND = 4096
-_MS_REC = 16384
-_MS_PRIVATE = 1 << 18
 
-
-def _encode(value):
+def _encode(value: str | None) -> bytes | None:
     return None if value is None else os.fsencode(value)
 
 
-def _mount(source, target, fstype, flags, data=None):
+def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
     call("mount", _encode(source), _encode(target), _encode(fstype), ctypes.c_ulong(flags), _encode(data))
 
 
-def _under(path, top):
+def _under(path: str, top: str) -> bool:
     return path == top or path.startswith(top.rstrip("/") + "/")
 
 
-def apply(spec, drop):
+def apply(spec: dict[str, Any], drop: tuple[int, int] | None) -> dict[str, str | None]:
     """Applies the scratch, thread and path bounds. `drop` is the (uid, gid) root will become, or
     None. Returns a report: {"scratch": str, "threads": str, "paths": str | None}."""
     scratch = spec.get("scratch") or {}
     threads = spec.get("threads")
-    report = {"scratch": None, "threads": None, "paths": None}
+    report: dict[str, str | None] = {"scratch": None, "threads": None, "paths": None}
     is_root = os.geteuid() == 0
     namespace = bool(spec.get("namespace"))
     mounts = namespace
     if spec.get("forked"):
         # A fork server made this process in a mount namespace of its own (and a user namespace
         # when unprivileged): see zygote.py. Nothing to unshare; the mounts stay its own.
-        _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
+        _mount(None, "/", None, MS_REC | MS_PRIVATE)
         mounts = True
         if not is_root:
             report["threads"] = "user namespace"
@@ -70,7 +76,7 @@ def apply(spec, drop):
             else:
                 _enter_user_namespace()
                 report["threads"] = "user namespace"
-            _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
+            _mount(None, "/", None, MS_REC | MS_PRIVATE)
             mounts = True
         except OSError as exc:
             report["scratch"] = f"on the host file system, watched by the server ({exc.strerror})"
@@ -96,7 +102,7 @@ def apply(spec, drop):
     return report
 
 
-def _enter_user_namespace():
+def _enter_user_namespace() -> None:
     """A user namespace where this process keeps its uid and gid (RLIMIT_NPROC counts it alone),
     with a mount namespace it may change."""
     uid, gid = os.getuid(), os.getgid()
@@ -106,7 +112,9 @@ def _enter_user_namespace():
             f.write(text)
 
 
-def _mount_scratch(scratch, namespace, drop, forked=False):
+def _mount_scratch(
+    scratch: dict[str, Any], namespace: bool, drop: tuple[int, int] | None, forked: bool = False
+) -> None:
     """The scratch tmpfs with its two limits; the process's cwd moves onto it."""
     path = scratch["path"]
     options = f"size={int(scratch['bytes'])},nr_inodes={int(scratch['files'])}"
@@ -116,7 +124,7 @@ def _mount_scratch(scratch, namespace, drop, forked=False):
         # socket, its /proc). The way down to the scratch dir is made in it.
         top = scratch["mountPoint"]
         mode = "0755" if drop else "0700"
-        _mount("tmpfs", top, "tmpfs", _MS_NOSUID | _MS_NODEV, f"{options},mode={mode}")
+        _mount("tmpfs", top, "tmpfs", MS_NOSUID | MS_NODEV, f"{options},mode={mode}")
         relative = os.path.relpath(path, top)
         for depth, _ in enumerate([] if relative == "." else relative.split("/")):
             part = os.path.join(top, *relative.split("/")[: depth + 1])
@@ -126,7 +134,7 @@ def _mount_scratch(scratch, namespace, drop, forked=False):
     elif namespace:
         # bwrap's tmpfs (at /tmp, or at the scratch dir): the same file system with limits.
         top = scratch["mountPoint"]
-        _mount(None, top, None, _MS_REMOUNT | _MS_NOSUID | _MS_NODEV, options)
+        _mount(None, top, None, MS_REMOUNT | MS_NOSUID | MS_NODEV, options)
         if drop:
             # bwrap made the way to the scratch dir root's and 0700: the program's uid (which
             # confine.py makes the scratch dir's owner) must be able to traverse it.
@@ -137,11 +145,11 @@ def _mount_scratch(scratch, namespace, drop, forked=False):
     else:
         owner = f",uid={drop[0]},gid={drop[1]}" if drop else ""
         os.makedirs(path, mode=0o700, exist_ok=True)
-        _mount("tmpfs", path, "tmpfs", _MS_NOSUID | _MS_NODEV, f"{options},mode=0700{owner}")
+        _mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, f"{options},mode=0700{owner}")
     os.chdir(path)
 
 
-def _reach_as(spec, uid, gid):
+def _reach_as(spec: dict[str, Any], uid: int, gid: int) -> str | None:
     """Makes every path the program needs reachable by uid/gid; returns what was covered."""
     landlock = spec.get("landlock") or {}
     listed = (landlock.get("readOnly") or []) + (landlock.get("devices") or [])
@@ -161,15 +169,15 @@ def _reach_as(spec, uid, gid):
     handles = [(path, os.open(path, os.O_PATH | os.O_CLOEXEC)) for path in binds]
     try:
         for top in tops:
-            _mount("tmpfs", top, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=1m,nr_inodes=4096,mode=0755")
+            _mount("tmpfs", top, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,nr_inodes=4096,mode=0755")
         for path, fd in handles:
             os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
             if os.path.isdir(f"/proc/self/fd/{fd}"):
                 os.makedirs(path, mode=0o755, exist_ok=True)
             else:
                 os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o644))
-            _mount(f"/proc/self/fd/{fd}", path, None, _MS_BIND | _MS_REC)
-            _mount(None, path, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
+            _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
+            _mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
         if scratch_path:
             os.makedirs(os.path.dirname(scratch_path), mode=0o755, exist_ok=True)
     finally:
@@ -178,7 +186,7 @@ def _reach_as(spec, uid, gid):
     return f"bound for uid {uid} under {', '.join(tops)}"
 
 
-def _first_blocked(path, uid, gid):
+def _first_blocked(path: str, uid: int, gid: int) -> str | None:
     """The outermost directory above `path` that uid/gid cannot traverse, or None."""
     os.setegid(gid)
     os.seteuid(uid)
@@ -194,7 +202,7 @@ def _first_blocked(path, uid, gid):
         os.setegid(0)
 
 
-def _tasks_of(uid):
+def _tasks_of(uid: int) -> int:
     """Tasks (threads) of `uid` running now, as RLIMIT_NPROC counts them."""
     count = 0
     for pid in os.listdir("/proc"):

@@ -5,12 +5,17 @@ drop_privileges() gives up root and every capability; forbid_new_privileges() se
 die_with_parent() arms the death signal (after the credential change, which clears it).
 """
 
+from __future__ import annotations
+
 import ctypes
 import os
 import signal
 import struct
+from typing import Any
 
 from .kernel import (
+    CAP_SETPCAP,
+    LINUX_CAPABILITY_VERSION_3,
     PR_CAP_AMBIENT,
     PR_CAP_AMBIENT_CLEAR_ALL,
     PR_CAPBSET_DROP,
@@ -18,13 +23,19 @@ from .kernel import (
     PR_SET_NO_NEW_PRIVS,
     PR_SET_PDEATHSIG,
     PR_SET_SECUREBITS,
+    SECBIT_KEEP_CAPS_LOCKED,
+    SECBIT_NO_CAP_AMBIENT_RAISE,
+    SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+    SECBIT_NO_SETUID_FIXUP_LOCKED,
+    SECBIT_NOROOT,
+    SECBIT_NOROOT_LOCKED,
     ConfineError,
     prctl,
     syscall,
 )
 
 
-def freeze_rlimits():
+def freeze_rlimits() -> None:
     """soft = hard for every limit: what the runner set, and what was inherited. RLIMIT_CPU keeps
     at most one second above its soft value: the kernel sends SIGXCPU at the soft limit (which
     the parent names as the CPU limit) and SIGKILL at the hard one."""
@@ -45,27 +56,32 @@ def freeze_rlimits():
             raise ConfineError(f"cannot fix {name} at its soft value: {exc}") from exc
 
 
-_CAP_SETPCAP = 8
-_LINUX_CAPABILITY_VERSION_3 = 0x20080522
 # NOROOT, NO_SETUID_FIXUP kept off, KEEP_CAPS off, NO_CAP_AMBIENT_RAISE; each of them locked.
-_SECUREBITS = (1 << 0) | (1 << 1) | (1 << 3) | (1 << 5) | (1 << 6) | (1 << 7)
+_SECUREBITS = (
+    SECBIT_NOROOT
+    | SECBIT_NOROOT_LOCKED
+    | SECBIT_NO_SETUID_FIXUP_LOCKED
+    | SECBIT_KEEP_CAPS_LOCKED
+    | SECBIT_NO_CAP_AMBIENT_RAISE
+    | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED
+)
 
 
-def _capget():
-    header = ctypes.create_string_buffer(struct.pack("<Ii", _LINUX_CAPABILITY_VERSION_3, 0), 8)
+def _capget() -> dict[str, int]:
+    header = ctypes.create_string_buffer(struct.pack("<Ii", LINUX_CAPABILITY_VERSION_3, 0), 8)
     data = ctypes.create_string_buffer(24)
     syscall("capget", header, data)
     e0, p0, i0, e1, p1, i1 = struct.unpack("<6I", data.raw)
     return {"effective": e0 | e1 << 32, "permitted": p0 | p1 << 32, "inheritable": i0 | i1 << 32}
 
 
-def _capset_empty():
-    header = ctypes.create_string_buffer(struct.pack("<Ii", _LINUX_CAPABILITY_VERSION_3, 0), 8)
+def _capset_empty() -> None:
+    header = ctypes.create_string_buffer(struct.pack("<Ii", LINUX_CAPABILITY_VERSION_3, 0), 8)
     data = ctypes.create_string_buffer(24)
     syscall("capset", header, data)
 
 
-def _last_cap():
+def _last_cap() -> int:
     try:
         with open("/proc/sys/kernel/cap_last_cap") as f:
             return int(f.read())
@@ -80,7 +96,7 @@ def _last_cap():
         return last
 
 
-def _bounding_set(last):
+def _bounding_set(last: int) -> list[int]:
     held = []
     for cap in range(last + 1):
         try:
@@ -91,7 +107,7 @@ def _bounding_set(last):
     return held
 
 
-def _unreachable_as(uid, gid, spec):
+def _unreachable_as(uid: int, gid: int, spec: dict[str, Any]) -> str | None:
     """The first path the interpreter needs that `uid` could not read, or scratch directory parent
     it could not reach (tested with the effective ids, which are put back afterwards); None if
     there is none."""
@@ -111,7 +127,7 @@ def _unreachable_as(uid, gid, spec):
         os.setegid(0)
 
 
-def drop_target(spec):
+def drop_target(spec: dict[str, Any]) -> tuple[int, int] | None:
     """The (uid, gid) root is to become, or None (not root, or nothing asked)."""
     drop = spec.get("dropRoot")
     if drop and (os.getuid() == 0 or os.geteuid() == 0):
@@ -119,7 +135,7 @@ def drop_target(spec):
     return None
 
 
-def drop_privileges(spec):
+def drop_privileges(spec: dict[str, Any]) -> str:
     """Root gives up root: it becomes `spec.dropRoot` when that uid can read what the interpreter
     needs, else it stays uid 0 without any capability; either way supplementary groups, the
     bounding set, permitted, effective, inheritable and ambient capabilities are emptied and the
@@ -138,7 +154,7 @@ def drop_privileges(spec):
             become = (int(drop["uid"]), int(drop["gid"]))
             for path in (spec.get("landlock") or {}).get("readWrite") or []:
                 _chown_tree(path, *become)
-    if _capget()["effective"] & (1 << _CAP_SETPCAP):
+    if _capget()["effective"] & (1 << CAP_SETPCAP):
         prctl(PR_SET_SECUREBITS, _SECUREBITS)
         for cap in range(last + 1):
             prctl(PR_CAPBSET_DROP, cap)
@@ -163,7 +179,7 @@ def drop_privileges(spec):
     return f"uid {os.getuid()}"
 
 
-def _chown_tree(top, uid, gid):
+def _chown_tree(top: str, uid: int, gid: int) -> None:
     """Gives uid/gid what lies on top's own file system; never crosses into a mount (bwrap's
     read-only binds of a checkout under /tmp, say)."""
     device = os.lstat(top).st_dev
@@ -178,12 +194,12 @@ def _chown_tree(top, uid, gid):
                 os.chown(path, uid, gid, follow_symlinks=False)
 
 
-def forbid_new_privileges():
+def forbid_new_privileges() -> None:
     """PR_SET_NO_NEW_PRIVS: no exec can ever grant a privilege again (Landlock and seccomp need it)."""
     prctl(PR_SET_NO_NEW_PRIVS, 1)
 
 
-def die_with_parent(parent):
+def die_with_parent(parent: int) -> None:
     """SIGKILL when the parent dies. `parent` is its pid, read beforehand: if it is gone already, the
     signal would never come, so this exits at once."""
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)

@@ -6,14 +6,32 @@ syscalls.py (test/sandbox/seccomp_emulator.py runs the result in a BPF interpret
 install_seccomp() puts it on every thread of this process, for good.
 """
 
+from __future__ import annotations
+
 import ctypes
 import errno
 import os
 import socket
 import struct
+import termios
 
 from . import syscalls
-from .kernel import CLONE_NAMESPACES, ConfineError, syscall
+from .kernel import (
+    CLONE_NAMESPACES,
+    CLONE_THREAD,
+    PR_CAP_AMBIENT,
+    PR_SET_DUMPABLE,
+    PR_SET_KEEPCAPS,
+    PR_SET_MM,
+    PR_SET_PDEATHSIG,
+    PR_SET_PTRACER,
+    PR_SET_SECUREBITS,
+    PR_SET_SPECULATION_CTRL,
+    SECCOMP_FILTER_FLAG_TSYNC,
+    SECCOMP_SET_MODE_FILTER,
+    ConfineError,
+    syscall,
+)
 
 # The policy. Default: allow (what threads, asyncio and the standard library need keeps working);
 # these calls are refused. EPERM makes Python raise PermissionError.
@@ -21,14 +39,21 @@ from .kernel import CLONE_NAMESPACES, ConfineError, syscall
 _EPERM = errno.EPERM
 _ENOSYS = errno.ENOSYS
 
-_CLONE_THREAD = 0x00010000
 _AF_UNIX = socket.AF_UNIX
 _PRIO_PROCESS = os.PRIO_PROCESS
-# TIOCSTI (push input into a terminal), TIOCLINUX, TIOCCONS, TIOCSETD (line disciplines)
-_TTY_IOCTLS = (0x5412, 0x541C, 0x541D, 0x5423)
-# PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_KEEPCAPS, PR_SET_SECUREBITS, PR_SET_MM, PR_CAP_AMBIENT,
-# PR_SET_SPECULATION_CTRL, PR_SET_PTRACER: nothing a program needs, each loosens something.
-_PRCTL_DENIED = (1, 4, 8, 28, 35, 47, 53, 0x59616D61)
+# Push input into a terminal, TIOCLINUX, the console, line disciplines.
+_TTY_IOCTLS = (termios.TIOCSTI, termios.TIOCLINUX, termios.TIOCCONS, termios.TIOCSETD)
+# Nothing a program needs, each loosens something.
+_PRCTL_DENIED = (
+    PR_SET_PDEATHSIG,
+    PR_SET_DUMPABLE,
+    PR_SET_KEEPCAPS,
+    PR_SET_SECUREBITS,
+    PR_SET_MM,
+    PR_CAP_AMBIENT,
+    PR_SET_SPECULATION_CTRL,
+    PR_SET_PTRACER,
+)
 
 POLICY = {
     # Refused with EPERM.
@@ -106,30 +131,30 @@ _OFF_NR = 0
 _OFF_ARCH = 4
 
 
-def _arg_low(index):
+def _arg_low(index: int) -> int:
     """Offset of the low 32 bits of syscall argument `index` (pid_t, int and flags are 32-bit)."""
     return 16 + 8 * index
 
 
 class _Assembler:
-    def __init__(self):
-        self.code = []
-        self.labels = {}
+    def __init__(self) -> None:
+        self.code: list[tuple[int, int | str, int | str, int]] = []
+        self.labels: dict[str, int] = {}
 
-    def label(self, name):
+    def label(self, name: str) -> None:
         self.labels[name] = len(self.code)
 
-    def load(self, offset):
+    def load(self, offset: int) -> None:
         self.code.append((_LD_W_ABS, 0, 0, offset))
 
-    def ret(self, value):
+    def ret(self, value: int) -> None:
         self.code.append((_RET, 0, 0, value))
 
-    def jump(self, op, k, jt=0, jf=0):
+    def jump(self, op: int, k: int, jt: int | str = 0, jf: int | str = 0) -> None:
         """jt / jf: 0 = next instruction, or the name of a label further on."""
         self.code.append((op, jt, jf, k))
 
-    def build(self):
+    def build(self) -> bytes:
         out = []
         for at, (op, jt, jf, k) in enumerate(self.code):
             offsets = []
@@ -143,7 +168,7 @@ class _Assembler:
         return b"".join(out)
 
 
-def build_seccomp_filter(arch, self_pid):
+def build_seccomp_filter(arch: str, self_pid: int) -> bytes:
     """The filter as bytes of `struct sock_filter`, for `arch` ("x86_64" or "aarch64").
 
     `self_pid` is the pid as this process sees it (its own pid namespace): signals, prlimit and
@@ -152,7 +177,7 @@ def build_seccomp_filter(arch, self_pid):
         raise ConfineError(f"seccomp: no syscall table for architecture {arch!r}")
     column = syscalls.ARCHES.index(arch)
 
-    def number(name):
+    def number(name: str) -> int | None:
         entry = syscalls.SYSCALLS.get(name)
         if entry is None:
             raise ConfineError(f"seccomp: {name} is missing from syscalls.py")
@@ -187,7 +212,7 @@ def build_seccomp_filter(arch, self_pid):
         kind = rule[0]
         if kind == "thread_only":
             asm.load(_arg_low(0))
-            asm.jump(_JSET, _CLONE_THREAD, 0, deny)
+            asm.jump(_JSET, CLONE_THREAD, 0, deny)
             asm.jump(_JSET, CLONE_NAMESPACES, deny, allow)
         elif kind == "arg_eq":
             asm.load(_arg_low(rule[1]))
@@ -225,11 +250,7 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-_SECCOMP_SET_MODE_FILTER = 1
-_SECCOMP_FILTER_FLAG_TSYNC = 1
-
-
-def install_seccomp(program):
+def install_seccomp(program: bytes) -> None:
     """Installs `program` (build_seccomp_filter's bytes) on every thread of this process. Needs
     no_new_privs (or CAP_SYS_ADMIN); nothing undoes it."""
     count = len(program) // 8
@@ -238,8 +259,8 @@ def install_seccomp(program):
     try:
         result = syscall(
             "seccomp",
-            ctypes.c_uint(_SECCOMP_SET_MODE_FILTER),
-            ctypes.c_uint(_SECCOMP_FILTER_FLAG_TSYNC),
+            ctypes.c_uint(SECCOMP_SET_MODE_FILTER),
+            ctypes.c_uint(SECCOMP_FILTER_FLAG_TSYNC),
             ctypes.byref(fprog),
         )
     except OSError as exc:

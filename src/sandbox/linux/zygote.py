@@ -18,7 +18,7 @@ code, and its children hold nothing of it: each one is made like this:
      set: a new capped tmpfs for its scratch covers the mount point, hiding the socket and
      `<proc>` with it) before it reads a program.
 
-Channel (newline-delimited JSON):
+Channel (newline-delimited JSON, framed by the runner's channel.py as a child's channel is):
   server -> zygote  {"type":"fork","id":N,"token":"hex","env":{...},"start":{...}}
                                                         `start`: the runner's start message
   server -> zygote  {"type":"kill","id":N}                the whole child, if not reaped yet
@@ -26,38 +26,37 @@ Channel (newline-delimited JSON):
   zygote -> server  {"type":"exit","id":N,"code":int|null,"signal":int|null}
   zygote -> server  {"type":"fork_failed","id":N,"error":"..."}
 The zygote exits when its channel closes, and dies with its parent (PR_SET_PDEATHSIG).
+
+It loads nothing by hand: runpy runs runner.py, whose load_module loads confine.py (and with it
+this directory's modules) and the runner's own modules, as a program child loads them.
 """
+
+from __future__ import annotations
 
 import ctypes
 import errno
 import os
 import signal
+import socket
 import sys
+from types import ModuleType
+from typing import Any, NoReturn
 
 _CHANNEL_FD = 3
-_PRIVATE_FD = 255
-_PR_SET_PDEATHSIG = 1
 _MAX_LINE = 1 << 20
 
 
-def _load(path, name):
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    sys.modules[name] = module
-    return module
-
-
 class _Zygote:
-    def __init__(self, runner, confine, socket_path, proc_path, namespaces):
-        import json
-        import socket
-
-        self.json = json
-        self.socket = socket
-        self.runner = runner
+    def __init__(
+        self,
+        runner: dict[str, Any],
+        confine: ModuleType,
+        socket_path: str,
+        proc_path: str,
+        namespaces: str,
+    ) -> None:
+        self.runner_main = runner["main"]
+        self.private_fd: int = runner["_PRIVATE_FD"]
         self.syscalls = confine.syscalls
         self.kernel = kernel = confine.kernel
         self.machine = kernel.machine()
@@ -75,16 +74,15 @@ class _Zygote:
         named = {"net": kernel.CLONE_NEWNET, "uts": kernel.CLONE_NEWUTS, "cgroup": kernel.CLONE_NEWCGROUP}
         for name in filter(None, namespaces.split(",")):
             self.flags |= named[name]
-        self.channel = socket.socket(fileno=_CHANNEL_FD)
-        self.channel.setblocking(True)
-        self.pids = {}  # pid -> request id, until reaped
-        self.ids = {}  # request id -> pid
-        self.buffer = b""
+        self.channel = runner["channel_from_fd"](_CHANNEL_FD)
+        self.pids: dict[int, Any] = {}  # pid -> request id, until reaped
+        self.ids: dict[Any, int] = {}  # request id -> pid
+        self.wake_fds: tuple[int, int] = (-1, -1)
 
-    def send(self, message):
-        self.channel.sendall(self.json.dumps(message).encode() + b"\n")
+    def send(self, message: dict[str, Any]) -> None:
+        self.channel.send(message)
 
-    def serve(self):
+    def serve(self) -> NoReturn:
         import select
 
         wake_r, wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
@@ -92,7 +90,7 @@ class _Zygote:
         signal.set_wakeup_fd(wake_w)
         signal.signal(signal.SIGCHLD, lambda *_: None)
         poller = select.poll()
-        poller.register(self.channel.fileno(), select.POLLIN)
+        poller.register(self.channel.sock.fileno(), select.POLLIN)
         poller.register(wake_r, select.POLLIN)
         self.send({"type": "ready"})
         while True:
@@ -107,17 +105,13 @@ class _Zygote:
                     self.read_requests()
             self.reap()
 
-    def read_requests(self):
-        chunk = self.channel.recv(65536)
-        if not chunk:
+    def read_requests(self) -> None:
+        channel = self.channel
+        if not channel.receive():
             os._exit(0)  # the server is gone: so are its children (PR_SET_PDEATHSIG)
-        self.buffer += chunk
-        del chunk  # a forked child must not hold the requests (tokens) of the siblings after it
-        if len(self.buffer) > _MAX_LINE and b"\n" not in self.buffer:
+        if sum(map(len, channel.partial)) > _MAX_LINE:
             os._exit(2)
-        while b"\n" in self.buffer:
-            line, self.buffer = self.buffer.split(b"\n", 1)
-            request = self.json.loads(line)
+        for request, _text in channel.messages():
             if request.get("type") == "fork":
                 self.fork(request)
             elif request.get("type") == "kill":
@@ -128,7 +122,7 @@ class _Zygote:
                     except ProcessLookupError:
                         pass
 
-    def reap(self):
+    def reap(self) -> None:
         while self.pids:
             try:
                 pid, status = os.waitpid(-1, os.WNOHANG)
@@ -144,7 +138,7 @@ class _Zygote:
             sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
             self.send({"type": "exit", "id": request_id, "code": code, "signal": sig})
 
-    def clone(self):
+    def clone(self) -> int:
         nr = self.syscalls.SYSCALLS["clone"][self.syscalls.ARCHES.index(self.machine)]
         api = ctypes.pythonapi
         api.PyOS_BeforeFork()
@@ -165,7 +159,7 @@ class _Zygote:
             raise OSError(err, f"clone: {os.strerror(err)}")
         return pid
 
-    def fork(self, request):
+    def fork(self, request: dict[str, Any]) -> None:
         request_id = request.get("id")
         try:
             sys.stderr.flush()
@@ -187,18 +181,18 @@ class _Zygote:
 
     # ---- in the child (PID 1 of its namespaces) ------------------------------------------------
 
-    def child(self, request):
-        self.buffer = b""  # the requests after this one: other children's tokens
+    def child(self, request: dict[str, Any]) -> None:
+        self.channel.forget()  # the requests after this one: other children's tokens
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         # The server's channel and the wake-up pipe are the zygote's alone.
-        self.channel.detach()
+        self.channel.sock.detach()
         for fd in (_CHANNEL_FD, *self.wake_fds):
             try:
                 os.close(fd)
             except OSError:
                 pass
-        self.libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        self.libc.prctl(self.kernel.PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         if self.flags & self.kernel.CLONE_NEWUSER:
             proc = self.proc_path
             for name, text in (
@@ -222,13 +216,13 @@ class _Zygote:
                 # A signal cannot end PID 1 from inside: its status is passed on as 128 + N.
                 os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
 
-    def program(self, request):
+    def program(self, request: dict[str, Any]) -> None:
         os.setsid()
-        self.libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        self.libc.prctl(self.kernel.PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         token = str(request.get("token"))
         sockets = []
         for kind in ("channel", "output"):
-            sock = self.socket.socket(self.socket.AF_UNIX, self.socket.SOCK_STREAM)
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             sock.connect(self.socket_path)
             sock.sendall(f"{token} {kind}\n".encode())
             sockets.append(sock)
@@ -240,23 +234,25 @@ class _Zygote:
         os.dup2(output.fileno(), 2)
         output.close()
         # Where the runner keeps its channel when it takes it from fd 3 (out of a program's way).
-        private = os.dup2(channel.fileno(), _PRIVATE_FD, inheritable=False)
+        private = os.dup2(channel.fileno(), self.private_fd, inheritable=False)
         channel.close()
         os.closerange(3, private)
         os.closerange(private + 1, 1 << 16)
         os.environ.clear()
         os.environ.update({str(k): str(v) for k, v in (request.get("env") or {}).items()})
-        self.runner.main(private, request.get("start"))
+        self.runner_main(private, request.get("start"))
 
 
-def main():
+def main() -> None:
     # The runner's directory, not its path: only program interpreters name runner.py.
     runner_dir, confine_path, socket_path, proc_path, namespaces = sys.argv[1:6]
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    runner = _load(os.path.join(runner_dir, "runner.py"), "_ptc_runner")
-    confine = runner.preload(confine_path)
-    confine._compiled_filter(confine.kernel.machine(), 2)
+    import runpy
+
+    runner = runpy.run_path(os.path.join(runner_dir, "runner.py"), run_name="_ptc_runner.runner")
+    confine = runner["preload"](confine_path)
+    kernel = confine.kernel
+    kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)
+    confine._compiled_filter(kernel.machine(), 2)
     # What is loaded now is never collected: a child's collections then leave these pages shared.
     import gc
 
