@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
+import {MAX_SUGGESTED_NAME_CHARS} from '../shared/limits.js'
 import {prepareArguments} from './arguments.js'
 
 const listing = {
@@ -34,6 +35,13 @@ describe('argument rules before validation (SPEC §6)', () => {
     expect(prepareArguments(sum, {a: 1, b: 2, c: 3}).problems).toEqual([
       "unexpected argument 'c'; accepted: a, b",
     ])
+  })
+
+  it('suggests for names as long as tool names get suggestions for, and none past that', () => {
+    const long = 'a'.repeat(MAX_SUGGESTED_NAME_CHARS - 1)
+    const schema = {type: 'object', properties: {[`${long}x`]: {type: 'string'}}}
+    expect(prepareArguments(schema, {[`${long}y`]: '.'}).problems[0]).toMatch(/; did you mean 'a+x'\?$/)
+    expect(prepareArguments(schema, {[`${long}yz`]: '.'}).problems[0]).toMatch(/; accepted: a+x$/)
   })
 
   it('matches wrong names one to one, and lists the required ones still missing', () => {

@@ -11,8 +11,6 @@ import {suggestNames} from '../shared/naming.js'
 import {type LinearRegExp, linearRegExp, UnsupportedPatternError} from './schema-engines.js'
 import {followRefs} from './schema-ref.js'
 
-/** Names longer than this get no suggestion (edit distance is quadratic in the length). */
-const MAX_SUGGESTED_NAME_CHARS = 100
 /** An unexpected name is quoted up to this length in the message. */
 const MAX_QUOTED_NAME_CHARS = 60
 
@@ -64,7 +62,7 @@ function unexpectedMessage(
 ): string {
   const quoted = cutAfter(key, MAX_QUOTED_NAME_CHARS)
   const unused = names.filter((name) => !Object.hasOwn(args, name) && !suggested.has(name))
-  const [closest] = key.length <= MAX_SUGGESTED_NAME_CHARS ? suggestNames(key, unused, 1) : []
+  const [closest] = suggestNames(key, unused, 1)
   if (closest !== undefined) suggested.add(closest)
   if (closest !== undefined) return `unexpected argument '${quoted}'; did you mean '${closest}'?`
   if (names.length === 0) return `unexpected argument '${quoted}'; this tool takes no arguments`

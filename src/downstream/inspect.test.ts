@@ -2,7 +2,8 @@ import {describe, expect, it} from 'vitest'
 
 import type {ToolInfo} from './types.js'
 
-import {MAX_SUGGESTED_NAME_CHARS, suggestNames} from '../shared/naming.js'
+import {MAX_SUGGESTED_NAME_CHARS} from '../shared/limits.js'
+import {suggestNames} from '../shared/naming.js'
 import {describeTool, InspectError, inspectTools, NO_OUTPUT_SCHEMA_NOTE, OBSERVED_NOTE} from './inspect.js'
 import {unknownToolMessage} from './tool-lookup.js'
 

@@ -2,7 +2,8 @@ import type {HiddenTool} from './tool-index.js'
 import type {ToolInfo} from './types.js'
 
 import {cutAfter} from '../shared/cut.js'
-import {MAX_SUGGESTED_NAME_CHARS, suggestNames} from '../shared/naming.js'
+import {MAX_SUGGESTED_NAME_CHARS} from '../shared/limits.js'
+import {suggestNames} from '../shared/naming.js'
 
 /** What a lookup needs: the tools by name, all of them for suggestions, and the hidden ones. */
 export interface ToolSource {

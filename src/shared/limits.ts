@@ -169,6 +169,11 @@ export const PROBE_TIMEOUT_MS = 20_000
 
 // Downstream servers: connecting, listing, schemas, searching.
 
+/**
+ * Longest name that gets suggestions: the edit distance costs its length times every name's, and
+ * no real name is longer (MCP tool names are at most 128 characters).
+ */
+export const MAX_SUGGESTED_NAME_CHARS = 128
 /** How long one connection attempt may take when the server's entry does not say (SPEC §4). */
 export const DEFAULT_CONNECT_TIMEOUT_SECONDS = 30
 /** A server that sends `nextCursor` forever is cut off here rather than listed forever. */

@@ -1,3 +1,5 @@
+import {MAX_SUGGESTED_NAME_CHARS} from './limits.js'
+
 /**
  * Tool names as programs see them (SPEC §4): `mcp__<server>__<tool>`, every character that is not
  * `[A-Za-z0-9_]` replaced by `_`. The Python original does this per code point, so an emoji becomes
@@ -124,12 +126,6 @@ export function dedupeTools<T extends {name: string}>(
     .map(([name, originals]) => ({name, tools: originals}))
   return {kept, clashes}
 }
-
-/**
- * Longest name that gets suggestions: the edit distance costs its length times every name's, and
- * no real name is longer (MCP tool names are at most 128 characters).
- */
-export const MAX_SUGGESTED_NAME_CHARS = 128
 
 /**
  * The names closest to an unknown one, best first, for "did you mean"; none for a name over
