@@ -18,6 +18,10 @@ rl.on('line', (line) => {
     return send({id, result: {tools: [{name: 'good', inputSchema: {type: 'object'}}, {name: 'bad', inputSchema: {type: 'object'}}]}})
   if (method === 'tools/call' && params.name === 'good')
     return send({id, result: {resultType: 'complete', content: [{type: 'text', text: JSON.stringify(params.arguments)}], isError: false}})
+  if (method === 'tools/call' && params.name === 'plain')
+    return send({id, result: {content: [{type: 'text', text: 'a'}, {text: 'b', type: 'text'}], structuredContent: {x: [1]}, isError: true}})
+  if (method === 'tools/call' && params.name === 'extra')
+    return send({id, result: {content: [{type: 'text', text: 'a', stray: 1}], other: 2}})
   if (method === 'tools/call') return send({id, result: {content: 'not a list'}})
   send({id, error: {code: -32601, message: 'no such method'}})
 })
@@ -45,6 +49,23 @@ describe('DownstreamClient.requestTool', () => {
     const result = await downstream.requestTool(params, {timeout: 10_000})
     expect(result).toEqual(expected)
     expect(result).toEqual({content: [{type: 'text', text: '{"n":1}'}], isError: false})
+  })
+
+  it('returns text-only results, checked by hand, as the codec returns them', async () => {
+    const downstream = await connect()
+    for (const name of ['plain', 'extra']) {
+      const params = {name, arguments: {}}
+      const expected = await downstream.callTool(params, {timeout: 10_000})
+      expect(await downstream.requestTool(params, {timeout: 10_000})).toEqual(expected)
+    }
+    expect(await downstream.requestTool({name: 'plain', arguments: {}}, {timeout: 10_000})).toEqual({
+      content: [
+        {type: 'text', text: 'a'},
+        {type: 'text', text: 'b'},
+      ],
+      structuredContent: {x: [1]},
+      isError: true,
+    })
   })
 
   it('refuses an invalid result with the error callTool gives', async () => {

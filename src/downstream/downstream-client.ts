@@ -15,7 +15,8 @@ type WireCodec = ReturnType<DownstreamClient['codec']>
  * era's result validator by parsing `undefined` (a Zod failure with its message built, dropped).
  * Here the validator is made once per wire codec, and each call is one `request()`, validated by
  * the same codec function with the same error text. A `modern`-era session keeps `callTool`, which
- * also mirrors arguments into headers there.
+ * also mirrors arguments into headers there. The commonest result, text items only, is checked by
+ * hand (`isPlainTextResult`): the codec would return a copy equal to it, at several times the cost.
  */
 export class DownstreamClient extends Client {
   private resultValidator: {codec: WireCodec; schema: StandardSchemaV1<unknown, CallToolResult>} | undefined
@@ -43,6 +44,7 @@ export class DownstreamClient extends Client {
         version: 1,
         vendor: 'mcp-wire-codec',
         validate(value) {
+          if (isPlainTextResult(value)) return {value}
           const outcome = codec.validateResult('tools/call', value)
           if (outcome.ok) return {value: outcome.value as CallToolResult}
           return {
@@ -54,4 +56,29 @@ export class DownstreamClient extends Client {
     this.resultValidator = {codec, schema}
     return schema
   }
+}
+
+const PLAIN_RESULT_KEYS = new Set(['content', 'isError', 'structuredContent'])
+
+/**
+ * A `tools/call` result the era's codec passes unchanged (save for copying it): only `content`, a
+ * list of `{type: "text", text}` items with nothing else, `isError` as a boolean and
+ * `structuredContent` (any value). Anything else (`_meta`, other content, extra keys, which the
+ * codec checks, strips or normalises) goes through the codec.
+ */
+export function isPlainTextResult(value: unknown): value is CallToolResult {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  const result = value as Record<string, unknown>
+  for (const key in result) if (!Object.hasOwn(result, key) || !PLAIN_RESULT_KEYS.has(key)) return false
+  const {content, isError} = result
+  if (!Array.isArray(content) || (isError !== undefined && typeof isError !== 'boolean')) return false
+  for (const item of content as unknown[]) {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) return false
+    const block = item as Record<string, unknown>
+    if (block.type !== 'text' || typeof block.text !== 'string') return false
+    let keys = 0
+    for (const key in block) if (Object.hasOwn(block, key)) keys++
+    if (keys !== 2) return false
+  }
+  return true
 }
