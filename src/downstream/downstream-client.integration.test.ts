@@ -5,7 +5,8 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {DownstreamClient} from './downstream-client.js'
 
 // A stdio server written by hand, so that it can break the protocol: `good` answers a valid
-// result (with `resultType`, which the wire codec strips), `bad` one whose content is not a list.
+// result (with `resultType`, which the wire codec strips), `bad` one whose content is not a list;
+// `plain`, `extra` and `meta` answer results the client checks by hand or passes to the codec.
 const SERVER = `
 const rl = require('node:readline').createInterface({input: process.stdin})
 const send = (message) => process.stdout.write(JSON.stringify({jsonrpc: '2.0', ...message}) + '\\n')
@@ -20,6 +21,8 @@ rl.on('line', (line) => {
     return send({id, result: {resultType: 'complete', content: [{type: 'text', text: JSON.stringify(params.arguments)}], isError: false}})
   if (method === 'tools/call' && params.name === 'plain')
     return send({id, result: {content: [{type: 'text', text: 'a'}, {text: 'b', type: 'text'}], structuredContent: {x: [1]}, isError: true}})
+  if (method === 'tools/call' && params.name === 'meta')
+    return send({id, result: {content: [{type: 'text', text: 'm'}], _meta: {k: 1}}})
   if (method === 'tools/call' && params.name === 'extra')
     return send({id, result: {content: [{type: 'text', text: 'a', stray: 1}], other: 2}})
   if (method === 'tools/call') return send({id, result: {content: 'not a list'}})
@@ -53,7 +56,7 @@ describe('DownstreamClient.requestTool', () => {
 
   it('returns text-only results, checked by hand, as the codec returns them', async () => {
     const downstream = await connect()
-    for (const name of ['plain', 'extra']) {
+    for (const name of ['plain', 'extra', 'meta']) {
       const params = {name, arguments: {}}
       const expected = await downstream.callTool(params, {timeout: 10_000})
       expect(await downstream.requestTool(params, {timeout: 10_000})).toEqual(expected)

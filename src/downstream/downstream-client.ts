@@ -1,8 +1,11 @@
 import {
   type CallToolResult,
   Client,
+  type JSONRPCMessage,
+  type JSONRPCResultResponse,
   type RequestOptions,
   type StandardSchemaV1,
+  type Transport,
 } from '@modelcontextprotocol/client'
 
 type WireCodec = ReturnType<DownstreamClient['codec']>
@@ -19,6 +22,22 @@ type WireCodec = ReturnType<DownstreamClient['codec']>
  * hand (`isPlainTextResult`): the codec would return a copy equal to it, at several times the cost.
  */
 export class DownstreamClient extends Client {
+  /**
+   * Once connected, a plain result response (`jsonrpc`, a numeric `id`, a `result` without
+   * `_meta`: what every tools/call answers) goes straight to the SDK's response dispatch, which
+   * checks it again: the SDK's own message router would first try it against its zod schema.
+   * Anything else (requests, notifications, errors, `_meta`) takes the SDK's way.
+   */
+  override async connect(transport: Transport, options?: Parameters<Client['connect']>[1]): Promise<void> {
+    await super.connect(transport, options)
+    const route = transport.onmessage
+    if (!route) return
+    transport.onmessage = (message, extra) => {
+      if (isPlainResultResponse(message)) this._onresponse(message)
+      else route.call(transport, message, extra)
+    }
+  }
+
   private resultValidator: {codec: WireCodec; schema: StandardSchemaV1<unknown, CallToolResult>} | undefined
 
   /** Not async: the request's own promise is the call's (a synchronous throw is the SDK's, as in `request()`). */
@@ -81,4 +100,16 @@ export function isPlainTextResult(value: unknown): value is CallToolResult {
     if (keys !== 2) return false
   }
   return true
+}
+
+/** `{"jsonrpc":"2.0","id":N,"result":{...}}` with nothing else, and no `_meta` in the result. */
+function isPlainResultResponse(message: JSONRPCMessage): message is JSONRPCResultResponse {
+  const response = message as Record<string, unknown>
+  if (response.jsonrpc !== '2.0' || !Number.isSafeInteger(response.id)) return false
+  const {result} = response
+  if (typeof result !== 'object' || result === null || Array.isArray(result) || '_meta' in result)
+    return false
+  let keys = 0
+  for (const key in response) if (Object.hasOwn(response, key)) keys++
+  return keys === 3
 }
