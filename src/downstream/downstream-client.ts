@@ -24,9 +24,9 @@ type WireCodec = ReturnType<DownstreamClient['codec']>
 export class DownstreamClient extends Client {
   /**
    * Once connected, a plain result response (`jsonrpc`, a numeric `id`, a `result` without
-   * `_meta`: what every tools/call answers) goes straight to the SDK's response dispatch, which
-   * checks it again: the SDK's own message router would first try it against its zod schema.
-   * Anything else (requests, notifications, errors, `_meta`) takes the SDK's way.
+   * `_meta`: what every tools/call answers) goes straight to `_onresponse`: the SDK's own message
+   * router would first try it against its zod schema. Anything else (requests, notifications,
+   * errors, `_meta`) takes the SDK's way.
    */
   override async connect(transport: Transport, options?: Parameters<Client['connect']>[1]): Promise<void> {
     await super.connect(transport, options)
@@ -36,6 +36,26 @@ export class DownstreamClient extends Client {
       if (isPlainResultResponse(message)) this._onresponse(message)
       else route.call(transport, message, extra)
     }
+  }
+
+  /**
+   * A plain result response is handed to its request's handler as the SDK's `Protocol._onresponse`
+   * does (handler taken, its timeout cleared, progress handler dropped), without checking it
+   * against the zod schema once more; anything else, or an SDK whose internals are not as in
+   * 2.4.0 (`sdkInternals`), goes to the SDK's own.
+   */
+  protected override _onresponse(response: Parameters<Client['_onresponse']>[0]): void {
+    const internals = sdkInternals(this)
+    const id = response.id as number
+    const handler = internals?._responseHandlers.get(id)
+    if (!internals || !handler || !isPlainResultResponse(response)) {
+      super._onresponse(response)
+      return
+    }
+    internals._responseHandlers.delete(id)
+    internals._cleanupTimeout(id)
+    internals._progressHandlers.delete(id)
+    handler(response)
   }
 
   private resultValidator: {codec: WireCodec; schema: StandardSchemaV1<unknown, CallToolResult>} | undefined
@@ -112,4 +132,21 @@ function isPlainResultResponse(message: JSONRPCMessage): message is JSONRPCResul
   let keys = 0
   for (const key in response) if (Object.hasOwn(response, key)) keys++
   return keys === 3
+}
+
+/** What `Protocol._onresponse` uses (private in the SDK's types). */
+interface SdkInternals {
+  _responseHandlers: Map<number, (response: JSONRPCResultResponse) => void>
+  _progressHandlers: Map<number, unknown>
+  _cleanupTimeout(id: number): void
+}
+
+/** The SDK's response bookkeeping, when it is as `_onresponse` above expects (else undefined). */
+export function sdkInternals(client: Client): SdkInternals | undefined {
+  const internals = client as unknown as Partial<SdkInternals>
+  return internals._responseHandlers instanceof Map &&
+    internals._progressHandlers instanceof Map &&
+    typeof internals._cleanupTimeout === 'function'
+    ? (internals as SdkInternals)
+    : undefined
 }
