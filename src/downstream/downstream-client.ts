@@ -1,8 +1,11 @@
 import {
   type CallToolResult,
   Client,
+  type JSONRPCMessage,
+  type JSONRPCResultResponse,
   type RequestOptions,
   type StandardSchemaV1,
+  type Transport,
 } from '@modelcontextprotocol/client'
 
 type WireCodec = ReturnType<DownstreamClient['codec']>
@@ -15,9 +18,46 @@ type WireCodec = ReturnType<DownstreamClient['codec']>
  * era's result validator by parsing `undefined` (a Zod failure with its message built, dropped).
  * Here the validator is made once per wire codec, and each call is one `request()`, validated by
  * the same codec function with the same error text. A `modern`-era session keeps `callTool`, which
- * also mirrors arguments into headers there.
+ * also mirrors arguments into headers there. The commonest result, text items only, is checked by
+ * hand (`isPlainTextResult`): the codec would return a copy equal to it, at several times the cost.
  */
 export class DownstreamClient extends Client {
+  /**
+   * Once connected, a plain result response (`jsonrpc`, a numeric `id`, a `result` without
+   * `_meta`: what every tools/call answers) goes straight to `_onresponse`: the SDK's own message
+   * router would first try it against its zod schema. Anything else (requests, notifications,
+   * errors, `_meta`) takes the SDK's way.
+   */
+  override async connect(transport: Transport, options?: Parameters<Client['connect']>[1]): Promise<void> {
+    await super.connect(transport, options)
+    const route = transport.onmessage
+    if (!route) return
+    transport.onmessage = (message, extra) => {
+      if (isPlainResultResponse(message)) this._onresponse(message)
+      else route.call(transport, message, extra)
+    }
+  }
+
+  /**
+   * A plain result response is handed to its request's handler as the SDK's `Protocol._onresponse`
+   * does (handler taken, its timeout cleared, progress handler dropped), without checking it
+   * against the zod schema once more; anything else, or an SDK whose internals are not as in
+   * 2.4.0 (`sdkInternals`), goes to the SDK's own.
+   */
+  protected override _onresponse(response: Parameters<Client['_onresponse']>[0]): void {
+    const internals = sdkInternals(this)
+    const id = response.id as number
+    const handler = internals?._responseHandlers.get(id)
+    if (!internals || !handler || !isPlainResultResponse(response)) {
+      super._onresponse(response)
+      return
+    }
+    internals._responseHandlers.delete(id)
+    internals._cleanupTimeout(id)
+    internals._progressHandlers.delete(id)
+    handler(response)
+  }
+
   private resultValidator: {codec: WireCodec; schema: StandardSchemaV1<unknown, CallToolResult>} | undefined
 
   /** Not async: the request's own promise is the call's (a synchronous throw is the SDK's, as in `request()`). */
@@ -43,6 +83,7 @@ export class DownstreamClient extends Client {
         version: 1,
         vendor: 'mcp-wire-codec',
         validate(value) {
+          if (isPlainTextResult(value)) return {value}
           const outcome = codec.validateResult('tools/call', value)
           if (outcome.ok) return {value: outcome.value as CallToolResult}
           return {
@@ -54,4 +95,58 @@ export class DownstreamClient extends Client {
     this.resultValidator = {codec, schema}
     return schema
   }
+}
+
+const PLAIN_RESULT_KEYS = new Set(['content', 'isError', 'structuredContent'])
+
+/**
+ * A `tools/call` result the era's codec passes unchanged (save for copying it): only `content`, a
+ * list of `{type: "text", text}` items with nothing else, `isError` as a boolean and
+ * `structuredContent` (any value). Anything else (`_meta`, other content, extra keys, which the
+ * codec checks, strips or normalises) goes through the codec.
+ */
+export function isPlainTextResult(value: unknown): value is CallToolResult {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  const result = value as Record<string, unknown>
+  for (const key in result) if (!Object.hasOwn(result, key) || !PLAIN_RESULT_KEYS.has(key)) return false
+  const {content, isError} = result
+  if (!Array.isArray(content) || (isError !== undefined && typeof isError !== 'boolean')) return false
+  for (const item of content as unknown[]) {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) return false
+    const block = item as Record<string, unknown>
+    if (block.type !== 'text' || typeof block.text !== 'string') return false
+    let keys = 0
+    for (const key in block) if (Object.hasOwn(block, key)) keys++
+    if (keys !== 2) return false
+  }
+  return true
+}
+
+/** `{"jsonrpc":"2.0","id":N,"result":{...}}` with nothing else, and no `_meta` in the result. */
+function isPlainResultResponse(message: JSONRPCMessage): message is JSONRPCResultResponse {
+  const response = message as Record<string, unknown>
+  if (response.jsonrpc !== '2.0' || !Number.isSafeInteger(response.id)) return false
+  const {result} = response
+  if (typeof result !== 'object' || result === null || Array.isArray(result) || '_meta' in result)
+    return false
+  let keys = 0
+  for (const key in response) if (Object.hasOwn(response, key)) keys++
+  return keys === 3
+}
+
+/** What `Protocol._onresponse` uses (private in the SDK's types). */
+interface SdkInternals {
+  _responseHandlers: Map<number, (response: JSONRPCResultResponse) => void>
+  _progressHandlers: Map<number, unknown>
+  _cleanupTimeout(id: number): void
+}
+
+/** The SDK's response bookkeeping, when it is as `_onresponse` above expects (else undefined). */
+export function sdkInternals(client: Client): SdkInternals | undefined {
+  const internals = client as unknown as Partial<SdkInternals>
+  return internals._responseHandlers instanceof Map &&
+    internals._progressHandlers instanceof Map &&
+    typeof internals._cleanupTimeout === 'function'
+    ? (internals as SdkInternals)
+    : undefined
 }
