@@ -9,7 +9,8 @@ import {isAbsolute, join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {stringify} from 'yaml'
 
-import {type DoctorResult} from '../../src/commands/doctor.js'
+import type {DoctorResult} from '../../src/commands/doctor.js'
+
 import {doctorChecks, runCheck} from '../../src/doctor/checks.js'
 import {silentLogger} from '../../src/shared/log.js'
 import {ROOT, withExitCode} from '../helpers/command-exit.js'

@@ -6,7 +6,8 @@ import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {type InitResult} from '../../src/commands/init.js'
+import type {InitResult} from '../../src/commands/init.js'
+
 import {loadConfig} from '../../src/config/load.js'
 import {type ClaudeSandbox, createClaudeSandbox, FIXTURE_ENV} from '../fixtures/claude/setup.js'
 import {ROOT, withExitCode} from '../helpers/command-exit.js'

@@ -6,10 +6,10 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {stringify} from 'yaml'
 
+import type {ListResult} from '../../src/commands/list.js'
 import type {ToolDescription} from '../../src/downstream/inspect.js'
 import type {StructuredOutcome} from '../../src/execution/structured-outcome.js'
 
-import {type ListResult} from '../../src/commands/list.js'
 import {fixtureCommand, type HttpFixture, startHttpFixture} from '../fixtures/start-fixture.js'
 import {ROOT, withExitCode} from '../helpers/command-exit.js'
 import {NO_UNLISTED_ASKING, withNoConfig} from '../helpers/serve.js'

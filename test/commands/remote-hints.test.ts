@@ -10,7 +10,8 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {stringify} from 'yaml'
 
-import {type DoctorResult} from '../../src/commands/doctor.js'
+import type {DoctorResult} from '../../src/commands/doctor.js'
+
 import {ROOT, withExitCode} from '../helpers/command-exit.js'
 
 /** Python's `http.server` answer to a POST (what `python3 -m http.server` serves). */
