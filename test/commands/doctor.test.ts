@@ -1,3 +1,4 @@
+import {runCommand} from '@oclif/test'
 // `ptc-mcp doctor` in-process: the real checks (Node, Python, a live sandbox probe, the config, each
 // server) against the bundled example server and against servers that cannot be reached.
 import {existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
@@ -8,13 +9,15 @@ import {isAbsolute, join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {stringify} from 'yaml'
 
-import Doctor, {type DoctorResult} from '../../src/commands/doctor.js'
+import type {DoctorResult} from '../../src/commands/doctor.js'
+
 import {doctorChecks, runCheck} from '../../src/doctor/checks.js'
 import {silentLogger} from '../../src/shared/log.js'
-import {runCommand} from '../helpers/run-command.js'
+import {ROOT, withExitCode} from '../helpers/command-exit.js'
 import {withNoConfig} from '../helpers/serve.js'
 
-const runDoctor = (argv: string[]) => runCommand<DoctorResult>(Doctor, argv)
+const runDoctor = async (argv: string[]) =>
+  withExitCode(await runCommand<DoctorResult>(['doctor', ...argv], {root: ROOT}))
 
 let dir: string
 let unauthorized: Server

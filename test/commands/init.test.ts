@@ -1,3 +1,4 @@
+import {runCommand} from '@oclif/test'
 import {execFileSync} from 'node:child_process'
 import {existsSync} from 'node:fs'
 import {mkdir, readFile, stat, writeFile} from 'node:fs/promises'
@@ -5,10 +6,11 @@ import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import Init, {type InitResult} from '../../src/commands/init.js'
+import type {InitResult} from '../../src/commands/init.js'
+
 import {loadConfig} from '../../src/config/load.js'
 import {type ClaudeSandbox, createClaudeSandbox, FIXTURE_ENV} from '../fixtures/claude/setup.js'
-import {runCommand} from '../helpers/run-command.js'
+import {ROOT, withExitCode} from '../helpers/command-exit.js'
 import {CLAUDE_BIN_DIR} from '../helpers/test-deps.js'
 
 /** In-process, the running bin is vitest's: init registers this repository's bin/run.js. */
@@ -41,7 +43,8 @@ afterEach(async () => {
   await sandbox.cleanup()
 })
 
-const runInit = (argv: string[]) => runCommand<InitResult>(Init, argv)
+const runInit = async (argv: string[]) =>
+  withExitCode(await runCommand<InitResult>(['init', ...argv], {root: ROOT}))
 
 const defaultPath = () => join(sandbox.home, '.config', 'ptc-mcp', 'config.yaml')
 

@@ -1,3 +1,4 @@
+import {runCommand} from '@oclif/test'
 // `list`, `inspect` and `run` in-process, against the fixture over stdio, streamable HTTP and SSE.
 import {existsSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -5,15 +6,16 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {stringify} from 'yaml'
 
+import type {ListResult} from '../../src/commands/list.js'
 import type {ToolDescription} from '../../src/downstream/inspect.js'
 import type {StructuredOutcome} from '../../src/execution/structured-outcome.js'
 
-import Inspect from '../../src/commands/inspect.js'
-import List, {type ListResult} from '../../src/commands/list.js'
-import Run from '../../src/commands/run.js'
 import {fixtureCommand, type HttpFixture, startHttpFixture} from '../fixtures/start-fixture.js'
-import {runCommand} from '../helpers/run-command.js'
+import {ROOT, withExitCode} from '../helpers/command-exit.js'
 import {NO_UNLISTED_ASKING, withNoConfig} from '../helpers/serve.js'
+
+/** `ptc-mcp <argv>` in-process, with the exit code it set. */
+const cli = async <T>(argv: string[]) => withExitCode(await runCommand<T>(argv, {root: ROOT}))
 
 let dir: string
 let http: HttpFixture
@@ -55,7 +57,8 @@ afterAll(async () => {
 
 describe('ptc-mcp list', () => {
   it('--json lists the sorted namespaced tools of a stdio, an HTTP and an SSE server', async () => {
-    const run = await runCommand<ListResult>(List, [
+    const run = await cli<ListResult>([
+      'list',
       '--config',
       writeConfig('all.yaml', {servers: servers()}),
       '--json',
@@ -72,7 +75,8 @@ describe('ptc-mcp list', () => {
   })
 
   it('applies allow and block globs', async () => {
-    const allowed = await runCommand<ListResult>(List, [
+    const allowed = await cli<ListResult>([
+      'list',
       '--config',
       writeConfig('allow.yaml', {
         servers: servers(),
@@ -85,7 +89,8 @@ describe('ptc-mcp list', () => {
       'mcp__web_http__add',
       'mcp__web_sse__add',
     ])
-    const blocked = await runCommand<ListResult>(List, [
+    const blocked = await cli<ListResult>([
+      'list',
       '--config',
       writeConfig('block.yaml', {servers: servers().slice(0, 1), tools: {block: ['mcp__local__*e*']}}),
       '--json',
@@ -97,7 +102,7 @@ describe('ptc-mcp list', () => {
 
   it('with no config anywhere says where it looked and lists nothing, exit 0', async () => {
     await withNoConfig(dir, async (empty) => {
-      const run = await runCommand<ListResult>(List, [])
+      const run = await cli<ListResult>(['list'])
       expect(run.error).toBeUndefined()
       expect(run.exitCode).toBeUndefined()
       expect(run.result).toMatchObject({config: null, tools: [], servers: []})
@@ -112,7 +117,7 @@ describe('ptc-mcp list', () => {
       servers: [{name: 'x', transport: 'http'}],
       execution: {max_tool_calls: 0},
     })
-    const run = await runCommand<ListResult>(List, ['--config', path])
+    const run = await cli<ListResult>(['list', '--config', path])
     expect(run.error?.oclif?.exit).toBe(2)
     expect(run.error?.message).toContain(`Invalid config ${path}:`)
     expect(run.error?.message).toContain('servers[0].url: missing (required)')
@@ -123,7 +128,8 @@ describe('ptc-mcp list', () => {
 describe('ptc-mcp inspect', () => {
   it('shows the signature and the output schema, or null with a note', async () => {
     const config = writeConfig('local.yaml', {servers: servers().slice(0, 1)})
-    const structured = await runCommand<ToolDescription>(Inspect, [
+    const structured = await cli<ToolDescription>([
+      'inspect',
       'mcp__local__structured',
       '--config',
       config,
@@ -133,10 +139,10 @@ describe('ptc-mcp inspect', () => {
       'await mcp__local__structured(*, ticker: str, limit: int = 4, fields: list[Literal[\'revenue\', \'profit\']] | None = None, options: {"currency": str} | None = None) -> {"ticker": str, "currency": str, "rows": list[{"period": int, "revenue": float, "profit": float}]}',
     )
     expect(structured.result?.outputSchema).toMatchObject({type: 'object'})
-    const echo = await runCommand<ToolDescription>(Inspect, ['mcp__local__echo', '--config', config])
+    const echo = await cli<ToolDescription>(['inspect', 'mcp__local__echo', '--config', config])
     expect(echo.result).toMatchObject({outputSchema: null, note: expect.stringMatching(/runtime/)})
     expect(echo.stdout).toContain('await mcp__local__echo(*, text: str, upper: bool = False) -> Any')
-    const unknown = await runCommand<ToolDescription>(Inspect, ['mcp__local__ech', '--config', config])
+    const unknown = await cli<ToolDescription>(['inspect', 'mcp__local__ech', '--config', config])
     expect(unknown.error?.message).toContain('mcp__local__echo')
     expect(unknown.error?.oclif?.exit).toBe(1)
   })
@@ -147,13 +153,13 @@ describe('ptc-mcp run', () => {
     const config = writeConfig('run.yaml', {servers: servers().slice(0, 1)})
     const ok = join(dir, 'ok.py')
     writeFileSync(ok, 'r = await mcp__local__add(a=1, b=2)\nprint(r["sum"])')
-    const text = await runCommand<StructuredOutcome>(Run, [ok, '--config', config])
+    const text = await cli<StructuredOutcome>(['run', ok, '--config', config])
     expect(text.exitCode).toBeUndefined()
     expect(text.stdout).toMatch(/^\[Script executed successfully\]\n3\n\[tool calls: 1; \d+\.\ds\]\n$/)
 
     const failing = join(dir, 'fail.py')
     writeFileSync(failing, 'print("a")\n1/0')
-    const json = await runCommand<StructuredOutcome>(Run, [failing, '--config', config, '--json'])
+    const json = await cli<StructuredOutcome>(['run', failing, '--config', config, '--json'])
     expect(json.exitCode).toBe(1)
     expect(JSON.parse(json.stdout)).toMatchObject({
       ok: false,
@@ -174,21 +180,15 @@ describe('ptc-mcp run', () => {
     const config = writeConfig('lazy.yaml', {servers: [...servers().slice(0, 1), marking]})
     const program = join(dir, 'lazy.py')
     writeFileSync(program, 'print((await mcp__local__add(a=1, b=2))["sum"])')
-    const named = await runCommand<StructuredOutcome>(Run, [program, '--config', config])
+    const named = await cli<StructuredOutcome>(['run', program, '--config', config])
     expect(named.stdout).toMatch(/^\[Script executed successfully\]\n3\n/)
     expect(existsSync(marker)).toBe(false)
 
     writeFileSync(program, 'print(1)')
-    await runCommand<StructuredOutcome>(Run, [program, '--config', config, '--server', 'marking'])
+    await cli<StructuredOutcome>(['run', program, '--config', config, '--server', 'marking'])
     expect(existsSync(marker)).toBe(true)
 
-    const unknown = await runCommand<StructuredOutcome>(Run, [
-      program,
-      '--config',
-      config,
-      '--server',
-      'nope',
-    ])
+    const unknown = await cli<StructuredOutcome>(['run', program, '--config', config, '--server', 'nope'])
     expect(unknown.error?.message).toContain('--server nope: no such server in the config')
   })
 
@@ -198,7 +198,7 @@ describe('ptc-mcp run', () => {
     })
     const program = join(dir, 'p.py')
     writeFileSync(program, 'print(1)')
-    const run = await runCommand<StructuredOutcome>(Run, [program, '--config', config])
+    const run = await cli<StructuredOutcome>(['run', program, '--config', config])
     expect(run.error?.oclif?.exit).toBe(3)
     expect(run.error?.message).toMatch(/not available|only on/i)
   })

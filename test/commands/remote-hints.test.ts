@@ -1,3 +1,4 @@
+import {runCommand} from '@oclif/test'
 // What doctor (and so list_callable_tools and every ToolError) says of a remote server that cannot be
 // used, decided from what the URL really answered: a web page where MCP was expected, a URL that is no
 // SSE stream, a server failing behind its proxy, a server failing with its own message.
@@ -9,8 +10,9 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {stringify} from 'yaml'
 
-import Doctor, {type DoctorResult} from '../../src/commands/doctor.js'
-import {runCommand} from '../helpers/run-command.js'
+import type {DoctorResult} from '../../src/commands/doctor.js'
+
+import {ROOT, withExitCode} from '../helpers/command-exit.js'
 
 /** Python's `http.server` answer to a POST (what `python3 -m http.server` serves). */
 const PYTHON_501 = `<!DOCTYPE HTML>
@@ -71,7 +73,7 @@ describe('hints for remote servers, from the status, the content type and the bo
         execution: {sandbox: 'none'},
       }),
     )
-    const run = await runCommand<DoctorResult>(Doctor, ['--config', configPath])
+    const run = withExitCode(await runCommand<DoctorResult>(['doctor', '--config', configPath], {root: ROOT}))
     expect(run.exitCode).toBe(1)
     const byId = Object.fromEntries(run.result!.checks.map((c) => [c.id, c]))
     expect(byId['server:static']).toMatchObject({

@@ -5,14 +5,14 @@
  */
 import {Client} from '@modelcontextprotocol/client'
 import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
+import {runCommand} from '@oclif/test'
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, relative, sep} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {stringify} from 'yaml'
 
-import Run from '../../src/commands/run.js'
-import {runCommand} from '../helpers/run-command.js'
+import {ROOT, withExitCode} from '../helpers/command-exit.js'
 import {prepareServe, type ServeSetup} from '../helpers/serve.js'
 import {testDependency} from '../helpers/test-deps.js'
 
@@ -87,7 +87,7 @@ describe('show() in ptc-mcp run', () => {
       )
       const programPath = join(dir, 'show.py')
       writeFileSync(programPath, PROGRAM)
-      const run = await runCommand(Run, ['--config', configPath, programPath])
+      const run = withExitCode(await runCommand(['run', '--config', configPath, programPath], {root: ROOT}))
       expect(run.exitCode ?? 0).toBe(0)
       const path = /\[shown image: (.+\.png)\]/.exec(run.stdout)?.[1]
       expect(path, run.stdout).toBeDefined()

@@ -1,3 +1,4 @@
+import {runCommand} from '@oclif/test'
 // The surface around the sandbox, tried the way the issue-12 findings broke it: secrets from the
 // config reaching programs and logs, one oversized result tearing down a shared connection, a
 // block rule in the server's own spelling matching nothing, and program output driving the
@@ -14,13 +15,10 @@ import {stringify} from 'yaml'
 import type {DoctorResult} from '../../src/commands/doctor.js'
 import type {ListResult} from '../../src/commands/list.js'
 
-import Doctor from '../../src/commands/doctor.js'
-import Inspect from '../../src/commands/inspect.js'
-import List from '../../src/commands/list.js'
 import {fixtureCommand, type HttpFixture, startHttpFixture} from '../fixtures/start-fixture.js'
+import {ROOT, withExitCode} from '../helpers/command-exit.js'
 import {type RawServe, resultText, startRawServe, toolResult} from '../helpers/json-rpc.js'
 import {commandLine, descendants} from '../helpers/processes.js'
-import {runCommand} from '../helpers/run-command.js'
 import {
   execute,
   expectCleanShutdown,
@@ -329,7 +327,9 @@ describe('tools.allow / tools.block are normalised like names (real server-every
         ]),
     ],
   ])('%s', async (_, tools, check) => {
-    const run = await runCommand<ListResult>(List, ['--config', config(tools, 'variant.yaml'), '--json'])
+    const run = await runCommand<ListResult>(['list', '--config', config(tools, 'variant.yaml'), '--json'], {
+      root: ROOT,
+    })
     expect(run.error).toBeUndefined()
     const names = run.result!.tools.map((t) => t.name)
     expect(check(names), names.join(', ')).toBe(true)
@@ -338,7 +338,7 @@ describe('tools.allow / tools.block are normalised like names (real server-every
 
   it('list and inspect in the CLI say a tool is hidden by tools.block, and doctor warns of a rule matching nothing', async () => {
     const path = config({block: ['mcp__everything__get-env', 'mcp__everything__get-envv']})
-    const list = await runCommand<ListResult>(List, ['--config', path])
+    const list = await runCommand<ListResult>(['list', '--config', path], {root: ROOT})
     expect(list.error).toBeUndefined()
     expect(list.stdout).toMatch(
       /mcp__everything__get_env\s+everything\s+hidden by tools\.block \("mcp__everything__get-env"\)/,
@@ -348,13 +348,15 @@ describe('tools.allow / tools.block are normalised like names (real server-every
     expect(list.stderr).not.toContain('"mcp__everything__get-env" matches')
 
     for (const spelling of ['mcp__everything__get_env', 'mcp__everything__get-env']) {
-      const inspect = await runCommand(Inspect, ['--config', path, spelling])
+      const inspect = await runCommand(['inspect', '--config', path, spelling], {root: ROOT})
       expect(inspect.error?.message).toBe(
         `${spelling} is hidden by tools.block ("mcp__everything__get-env"): programs can neither see nor call it.`,
       )
     }
 
-    const doctor = await runCommand<DoctorResult>(Doctor, ['--config', path, '--json'])
+    const doctor = withExitCode(
+      await runCommand<DoctorResult>(['doctor', '--config', path, '--json'], {root: ROOT}),
+    )
     const rules = doctor.result?.checks.find((check) => check.id === 'tools')
     expect(rules).toMatchObject({
       status: 'warn',
