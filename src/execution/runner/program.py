@@ -6,6 +6,7 @@ import asyncio
 import builtins
 import linecache
 import os
+import time
 import warnings
 
 _CO_COROUTINE = 0x80
@@ -77,8 +78,17 @@ class Runner:
         # The session's ./session/ files arrive before the program; its bounds with the run message.
         self.session_files = modules.session_files.SessionFiles(self.scratch)
         self.state_limits = {}
+        # Timed steps (src/shared/steps.ts), only when the run message asks: [name, ns] pairs.
+        self.steps = None
+        self.woke = 0
+
+    def step(self, name):
+        if self.steps is not None:
+            self.steps.append([name, time.perf_counter_ns()])
 
     def on_readable(self):
+        if not self.run_waiter.done():
+            self.woke = time.perf_counter_ns()
         channel = self.channel
         channel.receive_available()
         for message, text in channel.messages():
@@ -109,6 +119,7 @@ class Runner:
         """Ends the output, sends `done` and exits (never returns)."""
         channel = self.channel
         self.output.end(self.end_marker)
+        self.step("output ended")
         # The program's ./out/ files, then its ./session/ ones, read with what the program may
         # read, never through a link.
         kept_files = self.modules.kept_files
@@ -116,6 +127,7 @@ class Runner:
             kept_files.send_kept_files(self.scratch, channel.send_bytes, channel.to_bytes)
         except BaseException:
             pass
+        self.step("out/ sent")
         limits = self.state_limits
         if limits:
             try:
@@ -129,10 +141,13 @@ class Runner:
                 )
             except BaseException:
                 pass
-        head = b'{"type":"done","ok":%s,"error":%s,"has_result":%s,"result":' % (
+            self.step("session/ sent")
+        self.step("done written")
+        head = b'{"type":"done","ok":%s,"error":%s,"has_result":%s,"steps":%s,"result":' % (
             b"false" if error is not None else b"true",
             b"null" if error is None else channel.to_bytes(error),
             b"true" if self.emitted is not None else b"false",
+            b"null" if self.steps is None else channel.to_bytes(self.steps),
         )
         channel.send_bytes(head + (self.emitted or b"null") + b"}")
         # Linger until the parent kills this process (or closes the channel): it does so once it
@@ -191,6 +206,9 @@ class Runner:
 
     async def run_program(self):
         run = await self.run_waiter
+        if run.get("steps") is True:
+            self.steps = [["woke", self.woke]]
+            self.step("run read")
         source = run.get("code")
         if not isinstance(source, str):
             os._exit(72)
@@ -201,13 +219,17 @@ class Runner:
         self.state_limits = state if isinstance(state, dict) else {}
         self.session_files.end()
         self.session_files.make_root()
+        self.step("session/ ready")
         code_obj = self.compile(source)
+        self.step("compiled")
         program_globals = self.program_globals(code_obj, run.get("tools") or ())
         # SPEC §6.1: a program with a mistake that can be seen before it runs does not run at all.
         problems = self.modules.preflight.check(source, program_globals, run.get("preflight"))
         if problems is not None:
             self.finish(problems)
+        self.step("preflight")
         error = await self.execute(code_obj, program_globals)
+        self.step("program")
         habits = self.modules.program_habits
         if error is None:
             error = habits.not_awaited_error(self.never_awaited)
