@@ -218,7 +218,6 @@ class Runner:
         state = run.get("state")
         self.state_limits = state if isinstance(state, dict) else {}
         self.session_files.end()
-        self.session_files.make_root()
         self.step("session/ ready")
         code_obj = self.compile(source)
         self.step("compiled")
@@ -267,13 +266,15 @@ class Runner:
     def prepare(self):
         """What every program runs with, set up before it arrives (its run then starts sooner):
         the output stream, the warning hook, the loop's error handler, the refusal of a nested
-        asyncio.run."""
+        asyncio.run, ./session/."""
         self.output.begin()
         self.modules.program_habits.install_warning_hook(
             warnings, self.runner_files, self.never_awaited, self.output.stream
         )
         self.loop.set_exception_handler(self.on_loop_error)
         asyncio.run = _refuse_nested_run(asyncio.run)
+        # ./session/ exists when the program starts, even empty (SPEC §6.2): made now, not after `run`.
+        self.session_files.make_root()
 
     def serve(self):
         """Prepares, waits for the program, runs it and exits (never returns)."""
