@@ -16,7 +16,7 @@ import {isRecord} from '../shared/guards.js'
 import {parseMessage} from '../shared/json-rpc.js'
 import {type FramedLine, LineFramer} from '../shared/line-framing.js'
 import {idOfSkipped, parseOrUndefined, requestId} from '../shared/oversized-line.js'
-import {answerWritten, requestRead, STEPS_ON} from '../shared/steps.js'
+import {answerSending, answerSent, requestRead, STEPS_ON} from '../shared/steps.js'
 
 /**
  * The SDK's stdio server transport with the input side made robust (the output side, including
@@ -90,10 +90,11 @@ export class JsonLinesServerTransport extends StdioServerTransport {
   }
 
   override async send(...args: Parameters<StdioServerTransport['send']>): Promise<void> {
-    await super.send(...args)
     const [message] = args
-    if (STEPS_ON && 'id' in message && message.id !== undefined && !('method' in message))
-      answerWritten(message.id)
+    const answered = STEPS_ON && 'id' in message && message.id !== undefined && !('method' in message)
+    if (answered) answerSending(message.id!)
+    await super.send(...args)
+    if (answered) answerSent(message.id!)
   }
 
   private noticeModernClient(message: JSONRPCMessage): void {

@@ -1,6 +1,15 @@
 import {describe, expect, it} from 'vitest'
 
-import {answerWritten, childSteps, markStep, MAX_STEPS, requestRead, type Steps, stepsOf} from './steps.js'
+import {
+  answerSending,
+  answerSent,
+  childSteps,
+  markStep,
+  MAX_STEPS,
+  requestRead,
+  type Steps,
+  stepsOf,
+} from './steps.js'
 
 describe('childSteps', () => {
   it('keeps [name, ns] pairs, named as the child’s', () => {
@@ -53,12 +62,13 @@ describe('steps of a request', () => {
     requestRead(7)
     markStep(stepsOf(7), 'handler')
     const lines: string[] = []
-    answerWritten(7, (line) => Boolean(lines.push(line)))
-    answerWritten(7, (line) => Boolean(lines.push(line)))
+    answerSending(7)
+    answerSent(7, (line) => Boolean(lines.push(line)))
+    answerSent(7, (line) => Boolean(lines.push(line)))
     expect(lines).toHaveLength(1)
     const {id, steps} = JSON.parse(lines[0]!.slice(lines[0]!.indexOf('{'))) as {id: number; steps: Steps}
     expect(id).toBe(7)
-    expect(steps.map(([name]) => name)).toEqual(['request read', 'handler', 'answer written'])
+    expect(steps.map(([name]) => name)).toEqual(['request read', 'handler', 'sending answer'])
     expect(stepsOf(7)).toBeUndefined()
   })
 

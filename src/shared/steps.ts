@@ -40,12 +40,19 @@ export function stepsOf(id: RequestId | undefined): Steps | undefined {
   return id === undefined ? undefined : open.get(id)
 }
 
-/** The answer to `id` is written: prints its steps on stderr (the transport calls this only when on). */
-export function answerWritten(id: RequestId, write = (line: string) => process.stderr.write(line)): void {
+/** The answer to `id` is about to be serialised and written (the transport calls this only when on). */
+export function answerSending(id: RequestId): void {
+  markStep(open.get(id), 'sending answer')
+}
+
+/**
+ * The answer to `id` is written: prints its steps on stderr (the transport calls this only when on).
+ * The client may have read it before this runs: the last step is when it went out.
+ */
+export function answerSent(id: RequestId, write = (line: string) => process.stderr.write(line)): void {
   const steps = open.get(id)
   if (!steps) return
   open.delete(id)
-  markStep(steps, 'answer written')
   write(`${STEPS_PREFIX}${JSON.stringify({id, steps})}\n`)
 }
 

@@ -68,14 +68,19 @@ for (const modern of [false, true]) {
       const names = steps.map(([name]) => name)
       expect(names.filter((name) => PROGRAM_STEPS.includes(name))).toEqual(PROGRAM_STEPS)
       expect(names[0]).toBe('request read')
-      expect(names.at(-1)).toBe('answer written')
-      if (!modern) expect(names.slice(-3)).toEqual(['outcome', 'result built', 'answer written'])
+      expect(names.at(-1)).toBe('sending answer')
+      if (!modern) expect(names.slice(-3)).toEqual(['outcome', 'result built', 'sending answer'])
       for (let i = 1; i < steps.length; i++)
         expect(steps[i]![1], names[i]).toBeGreaterThanOrEqual(steps[i - 1]![1])
-      // A call that runs no program: the transport's two steps.
+      // A call that runs no program: the transport's steps and its handler's.
       await on.callTool('list_callable_tools', {})
       await expect.poll(() => stepsLines(on.stderr()).length).toBe(2)
-      expect(stepsLines(on.stderr())[1]!.map(([name]) => name)).toEqual(['request read', 'answer written'])
+      expect(stepsLines(on.stderr())[1]!.map(([name]) => name)).toEqual([
+        'request read',
+        'handler',
+        'result built',
+        'sending answer',
+      ])
     })
 
     it('off: nothing printed, nothing in the answer', async () => {
