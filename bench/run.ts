@@ -5,7 +5,7 @@
 // bench/results.json. Timing belongs here, never in test assertions.
 //
 //   tsx bench/run.ts [--quick] [--load=N] [--only=discover,pause,cadence,...] [--gateways=ptc-mcp,...]
-//                    [--downstreams=bench,everything] [--out=bench/results.json]
+//                    [--downstreams=bench,everything] [--out=bench/results.json] [--steps]
 import {writeFileSync} from 'node:fs'
 import {parseArgs} from 'node:util'
 
@@ -17,6 +17,7 @@ import {DEFAULT_RESULTS} from './lib/paths.js'
 import {PTC_SETTINGS} from './lib/ptc-mcp.js'
 import {report} from './lib/report.js'
 import {GATEWAY_NAMES, type GatewayName} from './lib/results.js'
+import {type StepMedian, stepsTable} from './lib/steps.js'
 import {bigResult} from './scenarios/big-result.js'
 import {sequentialCalls} from './scenarios/calls.js'
 import {contextSaved} from './scenarios/context-saved.js'
@@ -26,6 +27,7 @@ import {firstBurst} from './scenarios/first-burst.js'
 import {gatewayStart} from './scenarios/gateway-start.js'
 import {rssGrowth} from './scenarios/rss-growth.js'
 import {sandboxTiers} from './scenarios/sandbox-tiers.js'
+import {steps} from './scenarios/steps.js'
 import {trivialBurst} from './scenarios/trivial-burst.js'
 import {trivialCadence} from './scenarios/trivial-cadence.js'
 import {trivialPause} from './scenarios/trivial-pause.js'
@@ -64,13 +66,18 @@ const {values} = parseArgs({
     gateways: {type: 'string'},
     downstreams: {type: 'string'},
     out: {type: 'string', default: DEFAULT_RESULTS},
+    steps: {type: 'boolean', default: false},
   },
 })
-const scenarios = choose(
-  'only',
-  values.only,
-  SCENARIOS.map((s) => s.name),
-)
+// --steps alone runs the steps view only; with --only, after those scenarios.
+const scenarios =
+  values.steps && values.only === undefined
+    ? []
+    : choose(
+        'only',
+        values.only,
+        SCENARIOS.map((s) => s.name),
+      )
 const bench = new Bench({
   quick: values.quick,
   gateways: choose<GatewayName>('gateways', values.gateways, GATEWAY_NAMES),
@@ -89,6 +96,7 @@ try {
     bench.failures.clear()
     await scenario.run(bench)
   }
+  if (values.steps) await steps.run(bench)
 } catch (error) {
   process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`)
   process.exitCode = 1
@@ -98,6 +106,13 @@ try {
 if (process.exitCode !== 1) {
   const {results} = bench
   writeFileSync(values.out, `${JSON.stringify(results, null, 2)}\n`)
+  const stepsView = results.extra.steps as {program: StepMedian[]; floor: StepMedian[]} | undefined
+  if (stepsView) {
+    process.stdout.write(
+      `${stepsTable('print(1) after a 300 ms pause, per step (PTC_MCP_STEPS=1):', stepsView.program)}\n\n` +
+        `${stepsTable('the floor (list_callable_tools), per step:', stepsView.floor)}\n\n`,
+    )
+  }
   process.stdout.write(
     `${report(results)}\n\nbench: ${results.totalSeconds?.toFixed(0)} s on ${results.machine.cpus} CPUs, ` +
       `load average ${results.machine.loadavgAtStart} → ${results.machine.loadavgAtEnd}` +

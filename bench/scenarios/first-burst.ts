@@ -1,6 +1,7 @@
 // SPEC §11: the first burst of eight after 60 s with no program (a session's first parallel
 // calls), ≤ 2× a bare interpreter start. Every gateway of every downstream is left idle for the
-// quiet period at once; then bare starts are taken and each gateway gets one burst, in turn.
+// quiet period at once; then bare starts are taken and each gateway gets one burst, in turn, each
+// SETTLE_MS after the one before.
 // With --quick the quiet period is shorter, as the row and a note say.
 import {setTimeout as sleep} from 'node:timers/promises'
 
@@ -28,6 +29,8 @@ async function burstOrDrop(
 
 export const QUIET_S = 60
 const QUICK_QUIET_S = 5
+/** After each gateway's burst, before the next one's: what the burst set off (refills, teardown) ends. */
+const SETTLE_MS = 2000
 
 export const firstBurst: Scenario = {
   name: 'first-burst',
@@ -49,8 +52,14 @@ export const firstBurst: Scenario = {
       bare.push(...bench.bareStart(bench.reps(4, 2)))
       for (const {downstream, gateways} of each) {
         const measured = bursts.get(downstream)!
-        for (const gateway of gateways)
-          if (round === 0 || measured.has(gateway)) await burstOrDrop(bench, gateway, downstream, measured)
+        for (const gateway of gateways) {
+          if (round !== 0 && !measured.has(gateway)) continue
+          await burstOrDrop(bench, gateway, downstream, measured)
+          // The next gateway's burst must not meet this one's aftermath (ptc-mcp forks 8
+          // replacements at once when its burst ends): measured right after it, server-everything's
+          // ptc-mcp took 88-146 ms where it took 42-72 ms alone (2 cores, load 7).
+          await sleep(SETTLE_MS)
+        }
       }
     }
     for (const {downstream, gateways} of each)

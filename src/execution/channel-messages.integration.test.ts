@@ -35,7 +35,7 @@ const fieldsOf = (type: ChannelMessageType) => Object.keys(CHANNEL_MESSAGES[type
 const CHILD_SAMPLES: {[T in ChildType]: Record<ChannelFields<T>, unknown> & {type: T}} = {
   call: {type: 'call', tool: 'mcp__a__b', args: {x: 1}, id: 1},
   cancel: {type: 'cancel', id: 3},
-  done: {type: 'done', ok: true, error: null, has_result: true, result: [1]},
+  done: {type: 'done', ok: true, error: null, has_result: true, result: [1], steps: [['woke', 1]]},
   file: {type: 'file', name: 'charts/q1.csv', area: 'out'},
   file_data: {type: 'file_data', data: 'aGk='},
   file_skipped: {type: 'file_skipped', name: 'evil', reason: 'link', area: 'session'},

@@ -38,6 +38,7 @@ export const CHANNEL_MESSAGES = {
       end_marker: 'written to fd 1 after the final flush: the output is complete',
       state:
         'the session bounds (max_value_bytes, max_bytes, max_session_files): store() and ./session/ are checked against them in the child too',
+      steps: 'present (true) only when serve times steps (PTC_MCP_STEPS=1, shared/steps.ts)',
     },
   },
   session_file: {
@@ -111,6 +112,7 @@ export const CHANNEL_MESSAGES = {
       error: 'its traceback (clipped), or null',
       has_result: 'emit() was called',
       result: "emit()'s last value, or null",
+      steps: "when the run asked: the child's steps as [name, perf_counter_ns] pairs; else null",
     },
   },
 } as const satisfies Record<string, ChannelMessage>

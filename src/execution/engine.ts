@@ -12,6 +12,7 @@ import {sweepOrphanedScratchDirs} from '../sandbox/scratch.js'
 import {unlessAborted} from '../shared/abortable.js'
 import {CHILD_START_TIMEOUT_MS, childMessageBytes, STATE_DEFAULTS} from '../shared/limits.js'
 import {type Logger, silentLogger} from '../shared/log.js'
+import {markStep, type Steps} from '../shared/steps.js'
 import {artifactsRoot, artifactsRootProblem, pruneArtifacts} from './artifacts.js'
 import {ForkServer} from './child/fork-server.js'
 import {forkServerSpawner} from './child/forked.js'
@@ -70,6 +71,8 @@ export interface RunOptions {
    * per serve process. Default: a session of its own, gone when the program ends.
    */
   state?: SessionState
+  /** Where the run's steps are timed (shared/steps.ts, opt-in); the child is asked for its own. */
+  steps?: Steps
 }
 
 /** Scratch directories left by servers that were killed are removed once per process. */
@@ -155,6 +158,7 @@ export class ProgramEngine {
   async run(code: string, options: RunOptions = {}): Promise<RunOutcome> {
     if (this.closed) throw new Error('ProgramEngine.run: the engine is closed')
     const {signal} = options
+    markStep(options.steps, 'engine')
     let release: SlotRelease
     try {
       release = await this.slots.acquire(signal, options.onQueue)
@@ -181,6 +185,7 @@ export class ProgramEngine {
     let child: ProgramChild
     try {
       child = await this.acquire(signal)
+      markStep(options.steps, 'child taken')
       onChild(child)
     } catch (error) {
       if (this.closed) throw new Error('ProgramEngine.run: the engine was closed', {cause: error})
@@ -227,6 +232,7 @@ export class ProgramEngine {
           signal,
           handlers: broker,
           session: {files: state.filesBefore, limits: sessionLimits(state.limits)},
+          steps: options.steps,
         },
       )
     } catch (error) {
@@ -243,6 +249,7 @@ export class ProgramEngine {
         : undefined
     // Rule: a run that kept files prunes the artifacts (SPEC §14: 7 days, 1 GiB in total).
     if (child.artifacts?.path !== undefined) pruneArtifacts(this.artifactsRoot)
+    markStep(options.steps, 'run ended')
     return this.outcome({
       end: run.end,
       output: run.output,

@@ -55,6 +55,8 @@ export interface RunMessage {
   end_marker: string
   /** The session's bounds (SPEC §6.2): store() refuses a larger value before sending it; ./session/ is sent back within the others. */
   state: RunStateLimits
+  /** Present (true) only when serve times steps (PTC_MCP_STEPS=1): `done` then carries the child's. */
+  steps?: true
 }
 
 /** The `state:` bounds a program's runner applies itself (the parent checks them again). */
@@ -105,7 +107,15 @@ export type ChildMessage =
   | {type: 'call'; id: number; tool: string; args: Record<string, unknown>}
   | {type: 'helper'; id: number; name: HelperName; args: Record<string, unknown>}
   | {type: 'cancel'; id: number}
-  | {type: 'done'; ok: boolean; error: string | null; hasResult: boolean; result: unknown}
+  | {
+      type: 'done'
+      ok: boolean
+      error: string | null
+      hasResult: boolean
+      result: unknown
+      /** The child's timed steps when the run asked for them (shared/steps.ts checks them), else null. */
+      steps?: unknown
+    }
   | {type: 'show'; image: ShownImage}
   | {type: 'file'; name: string; area: FileArea}
   | {type: 'file_data'; data: Buffer}
@@ -335,5 +345,6 @@ function parseDone(
         : error,
     hasResult: message.has_result === true,
     result: message.result,
+    ...(message.steps !== null && message.steps !== undefined && {steps: message.steps}),
   }
 }

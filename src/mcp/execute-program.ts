@@ -19,6 +19,7 @@ import {startFailureOutcome} from '../execution/outcome.js'
 import {structuredOutcome} from '../execution/structured-outcome.js'
 import {isRecord} from '../shared/guards.js'
 import {INITIAL_CONNECT_WAIT_MS} from '../shared/limits.js'
+import {markStep, stepsOf} from '../shared/steps.js'
 import {elicitationPrompter, FIRST_MODERN_REVISION, inputRequestPrompter} from './approval-prompter.js'
 import {executeProgramDescription} from './descriptions.js'
 import {ProgramRounds, type RoundAnswer} from './program-rounds.js'
@@ -126,6 +127,8 @@ export function registerExecuteProgram(
       _meta: {[MAX_RESULT_SIZE_META_KEY]: maxResultSizeChars(execution)},
     },
     async ({code}, ctx) => {
+      const steps = stepsOf(ctx.mcpReq.id)
+      markStep(steps, 'handler')
       const progress = startProgress(ctx, logger)
       try {
         const modern = speaksModernProtocol(server, ctx)
@@ -148,6 +151,7 @@ export function registerExecuteProgram(
           onQueue: (ahead?: number) => progress.queued(ahead),
           // What programs keep for the next ones in this session (SPEC §6.2).
           state: await runtime.session(),
+          steps,
         }
         if (!modern) {
           const outcome = await engine.run(code, {
@@ -155,7 +159,10 @@ export function registerExecuteProgram(
             signal: ctx.mcpReq.signal,
             prompter: elicitationPrompter(server, ctx),
           })
-          return toCallResult(outcome, execution)
+          markStep(steps, 'outcome')
+          const result = toCallResult(outcome, execution)
+          markStep(steps, 'result built')
+          return result
         }
         const capabilities = envelopeCapabilities(ctx)
         return answer(

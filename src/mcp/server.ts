@@ -9,6 +9,7 @@ import {InspectError, inspectTools} from '../downstream/inspect.js'
 import {callableTools, UnknownServerError} from '../downstream/tool-search.js'
 import {startingText, type UnavailableServer} from '../downstream/types.js'
 import {INITIAL_CONNECT_WAIT_MS} from '../shared/limits.js'
+import {markStep, stepsOf} from '../shared/steps.js'
 import {INSPECT_TOOL_DESCRIPTION, LIST_CALLABLE_TOOLS_DESCRIPTION} from './descriptions.js'
 import {registerExecuteProgram} from './execute-program.js'
 
@@ -36,7 +37,9 @@ export function createMcpServer(
         server: z.string().optional().describe("Only this server's tools."),
       }),
     },
-    async ({query, server: serverName}) => {
+    async ({query, server: serverName}, ctx) => {
+      const steps = stepsOf(ctx.mcpReq.id)
+      markStep(steps, 'handler')
       await registry.waitForInitialConnections(INITIAL_CONNECT_WAIT_MS)
       let listing: ReturnType<typeof callableTools>
       try {
@@ -55,6 +58,7 @@ export function createMcpServer(
         const reasons = failed.map((s) => `${s.name}: ${s.reason}`).join('; ')
         content.push(text(`UNAVAILABLE SERVERS (their tools are not listed; reconnecting): ${reasons}`))
       }
+      markStep(steps, 'result built')
       return {content}
     },
   )

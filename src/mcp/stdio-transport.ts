@@ -16,6 +16,7 @@ import {isRecord} from '../shared/guards.js'
 import {parseMessage} from '../shared/json-rpc.js'
 import {type FramedLine, LineFramer} from '../shared/line-framing.js'
 import {idOfSkipped, parseOrUndefined, requestId} from '../shared/oversized-line.js'
+import {answerSending, answerSent, requestRead, STEPS_ON} from '../shared/steps.js'
 
 /**
  * The SDK's stdio server transport with the input side made robust (the output side, including
@@ -79,11 +80,21 @@ export class JsonLinesServerTransport extends StdioServerTransport {
       return
     }
     this.noticeModernClient(message)
+    if (STEPS_ON && 'id' in message && 'method' in message && message.method === 'tools/call')
+      requestRead(message.id)
     try {
       this.onmessage?.(message)
     } catch (error) {
       this.onerror?.(error as Error)
     }
+  }
+
+  override async send(...args: Parameters<StdioServerTransport['send']>): Promise<void> {
+    const [message] = args
+    const answered = STEPS_ON && 'id' in message && message.id !== undefined && !('method' in message)
+    if (answered) answerSending(message.id!)
+    await super.send(...args)
+    if (answered) answerSent(message.id!)
   }
 
   private noticeModernClient(message: JSONRPCMessage): void {

@@ -5,6 +5,7 @@ import type {ChildEnd, ChildOptions, ChildRunOptions, ChildRunResult} from './ty
 
 import {SandboxError} from '../../shared/errors.js'
 import {formatSeconds} from '../../shared/seconds.js'
+import {childSteps, markStep, MAX_STEPS, type Steps} from '../../shared/steps.js'
 import {RunArtifacts} from '../artifacts.js'
 import {
   type ChildMessage,
@@ -77,6 +78,8 @@ export class ProgramChild {
   private markDisposed!: () => void
   private drainTimer: NodeJS.Timeout | undefined
   private killTimer: NodeJS.Timeout | undefined
+  /** The run's timed steps, when asked for (shared/steps.ts). */
+  private steps: Steps | undefined
 
   private constructor(private readonly options: ChildOptions) {
     this.artifacts = options.artifactsRoot === undefined ? undefined : new RunArtifacts(options.artifactsRoot)
@@ -111,7 +114,15 @@ export class ProgramChild {
     const {session} = options
     // The session's files first: the child writes them into ./session/ before the program starts.
     if (session && session.files.size > 0) channel.sendLines(sessionFileLines(session.files))
-    const message: RunMessage = {type: 'run', ...run, end_marker: this.output.endMarker}
+    const message: RunMessage = {
+      type: 'run',
+      ...run,
+      end_marker: this.output.endMarker,
+      ...(options.steps && {steps: true}),
+    }
+    // Marked before the write: the child may read it before this process runs on.
+    this.steps = options.steps
+    markStep(this.steps, 'sending run')
     channel.send(message)
     const active = new ProgramRun(
       options.handlers,
@@ -245,6 +256,11 @@ export class ProgramChild {
     const {phase} = this
     switch (phase.name) {
       case 'running': {
+        const {steps} = this
+        if (steps && message.type === 'done') {
+          steps.push(...childSteps(message.steps, MAX_STEPS - 2 - steps.length))
+          markStep(steps, 'done read')
+        }
         phase.run.onMessage(message, bytes)
         return
       }
@@ -383,6 +399,7 @@ export class ProgramChild {
     // After `done`, the end marker proves the output complete; otherwise wait for EOF.
     const complete = phase.end.kind === 'done' && this.output.endsWithMarker
     if (!complete && this.output.pipesOpen) return
+    markStep(this.steps, 'output complete')
     this.phase = {name: 'ended'}
     phase.resolve({
       end: phase.end,

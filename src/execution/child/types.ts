@@ -1,5 +1,6 @@
 import type {ProgramBounds, PythonInfo, SandboxBackend} from '../../sandbox/backend.js'
 import type {Logger} from '../../shared/log.js'
+import type {Steps} from '../../shared/steps.js'
 import type {KeptFiles} from '../kept-files.js'
 import type {ChildLimits, HelperName, ShownImage} from '../protocol.js'
 import type {ReceivedSessionFiles} from '../session-files.js'
@@ -65,4 +66,6 @@ export interface ChildRunOptions {
   timeoutMs: number
   signal?: AbortSignal
   handlers: ChildRequestHandlers
+  /** Timed steps (shared/steps.ts): the run message asks the child for its own, added at `done`. */
+  steps?: Steps
 }

@@ -9,6 +9,7 @@ import builtins
 import inspect
 import linecache
 import os
+import time
 import warnings
 from collections.abc import Callable, Iterable
 from types import CodeType
@@ -87,8 +88,17 @@ class Runner:
         # The session's ./session/ files arrive before the program; its bounds with the run message.
         self.session_files = session_files.SessionFiles(self.scratch)
         self.state_limits = {}
+        # Timed steps (src/shared/steps.ts), only when the run message asks: [name, ns] pairs.
+        self.steps = None
+        self.woke = 0
+
+    def step(self, name: str) -> None:
+        if self.steps is not None:
+            self.steps.append([name, time.perf_counter_ns()])
 
     def on_readable(self) -> None:
+        if not self.run_waiter.done():
+            self.woke = time.perf_counter_ns()
         channel = self.channel
         channel.receive_available()
         for message, text in channel.messages():
@@ -119,12 +129,14 @@ class Runner:
         """Ends the output, sends `done` and exits (never returns)."""
         channel = self.channel
         self.output.end(self.end_marker)
+        self.step("output ended")
         # The program's ./out/ files, then its ./session/ ones, read with what the program may
         # read, never through a link.
         try:
             kept_files.send_kept_files(self.scratch, channel.send_bytes, channel.to_bytes)
         except BaseException:
             pass
+        self.step("out/ sent")
         limits = self.state_limits
         if limits:
             try:
@@ -138,10 +150,13 @@ class Runner:
                 )
             except BaseException:
                 pass
-        head = b'{"type":"done","ok":%s,"error":%s,"has_result":%s,"result":' % (
+            self.step("session/ sent")
+        self.step("done written")
+        head = b'{"type":"done","ok":%s,"error":%s,"has_result":%s,"steps":%s,"result":' % (
             b"false" if error is not None else b"true",
             b"null" if error is None else channel.to_bytes(error),
             b"true" if self.emitted is not None else b"false",
+            b"null" if self.steps is None else channel.to_bytes(self.steps),
         )
         channel.send_bytes(head + (self.emitted or b"null") + b"}")
         # Linger until the parent kills this process (or closes the channel): it does so once it
@@ -200,6 +215,9 @@ class Runner:
 
     async def run_program(self) -> NoReturn:
         run = await self.run_waiter
+        if run.get("steps") is True:
+            self.steps = [["woke", self.woke]]
+            self.step("run read")
         source = run.get("code")
         if not isinstance(source, str):
             os._exit(72)
@@ -209,14 +227,17 @@ class Runner:
         state = run.get("state")
         self.state_limits = state if isinstance(state, dict) else {}
         self.session_files.end()
-        self.session_files.make_root()
+        self.step("session/ ready")
         code_obj = self.compile(source)
+        self.step("compiled")
         program_globals = self.program_globals(code_obj, run.get("tools") or ())
         # SPEC §6.1: a program with a mistake that can be seen before it runs does not run at all.
         problems = preflight.check(source, program_globals, run.get("preflight"))
         if problems is not None:
             self.finish(problems)
+        self.step("preflight")
         error = await self.execute(code_obj, program_globals)
+        self.step("program")
         habits = program_habits
         if error is None:
             error = habits.not_awaited_error(self.never_awaited)
@@ -232,7 +253,10 @@ class Runner:
         self.finish(error)
 
     def warm_up(self) -> None:
-        """Runs the paths a program takes once, so the first real program does not pay for them."""
+        """Runs the paths a program takes once, so the first real program does not pay for them.
+        In a forked child this matters most: its pages are the fork server's until written, and
+        the first run of a path copies the ones it touches (compile and preflight of print(1):
+        ~150 page faults, 0.5-1 ms; the second run: 50 us)."""
         code_obj = compile(
             "async def _w():\n    return 1\nawait _w()\n",
             "<warm-up>",
@@ -250,6 +274,22 @@ class Runner:
         channel.to_bytes({"type": "call", "id": 0, "tool": "", "args": {"a": [1, "b", None]}})
         channel.text_value(bytearray(b'{"a": [1, "b", null]}'))
         channel.text_value(bytearray(b"not JSON"))
+        # A program's own path, up to what it would print or send: a run message parsed (by a
+        # channel of its own, fed by hand: nothing is read from or sent to the parent), compiled, given its
+        # globals, checked, run (it prints nothing), and the ./session/ scan (it sends nothing).
+        probe = type(channel)(channel.sock)
+        probe.feed(channel.to_bytes({"type": "run", "code": "len(str(1))\n", "tools": ["mcp__a__b"]}) + b"\n")
+        for run, _ in probe.messages():
+            source = str(run.get("code"))
+            code_obj = self.compile(source)
+            program_globals = self.program_globals(code_obj, run.get("tools") or [])
+            preflight.check(source, program_globals, {"tools": {}, "unknown": {}})
+            self.loop.run_until_complete(self.execute(code_obj, program_globals))
+        linecache.cache.pop(program_habits.PROGRAM_FILE, None)
+        self.failure = None
+        # ./session/ exists when the program starts, even empty (SPEC §6.2).
+        self.session_files.make_root()
+        kept_files.send_kept_files(self.scratch, lambda _line: None, channel.to_bytes, "session", 1, 1)
 
     def prepare(self) -> None:
         """What every program runs with, set up before it arrives (its run then starts sooner):
