@@ -98,9 +98,6 @@ export interface TextResultHeader {
   ok: true
 }
 
-/** Its home is shared/limits.ts; execution/child/run.ts reads it from here. */
-export {MAX_SHOWN_IMAGES} from '../shared/limits.js'
-
 export type ChildMessage =
   | {type: 'ready'; confine: unknown}
   | {type: 'startup_failed'; stage: string; error: string}

@@ -2,12 +2,11 @@ import {performance} from 'node:perf_hooks'
 
 import type {ChildEnd, ChildRequestHandlers} from './types.js'
 
-import {MAX_SHOWN_BYTES} from '../../shared/limits.js'
+import {MAX_SHOWN_BYTES, MAX_SHOWN_IMAGES} from '../../shared/limits.js'
 import {type KeptFiles, KeptFilesWriter} from '../kept-files.js'
 import {
   type ChildMessage,
   type FileArea,
-  MAX_SHOWN_IMAGES,
   ProtocolError,
   type RefusedRequest,
   type ResultMessage,
