@@ -278,7 +278,7 @@ class Runner:
         # channel of its own, fed by hand: nothing is read from or sent to the parent), compiled, given its
         # globals, checked, run (it prints nothing), and the ./session/ scan (it sends nothing).
         probe = type(channel)(channel.sock)
-        probe.feed(channel.to_bytes({"type": "run", "code": "len(str(1))\n", "tools": ["mcp__a__b"]}) + b"\n")
+        probe.feed(b'{"code":"len(str(1))\\n","tools":["mcp__a__b"],"type":"run"}\n')
         for run, _ in probe.messages():
             source = str(run.get("code"))
             code_obj = self.compile(source)
