@@ -102,15 +102,21 @@ const PLAIN_RESULT_KEYS = new Set(['content', 'isError', 'structuredContent'])
 /**
  * A `tools/call` result the era's codec passes unchanged (save for copying it): only `content`, a
  * list of `{type: "text", text}` items with nothing else, `isError` as a boolean and
- * `structuredContent` (any value). Anything else (`_meta`, other content, extra keys, which the
+ * `structuredContent` as an object (the legacy schema's record: not null, not a list). Anything else (`_meta`, other content, extra keys, which the
  * codec checks, strips or normalises) goes through the codec.
  */
 export function isPlainTextResult(value: unknown): value is CallToolResult {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
   const result = value as Record<string, unknown>
   for (const key in result) if (!Object.hasOwn(result, key) || !PLAIN_RESULT_KEYS.has(key)) return false
-  const {content, isError} = result
+  const {content, isError, structuredContent} = result
   if (!Array.isArray(content) || (isError !== undefined && typeof isError !== 'boolean')) return false
+  // The legacy schema's `z.record`: an object, not null nor a list.
+  if (
+    structuredContent !== undefined &&
+    (typeof structuredContent !== 'object' || structuredContent === null || Array.isArray(structuredContent))
+  )
+    return false
   for (const item of content as unknown[]) {
     if (typeof item !== 'object' || item === null || Array.isArray(item)) return false
     const block = item as Record<string, unknown>
