@@ -1,4 +1,4 @@
-import {unlessAborted} from '../shared/abortable.js'
+import {timeoutSignal, unlessAborted} from '../shared/abortable.js'
 
 /** What a wait for a server's connection reads of its supervisor (supervisor.ts). */
 export interface Connecting {
@@ -31,7 +31,7 @@ export async function untilConnected(
     // A first attempt that fails emits nothing: its end is the firstAttempt promise.
     server.firstAttempt.then(check, () => {})
   })
-  const timeout = AbortSignal.timeout(timeoutMs)
+  const timeout = timeoutSignal(timeoutMs)
   try {
     return await unlessAborted(settled, signal ? AbortSignal.any([signal, timeout]) : timeout)
   } catch {

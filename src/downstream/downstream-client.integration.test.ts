@@ -26,6 +26,8 @@ rl.on('line', (line) => {
     return send({id, result: {content: [{type: 'text', text: 'm'}], _meta: {k: 1}}})
   if (method === 'tools/call' && params.name === 'extra')
     return send({id, result: {content: [{type: 'text', text: 'a', stray: 1}], other: 2}})
+  if (method === 'tools/call' && params.name === 'scalar')
+    return send({id, result: {content: [{type: 'text', text: 's'}], structuredContent: params.arguments.value}})
   if (method === 'tools/call') return send({id, result: {content: 'not a list'}})
   send({id, error: {code: -32601, message: 'no such method'}})
 })
@@ -93,6 +95,17 @@ describe('DownstreamClient.requestTool', () => {
     expect((error as SdkError).code).toBe(SdkErrorCode.InvalidResult)
     expect((error as SdkError).message).toMatch(/^Invalid result for tools\/call: /)
     expect((error as SdkError).message).toBe((expected as SdkError).message)
+  })
+
+  it('refuses text results whose structuredContent is not an object, as the codec does', async () => {
+    const downstream = await connect()
+    for (const value of [5, 'text', [1], null]) {
+      const params = {name: 'scalar', arguments: {value}}
+      const expected = await downstream.callTool(params, {timeout: 10_000}).catch((error: unknown) => error)
+      const error = await downstream.requestTool(params, {timeout: 10_000}).catch((error_: unknown) => error_)
+      expect(error).toBeInstanceOf(SdkError)
+      expect((error as SdkError).message).toBe((expected as SdkError).message)
+    }
   })
 
   it('keeps the per-call timeout and cancellation', async () => {

@@ -102,24 +102,29 @@ const PLAIN_RESULT_KEYS = new Set(['content', 'isError', 'structuredContent'])
 /**
  * A `tools/call` result the era's codec passes unchanged (save for copying it): only `content`, a
  * list of `{type: "text", text}` items with nothing else, `isError` as a boolean and
- * `structuredContent` (any value). Anything else (`_meta`, other content, extra keys, which the
- * codec checks, strips or normalises) goes through the codec.
+ * `structuredContent` as an object (the legacy schema's record: not null, not a list). Anything
+ * else (`_meta`, other content, extra keys, which the codec checks, strips or normalises) goes
+ * through the codec.
  */
 export function isPlainTextResult(value: unknown): value is CallToolResult {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
-  const result = value as Record<string, unknown>
-  for (const key in result) if (!Object.hasOwn(result, key) || !PLAIN_RESULT_KEYS.has(key)) return false
-  const {content, isError} = result
+  if (!isObject(value)) return false
+  for (const key in value) if (!Object.hasOwn(value, key) || !PLAIN_RESULT_KEYS.has(key)) return false
+  const {content, isError, structuredContent} = value
   if (!Array.isArray(content) || (isError !== undefined && typeof isError !== 'boolean')) return false
-  for (const item of content as unknown[]) {
-    if (typeof item !== 'object' || item === null || Array.isArray(item)) return false
-    const block = item as Record<string, unknown>
-    if (block.type !== 'text' || typeof block.text !== 'string') return false
-    let keys = 0
-    for (const key in block) if (Object.hasOwn(block, key)) keys++
-    if (keys !== 2) return false
-  }
-  return true
+  if (structuredContent !== undefined && !isObject(structuredContent)) return false
+  return (content as unknown[]).every((item) => isPlainTextItem(item))
+}
+
+/** `{type: "text", text}` with nothing else. */
+function isPlainTextItem(item: unknown): boolean {
+  if (!isObject(item) || item.type !== 'text' || typeof item.text !== 'string') return false
+  let keys = 0
+  for (const key in item) if (Object.hasOwn(item, key)) keys++
+  return keys === 2
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /** `{"jsonrpc":"2.0","id":N,"result":{...}}` with nothing else, and no `_meta` in the result. */

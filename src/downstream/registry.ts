@@ -7,7 +7,7 @@ import type {ConnectFailure} from './failure.js'
 import type {TransportFactory} from './transports.js'
 import type {UpstreamClient} from './upstream.js'
 
-import {unlessAborted} from '../shared/abortable.js'
+import {timeoutSignal, unlessAborted} from '../shared/abortable.js'
 import {downstreamMessageBytes} from '../shared/limits.js'
 import {createLogger, type Logger} from '../shared/log.js'
 import {normaliseName, serverPrefix} from '../shared/naming.js'
@@ -248,7 +248,7 @@ export class ToolRegistry implements ToolHost {
   async waitForInitialConnections(timeoutMs: number): Promise<void> {
     // Every execute_program asks: no timer once there is nothing left to wait for.
     if (this.firstAttemptsDone) return
-    const timeout = AbortSignal.timeout(Math.max(0, timeoutMs))
+    const timeout = timeoutSignal(timeoutMs)
     await unlessAborted(Promise.all(this.supervisors.map((s) => s.firstAttempt)), timeout).catch((error) => {
       if (!timeout.aborted) throw error
     })

@@ -12,6 +12,7 @@ import type {UpstreamClient} from '../downstream/upstream.js'
 import type {Logger} from '../shared/log.js'
 import type {ProgramRounds} from './program-rounds.js'
 
+import {timeoutSignal} from '../shared/abortable.js'
 import {isRecord} from '../shared/guards.js'
 import {labelElicitation, labelSampling} from './forwarded-requests.js'
 
@@ -120,7 +121,7 @@ export class UpstreamBridge implements UpstreamClient {
     this.logger.info(
       `passing a ${request.method} request from server '${name}' to the client with a program's answer`,
     )
-    return run.ask(request, AbortSignal.any([signal, run.signal, AbortSignal.timeout(this.timeoutMs)]))
+    return run.ask(request, AbortSignal.any([signal, run.signal, timeoutSignal(this.timeoutMs)]))
   }
 
   private connected(): McpServer['server'] {

@@ -163,6 +163,16 @@ describe('ProgramApprovals', () => {
     expect(state.pauses).toBe(state.resumes)
   })
 
+  it('a timeout that is no whole number of milliseconds (0.0201 s) still bounds the question', async () => {
+    const approvals = new ProgramApprovals({
+      policy: policy(0.0201),
+      prompter: new ScriptedPrompter(),
+      clock: clock().clock,
+      logger: silentLogger,
+    })
+    await expect(approvals.check(tool('ask_a'), {}, signal())).rejects.toMatchObject({kind: 'denied'})
+  })
+
   it('the end of the program ends the question', async () => {
     const prompter = new ScriptedPrompter()
     const {state, clock: programClock} = clock()

@@ -2,7 +2,7 @@ import type {ToolInfo} from '../downstream/types.js'
 import type {Logger} from '../shared/log.js'
 
 import {ToolError} from '../downstream/types.js'
-import {unlessAborted} from '../shared/abortable.js'
+import {timeoutSignal, unlessAborted} from '../shared/abortable.js'
 import {formatSeconds} from '../shared/seconds.js'
 import {shortenJson} from '../shared/shorten-json.js'
 import {type ApprovalReason, describeReason, type PermissionPolicy} from './policy.js'
@@ -142,7 +142,7 @@ export class ProgramApprovals {
     signal: AbortSignal,
   ): Promise<ApprovalAnswer> {
     const {approvalTimeoutMs} = this.options.policy
-    const timeout = AbortSignal.timeout(approvalTimeoutMs)
+    const timeout = timeoutSignal(approvalTimeoutMs)
     const both = AbortSignal.any([signal, timeout])
     // The prompter is asked to stop when `both` aborts; the race bounds the wait even if it does not.
     try {

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {unlessAborted} from './abortable.js'
+import {timeoutSignal, unlessAborted} from './abortable.js'
 
 describe('unlessAborted', () => {
   it('gives what the promise gives when nothing aborts', async () => {
@@ -36,5 +36,16 @@ describe('unlessAborted', () => {
     await unlessAborted(Promise.resolve(1), controller.signal)
     await expect(unlessAborted(Promise.reject(new Error('no')), controller.signal)).rejects.toThrow('no')
     expect(listeners).toBe(0)
+  })
+})
+
+describe('timeoutSignal', () => {
+  it('takes the durations a config gives, where AbortSignal.timeout throws', async () => {
+    const ms = 2.01 * 1000 // 2009.9999999999998
+    expect(() => AbortSignal.timeout(ms)).toThrow(RangeError)
+    for (const value of [ms, 0.5, -3, Number.NaN, 1e12]) expect(timeoutSignal(value).aborted).toBe(false)
+    const signal = timeoutSignal(0.4)
+    await expect.poll(() => signal.aborted, {timeout: 5000}).toBe(true)
+    expect((signal.reason as Error).name).toBe('TimeoutError')
   })
 })

@@ -65,9 +65,13 @@ def load_package(name: str, directory: str) -> ModuleType:
 
 
 def load_module(path: str, package: str) -> ModuleType:
-    """The module at `path` (absolute) as a member of `package`, the package of its directory."""
+    """The module at `path` (absolute) as a member of `package`, the package of its directory.
+    Raises ImportError when `package` is already another directory's (a fork server preloaded a
+    different file): the module it would return is not the one at `path`."""
     directory, file = os.path.split(path)
-    load_package(package, directory)
+    registered = load_package(package, directory).__path__
+    if list(registered) != [directory]:
+        raise ImportError(f"{path}: package {package} is already {list(registered)}")
     return importlib.import_module(f"{package}.{os.path.splitext(file)[0]}")
 
 
