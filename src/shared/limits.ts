@@ -99,7 +99,10 @@ export const CLIENT_MESSAGE_BYTES = MAX_TOOL_RESULT_CEILING
 
 // A program's run (SPEC §15).
 
-/** Bound on starting a child (spawn, confinement, runner load); not part of the program's time. */
+/**
+ * Bound on starting a child (spawn, confinement, runner load), on a fork until both its connections
+ * are in, and on the fork server's load; not part of the program's time.
+ */
 export const CHILD_START_TIMEOUT_MS = 30_000
 /** Programs that may wait for a slot; one more is refused. */
 export const MAX_WAITING_PROGRAMS = 64
@@ -164,6 +167,12 @@ export const MAX_SHAPES_IN_MEMORY = 1024
 export const MAX_SERVE_CACHE_BYTES = 32 * MiB
 /** Size of the fork server's own tmpfs (its mount point, which no child uses). */
 export const ZYGOTE_TMPFS_BYTES = MiB
+/** The first line a forked child sends on each connection to serve: `<token> channel|output`. */
+export const MAX_FORK_HELLO_BYTES = 128
+/** A line from the fork server (a forked child's pid, or its failure). */
+export const MAX_FORK_SERVER_LINE_BYTES = 65_536
+/** The fork server's stderr kept to explain a failed start. */
+export const MAX_FORK_SERVER_STDERR_CHARS = 4096
 /** Bound on one probe run: it is killed (with everything it started) after this. */
 export const PROBE_TIMEOUT_MS = 20_000
 
@@ -231,3 +240,12 @@ export const CLI_CONNECT_WAIT_MS = 35_000
 export const UPSTREAM_INITIALIZE_WAIT_MS = 1000
 /** Longest forwarded message shown; the rest is cut with a note. */
 export const MAX_FORWARDED_MESSAGE_CHARS = 4000
+
+// Step timing (PTC_MCP_STEPS=1, the bench's --steps view; shared/steps.ts).
+
+/** The most steps one request records: a child can add only what fits. */
+export const MAX_STEPS = 32
+/** A step name from the child. */
+export const MAX_STEP_NAME_CHARS = 40
+/** Requests whose steps are held until answered (one never answered, e.g. cancelled, stays held). */
+export const MAX_STEPS_OPEN = 1024

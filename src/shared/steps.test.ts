@@ -1,15 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
-import {
-  answerSending,
-  answerSent,
-  childSteps,
-  markStep,
-  MAX_STEPS,
-  requestRead,
-  type Steps,
-  stepsOf,
-} from './steps.js'
+import {MAX_STEPS, MAX_STEPS_OPEN} from './limits.js'
+import {answerSending, answerSent, childSteps, markStep, requestRead, type Steps, stepsOf} from './steps.js'
 
 describe('childSteps', () => {
   it('keeps [name, ns] pairs, named as the child’s', () => {
@@ -76,5 +68,14 @@ describe('steps of a request', () => {
     const steps: Steps = []
     for (let i = 0; i < MAX_STEPS + 5; i++) markStep(steps, 'x')
     expect(steps).toHaveLength(MAX_STEPS)
+  })
+
+  it('hold at most MAX_STEPS_OPEN requests never answered', () => {
+    const ids = Array.from({length: MAX_STEPS_OPEN + 1}, (_, i) => `unanswered-${i}`)
+    for (const id of ids) requestRead(id)
+    expect(stepsOf(ids[MAX_STEPS_OPEN - 1])).toBeDefined()
+    expect(stepsOf(ids[MAX_STEPS_OPEN])).toBeUndefined()
+    for (const id of ids) answerSent(id, () => true)
+    expect(stepsOf(ids[0])).toBeUndefined()
   })
 })

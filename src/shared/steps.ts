@@ -8,6 +8,8 @@
  */
 import type {RequestId} from '@modelcontextprotocol/server'
 
+import {MAX_STEP_NAME_CHARS, MAX_STEPS, MAX_STEPS_OPEN} from './limits.js'
+
 export const STEPS_ON = process.env.PTC_MCP_STEPS === '1'
 
 /** What a line of steps on serve's stderr begins with. */
@@ -15,9 +17,6 @@ export const STEPS_PREFIX = 'ptc-mcp steps: '
 
 /** [name, CLOCK_MONOTONIC nanoseconds], in the order they happened. */
 export type Steps = Array<[string, number]>
-
-/** The most steps one request records: a child can add only what fits (its values are bounded). */
-export const MAX_STEPS = 32
 
 /** Nanoseconds of CLOCK_MONOTONIC; exact as a number for 104 days of uptime. */
 export const stepClock = (): number => Number(process.hrtime.bigint())
@@ -32,7 +31,7 @@ const open = new Map<RequestId, Steps>()
 
 /** A tools/call request was read (the transport calls this only when steps are on). */
 export function requestRead(id: RequestId): void {
-  open.set(id, [['request read', stepClock()]])
+  if (open.size < MAX_STEPS_OPEN) open.set(id, [['request read', stepClock()]])
 }
 
 /** The steps of request `id`, to add to (undefined when steps are off). */
@@ -66,7 +65,7 @@ export function childSteps(value: unknown, room: number): Steps {
   for (const entry of value.slice(0, Math.max(0, room))) {
     if (!Array.isArray(entry) || entry.length !== 2) return []
     const [name, ns] = entry as unknown[]
-    if (typeof name !== 'string' || name.length > 40 || !Number.isSafeInteger(ns)) return []
+    if (typeof name !== 'string' || name.length > MAX_STEP_NAME_CHARS || !Number.isSafeInteger(ns)) return []
     steps.push([`child: ${name}`, ns as number])
   }
   return steps

@@ -10,15 +10,15 @@ import type {StartMessage} from '../protocol.js'
 
 import {createForkServerDir, ensureScratchRoot, removeScratchDir} from '../../sandbox/scratch.js'
 import {SandboxError} from '../../shared/errors.js'
+import {
+  CHILD_START_TIMEOUT_MS,
+  MAX_FORK_HELLO_BYTES,
+  MAX_FORK_SERVER_LINE_BYTES,
+  MAX_FORK_SERVER_STDERR_CHARS,
+} from '../../shared/limits.js'
 import {LineFramer} from '../../shared/line-framing.js'
 import {formatSeconds} from '../../shared/seconds.js'
 
-/** The first line a forked child sends on each connection: `<token> channel|output`. */
-const MAX_HELLO_BYTES = 128
-/** How long a fork may take until both connections are in: the same bound as a cold start's. */
-const FORK_TIMEOUT_MS = 30_000
-/** How long the fork server may take to load. */
-const START_TIMEOUT_MS = 30_000
 /** Longest unix socket path (sun_path is 108 bytes with its NUL). */
 const MAX_SOCKET_PATH = 107
 
@@ -131,10 +131,10 @@ export class ForkServer {
       const timer = setTimeout(() => {
         this.failPending(
           token,
-          new SandboxError(`a forked child did not connect within ${formatSeconds(FORK_TIMEOUT_MS)}`),
+          new SandboxError(`a forked child did not connect within ${formatSeconds(CHILD_START_TIMEOUT_MS)}`),
         )
         this.send({type: 'kill', id})
-      }, FORK_TIMEOUT_MS)
+      }, CHILD_START_TIMEOUT_MS)
       this.pending.set(token, {id, resolve, reject, timer})
       this.tokens.set(id, token)
       this.send({type: 'fork', id, token, env, start})
@@ -198,15 +198,15 @@ export class ForkServer {
     const {logger} = this.options
     let stderr = ''
     proc.stderr?.setEncoding('utf8').on('data', (text: string) => {
-      if (stderr.length < 4096) stderr += text
+      if (stderr.length < MAX_FORK_SERVER_STDERR_CHARS) stderr += text
       for (const line of text.split('\n')) if (line.trim()) logger.debug(`fork server: ${line}`)
     })
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new SandboxError('the fork server did not load in time')),
-        START_TIMEOUT_MS,
+        CHILD_START_TIMEOUT_MS,
       )
-      const framer = LineFramer.text(65_536, 'fail')
+      const framer = LineFramer.text(MAX_FORK_SERVER_LINE_BYTES, 'fail')
       const channel = proc.stdio[3] as Socket
       channel.on('error', () => {})
       channel.on('data', (chunk: Buffer) => {
@@ -287,12 +287,12 @@ export class ForkServer {
   private onConnection(socket: Socket): void {
     socket.on('error', () => {})
     let hello = Buffer.alloc(0)
-    const timer = setTimeout(() => socket.destroy(), FORK_TIMEOUT_MS)
+    const timer = setTimeout(() => socket.destroy(), CHILD_START_TIMEOUT_MS)
     const onData = (chunk: Buffer): void => {
       hello = Buffer.concat([hello, chunk])
       const newline = hello.indexOf(10)
       if (newline === -1) {
-        if (hello.length > MAX_HELLO_BYTES) socket.destroy()
+        if (hello.length > MAX_FORK_HELLO_BYTES) socket.destroy()
         return
       }
       clearTimeout(timer)

@@ -4,8 +4,9 @@ import type {ChildExit, SpawnedChild} from './spawner.js'
 import type {ChildEnd, ChildOptions, ChildRunOptions, ChildRunResult} from './types.js'
 
 import {SandboxError} from '../../shared/errors.js'
+import {MAX_STEPS} from '../../shared/limits.js'
 import {formatSeconds} from '../../shared/seconds.js'
-import {childSteps, markStep, MAX_STEPS, type Steps} from '../../shared/steps.js'
+import {childSteps, markStep, type Steps} from '../../shared/steps.js'
 import {RunArtifacts} from '../artifacts.js'
 import {
   type ChildMessage,
