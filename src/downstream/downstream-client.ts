@@ -8,6 +8,8 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client'
 
+import {isRecord} from '../shared/guards.js'
+
 type WireCodec = ReturnType<DownstreamClient['codec']>
 
 /**
@@ -24,38 +26,21 @@ type WireCodec = ReturnType<DownstreamClient['codec']>
 export class DownstreamClient extends Client {
   /**
    * Once connected, a plain result response (`jsonrpc`, a numeric `id`, a `result` without
-   * `_meta`: what every tools/call answers) goes straight to `_onresponse`: the SDK's own message
-   * router would first try it against its zod schema. Anything else (requests, notifications,
-   * errors, `_meta`) takes the SDK's way.
+   * `_meta`: what every tools/call answers) is handed to its request's handler at once
+   * (`deliverResult`): the SDK's message router would check it against its zod schema, and
+   * `Protocol._onresponse` once more. Anything else (requests, notifications, errors, `_meta`, an
+   * id no request waits for), or an SDK whose internals are not as in 2.4.0 (`sdkInternals`),
+   * takes the SDK's way.
    */
   override async connect(transport: Transport, options?: Parameters<Client['connect']>[1]): Promise<void> {
     await super.connect(transport, options)
     const route = transport.onmessage
-    if (!route) return
-    transport.onmessage = (message, extra) => {
-      if (isPlainResultResponse(message)) this._onresponse(message)
-      else route.call(transport, message, extra)
-    }
-  }
-
-  /**
-   * A plain result response is handed to its request's handler as the SDK's `Protocol._onresponse`
-   * does (handler taken, its timeout cleared, progress handler dropped), without checking it
-   * against the zod schema once more; anything else, or an SDK whose internals are not as in
-   * 2.4.0 (`sdkInternals`), goes to the SDK's own.
-   */
-  protected override _onresponse(response: Parameters<Client['_onresponse']>[0]): void {
     const internals = sdkInternals(this)
-    const id = response.id as number
-    const handler = internals?._responseHandlers.get(id)
-    if (!internals || !handler || !isPlainResultResponse(response)) {
-      super._onresponse(response)
-      return
+    if (!route || !internals) return
+    transport.onmessage = (message, extra) => {
+      if (!isPlainResultResponse(message) || !deliverResult(internals, message))
+        route.call(transport, message, extra)
     }
-    internals._responseHandlers.delete(id)
-    internals._cleanupTimeout(id)
-    internals._progressHandlers.delete(id)
-    handler(response)
   }
 
   private resultValidator: {codec: WireCodec; schema: StandardSchemaV1<unknown, CallToolResult>} | undefined
@@ -107,24 +92,20 @@ const PLAIN_RESULT_KEYS = new Set(['content', 'isError', 'structuredContent'])
  * through the codec.
  */
 export function isPlainTextResult(value: unknown): value is CallToolResult {
-  if (!isObject(value)) return false
+  if (!isRecord(value)) return false
   for (const key in value) if (!Object.hasOwn(value, key) || !PLAIN_RESULT_KEYS.has(key)) return false
   const {content, isError, structuredContent} = value
   if (!Array.isArray(content) || (isError !== undefined && typeof isError !== 'boolean')) return false
-  if (structuredContent !== undefined && !isObject(structuredContent)) return false
+  if (structuredContent !== undefined && !isRecord(structuredContent)) return false
   return (content as unknown[]).every((item) => isPlainTextItem(item))
 }
 
 /** `{type: "text", text}` with nothing else. */
 function isPlainTextItem(item: unknown): boolean {
-  if (!isObject(item) || item.type !== 'text' || typeof item.text !== 'string') return false
+  if (!isRecord(item) || item.type !== 'text' || typeof item.text !== 'string') return false
   let keys = 0
   for (const key in item) if (Object.hasOwn(item, key)) keys++
   return keys === 2
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /** `{"jsonrpc":"2.0","id":N,"result":{...}}` with nothing else, and no `_meta` in the result. */
@@ -132,8 +113,7 @@ function isPlainResultResponse(message: JSONRPCMessage): message is JSONRPCResul
   const response = message as Record<string, unknown>
   if (response.jsonrpc !== '2.0' || !Number.isSafeInteger(response.id)) return false
   const {result} = response
-  if (typeof result !== 'object' || result === null || Array.isArray(result) || '_meta' in result)
-    return false
+  if (!isRecord(result) || '_meta' in result) return false
   let keys = 0
   for (const key in response) if (Object.hasOwn(response, key)) keys++
   return keys === 3
@@ -146,7 +126,22 @@ interface SdkInternals {
   _cleanupTimeout(id: number): void
 }
 
-/** The SDK's response bookkeeping, when it is as `_onresponse` above expects (else undefined). */
+/**
+ * Hands a plain result to its request's handler as `Protocol._onresponse` does (handler taken, its
+ * timeout cleared, progress handler dropped); false when no request waits for it.
+ */
+function deliverResult(internals: SdkInternals, response: JSONRPCResultResponse): boolean {
+  const id = response.id as number
+  const handler = internals._responseHandlers.get(id)
+  if (!handler) return false
+  internals._responseHandlers.delete(id)
+  internals._cleanupTimeout(id)
+  internals._progressHandlers.delete(id)
+  handler(response)
+  return true
+}
+
+/** The SDK's response bookkeeping, when it is as `deliverResult` expects (else undefined). */
 export function sdkInternals(client: Client): SdkInternals | undefined {
   const internals = client as unknown as Partial<SdkInternals>
   return internals._responseHandlers instanceof Map &&
