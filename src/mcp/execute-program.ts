@@ -22,6 +22,7 @@ import {INITIAL_CONNECT_WAIT_MS} from '../shared/limits.js'
 import {markStep, stepsOf} from '../shared/steps.js'
 import {elicitationPrompter, FIRST_MODERN_REVISION, inputRequestPrompter} from './approval-prompter.js'
 import {executeProgramDescription} from './descriptions.js'
+import {listedOutputSchema} from './execute-output-schema.js'
 import {ProgramRounds, type RoundAnswer} from './program-rounds.js'
 import {startProgress} from './progress.js'
 
@@ -35,63 +36,6 @@ export const MAX_RESULT_SIZE_META_KEY = 'anthropic/maxResultSizeChars'
 export function maxResultSizeChars(execution: ExecutionConfig): number {
   return Math.ceil(2.5 * execution.max_output_bytes) + 16_384
 }
-
-const approvalSchema = z.enum(['approved', 'denied']).optional()
-const argsSchema = z.record(z.string(), z.unknown())
-
-/** The structured content (SPEC §5): what Claude Code shows the model of a successful run. */
-const executeOutputSchema = z.object({
-  ok: z.boolean().describe('True when the program ran to the end without an uncaught exception.'),
-  status: z
-    .string()
-    .describe('The status line: [Script executed successfully] or [Script execution failed].'),
-  output: z
-    .string()
-    .describe(
-      'What the program printed; over the cap, first a note on what was cut, then its head and tail.',
-    ),
-  result: z.unknown().describe('The last emit() value, or null.'),
-  error: z
-    .string()
-    .nullable()
-    .describe('The error when the run failed (trimmed traceback, timeout, sandbox).'),
-  files: z.string().optional().describe('The files kept from ./out/, and where.'),
-  trace: z
-    .string()
-    .describe(
-      'The summary of tool calls (count, failures, time) and of what the program stored for the next ones, as in the text.',
-    ),
-  tool_calls: z.object({
-    counts: z
-      .record(z.string(), z.object({calls: z.number(), failed: z.number()}))
-      .describe('Calls per tool.'),
-    failed: z
-      .array(
-        z.object({
-          tool: z.string(),
-          args: argsSchema,
-          error: z.string(),
-          ms: z.number(),
-          approval: approvalSchema,
-        }),
-      )
-      .describe('The first failed calls, with short arguments.'),
-    calls: z
-      .array(
-        z.object({
-          tool: z.string(),
-          args: argsSchema,
-          ok: z.boolean(),
-          ms: z.number(),
-          error: z.string().optional(),
-          approval: approvalSchema,
-        }),
-      )
-      .optional()
-      .describe('Every call, with execution.trace: full.'),
-  }),
-  sandbox: z.string().describe('The sandbox layer in force for this run.'),
-})
 
 /** Programs paused on a question, one set per process (a requestState is good only where it was made). */
 const roundsOf = new WeakMap<Runtime, ProgramRounds>()
@@ -122,7 +66,7 @@ export function registerExecuteProgram(
     {
       description: executeProgramDescription(execution, runtime.config.state),
       inputSchema: z.object({code: z.string().describe('The Python program. Top-level await works.')}),
-      outputSchema: executeOutputSchema,
+      outputSchema: listedOutputSchema,
       // Claude Code keeps a longer result in a file and shows the model 2 KB of it (SPEC §5).
       _meta: {[MAX_RESULT_SIZE_META_KEY]: maxResultSizeChars(execution)},
     },

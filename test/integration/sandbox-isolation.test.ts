@@ -129,9 +129,10 @@ if server is not None:
         s.connect(server.socket_path)
         return s
     attempt("fork server socket", connect)
-# Whatever socket this process holds but its own channel: requests a fork server would act on.
+# Whatever socket this process holds but its own channel and output: requests a fork server would
+# act on.
 loop = asyncio.get_running_loop()
-own = {255, loop._ssock.fileno(), loop._csock.fileno()}
+own = {255, 254, loop._ssock.fileno(), loop._csock.fileno()}
 forged = "".join('{"type":"kill","id":%d}\\n' % n for n in range(1, 200)).encode()
 reached = []
 for fd in range(3, 1024):

@@ -7,6 +7,10 @@ import io
 import os
 import sys
 
+# Where the held descriptor of the stdout pipe lives: out of the way of the descriptors a program
+# opens, next to the channel's (runner.py `_PRIVATE_FD`).
+HELD_FD = 254
+
 
 class Output:
     """`stream` is the program's sys.stdout and sys.stderr; `end` closes the output for good."""
@@ -14,6 +18,10 @@ class Output:
     def __init__(self, devnull: int) -> None:
         # Opened before confinement: where fd 1 and 2 point once the output is closed.
         self.devnull = devnull
+        # A second hold on the stdout pipe from `begin` on, never closed: the parent sees the
+        # pipe's end when this process ends, after it has read `done` and answered (it needs
+        # neither EOF nor the close to answer, and handling them first would delay the answer).
+        self.held: int | None = None
         self.stream = io.TextIOWrapper(
             io.FileIO(1, "w", closefd=False),
             encoding="utf-8",
@@ -27,6 +35,13 @@ class Output:
             os.dup2(1, 2)
         except OSError:
             pass
+        try:
+            self.held = os.dup2(1, HELD_FD, inheritable=False)
+        except OSError:  # an open-files limit below 255: any free descriptor will do
+            try:
+                self.held = os.dup(1)
+            except OSError:
+                self.held = None
         sys.stdout = sys.stderr = self.stream
 
     def flush_everything(self) -> None:
@@ -40,7 +55,7 @@ class Output:
     def end(self, marker: bytes) -> None:
         """Flushes, writes `marker` (so the parent knows it has all the output even while a
         wrapper still holds the pipe), and points fd 1 and 2 at /dev/null: whatever still runs
-        (threads, tasks) writes there, and the parent sees EOF on both pipes."""
+        (threads, tasks) writes there. The pipe stays open (`held`) until this process ends."""
         self.flush_everything()
         try:
             while marker:

@@ -18,8 +18,9 @@ once, in src/execution/channel-messages.ts (checked against these modules by a t
 
 While the program runs, fd 2 is the stdout pipe too (one ordered stream). At the end the runner
 flushes, writes `end_marker` to fd 1 (so the parent knows it has all the output even while a
-wrapper still holds the pipe), points fd 1 and 2 at /dev/null, sends `done` and exits at once
-(os._exit), so leftover tasks and threads cannot print later.
+wrapper still holds the pipe), points fd 1 and 2 at /dev/null (leftover tasks and threads cannot
+print later), sends `done` and waits to be killed. A descriptor of the pipe held since the run
+began keeps it open until then: the parent reads `done` before the pipe's end.
 
 The runner's modules sit next to this file and form the package `_ptc_runner` (load_package): they
 import each other relatively (`from . import calls`), and nothing is added to sys.path, so a
