@@ -1,6 +1,8 @@
-import {describe, expect, it} from 'vitest'
+import {describe, expect, expectTypeOf, it} from 'vitest'
+import {z} from 'zod'
 
 import type {ToolCallTrace} from '../execution/format.js'
+import type {StructuredOutcome} from '../execution/structured-outcome.js'
 
 import {executionSchema} from '../config/schema.js'
 import {composeOutcome, type RunOutcome} from '../execution/outcome.js'
@@ -55,6 +57,11 @@ describe('execute_program outputSchema (SPEC §5)', () => {
     const listed = listedOutputSchema['~standard'].jsonSchema.output(target)
     expect(listed).toEqual(executeOutputSchema['~standard'].jsonSchema.output(target))
     expect(listed).toMatchObject({type: 'object', required: expect.arrayContaining(['ok', 'output'])})
+  })
+
+  it('has the type structuredOutcome() builds (the compiler checks what the SDK no longer does)', () => {
+    expectTypeOf<StructuredOutcome>().toExtend<z.infer<typeof executeOutputSchema>>()
+    expectTypeOf<{ok: string}>().not.toExtend<z.infer<typeof executeOutputSchema>>()
   })
 
   it('hands every answer on as it is, without checking it again', () => {
