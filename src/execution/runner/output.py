@@ -12,16 +12,21 @@ import sys
 HELD_FD = 254
 
 
+def copy_out_of_the_way(fd: int, at: int) -> int:
+    """A copy of `fd` at descriptor `at`, not inherited by anything; any free descriptor when the
+    open-files limit is below `at`. Raises OSError when none is free."""
+    try:
+        return os.dup2(fd, at, inheritable=False)
+    except OSError:
+        return os.dup(fd)
+
+
 class Output:
     """`stream` is the program's sys.stdout and sys.stderr; `end` closes the output for good."""
 
     def __init__(self, devnull: int) -> None:
         # Opened before confinement: where fd 1 and 2 point once the output is closed.
         self.devnull = devnull
-        # A second hold on the stdout pipe from `begin` on, never closed: the parent sees the
-        # pipe's end when this process ends, after it has read `done` and answered (it needs
-        # neither EOF nor the close to answer, and handling them first would delay the answer).
-        self.held: int | None = None
         self.stream = io.TextIOWrapper(
             io.FileIO(1, "w", closefd=False),
             encoding="utf-8",
@@ -35,13 +40,13 @@ class Output:
             os.dup2(1, 2)
         except OSError:
             pass
+        # A second hold on the stdout pipe, never closed: the parent sees the pipe's end when this
+        # process ends, after it has read `done` and answered (it needs neither EOF nor the close
+        # to answer, and handling them first would delay the answer).
         try:
-            self.held = os.dup2(1, HELD_FD, inheritable=False)
-        except OSError:  # an open-files limit below 255: any free descriptor will do
-            try:
-                self.held = os.dup(1)
-            except OSError:
-                self.held = None
+            copy_out_of_the_way(1, HELD_FD)
+        except OSError:
+            pass
         sys.stdout = sys.stderr = self.stream
 
     def flush_everything(self) -> None:
@@ -55,7 +60,7 @@ class Output:
     def end(self, marker: bytes) -> None:
         """Flushes, writes `marker` (so the parent knows it has all the output even while a
         wrapper still holds the pipe), and points fd 1 and 2 at /dev/null: whatever still runs
-        (threads, tasks) writes there. The pipe stays open (`held`) until this process ends."""
+        (threads, tasks) writes there. The pipe stays open (HELD_FD) until this process ends."""
         self.flush_everything()
         try:
             while marker:

@@ -181,10 +181,9 @@ def main(channel_fd: int | None = None, start: Any = None) -> NoReturn:
     # (a) Take the channel before anything else, then read the start message.
     try:
         if channel_fd is None:
-            try:
-                channel_fd = os.dup2(_CHANNEL_FD, _PRIVATE_FD, inheritable=False)
-            except OSError:  # an open-files limit below 256: any free descriptor will do
-                channel_fd = os.dup(_CHANNEL_FD)
+            from .output import copy_out_of_the_way
+
+            channel_fd = copy_out_of_the_way(_CHANNEL_FD, _PRIVATE_FD)
             os.close(_CHANNEL_FD)
         channel = channel_from_fd(channel_fd)
     except Exception as exc:  # no channel: nobody to tell
