@@ -3,9 +3,7 @@ import {performance} from 'node:perf_hooks'
 import type {ChildExit, SpawnedChild} from './spawner.js'
 import type {ChildEnd, ChildOptions, ChildRunOptions, ChildRunResult} from './types.js'
 
-import {SandboxError} from '../../shared/errors.js'
 import {MAX_STEPS} from '../../shared/limits.js'
-import {formatSeconds} from '../../shared/seconds.js'
 import {childSteps, markStep, type Steps} from '../../shared/steps.js'
 import {RunArtifacts} from '../artifacts.js'
 import {
@@ -22,6 +20,15 @@ import {ChildOutput} from './output.js'
 import {childEnvironment, describeExit, spawnThroughBackend} from './process.js'
 import {ProgramRun} from './run.js'
 import {ChildScratch} from './scratch-dir.js'
+import {
+  exitedDuringStartup,
+  readyReport,
+  startError,
+  startupBroken,
+  startupFailed,
+  stoppedBeforeReady,
+  untilReady,
+} from './startup.js'
 
 /** How long a child whose channel closed may take to exit by itself before it is killed. */
 const EXIT_GRACE_MS = 250
@@ -51,9 +58,6 @@ type Phase =
   | (Handover & {name: 'running'})
   | (Handover & {name: 'finishing'; end: ChildEnd; endedAt: number})
   | {name: 'ended'}
-
-const stoppedBeforeReady = (): SandboxError =>
-  new SandboxError('the Python child was stopped before it was ready')
 
 /**
  * One sandboxed Python child, used for one program. `start` spawns it, confined, and it becomes
@@ -191,42 +195,16 @@ export class ProgramChild {
       const {phase} = this
       if (phase.name !== 'starting') throw stoppedBeforeReady()
       this.tier = spawned.tier
-      const readyPromise = new Promise<void>((resolve, reject) => {
-        phase.settle = (error) => {
-          phase.settle = undefined
-          if (error) reject(error)
-          else resolve()
-        }
-      })
-      if (!spawned.started) {
-        this.channel?.send(startMessage(spawned.confine, options.limits))
-      }
-      const timer = setTimeout(() => {
-        phase.settle?.(
-          new SandboxError(
-            `the sandboxed Python did not start within ${formatSeconds(options.startTimeoutMs)}`,
-            {
-              suggestion: 'check the machine load, or run `ptc-mcp doctor`',
-            },
-          ),
-        )
-      }, options.startTimeoutMs)
-      try {
-        await readyPromise
-      } finally {
-        clearTimeout(timer)
-      }
+      const ready = untilReady(phase, options.startTimeoutMs)
+      if (!spawned.started) this.channel?.send(startMessage(spawned.confine, options.limits))
+      await ready
       if (this.phase.name !== 'starting') throw stoppedBeforeReady()
       this.phase = {name: 'ready'}
     } catch (error) {
       this.phase = {name: 'ended'}
       this.killGroup()
       if (!this.process) this.dispose()
-      throw error instanceof SandboxError
-        ? error
-        : new SandboxError(`the sandboxed Python could not start: ${(error as Error).message}`, {
-            cause: error,
-          })
+      throw startError(error)
     }
   }
 
@@ -279,11 +257,10 @@ export class ProgramChild {
 
   private onStartMessage(phase: Extract<Phase, {name: 'starting'}>, message: ChildMessage): void {
     if (message.type === 'ready') {
-      const report = message.confine as {tier?: unknown; bounds?: {scratch?: unknown}} | null | undefined
-      if (report && typeof report === 'object' && typeof report.tier === 'string') this.tier = report.tier
-      // Unless the sandbox made it a capped tmpfs, the scratch dir is on the host's disk.
-      const scratch = report?.bounds?.scratch
-      if (typeof scratch !== 'string' || !scratch.startsWith('tmpfs')) {
+      const report = readyReport(message.confine)
+      if (report.tier !== undefined) this.tier = report.tier
+      // On the host's disk, the scratch dir is watched against its bound.
+      if (!report.scratchOnTmpfs) {
         this.scratch.watch(this.options.bounds, (reason) => {
           this.finish({kind: 'crashed', reason})
           this.killGroup()
@@ -293,11 +270,7 @@ export class ProgramChild {
       return
     }
     if (message.type === 'startup_failed') {
-      phase.settle?.(
-        new SandboxError(`the sandboxed Python could not start (${message.stage}): ${message.error}`, {
-          suggestion: 'run `ptc-mcp doctor` to check the sandbox backend',
-        }),
-      )
+      phase.settle?.(startupFailed(message.stage, message.error))
       this.kill()
       return
     }
@@ -316,8 +289,7 @@ export class ProgramChild {
     const {phase} = this
     if (phase.name === 'running') this.finish({kind: 'crashed', reason: `protocol error: ${reason}`})
     else if (phase.name !== 'finishing') {
-      if (phase.name === 'starting')
-        phase.settle?.(new SandboxError(`the sandboxed Python broke the protocol during startup: ${reason}`))
+      if (phase.name === 'starting') phase.settle?.(startupBroken(reason))
       this.kill()
     }
   }
@@ -347,13 +319,7 @@ export class ProgramChild {
     const description = describeExit(this.exit, this.options.limits.cpu_seconds)
     switch (phase.name) {
       case 'starting': {
-        const output = this.output.text().trim()
-        phase.settle?.(
-          new SandboxError(
-            `the sandboxed Python exited during startup (${description})${output ? `: ${output}` : ''}`,
-            {suggestion: 'run `ptc-mcp doctor` to check Python and the sandbox backend'},
-          ),
-        )
+        phase.settle?.(exitedDuringStartup(description, this.output.text().trim()))
         this.phase = {name: 'ended'}
         break
       }
