@@ -37,7 +37,10 @@ export const benchDownstream: Downstream = {
 export const everythingDownstream: Downstream = {
   name: 'everything',
   command: process.execPath,
-  args: [testDependency('@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
+  // Resolved when a gateway starts it, not on import: the bench's pure tests run without .test-deps.
+  get args() {
+    return [testDependency('@modelcontextprotocol/server-everything/dist/index.js'), 'stdio']
+  },
   cheap: {tool: 'echo', args: {message: 'x'}},
   sleep: (ms) => ({tool: 'trigger-long-running-operation', args: {duration: ms / 1000, steps: 1}}),
 }
