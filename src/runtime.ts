@@ -12,6 +12,7 @@ import {loadConfigLeniently} from './config/degrade.js'
 import {loadConfig} from './config/load.js'
 import {deferredRegistry} from './downstream/deferred-registry.js'
 import {Redactor} from './downstream/redactor.js'
+import {FlowRules} from './permissions/flows.js'
 import {PermissionPolicy} from './permissions/policy.js'
 import {selectBackend} from './sandbox/index.js'
 import {Memo} from './shared/memo.js'
@@ -178,6 +179,7 @@ export class Runtime {
       python,
       logger: this.logger.child('exec'),
       permissions: this.permissions,
+      flows: new FlowRules(this.config.flows),
     })
   }
 }

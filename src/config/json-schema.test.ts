@@ -82,6 +82,11 @@ describe('config.schema.json', () => {
         'max_value_bytes',
         'max_keys',
         'max_session_files',
+        'flows',
+        'private',
+        'external',
+        'trust_open_world',
+        'action',
       ].sort(),
     )
   })

@@ -203,6 +203,33 @@ export const permissionsSchema = z
     "Which calls a program may make only with the user's approval, asked through the MCP client (elicitation) or, in ptc-mcp run, on the terminal.",
   )
 
+export const FLOW_ACTIONS = ['ask', 'deny'] as const
+
+export const flowsSchema = z
+  .strictObject({
+    private: toolPatterns(
+      'Private sources: namespaced tools (names or globs, e.g. mcp__mail__*) whose results are private. Once a program received a result from one, its later calls to external sinks ask (or are denied). Default: none (no program is marked).',
+    ).default([]),
+    external: toolPatterns(
+      'External sinks: namespaced tools (names or globs, e.g. mcp__web__*) that send data outside, besides every tool that declares openWorldHint: true. Default: none.',
+    ).default([]),
+    trust_open_world: z
+      .boolean()
+      .default(false)
+      .describe(
+        'true: tools that declare openWorldHint: true are sinks only when external names them. Default false: every such tool is a sink.',
+      ),
+    action: z
+      .enum(FLOW_ACTIONS)
+      .default('ask')
+      .describe(
+        "What a marked program's call to a sink does: ask (default: the user is asked, even where an allow rule covers the sink; run --yes answers yes) or deny (refused, even with run --yes).",
+      ),
+  })
+  .describe(
+    "Data-flow rules (SPEC §12.1): a program that read a private source cannot send data to an external sink without the user's say.",
+  )
+
 export const executionSchema = z
   .strictObject({
     timeout_seconds: positiveSeconds(
@@ -328,6 +355,7 @@ export const configSchema = z
       executionSchema.description ?? '',
     ),
     state: section(stateSchema, stateSchema.parse({})).describe(stateSchema.description ?? ''),
+    flows: section(flowsSchema, flowsSchema.parse({})).describe(flowsSchema.description ?? ''),
     connect_timeout_seconds: positiveSeconds(
       "Default for every server's connect_timeout_seconds: the bound on one connection attempt (a first npx start downloads the package: raise it).",
     )
@@ -347,5 +375,6 @@ export type StateConfig = z.infer<typeof stateSchema>
 export type ToolsConfig = z.infer<typeof toolsSchema>
 export type OAuthConfig = z.infer<typeof oauthSchema>
 export type PermissionsConfig = z.infer<typeof permissionsSchema>
+export type FlowsConfig = z.infer<typeof flowsSchema>
 
 export {MAX_TOOL_RESULT_CEILING} from '../shared/limits.js'

@@ -15,6 +15,7 @@ import {askUnlisted, PermissionPolicy} from '../permissions/policy.js'
 import {PtcError} from '../shared/errors.js'
 import {CONFIG_EXAMPLE_FILE} from '../shared/package-root.js'
 import {counted} from '../shared/plural.js'
+import {flowsChecks} from './flows-check.js'
 import {probeSandbox} from './sandbox-probe.js'
 
 export type CheckStatus = 'pass' | 'warn' | 'fail'
@@ -111,6 +112,7 @@ export async function doctorChecks(
           } satisfies DoctorCheck,
         ]
       : []),
+    ...flowsChecks(registry, config?.flows),
   ]
   return {
     checks,

@@ -43,9 +43,10 @@ export function describeClash(clash: NameClash): string {
 
 /** Only boolean hints are kept: a server's malformed annotations never ask or exempt anything. */
 function toolHints(tool: Tool): {annotations?: ToolHints} {
-  const {destructiveHint, readOnlyHint} = tool.annotations ?? {}
+  const {destructiveHint, readOnlyHint, openWorldHint} = tool.annotations ?? {}
   const hints: ToolHints = {}
   if (typeof destructiveHint === 'boolean') hints.destructiveHint = destructiveHint
   if (typeof readOnlyHint === 'boolean') hints.readOnlyHint = readOnlyHint
+  if (typeof openWorldHint === 'boolean') hints.openWorldHint = openWorldHint
   return Object.keys(hints).length > 0 ? {annotations: hints} : {}
 }

@@ -19,6 +19,8 @@ export interface ToolInfo {
 export interface ToolHints {
   destructiveHint?: boolean
   readOnlyHint?: boolean
+  /** The tool reaches outside (SPEC §12.1: an external sink unless flows.trust_open_world). */
+  openWorldHint?: boolean
 }
 
 /** What `server_status()` and `list` report per server (SPEC §4). */

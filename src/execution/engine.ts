@@ -8,6 +8,7 @@ import type {PythonInfo, SandboxBackend} from '../sandbox/backend.js'
 import type {ShownImage} from './protocol.js'
 
 import {ProgramApprovals} from '../permissions/approvals.js'
+import {type FlowMark, type FlowRules, withFlowRules} from '../permissions/flows.js'
 import {sweepOrphanedScratchDirs} from '../sandbox/scratch.js'
 import {unlessAborted} from '../shared/abortable.js'
 import {CHILD_START_TIMEOUT_MS, childMessageBytes, STATE_DEFAULTS} from '../shared/limits.js'
@@ -43,6 +44,8 @@ export interface ProgramEngineOptions {
   logger?: Logger
   /** The user's rules for which calls need approval (SPEC §12). Default: none do. */
   permissions?: PermissionPolicy
+  /** The data-flow rules (SPEC §12.1), applied with `permissions`. Default: none. */
+  flows?: FlowRules
   /**
    * Make children with the backend's fork server when it has one. Default: true, unless the
    * environment variable PTC_MCP_FORK_SERVER is "0".
@@ -89,6 +92,7 @@ export class ProgramEngine {
   private readonly backend: SandboxBackend
   private readonly logger: Logger
   private readonly permissions: PermissionPolicy | undefined
+  private readonly flows: FlowRules | undefined
   private readonly pool: WarmPool
   private readonly forkServer: ForkServer | undefined
   /** At most execution.max_concurrent_programs run at once; the others wait here, or are refused. */
@@ -106,6 +110,7 @@ export class ProgramEngine {
     this.backend = options.backend
     this.logger = options.logger ?? silentLogger
     this.permissions = options.permissions
+    this.flows = options.flows
     const {execution} = options
     this.artifactsRoot = artifactsRoot(execution.artifacts_dir)
     const rootProblem = artifactsRootProblem(this.artifactsRoot)
@@ -193,7 +198,7 @@ export class ProgramEngine {
     }
 
     const {execution} = this
-    const state = new ProgramState(options.state ?? new SessionState(this.stateLimits))
+    const state = new ProgramState(options.state ?? new SessionState(this.stateLimits), this.flows)
     const broker = new ToolCallBroker(
       this.host,
       (message) => child.reply(message),
@@ -207,7 +212,7 @@ export class ProgramEngine {
       {
         onCallDone: options.onToolCallDone,
         onServerWait: options.onServerWait,
-        approver: this.approver(child, options.prompter),
+        approver: this.approver(child, options.prompter, state.flow),
         holdRequests: (hold) => child.holdRequests(hold),
         state,
       },
@@ -275,7 +280,11 @@ export class ProgramEngine {
   }
 
   /** The gate of one program's calls: asks through `prompter`, with the child's clock stopped meanwhile. */
-  private approver(child: ProgramChild, prompter: ApprovalPrompter | undefined): CallApprover | undefined {
+  private approver(
+    child: ProgramChild,
+    prompter: ApprovalPrompter | undefined,
+    flow: FlowMark,
+  ): CallApprover | undefined {
     const {permissions} = this
     if (!permissions) return undefined
     const approvals = new ProgramApprovals({
@@ -284,7 +293,10 @@ export class ProgramEngine {
       clock: {pause: () => child.pauseClock(), resume: () => child.resumeClock()},
       logger: this.logger,
     })
-    return (tool, args, signal) => approvals.check(tool, args, signal)
+    // The data-flow rules (SPEC §12.1) decide first; their question goes through the same check.
+    return withFlowRules(flow, this.logger, (tool, args, signal, reason) =>
+      approvals.check(tool, args, signal, reason),
+    )
   }
 
   /** Kills every child (running programs end as failed) and removes their scratch directories. */

@@ -1,9 +1,11 @@
 import type {ReceivedSessionFiles} from './session-files.js'
 
 import {JsonText} from '../downstream/types.js'
+import {FlowMark, type FlowRecord, type FlowRules} from '../permissions/flows.js'
 import {formatTraceBytes} from '../shared/byte-size.js'
 import {notKeptText} from './kept-files.js'
 import {type FilesChange, type SessionState, shownKey} from './session-state.js'
+import {traceTool} from './trace.js'
 
 /**
  * One program's view of its session's state (SPEC §6.2): the helpers store(), load(), stored()
@@ -17,8 +19,16 @@ export class ProgramState {
   private readonly stored = new Map<string, number>()
   private readonly forgotten = new Set<string>()
 
-  constructor(readonly session: SessionState) {
+  /** What private data this program read (SPEC §12.1): marked by its calls, by load(), by ./session/. */
+  readonly flow: FlowMark
+
+  constructor(
+    readonly session: SessionState,
+    flowRules?: FlowRules,
+  ) {
     this.filesBefore = session.files()
+    this.flow = new FlowMark(flowRules)
+    if (this.filesBefore.size > 0) this.flow.reached(session.filesFlow, './session/ files')
   }
 
   /** The bounds the child applies to what it sends back. */
@@ -29,6 +39,9 @@ export class ProgramState {
   store(key: unknown, value: unknown): number {
     const bytes = this.session.store(key, value)
     const name = key as string
+    const {read} = this.flow
+    if (read) this.session.flowMarks.set(name, {tool: read.tool})
+    else this.session.flowMarks.delete(name)
     this.stored.set(name, bytes)
     this.forgotten.delete(name)
     return bytes
@@ -40,13 +53,19 @@ export class ProgramState {
    */
   load(key: unknown): JsonText | {found: false} {
     const json = this.session.load(key)
-    return json === undefined ? {found: false} : new JsonText(json)
+    if (json === undefined) return {found: false}
+    this.flow.reached(
+      this.session.flowMarks.get(key as string),
+      `load(${JSON.stringify(shownKey(key as string))})`,
+    )
+    return new JsonText(json)
   }
 
   forget(key: unknown): boolean {
     const existed = this.session.forget(key)
     const name = key as string
     if (existed) {
+      this.session.flowMarks.delete(name)
       this.stored.delete(name)
       this.forgotten.add(name)
     }
@@ -57,13 +76,22 @@ export class ProgramState {
   finish(received?: ReceivedSessionFiles): StateChange {
     const files =
       received?.files === undefined ? undefined : this.session.applyFiles(this.filesBefore, received.files)
+    if (files) this.markFiles(files)
     return {
       stored: [...this.stored].map(([key, bytes]) => ({key, bytes})),
       forgotten: [...this.forgotten],
       ...(files && {files}),
       notKept: received?.notKept ?? [],
       moreNotKept: received?.moreNotKept ?? 0,
+      flows: this.flow.records,
     }
+  }
+
+  /** Files a marked program wrote are marked; with none left, ./session/ is clean again. */
+  private markFiles(files: FilesChange): void {
+    const {read} = this.flow
+    if (this.session.fileCount === 0) this.session.filesFlow = undefined
+    else if (read && files.written.length > 0) this.session.filesFlow = {tool: read.tool}
   }
 }
 
@@ -76,6 +104,8 @@ export interface StateChange {
   /** ./session/ entries the child did not send or the parent refused (links, names, limits). */
   notKept: ReceivedSessionFiles['notKept']
   moreNotKept: number
+  /** The data-flow decisions of the program (SPEC §12.1), in order. */
+  flows?: readonly FlowRecord[]
 }
 
 /** Keys named in the trace line; the others are counted. */
@@ -119,7 +149,19 @@ export function stateTraceLines(change: StateChange | undefined, limits: Session
     if (more > 0) shown.push(`${more} more`)
     lines.push(`  not kept: ${shown.join('; ')}`)
   }
-  return lines
+  return [...lines, ...flowTraceLines(change.flows ?? [])]
+}
+
+/** `[flow: mcp__vault__read_secret → mcp__web__post: denied]`, the same decision counted (`×3`). */
+function flowTraceLines(records: readonly FlowRecord[]): string[] {
+  const counts = new Map<string, number>()
+  for (const {source, sink, decision} of records) {
+    const line = `flow: ${traceTool(source)} → ${traceTool(sink)}: ${decision}`
+    counts.set(line, (counts.get(line) ?? 0) + 1)
+  }
+  const lines = [...counts].map(([line, n]) => `[${line}${n > 1 ? ` ×${n}` : ''}]`)
+  if (lines.length <= MAX_NAMED_KEYS) return lines
+  return [...lines.slice(0, MAX_NAMED_KEYS), `[flow: ${lines.length - MAX_NAMED_KEYS} more decisions]`]
 }
 
 /** The ./session/ file bounds of a session's limits. */

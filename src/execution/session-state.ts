@@ -1,4 +1,5 @@
 import type {StateConfig} from '../config/schema.js'
+import type {FlowOrigin} from '../permissions/flows.js'
 
 import {ToolError} from '../downstream/types.js'
 import {formatByteLimit} from '../shared/byte-size.js'
@@ -23,6 +24,10 @@ export class SessionState {
   private valueBytes = 0
   private sessionFiles = new Map<string, Buffer>()
   private fileBytes = 0
+  /** The private source behind each value a marked program stored (SPEC §12.1); program-state.ts keeps it. */
+  readonly flowMarks = new Map<string, FlowOrigin>()
+  /** The private source behind ./session/ files a marked program left; undefined while they are clean. */
+  filesFlow: FlowOrigin | undefined
 
   constructor(readonly limits: StateConfig) {}
 
@@ -104,6 +109,11 @@ export class SessionState {
   /** The values, as JSON, in the order stored. */
   entries(): Array<[string, string]> {
     return [...this.values].map(([key, {json}]) => [key, json])
+  }
+
+  /** How many files ./session/ holds now. */
+  get fileCount(): number {
+    return this.sessionFiles.size
   }
 
   /** The files of ./session/ now (a copy: the next program's starting point). */

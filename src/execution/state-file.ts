@@ -22,8 +22,9 @@ import {type SessionState} from './session-state.js'
 /**
  * `ptc-mcp run --state FILE` (SPEC §6.2): a session's values and ./session/ files, read before the
  * program and written after it, so that runs share what serve keeps in memory. The file is
- * `{"ptc_mcp_state": 1, "values": {key: value}, "files": {name: base64}}`, written 0600 to a new
- * file renamed over the old one. Read back, everything in it is checked as a program's store()
+ * `{"ptc_mcp_state": 1, "values": {key: value}, "files": {name: base64}}`, plus `"flows"` when
+ * private data is in it (SPEC §12.1: `{"values": {key: source tool}, "files": source tool}`, so the
+ * mark follows the data into the next run), written 0600 to a new file renamed over the old one. Read back, everything in it is checked as a program's store()
  * and ./session/ files are: bounds, depth, names.
  */
 
@@ -105,6 +106,25 @@ export function readStateFile(path: string, session: SessionState): void {
       path,
       `holds more ./session/ files than state.max_session_files or state.max_bytes allow`,
     )
+  readFlowMarks(parsed.flows, session)
+}
+
+/** The marks of private data (SPEC §12.1); what is not a mark of a kept value or of the files is ignored. */
+function readFlowMarks(flows: unknown, session: SessionState): void {
+  if (!isRecord(flows)) return
+  if (isRecord(flows.values)) {
+    for (const [key, tool] of Object.entries(flows.values)) {
+      if (typeof tool === 'string' && session.load(key) !== undefined) session.flowMarks.set(key, {tool})
+    }
+  }
+  if (typeof flows.files === 'string' && session.fileCount > 0) session.filesFlow = {tool: flows.files}
+}
+
+/** `,"flows":{...}` when the session holds private data; '' when it holds none. */
+function flowMarksJson(session: SessionState): string {
+  if (session.flowMarks.size === 0 && session.filesFlow === undefined) return ''
+  const values = Object.fromEntries([...session.flowMarks].map(([key, origin]) => [key, origin.tool]))
+  return `,"flows":${JSON.stringify({values, ...(session.filesFlow && {files: session.filesFlow.tool})})}`
 }
 
 /** Writes `session` to `path`: a new 0600 file in the same directory, synced, then renamed over it. */
@@ -113,7 +133,7 @@ export function writeStateFile(path: string, session: SessionState): void {
   const files = [...session.files()].map(
     ([name, data]) => `${JSON.stringify(name)}:"${data.toString('base64')}"`,
   )
-  const text = `{"${FORMAT_KEY}":${FORMAT_VERSION},"values":{${values.join(',')}},"files":{${files.join(',')}}}\n`
+  const text = `{"${FORMAT_KEY}":${FORMAT_VERSION},"values":{${values.join(',')}},"files":{${files.join(',')}}${flowMarksJson(session)}}\n`
   const temporary = join(dirname(path), `.${randomBytes(6).toString('hex')}.ptc-mcp-state`)
   let fd: number | undefined
   try {

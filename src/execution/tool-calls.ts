@@ -279,6 +279,9 @@ export class ToolCallBroker implements ChildRequestHandlers {
       ok: message.ok && !call.cancelled,
       ms: Math.round(performance.now() - call.startedAt),
     }
+    // SPEC §12.1: a private source's answer marks the program before the program sees it.
+    if (message.ok || message.kind === 'tool_error' || message.kind === 'schema_mismatch')
+      this.helperContext.state.flow.received(call.tool)
     if (call.cancelled) trace.error = CANCELLED_BY_PROGRAM
     else if (!message.ok) trace.error = traceError(message.error)
     if (call.approval) trace.approval = call.approval

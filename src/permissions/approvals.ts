@@ -5,6 +5,7 @@ import {ToolError} from '../downstream/types.js'
 import {timeoutSignal, unlessAborted} from '../shared/abortable.js'
 import {formatSeconds} from '../shared/seconds.js'
 import {shortenJson} from '../shared/shorten-json.js'
+import {flowDenied, flowFix, type FlowReason} from './flows.js'
 import {type ApprovalReason, describeReason, type PermissionPolicy} from './policy.js'
 
 /** The user's answer: allow this call, allow this tool for the rest of the program or of the session (until serve exits), or deny. */
@@ -49,6 +50,9 @@ export interface ProgramApprovalsOptions {
 
 export const MAX_SHOWN_ARGS_CHARS = 600
 
+/** What "allow for the rest of the program/session" keeps for a flow: not the sink's own allowance. */
+const FLOW_KEY = 'flow:'
+
 const APPROVED_FOR = {
   once: 'once',
   program: 'for the rest of the program',
@@ -79,13 +83,17 @@ export class ProgramApprovals {
     tool: ToolInfo,
     args: Record<string, unknown>,
     signal: AbortSignal,
+    /** Set when the data-flow rules decide this call (SPEC §12.1): it asks (or is refused) for that reason. */
+    flow?: FlowReason,
   ): Promise<ApprovalDecision | undefined> {
     const {policy} = this.options
-    const reason = policy.approvalReason(tool)
+    const reason = flow ?? policy.approvalReason(tool)
     if (!reason) return undefined
-    if (this.allowed(tool)) return 'approved'
+    const allowKey = flow ? {name: `${FLOW_KEY}${tool.name}`} : tool
+    if (this.allowed(allowKey)) return 'approved'
 
     const request: ApprovalRequest = {tool, argsText: shortJson(args), why: describeReason(reason)}
+    if (flow?.action === 'deny') throw this.denied(request, flowDenied(flow))
     const {clock, prompter} = this.options
     const unavailable = prompter ? prompter.unavailable() : 'there is no way to ask the user'
     if (!prompter || unavailable !== undefined) {
@@ -105,7 +113,7 @@ export class ProgramApprovals {
       try {
         await previous
         signal.throwIfAborted()
-        if (this.allowed(tool)) return 'approved'
+        if (this.allowed(allowKey)) return 'approved'
         if (this.unanswered) throw this.denied(request, this.unanswered)
         const choice = await this.ask(prompter, request, signal)
         if (choice === 'deny') {
@@ -118,8 +126,8 @@ export class ProgramApprovals {
           this.unanswered = unansweredMessage(tool, reason, policy.readsClaudeCode)
           throw this.denied(request, this.unanswered)
         }
-        if (choice === 'program') this.allowedTools.add(tool.name)
-        if (choice === 'session') policy.allowForSession(tool)
+        if (choice === 'program') this.allowedTools.add(allowKey.name)
+        if (choice === 'session') policy.allowForSession(allowKey)
         this.options.logger.info(
           `approval: ${tool.name} ${request.argsText} approved ${APPROVED_FOR[choice]} (${request.why})`,
         )
@@ -132,7 +140,8 @@ export class ProgramApprovals {
     }
   }
 
-  private allowed(tool: ToolInfo): boolean {
+  /** Allowed for this program or session; a flow's allowance is its own (`FLOW_KEY` + the sink's name). */
+  private allowed(tool: Pick<ToolInfo, 'name'>): boolean {
     return this.allowedTools.has(tool.name) || this.options.policy.allowedForSession(tool)
   }
 
@@ -186,6 +195,9 @@ export function howToAllow(tool: ToolInfo, reason: ApprovalReason, readsClaudeCo
     }
     case 'claude_code': {
       return `to run it without asking, replace the ask rule ${JSON.stringify(reason.rule)} with an allow rule for ${tool.name} in ${reason.file}`
+    }
+    case 'flow': {
+      return flowFix(reason)
     }
     case 'destructive':
     case 'unlisted': {

@@ -1,6 +1,7 @@
 import type {PermissionsConfig} from '../config/schema.js'
 import type {ToolInfo} from '../downstream/types.js'
 import type {Logger} from '../shared/log.js'
+import type {FlowReason} from './flows.js'
 
 import {patternMatcher} from '../downstream/filter.js'
 import {ruleMatches, type RuleTarget} from './claude-rules.js'
@@ -10,6 +11,7 @@ import {
   type RejectedRule,
   type SettingsFileState,
 } from './claude-settings.js'
+import {describeFlow} from './flows.js'
 
 /** Why a call needs the user's approval: the rule that says so, for the prompt, the log and the CLI. */
 export type ApprovalReason =
@@ -17,6 +19,7 @@ export type ApprovalReason =
   | {source: 'ask'; pattern: string}
   | {source: 'destructive'}
   | {source: 'unlisted'}
+  | FlowReason
 
 /** `permissions.ask_unlisted` as in force, the old `ask_destructive` read into it. */
 export type AskUnlisted = boolean | 'destructive'
@@ -107,11 +110,11 @@ export class PermissionPolicy {
   }
 
   /** "Allow for the rest of this session": later calls of the tool run without asking, in every program. */
-  allowForSession(tool: ToolInfo): void {
+  allowForSession(tool: Pick<ToolInfo, 'name'>): void {
     this.sessionAllowed.add(tool.name)
   }
 
-  allowedForSession(tool: ToolInfo): boolean {
+  allowedForSession(tool: Pick<ToolInfo, 'name'>): boolean {
     return this.sessionAllowed.has(tool.name)
   }
 
@@ -194,6 +197,9 @@ export function describeReason(reason: ApprovalReason): string {
     }
     case 'unlisted': {
       return 'no allow rule covers the tool and it does not declare itself read-only (permissions.ask_unlisted)'
+    }
+    case 'flow': {
+      return describeFlow(reason)
     }
   }
 }

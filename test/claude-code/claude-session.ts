@@ -53,6 +53,8 @@ export interface SessionOptions {
   programs: (dataDir: string) => string[]
   /** Downstream servers in ptc-mcp's config: `fs` (server-filesystem on the data directory), `everything`. */
   servers?: Array<keyof typeof SERVERS>
+  /** ptc-mcp's whole config instead (given the data directory); `servers` is then unused. */
+  config?: (dataDir: string) => Record<string, unknown>
   /** Files to create in the data directory before the session. */
   files?: Record<string, string>
   /** Installs an accepting Elicitation hook (user settings) answering these form properties. */
@@ -230,7 +232,8 @@ export async function runClaudeSession(options: SessionOptions): Promise<Session
   for (const path of [home, projectDir, dataDir]) mkdirSync(path, {recursive: true})
   for (const [name, text] of Object.entries(options.files ?? {})) writeFileSync(join(dataDir, name), text)
   const configPath = join(dir, 'ptc-mcp.yaml')
-  writeFileSync(configPath, stringify(ptcConfig(options.servers ?? ['fs'], dataDir)))
+  const config = options.config?.(dataDir) ?? ptcConfig(options.servers ?? ['fs'], dataDir)
+  writeFileSync(configPath, stringify(config))
   const hookLog = join(dir, 'hook-log.jsonl')
   if (options.hookAnswers) {
     const answers = join(dir, 'hook-answers.json')
