@@ -30,10 +30,12 @@ export interface ProgramApprovalsOptions {
 }
 
 /**
- * How long a round waits for more calls before it is asked: the calls a program starts together
- * (asyncio.gather) reach the parent within a few milliseconds of each other, and share the question.
+ * How long a round waits for more calls after the last one came: the calls a program starts
+ * together (asyncio.gather) reach the parent a few milliseconds apart (more with large arguments),
+ * and share the question. ROUND_GATHER_MAX_MS bounds the wait from the first.
  */
-export const ROUND_GATHER_MS = 15
+export const ROUND_GATHER_MS = 20
+export const ROUND_GATHER_MAX_MS = 250
 
 /** A call waiting for the next round. */
 interface Waiting {
@@ -77,6 +79,8 @@ export class ProgramApprovals {
   /** A question is with the user: calls that need asking meanwhile wait for the next round. */
   private asking = false
   private gathering: NodeJS.Timeout | undefined
+  /** When the calls now gathering for the next round began to wait. */
+  private gatherSince: number | undefined
   private rounds = 0
   /** Set once nothing more may be asked (unanswered, too many rounds): later calls are denied with it. */
   private closedWith: string | undefined
@@ -154,7 +158,9 @@ export class ProgramApprovals {
       const reason = policy.approvalReason(call.tool)
       if (reason && !this.allowed(call.tool)) calls.push({...call, why: describeReason(reason), reason})
     }
-    if (calls.length === 0 || !prompter || prompter.unavailable() !== undefined || this.asking) return
+    // One call is asked as well when it is made: a question before the run saves none.
+    const one = calls.length === 1 && calls[0]!.times === 1
+    if (calls.length === 0 || one || !prompter || prompter.unavailable() !== undefined || this.asking) return
     if (this.roundsLeft() <= 0) return
     this.asking = true
     this.rounds++
@@ -167,7 +173,7 @@ export class ProgramApprovals {
       this.applyPlan(calls, answer)
     } finally {
       this.asking = false
-      this.nextRoundSoon(0)
+      this.gatherAfterQuestion()
     }
   }
 
@@ -211,16 +217,27 @@ export class ProgramApprovals {
     if (this.closedWith !== undefined) throw this.denied(request, this.closedWith)
   }
 
+  /** A call joined the waiting ones: the next round waits a little longer for more (see ROUND_GATHER_MS). */
   private gather(): void {
-    if (!this.asking && this.gathering === undefined) this.nextRoundSoon(ROUND_GATHER_MS)
+    if (this.asking) return
+    const now = performance.now()
+    this.gatherSince ??= now
+    clearTimeout(this.gathering)
+    const ms = Math.max(0, Math.min(ROUND_GATHER_MS, this.gatherSince + ROUND_GATHER_MAX_MS - now))
+    this.gathering = setTimeout(() => this.roundNow(), ms)
   }
 
-  private nextRoundSoon(ms: number): void {
-    if (this.waiting.length === 0 || this.gathering !== undefined) return
-    this.gathering = setTimeout(() => {
-      this.gathering = undefined
-      void this.nextRound()
-    }, ms)
+  /** After a question: the calls that came meanwhile are asked next, with any that follow at once. */
+  private gatherAfterQuestion(): void {
+    if (this.waiting.length === 0) return
+    this.gatherSince = undefined
+    this.gather()
+  }
+
+  private roundNow(): void {
+    this.gathering = undefined
+    this.gatherSince = undefined
+    void this.nextRound()
   }
 
   /** Asks every call waiting in one question; those allowed or denied meanwhile are settled unasked. */
@@ -248,7 +265,7 @@ export class ProgramApprovals {
       this.settle(batch, answer)
     } finally {
       this.asking = false
-      this.nextRoundSoon(0)
+      this.gatherAfterQuestion()
     }
   }
 
