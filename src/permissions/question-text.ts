@@ -52,7 +52,9 @@ export function oneCallText(request: ApprovalRequest): string {
 }
 
 function planText(calls: readonly PlannedRequest[]): string {
-  const lines = ['A program run by ptc-mcp will make these calls that need your approval (seen before it runs):']
+  const lines = [
+    'A program run by ptc-mcp will make these calls that need your approval (seen before it runs):',
+  ]
   for (const call of calls.slice(0, MAX_LISTED_CALLS)) {
     const times =
       call.times === 'many'

@@ -246,7 +246,9 @@ describe('approval by elicitation, with Claude Code rules in user and project sc
     expect(run.text).toContain('[Script executed successfully]\none\ntwo')
     // The question before the run ("ask me at each call"), then one per call.
     expect(session.asked).toHaveLength(3)
-    expect(session.asked[0]!.message).toContain('- mcp__my_fx__echo 2 times, e.g. mcp__my_fx__echo(text="one")')
+    expect(session.asked[0]!.message).toContain(
+      '- mcp__my_fx__echo 2 times, e.g. mcp__my_fx__echo(text="one")',
+    )
     const [, first] = session.asked
     expect(first).toMatchObject({mode: 'form'})
     expect(first!.message).toContain('mcp__my_fx__echo (tool "echo" of server "my-fx")')
