@@ -1,7 +1,7 @@
 import type {ToolInfo} from '../downstream/types.js'
+import type {ApprovalReason} from './policy.js'
 
 import {shortenJson} from '../shared/shorten-json.js'
-import type {ApprovalReason} from './policy.js'
 
 /**
  * The user's answer. To a question about calls waiting: allow these calls, allow their tools for

@@ -231,7 +231,7 @@ describe('ProgramApprovals', () => {
     const error = await approvals.check(tool('ask_a'), {}, signal()).catch((error_: unknown) => error_)
     expect(error).toBeInstanceOf(ToolError)
     expect((error as ToolError).kind).toBe('denied')
-    const message = (error as ToolError).message
+    const {message} = error as ToolError
     expect(message).toMatch(
       /^denied: this program already asked the user 2 questions \(permissions\.max_question_rounds\)/,
     )

@@ -237,7 +237,9 @@ export class ProgramApprovals {
   private roundNow(): void {
     this.gathering = undefined
     this.gatherSince = undefined
-    void this.nextRound()
+    this.nextRound().catch((error: unknown) => {
+      this.options.logger.warn(`an approval round failed: ${(error as Error).message}`)
+    })
   }
 
   /** Asks every call waiting in one question; those allowed or denied meanwhile are settled unasked. */

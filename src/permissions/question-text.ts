@@ -72,7 +72,7 @@ function planText(calls: readonly PlannedRequest[]): string {
 function whyLines(calls: ReadonlyArray<{tool: {name: string}; why: string}>): string[] {
   const reasons = new Set(calls.map((call) => call.why))
   if (reasons.size === 1) return [`Why you are asked: ${calls[0]!.why}.`]
-  return ['Why you are asked:', ...[...new Set(calls.map((call) => `- ${call.tool.name}: ${call.why}`))]]
+  return ['Why you are asked:', ...new Set(calls.map((call) => `- ${call.tool.name}: ${call.why}`))]
 }
 
 /** A piece of the program's text on one line, within MAX_SAMPLE_CHARS, control characters shown. */

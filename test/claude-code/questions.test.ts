@@ -5,7 +5,6 @@
  * hook answers "once" to every question. Both protocol revisions.
  */
 import {existsSync, readdirSync} from 'node:fs'
-import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 
 import type {ToolResult} from './fake-messages-api.js'
