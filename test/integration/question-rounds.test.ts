@@ -107,7 +107,11 @@ async function modernClient(): Promise<Era> {
     close: () => client.close(),
   }
   client.setRequestHandler('elicitation/create', async (request) => {
-    const question = {message: request.params.message, choices: choicesOf(request.params.requestedSchema)}
+    const {params} = request
+    const question = {
+      message: params.message,
+      choices: choicesOf('requestedSchema' in params ? params.requestedSchema : undefined),
+    }
     era.questions.push(question)
     return {action: 'accept', content: {decision: era.decide(question)}}
   })
