@@ -345,7 +345,7 @@ export class ProgramApprovals {
   private tooManyQuestions(request: ApprovalRequest): string {
     const {policy, maxRounds = policy.maxQuestionRounds} = this.options
     const fix = howToAllow(request.tool, request.reason ?? {source: 'unlisted'}, policy.readsClaudeCode)
-    return `this program already asked the user ${maxRounds} questions (permissions.max_question_rounds), so this call was not made and later calls that need approval are denied too. To need fewer questions: ${fix}; or call ${request.tool.name} by its name where the program's text shows it (one question before the run covers those calls), or start the calls together (asyncio.gather: one question covers the calls waiting)`
+    return `this program already asked the user ${maxRounds} questions (permissions.max_question_rounds), so this call was not made and later calls that need approval are denied too. Ways to ask fewer: ${fix}; or call ${request.tool.name} by its name where the program's text shows it (one question before the run covers those calls), or start the calls together (asyncio.gather: one question covers the calls waiting)`
   }
 
   private userDenied(request: ApprovalRequest): ToolError {
