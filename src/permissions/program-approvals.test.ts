@@ -223,6 +223,33 @@ describe('ProgramApprovals', () => {
     expect(deny.asked).toEqual(['plan:ask_w'])
   })
 
+  it('the plan unanswered (print mode, no hook): its calls are denied with the ways to allow them, unasked', async () => {
+    const prompter = new ScriptedPrompter(['unanswered'])
+    const approvals = approvalsWith(prompter)
+    await approvals.plan([{tool: tool('ask_w'), times: 'many', samples: []}], signal())
+    await expect(approvals.check(tool('ask_w'), {}, signal())).rejects.toThrow(
+      /nobody answered the approval question for mcp__fx__ask_w[\s\S]*Elicitation hook/,
+    )
+    expect(prompter.asked).toEqual(['plan:ask_w'])
+  })
+
+  it('the plan: "for the rest of this session" lets later programs call the tools unasked', async () => {
+    const prompter = new ScriptedPrompter(['session'])
+    const shared = policy()
+    await approvalsWith(prompter, shared).plan([{tool: tool('ask_w'), times: 2, samples: []}], signal())
+    expect(await approvalsWith(prompter, shared).check(tool('ask_w'), {}, signal())).toBe('approved')
+    expect(prompter.asked).toEqual(['plan:ask_w'])
+  })
+
+  it('one call in the text is asked when it is made: a question before the run would save none', async () => {
+    const prompter = new ScriptedPrompter(['once'])
+    const approvals = approvalsWith(prompter)
+    await approvals.plan([{tool: tool('ask_w'), times: 1, samples: []}], signal())
+    expect(prompter.questions).toHaveLength(0)
+    expect(await approvals.check(tool('ask_w'), {a: 1}, signal())).toBe('approved')
+    expect(prompter.asked).toEqual(['calls:ask_w'])
+  })
+
   it('past max_question_rounds a call that would ask is denied, saying why and how to need fewer', async () => {
     const prompter = new ScriptedPrompter(['once', 'once'])
     const approvals = approvalsWith(prompter, policy(5, 2))
