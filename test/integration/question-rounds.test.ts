@@ -116,6 +116,9 @@ async function modernClient(): Promise<Era> {
     return {action: 'accept', content: {decision: era.decide(question)}}
   })
   await client.connect(transport)
+  // A request of the 2026-07-28 revision first: the client negotiates it on its first call.
+  await client.listTools()
+  expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28')
   return era
 }
 
