@@ -31,7 +31,10 @@ describe('TerminalPrompter', () => {
       inputSchema: {},
     }
     const answer = prompter.ask(
-      {tool, argsText: shortJson({path: '/home/u/\u202Etxt.exe', n: '\u009B31m'}), why: 'a test'},
+      {
+        kind: 'calls',
+        calls: [{tool, argsText: shortJson({path: '/home/u/\u202Etxt.exe', n: '\u009B31m'}), why: 'a test'}],
+      },
       new AbortController().signal,
     )
     input.stream.write('y\n')
@@ -39,14 +42,14 @@ describe('TerminalPrompter', () => {
     const shown = output.written()
     // eslint-disable-next-line no-control-regex -- control characters are what must not be there
     expect(shown.replaceAll('\n', '')).not.toMatch(/[\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/)
-    expect(shown).toContain(String.raw`tool "delete␛[2K␍\u{202e}eteled␊fake line"`)
+    expect(shown).toContain(String.raw`tool "delete\u001b[2K\r\u202eeteled\nfake line"`)
     expect(shown).toContain(String.raw`Arguments: {"path":"/home/u/\u202etxt.exe","n":"\u009b31m"}`)
   })
 })
 
 describe('TerminalPrompter at the end of input', () => {
   const tool = {name: 'mcp__fx__delete', server: 'fx', tool: 'delete', description: '', inputSchema: {}}
-  const request = {tool, argsText: '{}', why: 'a test'}
+  const request = {kind: 'calls' as const, calls: [{tool, argsText: '{}', why: 'a test'}]}
 
   it('Ctrl-D (end of input) while asked denies, and so does every later question', async () => {
     const input = terminal()

@@ -1,12 +1,15 @@
 import {createInterface} from 'node:readline/promises'
 
-import type {ApprovalChoice, ApprovalPrompter, ApprovalRequest} from '../permissions/approvals.js'
+import type {ApprovalChoice, ApprovalPrompter, ApprovalQuestion} from '../permissions/approvals.js'
 
+import {questionText, questionTools} from '../permissions/question-text.js'
 import {terminalSafe} from '../shared/terminal-safe.js'
 
 const ANSWERS: Record<string, ApprovalChoice> = {
   a: 'program',
   all: 'program',
+  e: 'each',
+  each: 'each',
   n: 'deny',
   no: 'deny',
   s: 'session',
@@ -19,12 +22,16 @@ const ANSWERS: Record<string, ApprovalChoice> = {
 const MAX_ATTEMPTS = 3
 
 /**
- * `ptc-mcp run` asks on the terminal (SPEC §12): y = allow once, n = deny, a = allow every call of
- * this tool for the rest of the program (`s`, the session, is the same in `run`: one program). The
+ * `ptc-mcp run` asks on the terminal (SPEC §12): y = allow once (the calls listed), n = deny, a =
+ * allow every call of the tools for the rest of the program (`s`, the session, is the same in `run`:
+ * one program); before the run, e = ask at each call. Calls waiting together are one question. The
  * question goes to stderr (stdout is the program's output); without a terminal on both, nobody can
  * be asked; the end of input (Ctrl-D) denies.
  */
 export class TerminalPrompter implements ApprovalPrompter {
+  /** A person at a terminal is not a client that ends a call after so many rounds. */
+  readonly uncapped = true
+
   constructor(
     private readonly input: NodeJS.ReadStream = process.stdin,
     private readonly output: NodeJS.WriteStream = process.stderr,
@@ -35,13 +42,8 @@ export class TerminalPrompter implements ApprovalPrompter {
     return 'there is no terminal to ask on (`ptc-mcp run --yes` approves every call)'
   }
 
-  async ask(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalChoice> {
-    const {tool} = request
-    this.output.write(
-      `\nA program wants to call ${tool.name} (tool "${printable(tool.tool)}" of server "${tool.server}").\n` +
-        `Arguments: ${printable(request.argsText)}\n` +
-        `Why you are asked: ${request.why}.\n`,
-    )
+  async ask(question: ApprovalQuestion, signal: AbortSignal): Promise<ApprovalChoice> {
+    this.output.write(`\n${questionText(question).split('\n').map(printable).join('\n')}\n`)
     if (this.input.readableEnded) return 'deny'
     const lines = createInterface({input: this.input, output: this.output, terminal: false})
     // readline's question() never settles once its input ends: the end of input aborts it, and answers "no".
@@ -52,10 +54,7 @@ export class TerminalPrompter implements ApprovalPrompter {
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         let answer: string
         try {
-          answer = await lines.question(
-            `Allow it? [y] once, [n] no, [a] all calls of ${tool.name} in this program: `,
-            {signal: askedUntil},
-          )
+          answer = await lines.question(prompt(question), {signal: askedUntil})
         } catch (error) {
           if (signal.aborted) throw error
           return 'deny'
@@ -71,8 +70,19 @@ export class TerminalPrompter implements ApprovalPrompter {
   }
 }
 
+/** The line that asks for the answer, its choices fitting the question. */
+function prompt(question: ApprovalQuestion): string {
+  const tools = questionTools(question).join(', ')
+  if (question.kind === 'plan')
+    return `Allow these calls? [y] yes, [e] ask at each call, [n] no, [a] all calls of ${tools} in this program: `
+  if (question.calls.length > 1)
+    return `Allow these ${question.calls.length} calls? [y] yes, [n] no, [a] all calls of ${tools} in this program: `
+  return `Allow it? [y] once, [n] no, [a] all calls of ${tools} in this program: `
+}
+
 /** `ptc-mcp run --yes`: every call is approved, and recorded as such. */
 export const APPROVE_ALL: ApprovalPrompter = {
+  uncapped: true,
   unavailable(): undefined {},
   ask: async () => 'program',
 }

@@ -62,6 +62,7 @@ describe('config.schema.json', () => {
         'ask_unlisted',
         'ask_destructive',
         'approval_timeout_seconds',
+        'max_question_rounds',
         'execution',
         'timeout_seconds',
         'max_output_bytes',

@@ -198,6 +198,14 @@ export const permissionsSchema = z
     approval_timeout_seconds: positiveSeconds(
       'How long a program waits for the user to decide (its own clock stopped meanwhile); no answer denies the call.',
     ).default(300),
+    max_question_rounds: z
+      .number()
+      .int()
+      .min(1)
+      .default(8)
+      .describe(
+        "Most question rounds one program may put to the user (several calls waiting are asked in one round); past it, a call that would ask is denied, so the program still ends with its output. Below Claude Code's 10, after which it drops the call.",
+      ),
   })
   .describe(
     "Which calls a program may make only with the user's approval, asked through the MCP client (elicitation) or, in ptc-mcp run, on the terminal.",

@@ -40,6 +40,7 @@ const CHILD_SAMPLES: {[T in ChildType]: Record<ChannelFields<T>, unknown> & {typ
   file_data: {type: 'file_data', data: 'aGk='},
   file_skipped: {type: 'file_skipped', name: 'evil', reason: 'link', area: 'session'},
   helper: {type: 'helper', name: 'server_status', args: {}, id: 2},
+  plan: {type: 'plan', calls: [{tool: 'mcp__a__b', times: 'many', samples: ['mcp__a__b(x=1)']}]},
   ready: {type: 'ready', confine: {tier: 't'}},
   show: {type: 'show', mime_type: 'image/png', data: 'iVBORw0KGgo='},
   startup_failed: {type: 'startup_failed', stage: 'load', error: 'ImportError: x'},

@@ -61,6 +61,14 @@ export const CHANNEL_MESSAGES = {
     when: 'the program calls a helper the parent answers (program-helpers.ts; not counted)',
     fields: {name: 'a name of PROGRAM_HELPERS', args: 'the arguments given', id: 'as for call'},
   },
+  plan: {
+    from: 'child',
+    when: 'after the preflight check, before the program runs, when its text calls described tools; no answer (SPEC §12: one question before the run)',
+    fields: {
+      calls:
+        'per tool: {tool, times: how many calls the text shows or "many" (a loop, a function), samples: up to 3 calls as written}',
+    },
+  },
   cancel: {
     from: 'child',
     when: 'the program stopped waiting for a call; no answer',

@@ -7,8 +7,8 @@ import type {PermissionPolicy} from '../permissions/policy.js'
 import type {PythonInfo, SandboxBackend} from '../sandbox/backend.js'
 import type {ShownImage} from './protocol.js'
 
-import {ProgramApprovals} from '../permissions/approvals.js'
 import {type FlowMark, type FlowRules, withFlowRules} from '../permissions/flows.js'
+import {ProgramApprovals} from '../permissions/program-approvals.js'
 import {sweepOrphanedScratchDirs} from '../sandbox/scratch.js'
 import {unlessAborted} from '../shared/abortable.js'
 import {CHILD_START_TIMEOUT_MS, childMessageBytes, STATE_DEFAULTS} from '../shared/limits.js'
@@ -25,7 +25,7 @@ import {ProgramSlots, type SlotRelease} from './program-slots.js'
 import {ProgramState, sessionLimits} from './program-state.js'
 import {SessionState} from './session-state.js'
 import {writeShownImages} from './shown-files.js'
-import {type CallApprover, ToolCallBroker, type ToolCallListener} from './tool-calls.js'
+import {type CallApprover, type CallPlanner, ToolCallBroker, type ToolCallListener} from './tool-calls.js'
 import {WarmPool, warmPoolMax} from './warm-pool.js'
 
 export type {ToolCallTrace} from './format.js'
@@ -212,7 +212,7 @@ export class ProgramEngine {
       {
         onCallDone: options.onToolCallDone,
         onServerWait: options.onServerWait,
-        approver: this.approver(child, options.prompter, state.flow),
+        ...this.approvals(child, code, options.prompter, state.flow),
         holdRequests: (hold) => child.holdRequests(hold),
         state,
       },
@@ -279,24 +279,37 @@ export class ProgramEngine {
     }
   }
 
-  /** The gate of one program's calls: asks through `prompter`, with the child's clock stopped meanwhile. */
-  private approver(
+  /**
+   * The gate of one program's calls: asks through `prompter`, with the child's clock stopped while
+   * its calls wait, and once before the run for the calls its text shows (SPEC §12).
+   */
+  private approvals(
     child: ProgramChild,
+    code: string,
     prompter: ApprovalPrompter | undefined,
     flow: FlowMark,
-  ): CallApprover | undefined {
+  ): {approver?: CallApprover; planner?: CallPlanner} {
     const {permissions} = this
-    if (!permissions) return undefined
+    if (!permissions) return {}
     const approvals = new ProgramApprovals({
       policy: permissions,
       prompter,
       clock: {pause: () => child.pauseClock(), resume: () => child.resumeClock()},
       logger: this.logger,
     })
-    // The data-flow rules (SPEC §12.1) decide first; their question goes through the same check.
-    return withFlowRules(flow, this.logger, (tool, args, signal, reason) =>
-      approvals.check(tool, args, signal, reason),
-    )
+    return {
+      // The data-flow rules (SPEC §12.1) decide first; their question goes through the same check.
+      approver: withFlowRules(flow, this.logger, (tool, args, signal, reason) =>
+        approvals.check(tool, args, signal, reason),
+      ),
+      planner: (planned, signal) => {
+        // The child could claim anything: a sample shown to the user must be the program's own text.
+        const own = planned.map((call) => ({...call, samples: call.samples.filter((s) => code.includes(s))}))
+        approvals.plan(own, signal).catch((error: unknown) => {
+          this.logger.warn(`the question before the run failed: ${(error as Error).message}`)
+        })
+      },
+    }
   }
 
   /** Kills every child (running programs end as failed) and removes their scratch directories. */

@@ -3,7 +3,13 @@ import type {PreflightSpec} from './preflight-spec.js'
 
 import {isRecord} from '../shared/guards.js'
 import {jsonShapeProblem} from '../shared/json-shape.js'
-import {base64Chars, MAX_DONE_ERROR_CHARS, MAX_FILE_CHUNK_BYTES, MAX_SHOWN_BYTES} from '../shared/limits.js'
+import {
+  base64Chars,
+  MAX_DONE_ERROR_CHARS,
+  MAX_FILE_CHUNK_BYTES,
+  MAX_PREFLIGHT_NAMES,
+  MAX_SHOWN_BYTES,
+} from '../shared/limits.js'
 import {imageTypeOf, SHOWN_IMAGE_TYPES, SIGNATURE_BYTES} from './image-types.js'
 import {HELPER_NAMES, type HelperName} from './program-helpers.js'
 
@@ -104,6 +110,7 @@ export type ChildMessage =
   | {type: 'call'; id: number; tool: string; args: Record<string, unknown>}
   | {type: 'helper'; id: number; name: HelperName; args: Record<string, unknown>}
   | {type: 'cancel'; id: number}
+  | {type: 'plan'; calls: PlanEntry[]}
   | {
       type: 'done'
       ok: boolean
@@ -117,6 +124,20 @@ export type ChildMessage =
   | {type: 'file'; name: string; area: FileArea}
   | {type: 'file_data'; data: Buffer}
   | {type: 'file_skipped'; name: string; reason: FileSkippedReason; area: FileArea}
+
+/** Calls of one tool the program's text shows (runner/preflight.py's plan), before it runs (SPEC §12). */
+export interface PlanEntry {
+  tool: string
+  /** How many calls the text shows, or `many`. */
+  times: number | 'many'
+  /** A few calls as the program writes them. */
+  samples: string[]
+}
+
+/** Tools in one plan (the preflight check names at most as many). */
+const MAX_PLAN_TOOLS = MAX_PREFLIGHT_NAMES
+const MAX_PLAN_SAMPLES = 3
+const MAX_PLAN_SAMPLE_CHARS = 200
 
 /** An image a program passed to show(), returned to the client as MCP image content (SPEC §14). */
 export interface ShownImage {
@@ -235,6 +256,9 @@ export function childMessageFrom(
     case 'done': {
       return parseDone(message, lineBytes, maxResultBytes)
     }
+    case 'plan': {
+      return {type: 'plan', calls: parsePlan(message.calls)}
+    }
     case 'helper': {
       const name = HELPER_NAMES.find((helper) => helper === message.name)
       if (!name) throw new ProtocolError(`unknown helper ${JSON.stringify(message.name)}`)
@@ -291,6 +315,24 @@ function parseShownImage(message: Record<string, unknown>): ShownImage {
   if (found !== mimeType)
     throw new ProtocolError(`show() sent ${found ?? 'bytes of no image type'} labelled ${mimeType}`)
   return {mimeType, data, bytes}
+}
+
+/** A `plan` message's calls: a bounded list of tools, counts and short samples. */
+function parsePlan(calls: unknown): PlanEntry[] {
+  if (!Array.isArray(calls) || calls.length > MAX_PLAN_TOOLS)
+    throw new ProtocolError('malformed "plan" message')
+  return calls.map((call: unknown) => {
+    if (!isRecord(call) || typeof call.tool !== 'string') throw new ProtocolError('malformed "plan" message')
+    const {times, samples} = call
+    const counted =
+      times === 'many' || (typeof times === 'number' && Number.isSafeInteger(times) && times > 0)
+    const listed =
+      Array.isArray(samples) &&
+      samples.length <= MAX_PLAN_SAMPLES &&
+      samples.every((sample) => typeof sample === 'string' && sample.length <= MAX_PLAN_SAMPLE_CHARS)
+    if (!counted || !listed) throw new ProtocolError('malformed "plan" message')
+    return {tool: call.tool, times: times as PlanEntry['times'], samples: samples as string[]}
+  })
 }
 
 /** The directory a file message is about: out/ unless it says session/. */

@@ -1,7 +1,7 @@
-import type {ApprovalDecision} from '../permissions/approvals.js'
+import type {ApprovalDecision, PlannedCall} from '../permissions/approvals.js'
 import type {ChildRequestHandlers} from './child/index.js'
 import type {ToolCallTrace} from './format.js'
-import type {HelperName, ResultMessage} from './protocol.js'
+import type {HelperName, PlanEntry, ResultMessage} from './protocol.js'
 
 import {ToolError, type ToolErrorKind, type ToolHost, type ToolInfo} from '../downstream/types.js'
 import {MAX_HELPER_CALLS, STATE_DEFAULTS} from '../shared/limits.js'
@@ -39,6 +39,9 @@ export type CallApprover = (
   signal: AbortSignal,
 ) => Promise<ApprovalDecision | undefined>
 
+/** Puts the calls a program will make to the user before it runs (SPEC §12); never throws. */
+export type CallPlanner = (planned: PlannedCall[], signal: AbortSignal) => void
+
 /** Called after every finished tool call with the number finished so far, and that call. */
 export type ToolCallListener = (finished: number, call: ToolCallTrace) => void
 
@@ -49,6 +52,8 @@ export interface BrokerHooks {
   onServerWait?: (server: string, waitMs: number) => void
   /** Asks before a call runs (SPEC §12). */
   approver?: CallApprover
+  /** Asks once, before the run, for the calls the program's text shows (SPEC §12). */
+  planner?: CallPlanner
   /** Stops (true) or resumes reading the child's requests: `ProgramChild.holdRequests`. */
   holdRequests?: (hold: boolean) => void
   /** The program's view of its session's state (SPEC §6.2). Default: a session of its own, with the default bounds. */
@@ -172,6 +177,19 @@ export class ToolCallBroker implements ChildRequestHandlers {
       this.queue.splice(index, 1)
       this.updateHold()
     }
+  }
+
+  /** The calls the program's text shows, before it runs: those of tools known here. */
+  onPlan(calls: PlanEntry[]): void {
+    const {planner} = this.hooks
+    if (!planner || this.closed) return
+    const planned: PlannedCall[] = []
+    for (const call of calls) {
+      const tool = this.host.getTool(call.tool)
+      if (!tool) continue
+      planned.push({tool, times: call.times, samples: call.samples})
+    }
+    if (planned.length > 0) planner(planned, this.runController.signal)
   }
 
   onHelper(id: number, name: HelperName, args: Record<string, unknown>): void {

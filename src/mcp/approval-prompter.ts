@@ -10,10 +10,11 @@ import type {
   ApprovalAnswer,
   ApprovalChoice,
   ApprovalPrompter,
+  ApprovalQuestion,
   ApprovalRequest,
 } from '../permissions/approvals.js'
 
-import {shortJson} from '../permissions/approvals.js'
+import {oneCallText, questionText, questionTools} from '../permissions/question-text.js'
 import {isRecord} from '../shared/guards.js'
 
 /** The first protocol revision without server-to-client requests (answers carry `input_required` instead). */
@@ -22,7 +23,7 @@ export const FIRST_MODERN_REVISION = '2026-07-28'
 /** Longest wait the SDK accepts for a request (a timer's limit); our own bound is shorter. */
 const MAX_REQUEST_TIMEOUT_MS = 2_147_483_647
 
-const CHOICES: readonly ApprovalChoice[] = ['once', 'program', 'session', 'deny']
+const CHOICES: readonly ApprovalChoice[] = ['once', 'each', 'program', 'session', 'deny']
 
 /**
  * Asks the user of a 2025-era MCP client, through elicitation in form mode during the call (SPEC
@@ -35,8 +36,8 @@ export function elicitationPrompter(server: McpServer, ctx: ServerContext): Appr
         return 'this client cannot ask the user (it does not support MCP elicitation)'
       }
     },
-    async ask(request, signal) {
-      const result = await ctx.mcpReq.elicitInput(approvalForm(request), {
+    async ask(question, signal) {
+      const result = await ctx.mcpReq.elicitInput(approvalForm(question), {
         signal,
         timeout: MAX_REQUEST_TIMEOUT_MS,
       })
@@ -53,22 +54,24 @@ export function elicitationPrompter(server: McpServer, ctx: ServerContext): Appr
 export function inputRequestPrompter(
   capabilities: ClientCapabilities | undefined,
   ask: (request: InputRequest, signal: AbortSignal) => Promise<unknown>,
+  roundsUsed?: () => number,
 ): ApprovalPrompter {
   return {
+    ...(roundsUsed && {roundsUsed}),
     unavailable() {
       if (!supportsFormElicitation(capabilities?.elicitation)) {
         return 'this client cannot ask the user (it does not support MCP elicitation)'
       }
     },
-    async ask(request, signal) {
-      return approvalAnswer(await ask(inputRequired.elicit(approvalForm(request)), signal))
+    async ask(question, signal) {
+      return approvalAnswer(await ask(inputRequired.elicit(approvalForm(question)), signal))
     },
   }
 }
 
-/** The elicitation that asks for one call (SPEC §12). */
-export function approvalForm(request: ApprovalRequest) {
-  return {mode: 'form' as const, message: approvalMessage(request), requestedSchema: approvalSchema(request)}
+/** The elicitation that asks one question, about one call or several (SPEC §12). */
+export function approvalForm(question: ApprovalQuestion) {
+  return {mode: 'form' as const, message: questionText(question), requestedSchema: approvalSchema(question)}
 }
 
 /** Accept with a known choice; decline is the user's no; cancel (or anything else) went unanswered. */
@@ -87,31 +90,45 @@ export function supportsFormElicitation(capability: unknown): boolean {
   return modes.form !== undefined || modes.url === undefined
 }
 
+/** The question about one call, as the form's message says it. */
 export function approvalMessage(request: ApprovalRequest): string {
-  const {tool} = request
-  return [
-    // The tool's own name is the server's to choose: shown as JSON, escaped as the arguments are.
-    `A program run by ptc-mcp wants to call ${tool.name} (tool ${shortJson(tool.tool)} of server "${tool.server}").`,
-    `Arguments: ${request.argsText}`,
-    `Why you are asked: ${request.why}.`,
-  ].join('\n')
+  return oneCallText(request)
 }
 
-function approvalSchema(request: ApprovalRequest) {
+/** The form's one property, `decision`: its choices fit the question. */
+function approvalSchema(question: ApprovalQuestion) {
   return {
     type: 'object' as const,
     properties: {
-      decision: {
-        type: 'string' as const,
-        title: `Allow this call to ${request.tool.name}?`,
-        oneOf: [
-          {const: 'once', title: 'Allow once'},
-          {const: 'program', title: `Allow ${request.tool.name} for the rest of this program`},
-          {const: 'session', title: `Allow ${request.tool.name} for the rest of this session`},
-          {const: 'deny', title: 'Deny'},
-        ],
-      },
+      decision: {type: 'string' as const, ...decisionChoices(question)},
     },
     required: ['decision'],
+  }
+}
+
+function decisionChoices(question: ApprovalQuestion) {
+  const tools = questionTools(question)
+  const named = tools.length === 1 ? tools[0]! : `these ${tools.length} tools`
+  if (question.kind === 'plan') {
+    return {
+      title: 'Allow the calls this program will make?',
+      oneOf: [
+        {const: 'once', title: 'Allow these calls'},
+        {const: 'program', title: `Allow ${named} for the rest of this program`},
+        {const: 'each', title: 'Ask me at each call'},
+        {const: 'session', title: `Allow ${named} for the rest of this session`},
+        {const: 'deny', title: 'Deny these calls'},
+      ],
+    }
+  }
+  const count = question.calls.length
+  return {
+    title: count === 1 ? `Allow this call to ${named}?` : `Allow these ${count} calls?`,
+    oneOf: [
+      {const: 'once', title: count === 1 ? 'Allow once' : `Allow these ${count} calls`},
+      {const: 'program', title: `Allow ${named} for the rest of this program`},
+      {const: 'session', title: `Allow ${named} for the rest of this session`},
+      {const: 'deny', title: count === 1 ? 'Deny' : 'Deny these calls'},
+    ],
   }
 }

@@ -116,7 +116,7 @@ export function registerExecuteProgram(
               engine.run(code, {
                 ...report,
                 signal: round.signal,
-                prompter: inputRequestPrompter(capabilities, round.ask),
+                prompter: inputRequestPrompter(capabilities, round.ask, round.rounds),
               }),
             ctx.mcpReq.signal,
           ),

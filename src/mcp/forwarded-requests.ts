@@ -20,7 +20,7 @@ import {terminalSafe} from '../shared/terminal-safe.js'
 export const SERVER_META_KEY = 'ptc-mcp/server'
 
 /** The values of ptc-mcp's own approval form (its `decision` property). */
-const APPROVAL_CHOICES = new Set(['deny', 'once', 'program', 'session'])
+const APPROVAL_CHOICES = new Set(['deny', 'each', 'once', 'program', 'session'])
 
 /** A forwarded request ptc-mcp will not pass on, and why. */
 export class ForwardRefusedError extends Error {

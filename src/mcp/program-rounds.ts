@@ -33,10 +33,14 @@ export interface RoundRun {
   ask(request: InputRequest, signal: AbortSignal): Promise<unknown>
   /** Aborted when the program must end: nobody answered in time, the client cancelled, serve stops. */
   signal: AbortSignal
+  /** The input_required answers this program has given so far (Claude Code ends a call after 10). */
+  rounds(): number
 }
 
 class PausedRun {
   round = 0
+  /** input_required answers given. */
+  asked = 0
   readonly questions = new Map<string, Question>()
   readonly abort = new AbortController()
   outcome!: Promise<RunOutcome>
@@ -75,7 +79,7 @@ class PausedRun {
   }
 
   /** Resolves once a question is waiting (at once if one is). */
-  asked(): Promise<void> {
+  waitForQuestion(): Promise<void> {
     if (this.questions.size > 0) return Promise.resolve()
     return new Promise((resolve) => {
       this.wake = () => {
@@ -113,10 +117,7 @@ export class ProgramRounds {
   ): Promise<RoundAnswer> {
     const paused = new PausedRun(randomBytes(16).toString('hex'), codeHash(code))
     this.runs.set(paused.id, paused)
-    paused.outcome = run({
-      ask: (request, questionSignal) => paused.ask(request, questionSignal),
-      signal: paused.abort.signal,
-    })
+    paused.outcome = run(roundRun(paused))
     return this.next(paused, signal)
   }
 
@@ -164,7 +165,7 @@ export class ProgramRounds {
   /** The program most recently started or resumed that is still running, to carry a forwarded request. */
   latest(): RoundRun | undefined {
     const paused = [...this.runs.values()].at(-1)
-    return paused && {ask: (request, signal) => paused.ask(request, signal), signal: paused.abort.signal}
+    return paused && roundRun(paused)
   }
 
   private async next(paused: PausedRun, signal: AbortSignal): Promise<RoundAnswer> {
@@ -174,7 +175,7 @@ export class ProgramRounds {
     this.runs.delete(paused.id)
     this.runs.set(paused.id, paused)
     try {
-      const first = await Promise.race([paused.outcome.then(() => 'done' as const), paused.asked()])
+      const first = await Promise.race([paused.outcome.then(() => 'done' as const), paused.waitForQuestion()])
       if (first === 'done' || paused.questions.size === 0) {
         this.runs.delete(paused.id)
         return {kind: 'done', outcome: await paused.outcome}
@@ -182,6 +183,7 @@ export class ProgramRounds {
       const inputRequests: InputRequests = {}
       for (const [key, question] of paused.questions) inputRequests[key] = question.request
       const requestState = await this.codec.mint({run: paused.id, round: paused.round, code: paused.code})
+      paused.asked++
       paused.timer = setTimeout(() => this.end(paused), this.timeoutMs)
       paused.timer.unref()
       return {kind: 'input', inputRequests, requestState}
@@ -194,6 +196,14 @@ export class ProgramRounds {
     clearTimeout(paused.timer)
     this.runs.delete(paused.id)
     paused.abort.abort(new Error('the program ended while the user was asked'))
+  }
+}
+
+function roundRun(paused: PausedRun): RoundRun {
+  return {
+    ask: (request, signal) => paused.ask(request, signal),
+    signal: paused.abort.signal,
+    rounds: () => paused.asked,
   }
 }
 

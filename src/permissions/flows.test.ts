@@ -5,9 +5,10 @@ import type {ToolInfo} from '../downstream/types.js'
 import {flowsSchema, permissionsSchema} from '../config/schema.js'
 import {ToolError} from '../downstream/types.js'
 import {silentLogger} from '../shared/log.js'
-import {type ApprovalChoice, type ApprovalRequest, ProgramApprovals} from './approvals.js'
+import {type ApprovalChoice, type ApprovalRequest} from './approvals.js'
 import {flowDecision, FlowMark, FlowRules, withFlowRules} from './flows.js'
 import {PermissionPolicy} from './policy.js'
+import {ProgramApprovals} from './program-approvals.js'
 
 const tool = (name: string, annotations?: ToolInfo['annotations']): ToolInfo => ({
   name,
@@ -100,8 +101,8 @@ describe('the flow gate in front of the approvals', () => {
       policy,
       prompter: answer && {
         unavailable(): undefined {},
-        async ask(request) {
-          asked.push(request)
+        async ask(question) {
+          if (question.kind === 'calls') asked.push(...question.calls)
           return answer
         },
       },

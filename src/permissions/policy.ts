@@ -54,6 +54,8 @@ export function askUnlisted(config: PermissionsConfig): AskUnlisted {
  */
 export class PermissionPolicy {
   readonly approvalTimeoutMs: number
+  /** Question rounds one program may put to a client (permissions.max_question_rounds). */
+  readonly maxQuestionRounds: number
   private readonly claude: ClaudeSettings | undefined
   private readonly askPatterns: {pattern: string; matches: (name: string) => boolean}[]
   private readonly allowPatterns: {pattern: string; matches: (name: string) => boolean}[]
@@ -69,6 +71,7 @@ export class PermissionPolicy {
     options: PermissionPolicyOptions,
   ) {
     this.approvalTimeoutMs = config.approval_timeout_seconds * 1000
+    this.maxQuestionRounds = config.max_question_rounds
     this.askPatterns = config.ask.map((pattern) => ({pattern, matches: patternMatcher(pattern)}))
     this.allowPatterns = config.allow.map((pattern) => ({pattern, matches: patternMatcher(pattern)}))
     this.askUnlisted = askUnlisted(config)

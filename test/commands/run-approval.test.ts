@@ -65,13 +65,15 @@ const runArgs = (...extra: string[]) => [
 ]
 
 describe('ptc-mcp run and approvals', () => {
-  it('asks on a terminal: y allows one call, n denies one, a allows the rest of the program', async () => {
+  it('asks on a terminal: before the run e asks at each call; then y allows one call, n denies one, a allows the rest of the program', async () => {
     const before = deletes()
-    const run = await runOnTerminal([process.execPath, ...runArgs()], {answers: ['y', 'n', 'a']}).done
+    const run = await runOnTerminal([process.execPath, ...runArgs()], {answers: ['e', 'y', 'n', 'a']}).done
     expect(run.code, run.stdout).toBe(0)
+    expect(run.stdout).toContain('- mcp__fx__delete_item 3 times, e.g. mcp__fx__delete_item(id=f"p{i}")')
+    expect(run.stdout.match(/Allow these calls\? \[y\] yes, \[e\] ask at each call/g)).toHaveLength(1)
     expect(run.stdout.match(/Allow it\?/g)).toHaveLength(3)
     expect(run.stdout).toContain(
-      'A program wants to call mcp__fx__delete_item (tool "delete_item" of server "fx")',
+      'A program run by ptc-mcp wants to call mcp__fx__delete_item (tool "delete_item" of server "fx")',
     )
     expect(run.stdout).toContain('Arguments: {"id":"p0"}')
     expect(run.stdout).toContain('deleted p0')
@@ -80,11 +82,11 @@ describe('ptc-mcp run and approvals', () => {
     expect(deletes() - before).toBe(2)
   }, 150_000)
 
-  it('"a" covers every later call of the tool: asked once', async () => {
+  it('"y" before the run allows the three calls it shows: asked once', async () => {
     const before = deletes()
-    const run = await runOnTerminal([process.execPath, ...runArgs()], {answers: ['a']}).done
+    const run = await runOnTerminal([process.execPath, ...runArgs()], {answers: ['y']}).done
     expect(run.code, run.stdout).toBe(0)
-    expect(run.stdout.match(/Allow it\?/g)).toHaveLength(1)
+    expect(run.stdout.match(/Allow (it|these calls)\?/g)).toHaveLength(1)
     expect(run.stdout).toMatch(/deleted p0[\s\S]*deleted p1[\s\S]*deleted p2/)
     expect(deletes() - before).toBe(3)
   }, 150_000)

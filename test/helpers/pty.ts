@@ -3,13 +3,13 @@
 import {type Finished, spawnCollect} from './processes.js'
 
 /**
- * Runs argv on a new pseudo-terminal (100 x 24, or PTY_COLUMNS wide). Answers each "Allow it?" question with the next
+ * Runs argv on a new pseudo-terminal (100 x 24, or PTY_COLUMNS wide). Answers each "Allow it?" (or "Allow these ...?") question with the next
  * of PTY_ANSWERS ("n" when none is left); types Ctrl-C once, as soon as the terminal has shown
  * PTY_INTERRUPT_AFTER and the file PTY_INTERRUPT_WHEN_EXISTS (if set) exists. Prints everything the terminal showed and exits with the command's exit
  * code; kills the command after 120 s.
  */
 const PTY_DRIVER = String.raw`
-import fcntl, os, pty, select, struct, sys, termios, time
+import fcntl, os, pty, re, select, struct, sys, termios, time
 answers = [a for a in os.environ.get("PTY_ANSWERS", "").split(",") if a]
 interrupt_after = os.environ.get("PTY_INTERRUPT_AFTER", "").encode()
 interrupt_file = os.environ.get("PTY_INTERRUPT_WHEN_EXISTS", "")
@@ -33,7 +33,7 @@ while time.time() < deadline:
     if not data:
         break
     out += data
-    while out.count(b"Allow it?") > asked:
+    while len(re.findall(rb"Allow (?:it|these[^?\n]*)\?", out)) > asked:
         asked += 1
         os.write(fd, ((answers.pop(0) if answers else "n") + "\n").encode())
 else:

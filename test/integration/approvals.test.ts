@@ -182,6 +182,15 @@ const accept =
   (decision: string): Answer =>
   () => ({action: 'accept', content: {decision}})
 
+/** The question before the run (its choices offer `each`). */
+const isPlan = (params: ElicitParams) =>
+  JSON.stringify((params as {requestedSchema?: unknown}).requestedSchema).includes('"each"')
+
+/** Answers the question before the run with "ask me at each call", then every other one with `decision`. */
+const eachThen =
+  (decision: string): Answer =>
+  (params) => ({action: 'accept', content: {decision: isPlan(params) ? 'each' : decision}})
+
 describe('approval by elicitation, with Claude Code rules in user and project scope', () => {
   let session: Session
 
@@ -230,13 +239,17 @@ describe('approval by elicitation, with Claude Code rules in user and project sc
 
   it('allow once: each call is asked about, shows the tool and its arguments, and runs', async () => {
     session.asked.length = 0
-    session.answer = accept('once')
+    session.answer = eachThen('once')
     const run = await session.execute(
       'print(await mcp__my_fx__echo(text="one"))\nprint(await mcp__my_fx__echo(text="two"))',
     )
     expect(run.text).toContain('[Script executed successfully]\none\ntwo')
-    expect(session.asked).toHaveLength(2)
-    const [first] = session.asked
+    // The question before the run ("ask me at each call"), then one per call.
+    expect(session.asked).toHaveLength(3)
+    expect(session.asked[0]!.message).toContain(
+      '- mcp__my_fx__echo 2 times, e.g. mcp__my_fx__echo(text="one")',
+    )
+    const [, first] = session.asked
     expect(first).toMatchObject({mode: 'form'})
     expect(first!.message).toContain('mcp__my_fx__echo (tool "echo" of server "my-fx")')
     expect(first!.message).toContain('Arguments: {"text":"one"}')
@@ -329,9 +342,9 @@ describe('approval by elicitation, with Claude Code rules in user and project sc
     expect(run.text).toContain('[Script executed successfully]\nlate')
   }, 30_000)
 
-  it('a hostile program: huge arguments are shown shortened; 20 calls at once are each asked about, denied, never sent', async () => {
+  it('a hostile program: huge arguments are shown shortened; 20 calls at once are asked about in one question, denied, never sent', async () => {
     session.asked.length = 0
-    session.answer = accept('deny')
+    session.answer = eachThen('deny')
     const before = session.received('my-fx')
     const run = await session.execute(
       [
@@ -341,9 +354,13 @@ describe('approval by elicitation, with Claude Code rules in user and project sc
       ].join('\n'),
     )
     expect(run.text).toContain('[Script executed successfully]\n20')
-    expect(session.asked).toHaveLength(20)
-    for (const question of session.asked) expect(question.message.length).toBeLessThan(1000)
-    expect(session.asked[0]!.message).toMatch(/Arguments: \{"text":"0{100,}…0+"\}\n/)
+    // The question before the run, then the calls waiting together, one round per 8 of them at
+    // most (execution.max_concurrent_calls: a call waits for the user in its slot).
+    expect(session.asked.length).toBeGreaterThanOrEqual(2)
+    expect(session.asked.length).toBeLessThanOrEqual(1 + Math.ceil(20 / 8))
+    for (const question of session.asked) expect(question.message.length).toBeLessThan(4000)
+    const listed = session.asked.slice(1).map((question) => question.message)
+    expect(listed.join('\n')).toMatch(/mcp__my_fx__echo \{"text":"0{50,}…0+"\}\n/)
     expect(session.received('my-fx')).toEqual(before)
   }, 60_000)
 
@@ -389,10 +406,10 @@ describe('approval by elicitation, with Claude Code rules in user and project sc
         'threading.Event().wait()',
       ].join('\n'),
     )
-    expect(run.text).toMatch(
+    expect(run.text, session.stderr().slice(-4000)).toMatch(
       /hit its CPU time limit \(6 s of CPU time: execution\.timeout_seconds \+ 2; CPU time counts on while an approval question stops the clock\)/,
     )
-    expect(run.text).not.toContain('SIGKILL')
+    expect(run.text, session.stderr().slice(-3000)).not.toContain('SIGKILL')
   }, 60_000)
 })
 

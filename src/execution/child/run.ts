@@ -33,6 +33,7 @@ export class ProgramRun {
   private detachSignal: (() => void) | undefined
   /** Call and helper ids must increase: a reused id would run twice under one trace entry. */
   private lastRequestId = 0
+  private planned = false
 
   constructor(
     private readonly handlers: ChildRequestHandlers,
@@ -94,6 +95,14 @@ export class ProgramRun {
       }
       case 'cancel': {
         this.handlers.onCancel(message.id)
+        return
+      }
+      case 'plan': {
+        // Once, before the program's first request: a plan sent later could not come first.
+        if (this.planned || this.lastRequestId > 0)
+          throw new ProtocolError('"plan" sent after the program began')
+        this.planned = true
+        this.handlers.onPlan?.(message.calls)
         return
       }
       case 'done': {

@@ -2,7 +2,7 @@ import type {ProgramBounds, PythonInfo, SandboxBackend} from '../../sandbox/back
 import type {Logger} from '../../shared/log.js'
 import type {Steps} from '../../shared/steps.js'
 import type {KeptFiles} from '../kept-files.js'
-import type {ChildLimits, HelperName, ShownImage} from '../protocol.js'
+import type {ChildLimits, HelperName, PlanEntry, ShownImage} from '../protocol.js'
 import type {ReceivedSessionFiles} from '../session-files.js'
 import type {ChildSpawner} from './spawner.js'
 
@@ -58,6 +58,8 @@ export interface ChildRequestHandlers {
   onCall(id: number, tool: string, args: Record<string, unknown>, bytes: number): void
   onHelper(id: number, name: HelperName, args: Record<string, unknown>): void
   onCancel(id: number): void
+  /** The calls the program's text shows, sent before it runs (SPEC §12). */
+  onPlan?(calls: PlanEntry[]): void
 }
 
 export interface ChildRunOptions {

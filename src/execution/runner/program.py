@@ -235,6 +235,10 @@ class Runner:
         problems = preflight.check(source, program_globals, run.get("preflight"))
         if problems is not None:
             self.finish(problems)
+        # SPEC §12: the calls the text shows, so that one question before the run covers them.
+        planned = preflight.plan(source, run.get("preflight"))
+        if planned:
+            self.channel.send({"type": "plan", "calls": planned})
         self.step("preflight")
         error = await self.execute(code_obj, program_globals)
         self.step("program")
