@@ -221,7 +221,7 @@ describe('hostile state (SPEC §6.2, §15)', () => {
         '    open(f"session/{name}", "w").write(name)',
       ].join('\n'),
     )
-    const lines = run.structured.output.split('\n')
+    const lines = run.output.split('\n')
     expect(lines.slice(0, 4)).toEqual(['ok', 'ok', 'ok', 'ok'])
     expect(lines[4]).toMatch(
       /^max_bytes store\("e"\): 15002 more bytes would make \d+, over the 64 KiB this session keeps \(state\.max_bytes/,
@@ -240,7 +240,7 @@ describe('hostile state (SPEC §6.2, §15)', () => {
       tight,
       'import os\nname = sorted(os.listdir("session"))[0]\nopen(f"session/{name}", "w").write("x" * 20000)\nprint(name)',
     )
-    const name = grow.structured.output.trim()
+    const name = grow.output.trim()
     expect(grow.structured.trace).toContain(`not kept: session/${name} (over 64 KiB in total per session)`)
     const kept = await execute(tight, `print(open("session/${name}").read())`)
     expect(kept.structured.output).toBe(`${name}\n`)
