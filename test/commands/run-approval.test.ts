@@ -152,10 +152,10 @@ describe('ptc-mcp run and approvals', () => {
     expect(run.code, run.stderr).toBe(0)
     const outcome = JSON.parse(run.stdout) as {
       output: string
-      tool_calls: {calls: Array<{approval?: string}>}
+      calls: Array<{approval?: string}>
     }
     expect(outcome.output).toContain('deleted p2')
-    expect(outcome.tool_calls.calls.map((call) => call.approval)).toEqual([
+    expect(outcome.calls.map((call) => call.approval)).toEqual([
       'approved',
       'approved',
       'approved',
