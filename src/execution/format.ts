@@ -78,7 +78,10 @@ export function outcomeTextParts(summary: OutcomeSummary): OutcomeTextParts {
   if (summary.trace !== 'off') {
     const keptOut = Math.max(0, (summary.resultBytes ?? 0) - Buffer.byteLength(summary.output))
     const shown = `${summary.output}\n${summary.error ?? ''}`
-    trace = [...traceLines(summary.toolCalls, summary.elapsedMs, keptOut, shown), ...(summary.stateLines ?? [])]
+    trace = [
+      ...traceLines(summary.toolCalls, summary.elapsedMs, keptOut, shown),
+      ...(summary.stateLines ?? []),
+    ]
   }
   const parts = {status, files, trace: trace.join('\n')}
   return {...parts, text: outcomeText({...summary, ...parts})}

@@ -147,7 +147,9 @@ describe('structured content of execute_program (SPEC §5)', () => {
     expect(printed.text.split('mcp__a__x failed: not found')).toHaveLength(2)
     // Uncaught, it ended the program: the error says it, the trace points there.
     const uncaught = outcomeOf([failed], '', false)
-    expect(structuredOutcome(uncaught).trace).toMatch(/failed: mcp__a__x [^\n]*: mcp__a__x failed: not found$/)
+    expect(structuredOutcome(uncaught).trace).toMatch(
+      /failed: mcp__a__x [^\n]*: mcp__a__x failed: not found$/,
+    )
   })
 
   it('60 successful calls printing 2 lines add little to the text', () => {

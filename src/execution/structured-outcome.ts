@@ -39,7 +39,8 @@ export interface StructuredOutcome {
  * listed too, beyond that bound (the user asked for it).
  */
 export function structuredOutcome(outcome: RunOutcome, {allCalls = false} = {}): StructuredOutcome {
-  const calls = allCalls && outcome.tool_calls.length > 0 ? outcome.tool_calls.map((call) => boundedCall(call)) : []
+  const calls =
+    allCalls && outcome.tool_calls.length > 0 ? outcome.tool_calls.map((call) => boundedCall(call)) : []
   return {
     ok: outcome.ok,
     ...(!outcome.ok && {error: outcome.error ?? 'unknown error'}),

@@ -155,11 +155,7 @@ describe('ptc-mcp run and approvals', () => {
       calls: Array<{approval?: string}>
     }
     expect(outcome.output).toContain('deleted p2')
-    expect(outcome.calls.map((call) => call.approval)).toEqual([
-      'approved',
-      'approved',
-      'approved',
-    ])
+    expect(outcome.calls.map((call) => call.approval)).toEqual(['approved', 'approved', 'approved'])
     expect(deletes() - before).toBe(3)
   }, 120_000)
 

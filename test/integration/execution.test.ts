@@ -533,7 +533,9 @@ describe('tool calls', () => {
     expect(outcome.error).toMatch(/\nToolError: uncaught$/)
     expect(outcome.text).toContain('[tool calls: 2, 2 failed; ')
     // The caught error was printed: the trace points there instead of saying it again.
-    expect(outcome.text).toContain('  failed: mcp__local__fail {"message":"no such ticker: ZZZ"} (error above)\n')
+    expect(outcome.text).toContain(
+      '  failed: mcp__local__fail {"message":"no such ticker: ZZZ"} (error above)\n',
+    )
     expect(outcome.text).toMatch(/ {2}failed: mcp__local__fail \{"message":"uncaught"\}: uncaught$/)
   })
 
