@@ -134,7 +134,11 @@ describe.each(['v1', 'v2'] as const)('serve with an SDK %s client', (era) => {
     expect(text).toContain('File "<program>", line 2')
     expect(text).toContain('ValueError: nope')
     expect(text).toContain('--- output before the error ---\nbefore')
-    expect(Object.keys(result.structuredContent ?? {})).toEqual(['ok', 'error', 'output'])
+    expect(Object.keys(result.structuredContent ?? {}).filter((key) => key !== 'sandbox')).toEqual([
+      'ok',
+      'error',
+      'output',
+    ])
     expect(result.structuredContent).toMatchObject({ok: false, output: 'before\n'})
     expect(result.structuredContent?.error).toContain('ValueError: nope')
   })
