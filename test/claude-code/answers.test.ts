@@ -55,6 +55,16 @@ const conversation = (api: FakeMessagesApi): string =>
     .map((request) => JSON.stringify(request.messages))
     .join('\n')
 
+/** The text blocks of the main conversation's last request, as the model reads them. */
+function texts(api: FakeMessagesApi): string[] {
+  const last = api.mainRequests().at(-1)
+  return (last?.messages ?? []).flatMap((message) =>
+    typeof message.content === 'string'
+      ? [message.content]
+      : message.content.filter((block) => block.type === 'text').map((block) => block.text ?? ''),
+  )
+}
+
 /** What the program prints at its end, computed so that its code does not contain it. */
 const MARKER = 'long program done 42001'
 const MARKER_CODE = 'print("long program done", 6 * 7 * 1000 + 1)'
@@ -126,13 +136,20 @@ describe.each(ERAS)('what the model reads, protocol %s', (era) => {
         programs: () => [['print("started", flush=True)', 'await asyncio.sleep(8)', MARKER_CODE].join('\n')],
       })
       const moved = resultOf(s)
-      // Moved to the background: the first answer the model got is not the program's.
-      expect(moved.text, moved.text).not.toContain(MARKER)
+      // Moved to the background: the first answer the model got says so, not the program's.
+      expect(moved.text).toMatch(/moved to the background/)
+      expect(moved.text).not.toContain(MARKER)
       const all = conversation(s.api)
       expect(
         all,
         `Claude Code exited ${s.claude.code}:\n${s.claude.stderr}\n${s.claude.stdout.slice(-3000)}\n${s.ptcDebug()}`,
       ).toContain(MARKER)
+      // Later, a task notification holding the whole structured content.
+      const notified = /<task-notification>[\s\S]*?<result>\n(.*)\n<\/result>/.exec(
+        texts(s.api).join('\n'),
+      )?.[1]
+      expect(notified, all.slice(-3000)).toBeDefined()
+      expect(JSON.parse(notified!)).toMatchObject({ok: true, output: `started\n${MARKER}\n`})
     },
     TIMEOUT_MS,
   )
