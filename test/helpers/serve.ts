@@ -67,11 +67,13 @@ export function prepareServe(config: Record<string, unknown>): ServeSetup {
   const configPath = join(dir, 'config.yaml')
   const permissions = {...NO_UNLISTED_ASKING, ...(config.permissions as Record<string, unknown> | undefined)}
   writeFileSync(configPath, stringify({...config, permissions}))
+  // Not the limit on MCP output of whoever runs the tests (SPEC §5): a test sets its own.
+  const {MAX_MCP_OUTPUT_TOKENS: _limit, ...inherited} = process.env as Record<string, string>
   return {
     configPath,
     args: [BIN, 'serve', '--config', configPath],
     env: {
-      ...(process.env as Record<string, string>),
+      ...inherited,
       TMPDIR: tmp,
       PTC_MCP_LOG_LEVEL: 'warn',
       // No managed Claude Code settings of the machine running the tests.
