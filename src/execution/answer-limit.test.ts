@@ -37,7 +37,7 @@ function outcomeOf(
 /** 200 KB printed, captured under a cap as a run does, the whole kept in a file. */
 function bigCaptured(cap: number): {output: string; total: number; whole: string} {
   let total = 0
-  const capture = new OutputCapture(cap, {runDir: () => dir, maxBytes: 1 << 20})
+  const capture = new OutputCapture(cap, {runDir: () => dir, maxBytes: 1_048_576})
   for (let i = 0; i < 2000; i++) {
     const line = `line ${String(i).padStart(5, '0')} ${'x'.repeat(90)}\n`
     capture.write(Buffer.from(line))

@@ -38,7 +38,7 @@ describe('MAX_MCP_OUTPUT_TOKENS (SPEC §5)', () => {
     // A generous limit leaves the cap as configured; none changes nothing.
     const roomy = executionSchema.parse({})
     limitOutput(roomy, 1_000_000)
-    limitOutput(roomy, undefined)
+    limitOutput(roomy, userOutputLimit({}))
     expect(roomy.max_output_bytes).toBe(65_536)
     expect(maxResultSizeChars(roomy, 1_000_000)).toBe(maxResultSizeChars(roomy))
     // A tiny one still leaves a program some output.

@@ -1,3 +1,4 @@
+import {spawn} from 'node:child_process'
 // One `claude -p` session of the real Claude Code (npm @anthropic-ai/claude-code) against the fake
 // Messages API, with ptc-mcp registered through `claude mcp add` and running the built CLI. Each
 // session has its own directory: HOME, the project (cwd), the downstream filesystem server's data,
@@ -15,7 +16,6 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs'
-import {spawn} from 'node:child_process'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {vi} from 'vitest'
@@ -216,8 +216,12 @@ async function streamSession(
   const child = spawn(CLAUDE, args, {cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe']})
   let stdout = ''
   let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk
+  })
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk
+  })
   child.stdin.write(`${JSON.stringify({type: 'user', message: {role: 'user', content: PROMPT}})}\n`)
   const started = Date.now()
   const poll = setInterval(() => {

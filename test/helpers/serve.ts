@@ -68,7 +68,8 @@ export function prepareServe(config: Record<string, unknown>): ServeSetup {
   const permissions = {...NO_UNLISTED_ASKING, ...(config.permissions as Record<string, unknown> | undefined)}
   writeFileSync(configPath, stringify({...config, permissions}))
   // Not the limit on MCP output of whoever runs the tests (SPEC §5): a test sets its own.
-  const {MAX_MCP_OUTPUT_TOKENS: _limit, ...inherited} = process.env as Record<string, string>
+  const inherited = {...(process.env as Record<string, string>)}
+  delete inherited.MAX_MCP_OUTPUT_TOKENS
   return {
     configPath,
     args: [BIN, 'serve', '--config', configPath],

@@ -45,7 +45,9 @@ async function connect(env: Record<string, string>): Promise<Client> {
     env: {...setup.env, ...env},
     stderr: 'pipe',
   })
-  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString()
+  })
   client = new Client({name: 'limit-test', version: '1.0.0'}, {versionNegotiation: {mode: 'auto'}})
   await client.connect(transport)
   return client
