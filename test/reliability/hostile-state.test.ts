@@ -72,7 +72,8 @@ describe('hostile state (SPEC §6.2, §15)', () => {
     expect(run.structured.output).toMatch(
       /^max_value_bytes store\(\): the value is about \d+ bytes of JSON, over the 16777216-byte limit per value \(state\.max_value_bytes\)/,
     )
-    expect(run.structured.trace).toBe('')
+    // Nothing stored, no call: no trace.
+    expect(run.structured).not.toHaveProperty('trace')
     await expectHealthy()
   })
 
@@ -82,7 +83,8 @@ describe('hostile state (SPEC §6.2, §15)', () => {
       serve,
       `${RAW_CHANNEL}send(b'{"type":"helper","name":"store","args":{"key":"forged","value":"' + b'x' * ${size} + b'"},"id":${FORGED_ID}}\\n')\ntime.sleep(0.5)\nprint("sent")`,
     )
-    expect(run.structured).toMatchObject({ok: true, output: 'sent\n', trace: ''})
+    expect(run.structured).toMatchObject({ok: true, output: 'sent\n'})
+    expect(run.structured).not.toHaveProperty('trace')
     const after = await execute(serve, 'print(await load("forged", "absent"), "forged" in await stored())')
     expect(after.structured.output).toBe('absent False\n')
     await expectHealthy()
