@@ -112,13 +112,7 @@ export default class Run extends BaseCommand {
 
 const NOTHING_RAN: StructuredOutcome = {
   ok: false,
-  status: CANCELLED_HEADER,
-  output: '',
-  result: null,
   error: 'CancelledError: interrupted (Ctrl-C) before the program started',
-  trace: '',
-  tool_calls: {counts: {}, failed: [], calls: []},
-  sandbox: '',
 }
 
 /** The servers the program names, and those `--server` adds (each must be configured). */

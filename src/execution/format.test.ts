@@ -69,6 +69,35 @@ describe('formatOutcome (SPEC §8)', () => {
     expect(text).toContain('  failed: mcp__a__b: first second')
   })
 
+  test('a failed call shows its short arguments, and its error only when the program did not print it', () => {
+    const failed: ToolCallTrace = {
+      tool: 'mcp__fs__read',
+      args: {path: '/nope', blob: 'z'.repeat(1000)},
+      ok: false,
+      ms: 3,
+      error: "ENOENT: no such file or directory, open '/nope'",
+    }
+    const quiet = formatOutcome({...base, output: 'carried on\n', toolCalls: [failed]})
+    expect(quiet).toMatch(
+      /\n {2}failed: mcp__fs__read \{"path":"\/nope","blob":"z+…z+"\}: ENOENT: no such file or directory, open '\/nope'$/,
+    )
+    expect(quiet.split('\n').at(-1)!.length).toBeLessThan(80 + 100)
+    const printed = formatOutcome({...base, output: `oops: ${failed.error}\n`, toolCalls: [failed]})
+    expect(printed.split('ENOENT')).toHaveLength(2)
+    expect(printed).toMatch(/\n {2}failed: mcp__fs__read \{[^\n]*\} \(error above\)$/)
+    // It ended the program: the error text says it.
+    const uncaught = formatOutcome({
+      ...base,
+      ok: false,
+      error: `Traceback...\nToolError: ${failed.error}`,
+      toolCalls: [failed],
+    })
+    expect(uncaught.split('ENOENT')).toHaveLength(2)
+    // A short error is said again: a few words may be in the output by chance.
+    const short = {...failed, error: 'not found'}
+    expect(formatOutcome({...base, output: 'not found\n', toolCalls: [short]})).toMatch(/: not found$/)
+  })
+
   test('no trace lines without calls, or with trace: off', () => {
     expect(formatOutcome({...base, trace: 'off', toolCalls: [call('mcp__a__b')]})).toBe(
       '[Script executed successfully]\n(no output)',

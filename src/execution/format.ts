@@ -1,4 +1,5 @@
 import {formatTraceBytes} from '../shared/byte-size.js'
+import {shortenJson} from '../shared/shorten-json.js'
 import {type KeptFiles, keptFilesLines} from './kept-files.js'
 import {traceError} from './trace.js'
 
@@ -45,6 +46,12 @@ export const OUTPUT_BEFORE_ERROR = '--- output before the error ---'
 export const MAX_LISTED_FAILURES = 5
 /** Below this, what the program kept out of the context is not worth a mention. */
 const MIN_KEPT_OUT_SHOWN = 1024
+/** A failed call's arguments in its trace line, as JSON of at most this many characters. */
+export const FAILED_ARGS_CHARS = 80
+/** An error already in the output or the error text is not said again: `failed: tool {args} (error above)`. */
+export const ERROR_ABOVE = '(error above)'
+/** Shorter errors are said again: a few words may be in the output by chance. */
+const MIN_ERROR_MATCHED = 16
 
 /** The text's parts, as structured content also carries them (SPEC §5). */
 export interface OutcomeTextParts {
@@ -66,46 +73,88 @@ export function formatOutcome(summary: OutcomeSummary): string {
 /** The text of SPEC §8 and its parts. */
 export function outcomeTextParts(summary: OutcomeSummary): OutcomeTextParts {
   const status = summary.ok ? SUCCESS_HEADER : FAILURE_HEADER
-  const lines: string[] = [status]
-  const output = withoutFinalNewline(summary.output)
-  if (summary.ok) {
-    lines.push(output === '' ? NO_OUTPUT : output)
-    if (summary.hasResult) lines.push(RESULT_SEPARATOR, JSON.stringify(summary.result ?? null, null, 2))
-  } else {
-    lines.push(summary.error ?? 'unknown error')
-    if (output !== '') lines.push(OUTPUT_BEFORE_ERROR, output)
-  }
-  const files = summary.keptFiles ? keptFilesLines(summary.keptFiles) : []
+  const files = summary.keptFiles ? keptFilesLines(summary.keptFiles).join('\n') : ''
   let trace: string[] = []
   if (summary.trace !== 'off') {
     const keptOut = Math.max(0, (summary.resultBytes ?? 0) - Buffer.byteLength(summary.output))
-    trace = [...traceLines(summary.toolCalls, summary.elapsedMs, keptOut), ...(summary.stateLines ?? [])]
+    const shown = `${summary.output}\n${summary.error ?? ''}`
+    trace = [
+      ...traceLines(summary.toolCalls, summary.elapsedMs, keptOut, shown),
+      ...(summary.stateLines ?? []),
+    ]
   }
-  return {
-    status,
-    files: files.join('\n'),
-    trace: trace.join('\n'),
-    text: [...lines, ...files, ...trace].join('\n'),
+  const parts = {status, files, trace: trace.join('\n')}
+  return {...parts, text: outcomeText({...summary, ...parts})}
+}
+
+/** What the text of SPEC §8 is made of, in its order. */
+export interface OutcomeTextInput {
+  ok: boolean
+  error: string | null
+  output: string
+  hasResult: boolean
+  result: unknown
+  /** Kept-file lines, joined; '' when none. */
+  files: string
+  /** Trace lines, joined; '' when none. */
+  trace: string
+}
+
+/** The text of SPEC §8 from its parts (status, error or output, result, files, trace). */
+export function outcomeText(parts: OutcomeTextInput): string {
+  const lines: string[] = [parts.ok ? SUCCESS_HEADER : FAILURE_HEADER]
+  const output = withoutFinalNewline(parts.output)
+  if (parts.ok) {
+    lines.push(output === '' ? NO_OUTPUT : output)
+    if (parts.hasResult) lines.push(RESULT_SEPARATOR, JSON.stringify(parts.result ?? null, null, 2))
+  } else {
+    lines.push(parts.error ?? 'unknown error')
+    if (output !== '') lines.push(OUTPUT_BEFORE_ERROR, output)
   }
+  if (parts.files !== '') lines.push(parts.files)
+  if (parts.trace !== '') lines.push(parts.trace)
+  return lines.join('\n')
 }
 
 /**
  * `[tool calls: 12, 1 failed; 2.3s; 48.1 KB kept out of context]` and up to five
- * `  failed: tool: error` lines; none without calls.
+ * `  failed: tool {args}: error` lines; none without calls. An error already in `shown` (the
+ * output and the error text: the program printed it, or it ended the program) is not said again.
  */
-export function traceLines(calls: readonly ToolCallTrace[], elapsedMs: number, keptOutBytes = 0): string[] {
+export function traceLines(
+  calls: readonly ToolCallTrace[],
+  elapsedMs: number,
+  keptOutBytes = 0,
+  shown = '',
+): string[] {
   if (calls.length === 0) return []
   const failed = calls.filter((call) => !call.ok)
   const seconds = `${(elapsedMs / 1000).toFixed(1)}s`
   const lines = [
     `[tool calls: ${calls.length}${failed.length > 0 ? `, ${failed.length} failed` : ''}; ${seconds}${keptOutBytes >= MIN_KEPT_OUT_SHOWN ? `; ${formatTraceBytes(keptOutBytes)} kept out of context` : ''}]`,
   ]
+  const flatShown = failed.length > 0 ? shown.replaceAll(/\s*\n\s*/g, ' ') : ''
   for (const call of failed.slice(0, MAX_LISTED_FAILURES)) {
-    lines.push(`  failed: ${call.tool}: ${traceError(call.error ?? 'failed')}`)
+    const error = traceError(call.error ?? 'failed')
+    const said = alreadySaid(error, shown, flatShown)
+    lines.push(`  failed: ${call.tool}${failedArgs(call.args)}${said ? ` ${ERROR_ABOVE}` : `: ${error}`}`)
   }
   if (failed.length > MAX_LISTED_FAILURES)
     lines.push(`  ... ${failed.length - MAX_LISTED_FAILURES} more failures`)
   return lines
+}
+
+/** ` {"path":"/x"}`: a failed call's arguments, short; nothing for none. */
+function failedArgs(args: Record<string, unknown>): string {
+  if (Object.keys(args).length === 0) return ''
+  return ` ${JSON.stringify(shortenJson(args, FAILED_ARGS_CHARS))}`
+}
+
+/** The error (as the trace keeps it: one line, maybe cut) is in `shown` already. */
+function alreadySaid(error: string, shown: string, flatShown: string): boolean {
+  const probe = error.endsWith('…') ? error.slice(0, -1) : error
+  if (probe.length < MIN_ERROR_MATCHED) return false
+  return shown.includes(probe) || flatShown.includes(probe)
 }
 
 function withoutFinalNewline(text: string): string {

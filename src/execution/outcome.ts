@@ -15,6 +15,8 @@ export interface RunOutcome {
   output: string
   /** The last emit() value; null when emit() was not called. */
   result: unknown
+  /** True when the program called emit() (even with None). */
+  hasResult: boolean
   /** Trimmed traceback or limit/sandbox message; null on success. */
   error: string | null
   tool_calls: ToolCallTrace[]
@@ -92,6 +94,7 @@ export function composeOutcome(
     ok,
     output,
     result,
+    hasResult,
     error,
     tool_calls: toolCalls,
     sandbox,
@@ -137,6 +140,7 @@ export function startFailureOutcome(error: unknown, execution: ExecutionConfig, 
     ok: false,
     output: '',
     result: null,
+    hasResult: false,
     error: text,
     tool_calls: [],
     sandbox,

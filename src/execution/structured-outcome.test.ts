@@ -40,34 +40,116 @@ const call = (tool: string, ok = true, extra: Partial<ToolCallTrace> = {}): Tool
   ...extra,
 })
 
+/** The fields of the structured content, in the order their facts appear in the text. */
+function inTextOrder(outcome: RunOutcome): void {
+  const structured = structuredOutcome(outcome)
+  let from = 0
+  for (const [key, value] of Object.entries(structured)) {
+    if (key === 'ok' || key === 'sandbox' || key === 'calls') continue
+    const fact = key === 'result' ? JSON.stringify(value, null, 2) : String(value).replace(/\n$/, '')
+    const at = outcome.text.indexOf(fact, from)
+    expect(at, `${key} after offset ${from} in:\n${outcome.text}`).toBeGreaterThanOrEqual(from)
+    from = at + fact.length
+  }
+}
+
+/** No null, empty or default-valued field (an emitted None aside: the program chose it). */
+function expectNoPadding(structured: object): void {
+  for (const [key, value] of Object.entries(structured)) {
+    if (key === 'result') continue
+    expect(value, key).not.toBeNull()
+    expect(value, key).not.toEqual('')
+    expect(value, key).not.toEqual([])
+    expect(value, key).not.toEqual({})
+  }
+}
+
 describe('structured content of execute_program (SPEC §5)', () => {
-  it('carries the text’s status, output and trace, and counts the calls per tool, most called first', () => {
-    const calls = [
-      ...Array.from({length: 3}, () => call('mcp__a__x')),
-      ...Array.from({length: 5}, () => call('mcp__a__y')),
+  it('print(1) with no call: ok and the output, nothing else, within 120 bytes', () => {
+    const json = JSON.stringify(structuredOutcome(outcomeOf([], '1\n')))
+    expect(json).toBe('{"ok":true,"output":"1\\n"}')
+    expect(Buffer.byteLength(json)).toBeLessThanOrEqual(120)
+  })
+
+  it('carries the text’s facts in the text’s order, with nothing empty, null or default', () => {
+    const calls = [call('mcp__a__x'), call('mcp__a__y', false)]
+    const cases: RunOutcome[] = [
+      outcomeOf([]),
+      outcomeOf([], ''),
+      outcomeOf(calls),
+      outcomeOf(calls, 'done\n', false),
+      outcomeOf(calls, '', false),
+      composeOutcome(
+        {
+          end: {kind: 'done', ok: true, error: null, hasResult: true, result: {rows: [1, 2]}},
+          output: 'x\n',
+          toolCalls: calls,
+          elapsedMs: 5,
+          sandbox: 'none',
+        },
+        execution,
+      ),
     ]
-    calls.push(call('mcp__a__x', false, {approval: 'denied'}))
-    const outcome = outcomeOf(calls)
-    const structured = structuredOutcome(outcome)
-    expect(Object.keys(structured).slice(0, 3)).toEqual(['ok', 'status', 'output'])
-    expect(structured).toMatchObject({
-      ok: true,
-      status: '[Script executed successfully]',
-      output: 'done\n',
-      result: null,
-      error: null,
-      trace: '[tool calls: 9, 1 failed; 1.2s]\n  failed: mcp__a__x: mcp__a__x failed: not found',
-      sandbox: 'linux:bwrap+landlock+seccomp',
-    })
-    expect(outcome.text.endsWith(structured.trace)).toBe(true)
-    expect(Object.entries(structured.tool_calls.counts)).toEqual([
-      ['mcp__a__y', {calls: 5, failed: 0}],
-      ['mcp__a__x', {calls: 4, failed: 1}],
-    ])
-    expect(structured.tool_calls.failed).toEqual([
-      {tool: 'mcp__a__x', args: {q: 'x'}, error: 'mcp__a__x failed: not found', ms: 2, approval: 'denied'},
-    ])
-    expect(structured.tool_calls.calls).toBeUndefined()
+    for (const outcome of cases) {
+      expectNoPadding(structuredOutcome(outcome))
+      inTextOrder(outcome)
+    }
+    expect(Object.keys(structuredOutcome(cases[3]!))).toEqual(['ok', 'error', 'output', 'trace'])
+    expect(Object.keys(structuredOutcome(cases[5]!))).toEqual(['ok', 'output', 'result', 'trace', 'sandbox'])
+  })
+
+  it('an emitted None is a result, null; no emit() leaves none', () => {
+    const emitted = composeOutcome(
+      {
+        end: {kind: 'done', ok: true, error: null, hasResult: true, result: null},
+        output: '',
+        toolCalls: [],
+        elapsedMs: 5,
+        sandbox: 'linux:bwrap+landlock+seccomp',
+      },
+      execution,
+    )
+    expect(structuredOutcome(emitted)).toEqual({ok: true, result: null})
+    expect(structuredOutcome(outcomeOf([], ''))).toEqual({ok: true})
+  })
+
+  it('names the sandbox only when it is not the usual tier', () => {
+    const tiers = (sandbox: string) =>
+      structuredOutcome(
+        composeOutcome(
+          {
+            end: {kind: 'done', ok: true, error: null, hasResult: false, result: null},
+            output: '',
+            toolCalls: [],
+            elapsedMs: 1,
+            sandbox,
+          },
+          execution,
+        ),
+      ).sandbox
+    expect(tiers('linux:bwrap+landlock+seccomp')).toBeUndefined()
+    expect(tiers('seatbelt')).toBeUndefined()
+    expect(tiers('linux:landlock+seccomp')).toBe('linux:landlock+seccomp')
+    expect(tiers('none')).toBe('none')
+  })
+
+  it('a failed call is said once: with its short arguments in the trace, or pointed at when printed', () => {
+    const failed = call('mcp__a__x', false, {args: {path: '/nope', blob: 'z'.repeat(5000)}})
+    const quiet = structuredOutcome(outcomeOf([failed], 'carried on\n'))
+    expect(quiet.trace).toMatch(
+      /^\[tool calls: 1, 1 failed; 1\.2s\]\n {2}failed: mcp__a__x \{"path":"\/nope","blob":"z+…z+"\}: mcp__a__x failed: not found$/,
+    )
+    expect(quiet.trace!.split('\n')[1]!.length).toBeLessThan(160)
+    const printed = outcomeOf([failed], 'ToolError mcp__a__x failed: not found\n')
+    const json = JSON.stringify(structuredOutcome(printed))
+    expect(json.split('mcp__a__x failed: not found')).toHaveLength(2)
+    expect(structuredOutcome(printed).trace).toMatch(/failed: mcp__a__x \{[^\n]*\} \(error above\)$/)
+    expect(printed.text.split('mcp__a__x failed: not found')).toHaveLength(2)
+    // Uncaught, it ended the program: the error says it, the trace points there.
+    const uncaught = outcomeOf([failed], '', false)
+    expect(structuredOutcome(uncaught).trace).toMatch(
+      /failed: mcp__a__x [^\n]*: mcp__a__x failed: not found$/,
+    )
   })
 
   it('60 successful calls printing 2 lines add little to the text', () => {
@@ -76,7 +158,7 @@ describe('structured content of execute_program (SPEC §5)', () => {
       'first\nsecond\n',
     )
     expect(overhead(outcome)).toBeLessThanOrEqual(STRUCTURE_ALLOWANCE_BYTES)
-    expect(overhead(outcome)).toBeLessThan(200)
+    expect(overhead(outcome)).toBeLessThan(60)
   })
 
   it.each([
@@ -101,14 +183,11 @@ describe('structured content of execute_program (SPEC §5)', () => {
     for (const ok of [true, false]) {
       const outcome = outcomeOf(calls, 'a "quoted" \\ line\n', ok)
       expect(overhead(outcome)).toBeLessThanOrEqual(STRUCTURE_ALLOWANCE_BYTES)
-      const {counts, failed} = structuredOutcome(outcome).tool_calls
-      const counted = Object.values(counts).reduce((sum, count) => sum + count.calls, 0)
-      expect(counted).toBe(calls.length)
-      expect(failed.length).toBeLessThanOrEqual(5)
+      expect(structuredOutcome(outcome).trace).toMatch(new RegExp(`^\\[tool calls: ${calls.length}[,;]`))
     }
   })
 
-  it('with trace off, the text has no trace and the JSON still fits', () => {
+  it('with trace off, the text has no trace and neither has the JSON', () => {
     const outcome = composeOutcome(
       {
         end: {kind: 'done', ok: true, error: null, hasResult: false, result: null},
@@ -120,18 +199,18 @@ describe('structured content of execute_program (SPEC §5)', () => {
       executionSchema.parse({trace: 'off'}),
     )
     expect(outcome.trace).toBe('')
-    expect(structuredOutcome(outcome).trace).toBe('')
-    expect(overhead(outcome)).toBeLessThanOrEqual(STRUCTURE_ALLOWANCE_BYTES)
+    expect(structuredOutcome(outcome)).toEqual({ok: true, sandbox: 'none'})
   })
 
-  it('allCalls lists every call, each cut as the trace cuts it', () => {
+  it('allCalls lists every call, each cut as the trace cuts it; none when there were none', () => {
     const calls = Array.from({length: 120}, (_, i) =>
       call('mcp__a__x', true, {args: {i, big: 'b'.repeat(10_000)}}),
     )
-    const listed = structuredOutcome(outcomeOf(calls), {allCalls: true}).tool_calls.calls!
+    const listed = structuredOutcome(outcomeOf(calls), {allCalls: true}).calls!
     expect(listed).toHaveLength(120)
     expect(listed[119]).toMatchObject({tool: 'mcp__a__x', ok: true})
     expect(JSON.stringify(listed[0]!.args).length).toBeLessThanOrEqual(200)
+    expect(structuredOutcome(outcomeOf([]), {allCalls: true})).not.toHaveProperty('calls')
   })
 
   it('output over the cap shows the cut note within the first 300 characters of the JSON', () => {

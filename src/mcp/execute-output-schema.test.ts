@@ -17,6 +17,8 @@ function outcome(options: {
   calls?: ToolCallTrace[]
   result?: unknown
   kept?: boolean
+  output?: string
+  sandbox?: string
 }): RunOutcome {
   return composeOutcome(
     {
@@ -29,10 +31,10 @@ function outcome(options: {
             result: options.result ?? null,
           }
         : {kind: 'done', ok: false, error: 'ValueError: boom', hasResult: false, result: null},
-      output: 'done\n',
+      output: options.output ?? 'done\n',
       toolCalls: options.calls ?? [],
       elapsedMs: 12,
-      sandbox: 'linux:bwrap+landlock+seccomp',
+      sandbox: options.sandbox ?? 'linux:bwrap+landlock+seccomp',
       ...(options.kept && {
         kept: {
           dir: '/tmp/run/out',
@@ -56,7 +58,7 @@ describe('execute_program outputSchema (SPEC §5)', () => {
   it('lists the schema’s own JSON Schema', () => {
     const listed = listedOutputSchema['~standard'].jsonSchema.output(target)
     expect(listed).toEqual(executeOutputSchema['~standard'].jsonSchema.output(target))
-    expect(listed).toMatchObject({type: 'object', required: expect.arrayContaining(['ok', 'output'])})
+    expect(listed).toMatchObject({type: 'object', required: ['ok']})
   })
 
   it('has the type structuredOutcome() builds (the compiler checks what the SDK no longer does)', () => {
@@ -77,6 +79,8 @@ describe('execute_program outputSchema (SPEC §5)', () => {
     ['calls, failed and approved ones', outcome({ok: true, calls})],
     ['an emit() value', outcome({ok: true, result: {rows: [1, 2]}})],
     ['kept files', outcome({ok: true, kept: true})],
+    ['no output, an emitted None', outcome({ok: true, output: '', result: null})],
+    ['a failure without output, no sandbox', outcome({ok: false, output: '', sandbox: 'none', calls})],
   ])('the structured content of %s matches the schema the SDK no longer checks', (_name, run) => {
     for (const allCalls of [false, true]) {
       const parsed = executeOutputSchema.safeParse(structuredOutcome(run, {allCalls}))

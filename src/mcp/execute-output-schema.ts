@@ -2,46 +2,36 @@ import type {StandardSchemaWithJSON} from '@modelcontextprotocol/server'
 
 import {z} from 'zod'
 
+import {USUAL_SANDBOX_TIERS} from '../sandbox/index.js'
+
 const approvalSchema = z.enum(['approved', 'denied']).optional()
 const argsSchema = z.record(z.string(), z.unknown())
 
-/** The structured content (SPEC §5): what Claude Code shows the model of a successful run. */
-export const executeOutputSchema = z.object({
-  ok: z.boolean().describe('True when the program ran to the end without an uncaught exception.'),
-  status: z
-    .string()
-    .describe('The status line: [Script executed successfully] or [Script execution failed].'),
-  output: z
-    .string()
-    .describe(
-      'What the program printed; over the cap, first a note on what was cut, then its head and tail.',
-    ),
-  result: z.unknown().describe('The last emit() value, or null.'),
-  error: z
-    .string()
-    .nullable()
-    .describe('The error when the run failed (trimmed traceback, timeout, sandbox).'),
-  files: z.string().optional().describe('The files kept from ./out/, and where.'),
-  trace: z
-    .string()
-    .describe(
-      'The summary of tool calls (count, failures, time) and of what the program stored for the next ones, as in the text.',
-    ),
-  tool_calls: z.object({
-    counts: z
-      .record(z.string(), z.object({calls: z.number(), failed: z.number()}))
-      .describe('Calls per tool.'),
-    failed: z
-      .array(
-        z.object({
-          tool: z.string(),
-          args: argsSchema,
-          error: z.string(),
-          ms: z.number(),
-          approval: approvalSchema,
-        }),
-      )
-      .describe('The first failed calls, with short arguments.'),
+/**
+ * The structured content (SPEC §5): what Claude Code shows the model of a successful run. The
+ * text's facts in the text's order, each said once; a field is absent when it would be empty.
+ */
+export const executeOutputSchema = z
+  .object({
+    ok: z.boolean().describe('True when the program ran to the end without an uncaught exception.'),
+    error: z
+      .string()
+      .optional()
+      .describe('Why the run failed (trimmed traceback, timeout, sandbox); only when ok is false.'),
+    output: z
+      .string()
+      .optional()
+      .describe(
+        'What the program printed (absent: nothing); over the cap, first a note on what was cut, then its head and tail.',
+      ),
+    result: z.unknown().optional().describe('The emit() value, when emit() was called.'),
+    files: z.string().optional().describe('The files kept from ./out/, and where.'),
+    trace: z
+      .string()
+      .optional()
+      .describe(
+        'When calls were made or state kept: [tool calls: N, F failed; time], each failed call with its arguments and error ("(error above)" when the output or error already says it), what was stored.',
+      ),
     calls: z
       .array(
         z.object({
@@ -55,9 +45,14 @@ export const executeOutputSchema = z.object({
       )
       .optional()
       .describe('Every call, with execution.trace: full.'),
-  }),
-  sandbox: z.string().describe('The sandbox layer in force for this run.'),
-})
+    sandbox: z
+      .string()
+      .optional()
+      .describe(
+        `The sandbox tier, only when it is not the usual one (${USUAL_SANDBOX_TIERS.join(' on Linux, ')} on macOS), e.g. none.`,
+      ),
+  })
+  .describe('Absent fields: nothing of that kind (no output, no error, no call, the usual sandbox).')
 
 /**
  * `schema` as a tool's outputSchema that the SDK lists but does not check answers against: for

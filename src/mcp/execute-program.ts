@@ -15,6 +15,7 @@ import type {Runtime} from '../runtime.js'
 import type {Logger} from '../shared/log.js'
 import type {UpstreamBridge} from './upstream-bridge.js'
 
+import {fitAnswer} from '../execution/answer-limit.js'
 import {startFailureOutcome} from '../execution/outcome.js'
 import {structuredOutcome} from '../execution/structured-outcome.js'
 import {isRecord} from '../shared/guards.js'
@@ -23,6 +24,7 @@ import {markStep, stepsOf} from '../shared/steps.js'
 import {elicitationPrompter, FIRST_MODERN_REVISION, inputRequestPrompter} from './approval-prompter.js'
 import {executeProgramDescription} from './descriptions.js'
 import {listedOutputSchema} from './execute-output-schema.js'
+import {userOutputLimit} from './output-limit.js'
 import {ProgramRounds, type RoundAnswer} from './program-rounds.js'
 import {startProgress} from './progress.js'
 
@@ -31,10 +33,12 @@ export const MAX_RESULT_SIZE_META_KEY = 'anthropic/maxResultSizeChars'
 
 /**
  * The longest answer Claude Code should pass on inline (SPEC §5): the output and the emit() value
- * (each up to max_output_bytes), room for JSON escaping, and the structure around them.
+ * (each up to max_output_bytes), room for JSON escaping, and the structure around them; never
+ * above the user's limit (`limitChars`, from MAX_MCP_OUTPUT_TOKENS).
  */
-export function maxResultSizeChars(execution: ExecutionConfig): number {
-  return Math.ceil(2.5 * execution.max_output_bytes) + 16_384
+export function maxResultSizeChars(execution: ExecutionConfig, limitChars?: number): number {
+  const fits = Math.ceil(2.5 * execution.max_output_bytes) + 16_384
+  return limitChars === undefined ? fits : Math.min(fits, limitChars)
 }
 
 /** Programs paused on a question, one set per process (a requestState is good only where it was made). */
@@ -48,6 +52,7 @@ export function registerExecuteProgram(
   upstream?: UpstreamBridge,
 ): void {
   const {execution} = runtime.config
+  const limitChars = userOutputLimit(process.env, logger)
   let rounds = roundsOf.get(runtime)
   if (!rounds) {
     rounds = new ProgramRounds(runtime.permissions.approvalTimeoutMs)
@@ -55,7 +60,7 @@ export function registerExecuteProgram(
   }
   if (upstream) upstream.rounds = rounds
   const answer = (result: RoundAnswer) => {
-    if (result.kind === 'done') return toCallResult(result.outcome, execution)
+    if (result.kind === 'done') return toCallResult(result.outcome, execution, limitChars)
     if (result.kind === 'input')
       return inputRequired({inputRequests: result.inputRequests, requestState: result.requestState})
     return {isError: true, content: [text(result.message)]}
@@ -68,7 +73,7 @@ export function registerExecuteProgram(
       inputSchema: z.object({code: z.string().describe('The Python program. Top-level await works.')}),
       outputSchema: listedOutputSchema,
       // Claude Code keeps a longer result in a file and shows the model 2 KB of it (SPEC §5).
-      _meta: {[MAX_RESULT_SIZE_META_KEY]: maxResultSizeChars(execution)},
+      _meta: {[MAX_RESULT_SIZE_META_KEY]: maxResultSizeChars(execution, limitChars)},
     },
     async ({code}, ctx) => {
       const steps = stepsOf(ctx.mcpReq.id)
@@ -87,7 +92,7 @@ export function registerExecuteProgram(
         try {
           engine = await runtime.engine()
         } catch (error) {
-          return toCallResult(startFailureOutcome(error, execution, execution.sandbox), execution)
+          return toCallResult(startFailureOutcome(error, execution, execution.sandbox), execution, limitChars)
         }
         const report = {
           onToolCallDone: (completed: number) => progress.toolCallsCompleted(completed),
@@ -104,7 +109,7 @@ export function registerExecuteProgram(
             prompter: elicitationPrompter(server, ctx),
           })
           markStep(steps, 'outcome')
-          const result = toCallResult(outcome, execution)
+          const result = toCallResult(outcome, execution, limitChars)
           markStep(steps, 'result built')
           return result
         }
@@ -144,7 +149,10 @@ function envelopeCapabilities(ctx: ServerContext): ClientCapabilities | undefine
 
 const text = (value: string) => ({type: 'text' as const, text: value})
 
-function toCallResult(outcome: RunOutcome, execution: ExecutionConfig) {
+/** The answer to a call; within the user's limit on MCP output (`limitChars`), when there is one. */
+function toCallResult(run: RunOutcome, execution: ExecutionConfig, limitChars: number | undefined) {
+  const allCalls = execution.trace === 'full'
+  const outcome = limitChars === undefined ? run : fitAnswer(run, limitChars, allCalls)
   // Rule: images the program passed to show() come after the text, then the kept files as
   // resource links (SPEC §14).
   const images = outcome.images.map((image) => ({
@@ -160,7 +168,7 @@ function toCallResult(outcome: RunOutcome, execution: ExecutionConfig) {
   }))
   return {
     content: [text(outcome.text), ...images, ...links],
-    structuredContent: structuredOutcome(outcome, {allCalls: execution.trace === 'full'}),
+    structuredContent: structuredOutcome(outcome, {allCalls}),
     isError: !outcome.ok,
   }
 }

@@ -6,6 +6,7 @@ import {Runtime} from '../runtime.js'
 import {CLIENT_MESSAGE_BYTES, UPSTREAM_INITIALIZE_WAIT_MS} from '../shared/limits.js'
 import {createLogger, type Logger, type LogLevel} from '../shared/log.js'
 import {createConfigErrorServer} from './config-error-server.js'
+import {limitOutput, userOutputLimit} from './output-limit.js'
 import {createMcpServer} from './server.js'
 import {JsonLinesServerTransport} from './stdio-transport.js'
 import {UpstreamBridge} from './upstream-bridge.js'
@@ -34,6 +35,8 @@ export async function runServe(options: ServeOptions): Promise<void> {
     connect: false,
     deferDownstream: true,
   })
+  // The user's limit on one MCP answer (SPEC §5): programs' output is cut to fit it.
+  limitOutput(runtime.config.execution, userOutputLimit(process.env, logger), logger)
   await serveStdio(runtime, runtime.logger, options.version, upstream)
 }
 

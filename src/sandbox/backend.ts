@@ -109,3 +109,9 @@ export interface SandboxBackend {
    */
   forkServer?(request: ForkServerRequest): Promise<Omit<Launch, 'confine'>>
 }
+
+/**
+ * The usual tier: what each OS backend reaches when nothing is missing (SPEC §5). Structured
+ * content names the sandbox only when a run had another (less confinement, or none).
+ */
+export const USUAL_SANDBOX_TIERS: readonly string[] = ['linux:bwrap+landlock+seccomp', 'seatbelt']

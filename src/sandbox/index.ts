@@ -5,6 +5,7 @@ import {NO_ISOLATION_FIX} from './backend.js'
 import {noneBackend} from './none.js'
 
 export type {Launch, LaunchRequest, PythonInfo, SandboxBackend} from './backend.js'
+export {USUAL_SANDBOX_TIERS} from './backend.js'
 
 interface BackendEntry {
   /** The platform it runs on; none: every platform. */

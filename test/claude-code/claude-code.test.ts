@@ -81,19 +81,10 @@ describe.each(ERAS)('inside Claude Code, protocol %s', (era) => {
       expect(result.text).toContain('first: the first line')
       // What Claude Code passes for a successful call is JSON.stringify of our structured content.
       const structured = JSON.parse(result.text) as Record<string, unknown>
-      expect(Object.keys(structured).sort()).toEqual(
-        ['error', 'ok', 'output', 'result', 'sandbox', 'status', 'tool_calls', 'trace'].sort(),
-      )
-      expect(structured).toMatchObject({
-        ok: true,
-        status: '[Script executed successfully]',
-        output: 'first: the first line\n',
-        result: null,
-        error: null,
-        tool_calls: {counts: {mcp__fs__read_text_file: {calls: 1, failed: 0}}, failed: []},
-      })
+      // The text's facts in its order, nothing empty (the sandbox only when not the usual tier).
+      expect(Object.keys(structured).filter((key) => key !== 'sandbox')).toEqual(['ok', 'output', 'trace'])
+      expect(structured).toMatchObject({ok: true, output: 'first: the first line\n'})
       expect(structured.trace).toMatch(/^\[tool calls: 1[;\]]/)
-      expect(structured.sandbox).toEqual(expect.any(String))
     },
     TIMEOUT_MS,
   )
@@ -261,12 +252,10 @@ describe.each(ERAS)('inside Claude Code, protocol %s', (era) => {
       )
       const second = resultOf(s, 2)
       expect(second.isError, second.text).toBe(false)
-      expect(JSON.parse(second.text)).toMatchObject({
-        ok: true,
-        output: '20 210 20 f19.txt 20\n',
-        trace: '',
-        tool_calls: {counts: {}, failed: []},
-      })
+      // No call, nothing stored: no trace.
+      const answered = JSON.parse(second.text) as Record<string, unknown>
+      expect(answered).toMatchObject({ok: true, output: '20 210 20 f19.txt 20\n'})
+      expect(answered).not.toHaveProperty('trace')
     },
     TIMEOUT_MS,
   )

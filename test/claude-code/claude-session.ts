@@ -1,3 +1,4 @@
+import {spawn} from 'node:child_process'
 // One `claude -p` session of the real Claude Code (npm @anthropic-ai/claude-code) against the fake
 // Messages API, with ptc-mcp registered through `claude mcp add` and running the built CLI. Each
 // session has its own directory: HOME, the project (cwd), the downstream filesystem server's data,
@@ -66,6 +67,13 @@ export interface SessionOptions {
    * its servers); default: a new one inside the session's directory.
    */
   home?: string
+  /** More of Claude Code's environment (serve inherits it), e.g. MAX_MCP_OUTPUT_TOKENS. */
+  env?: Record<string, string>
+  /**
+   * Keep Claude Code's stdin open (stream-json input, as an SDK host does) until `until` holds
+   * for the requests the model received; then close it. Default: the prompt as an argument.
+   */
+  streamInput?: {until: (api: FakeMessagesApi) => boolean}
 }
 
 export interface HookRequest {
@@ -195,6 +203,46 @@ async function endOfSession(dir: string, boundMs: number): Promise<string[]> {
   return described
 }
 
+const PROMPT = 'Run the program.'
+const STREAM_ARGS = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose']
+
+/**
+ * `claude -p` reading stream-json from a stdin held open: the prompt as one user message, stdin
+ * closed once `done()` holds (checked every 200 ms) or at the timeout.
+ */
+async function streamSession(
+  args: string[],
+  options: {cwd: string; env: Record<string, string>; timeoutMs: number},
+  done: () => boolean,
+): Promise<Finished> {
+  const child = spawn(CLAUDE, args, {cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe']})
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk
+  })
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk
+  })
+  child.stdin.write(`${JSON.stringify({type: 'user', message: {role: 'user', content: PROMPT}})}\n`)
+  const started = Date.now()
+  const poll = setInterval(() => {
+    if (done() || Date.now() - started > options.timeoutMs - 5000) {
+      clearInterval(poll)
+      child.stdin.end()
+    }
+  }, 200)
+  return new Promise<Finished>((resolve, reject) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs)
+    child.once('error', reject)
+    child.once('close', (code) => {
+      clearInterval(poll)
+      clearTimeout(timer)
+      resolve({code, stdout, stderr})
+    })
+  })
+}
+
 function succeed(result: Finished, what: string): void {
   if (result.code !== 0) throw new Error(`${what} exited ${result.code}:\n${result.stdout}\n${result.stderr}`)
 }
@@ -203,7 +251,8 @@ function succeed(result: Finished, what: string): void {
 function claudeEnv(home: string, apiUrl: string, era: Era): Record<string, string> {
   const env: Record<string, string> = {...(process.env as Record<string, string>)}
   // Nothing of a real Claude Code setup (a provider, a token, a config dir, a forced revision).
-  const foreign = /^(ANTHROPIC_|CLAUDE_CODE_|CLAUDECODE|CLAUDE_CONFIG_DIR$|MCP_|PTC_MCP_)/
+  const foreign =
+    /^(ANTHROPIC_|CLAUDE_CODE_|CLAUDECODE|CLAUDE_CONFIG_DIR$|CLAUDE_AUTO_BACKGROUND_TASKS$|MAX_MCP_OUTPUT_TOKENS$|MCP_|PTC_MCP_)/
   for (const name of Object.keys(env)) if (foreign.test(name)) delete env[name]
   Object.assign(env, {
     HOME: home,
@@ -255,7 +304,7 @@ export async function runClaudeSession(options: SessionOptions): Promise<Session
     rmSync(dir, {recursive: true, force: true})
   }
   try {
-    const env = claudeEnv(home, api.url, options.era)
+    const env = {...claudeEnv(home, api.url, options.era), ...options.env}
     if (options.home) {
       // Registered by the previous session, with that session's config.
       await spawnCollect(CLAUDE, ['mcp', 'remove', '--scope', 'user', PTC], {cwd: projectDir, env}).done
@@ -270,22 +319,18 @@ export async function runClaudeSession(options: SessionOptions): Promise<Session
     )
     const debugLog = join(dir, 'claude-debug.log')
     const spawnedAt = Date.now()
-    const claude = await spawnCollect(
-      CLAUDE,
-      [
-        '-p',
-        'Run the program.',
-        '--output-format',
-        'json',
-        '--allowedTools',
-        EXECUTE,
-        '--permission-prompts',
-        'none',
-        '--debug-file',
-        debugLog,
-      ],
-      {cwd: projectDir, env, timeoutMs: SESSION_TIMEOUT_MS},
-    ).done
+    const common = ['--allowedTools', EXECUTE, '--permission-prompts', 'none', '--debug-file', debugLog]
+    const claude = options.streamInput
+      ? await streamSession(
+          [...STREAM_ARGS, ...common],
+          {cwd: projectDir, env, timeoutMs: SESSION_TIMEOUT_MS},
+          () => options.streamInput!.until(api),
+        )
+      : await spawnCollect(CLAUDE, ['-p', PROMPT, '--output-format', 'json', ...common], {
+          cwd: projectDir,
+          env,
+          timeoutMs: SESSION_TIMEOUT_MS,
+        }).done
     const leftRunning = await endOfSession(dir, 10_000)
     if (leftRunning.length > 0) {
       throw new Error(`still running after Claude Code exited (killed now):\n  ${leftRunning.join('\n  ')}`)

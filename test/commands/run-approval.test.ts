@@ -154,14 +154,10 @@ describe('ptc-mcp run and approvals', () => {
     expect(run.code, run.stderr).toBe(0)
     const outcome = JSON.parse(run.stdout) as {
       output: string
-      tool_calls: {calls: Array<{approval?: string}>}
+      calls: Array<{approval?: string}>
     }
     expect(outcome.output).toContain('deleted p2')
-    expect(outcome.tool_calls.calls.map((call) => call.approval)).toEqual([
-      'approved',
-      'approved',
-      'approved',
-    ])
+    expect(outcome.calls.map((call) => call.approval)).toEqual(['approved', 'approved', 'approved'])
     expect(deletes() - before).toBe(3)
   }, 120_000)
 

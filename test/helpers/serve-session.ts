@@ -12,6 +12,8 @@ export interface Execution {
   text: string
   isError: boolean
   structured: StructuredOutcome
+  /** What the program printed ('' when structured content has no `output`). */
+  output: string
   /** Every call, as structured content lists them with execution.trace: full ([] otherwise). */
   calls: ToolCallTrace[]
 }
@@ -33,7 +35,8 @@ export async function execute(serve: RawServe, code: string, timeoutMs = 60_000)
     text: result.content?.[0]?.text ?? '',
     isError: result.isError === true,
     structured: result.structuredContent as unknown as StructuredOutcome,
-    calls: (result.structuredContent as unknown as StructuredOutcome | undefined)?.tool_calls.calls ?? [],
+    output: (result.structuredContent as unknown as StructuredOutcome | undefined)?.output ?? '',
+    calls: (result.structuredContent as unknown as StructuredOutcome | undefined)?.calls ?? [],
   }
 }
 

@@ -67,11 +67,14 @@ export function prepareServe(config: Record<string, unknown>): ServeSetup {
   const configPath = join(dir, 'config.yaml')
   const permissions = {...NO_UNLISTED_ASKING, ...(config.permissions as Record<string, unknown> | undefined)}
   writeFileSync(configPath, stringify({...config, permissions}))
+  // Not the limit on MCP output of whoever runs the tests (SPEC §5): a test sets its own.
+  const inherited = {...(process.env as Record<string, string>)}
+  delete inherited.MAX_MCP_OUTPUT_TOKENS
   return {
     configPath,
     args: [BIN, 'serve', '--config', configPath],
     env: {
-      ...(process.env as Record<string, string>),
+      ...inherited,
       TMPDIR: tmp,
       PTC_MCP_LOG_LEVEL: 'warn',
       // No managed Claude Code settings of the machine running the tests.

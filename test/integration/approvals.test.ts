@@ -140,12 +140,12 @@ async function startSession(options: {
       )) as {
         content: Array<{text?: string}>
         isError?: boolean
-        structuredContent?: {tool_calls: {calls?: ToolCall[]}}
+        structuredContent?: {calls?: ToolCall[]}
       }
       return {
         text: result.content[0]?.text ?? '',
         isError: result.isError === true,
-        calls: result.structuredContent?.tool_calls.calls ?? [],
+        calls: result.structuredContent?.calls ?? [],
       }
     },
     stderr: () => stderr,

@@ -532,7 +532,11 @@ describe('tool calls', () => {
     )
     expect(outcome.error).toMatch(/\nToolError: uncaught$/)
     expect(outcome.text).toContain('[tool calls: 2, 2 failed; ')
-    expect(outcome.text).toContain('  failed: mcp__local__fail: no such ticker: ZZZ')
+    // The caught error was printed: the trace points there instead of saying it again.
+    expect(outcome.text).toContain(
+      '  failed: mcp__local__fail {"message":"no such ticker: ZZZ"} (error above)\n',
+    )
+    expect(outcome.text).toMatch(/ {2}failed: mcp__local__fail \{"message":"uncaught"\}: uncaught$/)
   })
 
   test('the budget raises ToolError at exactly call N+1, and the helpers are not counted', async () => {

@@ -742,7 +742,8 @@ describe('programs in the styles models write (SPEC §6)', () => {
     for (const row of table) {
       const run = await execute(serve, row.code)
       outcomes.push({name: row.name, run})
-      const {ok, output, error} = run.structured
+      const {ok, error} = run.structured
+      const {output} = run
       const problems: string[] = []
       if (ok !== row.ok) problems.push(`ok ${ok}, expected ${row.ok}`)
       if (
@@ -791,11 +792,11 @@ describe('the preflight check (SPEC §6.1)', () => {
       ]),
     )
     expect(run.structured.ok).toBe(false)
-    expect(run.structured.output).toBe('')
+    expect(run.structured.output).toBeUndefined()
     expect(run.structured.error).toMatch(
       /^PreflightError: 1 problem .*\n {2}line 5: mcp__fx__add\(\): unexpected argument 'c' \(did you mean 'b'\?\)\n/,
     )
-    expect(run.structured.tool_calls.counts).toEqual({})
+    expect(run.structured.trace).toBeUndefined()
     // Only the count's own call reached the server in between.
     expect(await count()).toBe(before + 1)
   })

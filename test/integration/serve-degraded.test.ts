@@ -66,7 +66,7 @@ describe('serve with a broken server entry', () => {
       ].join('\n'),
     )
     expect(run.structured.ok, run.text).toBe(true)
-    const lines = run.structured.output.trim().split('\n')
+    const lines = run.output.trim().split('\n')
     expect(lines[0]).toBe('3')
     expect(lines[1]).toMatch(/^ToolError: server 'broken' is not connected \(invalid config entry/)
     expect(lines[2]).toBe("{'finance': True, 'broken': False, 'bad-url': False}")

@@ -95,9 +95,10 @@ describe('state between programs of one serve session (SPEC §6.2)', () => {
     expect(second.structured, second.text).toMatchObject({
       ok: true,
       output: '20 210 20 f19.txt 20\n',
-      tool_calls: {counts: {}, failed: [], calls: []},
-      trace: '',
     })
+    // No call, nothing stored: no trace.
+    expect(second.structured).not.toHaveProperty('trace')
+    expect(second.structured).not.toHaveProperty('calls')
   })
 
   it('load() of a missing key gives the default; stored() lists keys with sizes; forget() removes one', async () => {

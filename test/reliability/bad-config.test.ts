@@ -154,7 +154,7 @@ describe('bad config and environment, through the CLI', () => {
         `[Script execution failed]\nPythonNotFoundError: Python 3.8.10 at "${python}" is too old: programs need Python >= 3.10 ` +
           '(install Python 3.10 or newer, or set execution.python in config.yaml to its full path)',
       )
-      expect(run.structured).toMatchObject({ok: false, output: '', tool_calls: {counts: {}, failed: []}})
+      expect(run.structured).toEqual({ok: false, error: expect.stringMatching(/^PythonNotFoundError: /)})
       expect((await serve.request('ping')).result).toEqual({})
     } finally {
       serve.child.stdin.end()

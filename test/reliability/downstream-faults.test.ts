@@ -159,7 +159,7 @@ describe('downstream faults seen through serve', () => {
         `try:\n    await mcp__${server}__${index === 4 ? 'echo(text="x")' : 'add(a=1, b=1)'}\nexcept ToolError as e:\n    print("${server}:", e)`,
     )
     const run = await execute(serve, calls.join('\n'))
-    const lines = run.structured.output.trim().split('\n')
+    const lines = run.output.trim().split('\n')
     expect(lines[0]).toBe(`quits: server 'quits' is not connected (${unavailable.quits})`)
     expect(lines[1]).toMatch(/^hung: server 'hung' is not connected \((connecting|no answer within 30s)/)
     expect(lines[2]).toMatch(/^locked: server 'locked' is not connected \(HTTP 401 Unauthorized/)
@@ -190,7 +190,7 @@ describe('downstream faults seen through serve', () => {
         'try:\n    await mcp__fx__add(a=1, b=1)\nexcept ToolError as e:\n    print("then:", e)',
       ].join('\n'),
     )
-    const [crash, then] = run.structured.output.trim().split('\n')
+    const [crash, then] = run.output.trim().split('\n')
     expect(crash).toMatch(
       /^crash: lost the connection to server 'fx' during the call( \(server process exited\))?$/,
     )

@@ -96,9 +96,10 @@ describe('hostile channel messages (SPEC §15)', () => {
       ok: false,
       error:
         'RuntimeError: protocol error: the child sent a message nested deeper than 100 levels (tool arguments and emit() values must be smaller)',
-      result: null,
-      tool_calls: {counts: {}, failed: [], calls: []},
     })
+    // Nothing emitted, no call made: neither is mentioned.
+    expect(run.structured).not.toHaveProperty('result')
+    expect(run.structured).not.toHaveProperty('calls')
     expect(serve.stderr()).toMatch(
       /a program child broke the protocol: the child sent a message nested deeper/,
     )
@@ -200,9 +201,10 @@ describe('hostile channel messages (SPEC §15)', () => {
     expect(run.structured).toMatchObject({
       ok: false,
       error: `RuntimeError: protocol error: the child sent a result of 10000002 bytes, over the ${MAX_OUTPUT}-byte limit (max_output_bytes)`,
-      result: null,
-      tool_calls: {counts: {}, failed: [], calls: []},
     })
+    // Nothing emitted, no call made: neither is mentioned.
+    expect(run.structured).not.toHaveProperty('result')
+    expect(run.structured).not.toHaveProperty('calls')
     // A forged 10 MB error keeps its head.
     const error = await execute(
       serve,
@@ -266,8 +268,8 @@ describe('hostile channel messages (SPEC §15)', () => {
       output: expect.stringMatching(
         /…' \(16000000 characters\), and no tool has a similar name; list_callable_tools\(\) shows the \d+ available tools\.\n$/,
       ),
-      tool_calls: {counts: {}, failed: [], calls: []},
     })
+    expect(run.structured).not.toHaveProperty('calls')
     await expectHealthy()
   }, 60_000)
 
@@ -416,8 +418,8 @@ describe('hostile channel messages (SPEC §15)', () => {
       child.on('exit', resolve)
     })
     expect(code).toBe(0)
-    const outcome = JSON.parse(stdout) as {output: string; tool_calls: {calls: Array<{args: {a: string}}>}}
+    const outcome = JSON.parse(stdout) as {output: string; calls: Array<{args: {a: string}}>}
     expect(outcome.output).toBe('failed\n')
-    expect(outcome.tool_calls.calls[0]?.args.a).toMatch(/^x{50,}…x{20,}$/)
+    expect(outcome.calls[0]?.args.a).toMatch(/^x{50,}…x{20,}$/)
   }, 60_000)
 })

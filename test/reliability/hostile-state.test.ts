@@ -72,7 +72,8 @@ describe('hostile state (SPEC §6.2, §15)', () => {
     expect(run.structured.output).toMatch(
       /^max_value_bytes store\(\): the value is about \d+ bytes of JSON, over the 16777216-byte limit per value \(state\.max_value_bytes\)/,
     )
-    expect(run.structured.trace).toBe('')
+    // Nothing stored, no call: no trace.
+    expect(run.structured).not.toHaveProperty('trace')
     await expectHealthy()
   })
 
@@ -82,7 +83,8 @@ describe('hostile state (SPEC §6.2, §15)', () => {
       serve,
       `${RAW_CHANNEL}send(b'{"type":"helper","name":"store","args":{"key":"forged","value":"' + b'x' * ${size} + b'"},"id":${FORGED_ID}}\\n')\ntime.sleep(0.5)\nprint("sent")`,
     )
-    expect(run.structured).toMatchObject({ok: true, output: 'sent\n', trace: ''})
+    expect(run.structured).toMatchObject({ok: true, output: 'sent\n'})
+    expect(run.structured).not.toHaveProperty('trace')
     const after = await execute(serve, 'print(await load("forged", "absent"), "forged" in await stored())')
     expect(after.structured.output).toBe('absent False\n')
     await expectHealthy()
@@ -221,7 +223,7 @@ describe('hostile state (SPEC §6.2, §15)', () => {
         '    open(f"session/{name}", "w").write(name)',
       ].join('\n'),
     )
-    const lines = run.structured.output.split('\n')
+    const lines = run.output.split('\n')
     expect(lines.slice(0, 4)).toEqual(['ok', 'ok', 'ok', 'ok'])
     expect(lines[4]).toMatch(
       /^max_bytes store\("e"\): 15002 more bytes would make \d+, over the 64 KiB this session keeps \(state\.max_bytes/,
@@ -240,7 +242,7 @@ describe('hostile state (SPEC §6.2, §15)', () => {
       tight,
       'import os\nname = sorted(os.listdir("session"))[0]\nopen(f"session/{name}", "w").write("x" * 20000)\nprint(name)',
     )
-    const name = grow.structured.output.trim()
+    const name = grow.output.trim()
     expect(grow.structured.trace).toContain(`not kept: session/${name} (over 64 KiB in total per session)`)
     const kept = await execute(tight, `print(open("session/${name}").read())`)
     expect(kept.structured.output).toBe(`${name}\n`)
