@@ -96,9 +96,9 @@ describe.each(ERAS)('few questions inside Claude Code, protocol %s', (era) => {
       expect(result.text).toContain('written: 8 denied: 16')
       expect(result.text).toContain(`[tool calls: ${WRITES}, 16 failed`)
       expect(result.text).toMatch(
-        /failed: mcp__fs__write_file: denied: this program already asked the user 8 questions \(permissions\.max_question_rounds\)/,
+        /failed: mcp__fs__write_file \{[^\n]*\}: denied: this program already asked the user 8 questions \(permissions\.max_question_rounds\)/,
       )
-      expect(result.text).toContain('"mcp__fs__write_file":{"calls":24,"failed":16}')
+      expect(result.text).toContain('... 11 more failures')
     },
     TIMEOUT_MS,
   )

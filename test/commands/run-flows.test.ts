@@ -28,7 +28,7 @@ const ONLY_POST = 'await mcp__web__post(url="https://ok.example/", body="hello")
 interface RunJson {
   output: string
   trace: string
-  tool_calls: {calls: Array<{tool: string; ok: boolean; approval?: string}>}
+  calls: Array<{tool: string; ok: boolean; approval?: string}>
 }
 
 function writeConfig(name: string, action: 'ask' | 'deny'): string {
@@ -105,7 +105,7 @@ describe('ptc-mcp run and the data-flow rules', () => {
     const outcome = JSON.parse(result.stdout) as RunJson
     expect(outcome.output).toContain('posted')
     expect(outcome.trace).toContain('[flow: mcp__vault__read_secret → mcp__web__post: approved]')
-    expect(outcome.tool_calls.calls.map((call) => [call.tool, call.approval])).toEqual([
+    expect(outcome.calls.map((call) => [call.tool, call.approval])).toEqual([
       ['mcp__web__post', undefined],
       ['mcp__vault__read_secret', undefined],
       ['mcp__web__post', 'approved'],
@@ -150,7 +150,7 @@ describe('ptc-mcp run and the data-flow rules', () => {
     )
     expect(outcome.output).toContain('flows.action is deny')
     expect(outcome.trace).toContain('[flow: mcp__vault__read_secret → mcp__web__post: denied]')
-    expect(outcome.tool_calls.calls.at(-1)).toMatchObject({
+    expect(outcome.calls.at(-1)).toMatchObject({
       tool: 'mcp__web__post',
       ok: false,
       approval: 'denied',

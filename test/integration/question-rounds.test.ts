@@ -75,14 +75,14 @@ function choicesOf(schema: unknown): string[] {
 type CallResult = {
   content: Array<{type: string; text?: string}>
   isError?: boolean
-  structuredContent?: {tool_calls?: {calls?: Array<{approval?: string; ok: boolean}>}}
+  structuredContent?: {calls?: Array<{approval?: string; ok: boolean}>}
 }
 
 function outcome(result: CallResult) {
   return {
     text: result.content.find((item) => item.type === 'text')?.text ?? '',
     isError: result.isError === true,
-    calls: result.structuredContent?.tool_calls?.calls ?? [],
+    calls: result.structuredContent?.calls ?? [],
   }
 }
 
@@ -235,9 +235,9 @@ describe.each([
     )
     expect(run.text).toContain('permissions.allow')
     expect(run.text).toContain('[tool calls: 24, 16 failed')
-    expect(run.text).toMatch(
-      /failed: mcp__fx__delete_item: denied: this program already asked the user 8 questions/,
-    )
+    // The program printed the denial; the trace names each denied call without saying it again.
+    expect(run.text).toContain('  failed: mcp__fx__delete_item {"id":"out/8.txt"} (error above)')
+    expect(run.text).toContain('  ... 11 more failures')
     expect(run.calls.filter((call) => call.approval === 'approved' && call.ok)).toHaveLength(8)
     expect(run.calls.filter((call) => call.approval === 'denied' && !call.ok)).toHaveLength(16)
   }, 120_000)
