@@ -82,6 +82,8 @@ describe('config.schema.json', () => {
         'max_value_bytes',
         'max_keys',
         'max_session_files',
+        'serve',
+        'always_load',
       ].sort(),
     )
   })

@@ -11,6 +11,7 @@ import {timeoutSignal, unlessAborted} from '../shared/abortable.js'
 import {downstreamMessageBytes} from '../shared/limits.js'
 import {createLogger, type Logger} from '../shared/log.js'
 import {normaliseName, serverPrefix} from '../shared/naming.js'
+import {type CatalogueEntry, catalogueEntry} from './catalogue.js'
 import {checkArguments, checkResult, type ResultChecks, tooLargeError} from './call-checks.js'
 import {untilConnected} from './connected-wait.js'
 import {ToolFilter, type UnmatchedRule} from './filter.js'
@@ -242,6 +243,16 @@ export class ToolRegistry implements ToolHost {
       since,
     }))
     return [...connectable, ...unusable]
+  }
+
+  /** The catalogue entries of the connected servers (SPEC §5 server instructions), in config order. */
+  catalogue(): CatalogueEntry[] {
+    const names = new Map<string, string[]>()
+    for (const tool of this.index.sorted) names.set(tool.server, [...(names.get(tool.server) ?? []), tool.tool])
+    return this.supervisors
+      .filter((s) => s.connected)
+      .map((s) => catalogueEntry({name: s.name, ...s.words, toolNames: names.get(s.name) ?? []}))
+      .map((entry) => (entry.about ? {...entry, about: this.redactor.redact(entry.about)} : entry))
   }
 
   /** Resolves when every server has finished its first attempt (connected or failed), or after `timeoutMs`. */
