@@ -55,42 +55,32 @@ export function toolsKey(toolNames: readonly string[]): string {
 }
 
 /**
- * What a server is for: the first sentence of its instructions, else its title unless that only
- * repeats its name, else its most telling tool names; undefined when it has no tools either.
+ * What a server is for: its title unless that only repeats its name, else the first sentence of
+ * its instructions (headings skipped), then its most telling tool names; undefined when it says
+ * nothing and has no tools.
  */
 export function aboutServer(server: ServerSelfDescription): string | undefined {
-  const sentence = firstSentence(oneLine(server.instructions ?? ''))
-  if (sentence) return cutWithin(sentence, MAX_ABOUT_CHARS)
   const title = oneLine(server.title ?? '')
-  if (title && !onlyNames(title, server.name)) return cutWithin(title, MAX_ABOUT_CHARS)
-  const names = tellingNames(server.toolNames)
-  return names.length > 0 ? cutWithin(names.join(', '), MAX_ABOUT_CHARS) : undefined
+  const said = title && !onlyNames(title, server.name) ? title : firstSentence(server.instructions ?? '')
+  const names = tellingNames(server.toolNames).join(', ')
+  const about = [said, names].filter(Boolean).join('; ')
+  return about ? cutWithin(about, MAX_ABOUT_CHARS) : undefined
 }
 
 /**
- * Up to MAX_TELLING_NAMES tool names that together cover the most words: `create_entities,
- * add_observations, read_graph, search_nodes` says more of a server than four `create_*`.
+ * Up to MAX_TELLING_NAMES tool names, one per leading word (the verb: read, write, search...), the
+ * shortest of each, in the server's order: `read_file, write_file, edit_file, create_directory`
+ * says more of a server than four `read_*`.
  */
 export function tellingNames(toolNames: readonly string[]): string[] {
-  const seen = new Set<string>()
-  const chosen: string[] = []
-  const left = toolNames.filter((name) => oneLine(name) === name && name.length <= 64)
-  while (chosen.length < MAX_TELLING_NAMES && left.length > 0) {
-    let best = 0
-    let bestNew = -1
-    for (const [index, name] of left.entries()) {
-      const fresh = new Set(words(name).filter((word) => !seen.has(word))).size
-      if (fresh > bestNew) {
-        best = index
-        bestNew = fresh
-      }
-    }
-    if (bestNew === 0 && chosen.length > 0) break
-    const [name] = left.splice(best, 1)
-    chosen.push(name!)
-    for (const word of words(name!)) seen.add(word)
+  const byVerb = new Map<string, string>()
+  for (const name of toolNames) {
+    if (oneLine(name) !== name || name.length > 64) continue
+    const verb = words(name)[0] ?? name
+    const known = byVerb.get(verb)
+    if (known === undefined || name.length < known.length) byVerb.set(verb, name)
   }
-  return chosen
+  return [...byVerb.values()].slice(0, MAX_TELLING_NAMES)
 }
 
 /** Untrusted text as one plain line: control characters and runs of white space become one space. */
@@ -99,9 +89,16 @@ export function oneLine(text: string): string {
   return text.replaceAll(/[\u0000-\u001F\u007F-\u009F\u2028\u2029\s]+/g, ' ').trim()
 }
 
+/** The first sentence of the first line that is no markdown heading, if it is short enough to say it all. */
 function firstSentence(text: string): string {
-  const end = text.search(/[.!?](\s|$)/)
-  return (end === -1 ? text : text.slice(0, end)).trim()
+  const line = text
+    .split('\n')
+    .map((l) => oneLine(l))
+    .find((l) => l !== '' && !l.startsWith('#'))
+  if (line === undefined) return ''
+  const end = line.search(/[.!?](\s|$)/)
+  const sentence = (end === -1 ? line : line.slice(0, end)).trim()
+  return sentence.length <= MAX_ABOUT_CHARS ? sentence : ''
 }
 
 function words(name: string): string[] {

@@ -247,12 +247,14 @@ export class ToolRegistry implements ToolHost {
 
   /** The catalogue entries of the connected servers (SPEC §5 server instructions), in config order. */
   catalogue(): CatalogueEntry[] {
-    const names = new Map<string, string[]>()
-    for (const tool of this.index.sorted) names.set(tool.server, [...(names.get(tool.server) ?? []), tool.tool])
     return this.supervisors
       .filter((s) => s.connected)
-      .map((s) => catalogueEntry({name: s.name, ...s.words, toolNames: names.get(s.name) ?? []}))
-      .map((entry) => (entry.about ? {...entry, about: this.redactor.redact(entry.about)} : entry))
+      .map((s) => {
+        // The permitted tools, in the server's own order (its first are usually its main ones).
+        const toolNames = s.listTools().filter((tool) => this.index.get(tool.name)).map((tool) => tool.tool)
+        const entry = catalogueEntry({name: s.name, ...s.words, toolNames})
+        return entry.about ? {...entry, about: this.redactor.redact(entry.about)} : entry
+      })
   }
 
   /** Resolves when every server has finished its first attempt (connected or failed), or after `timeoutMs`. */
