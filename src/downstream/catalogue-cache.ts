@@ -167,5 +167,8 @@ function serverKey(server: ServerConfig): string {
 }
 
 function fileName(server: ServerConfig): string {
-  return `${createHash('sha256').update(`catalogue\0${serverIdentity(server)}`).digest('hex').slice(0, 32)}.json`
+  return `${createHash('sha256')
+    .update(`catalogue\0${serverIdentity(server)}`)
+    .digest('hex')
+    .slice(0, 32)}.json`
 }

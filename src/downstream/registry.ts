@@ -251,7 +251,10 @@ export class ToolRegistry implements ToolHost {
       .filter((s) => s.connected)
       .map((s) => {
         // The permitted tools, in the server's own order (its first are usually its main ones).
-        const toolNames = s.listTools().filter((tool) => this.index.get(tool.name)).map((tool) => tool.tool)
+        const toolNames = s
+          .listTools()
+          .filter((tool) => this.index.get(tool.name))
+          .map((tool) => tool.tool)
         const entry = catalogueEntry({name: s.name, ...s.words, toolNames})
         return entry.about ? {...entry, about: this.redactor.redact(entry.about)} : entry
       })

@@ -27,11 +27,17 @@ export class ServerCatalogue {
     private readonly dir: null | string,
     private readonly logger?: Logger,
   ) {
-    this.entries = new Map(servers.map((server) => [server.name, cached.get(server.name) ?? {name: server.name}]))
+    this.entries = new Map(
+      servers.map((server) => [server.name, cached.get(server.name) ?? {name: server.name}]),
+    )
   }
 
   /** The catalogue of `servers` as the last session left it in `dir` (null: none kept). */
-  static async load(servers: readonly ServerConfig[], dir: null | string, logger?: Logger): Promise<ServerCatalogue> {
+  static async load(
+    servers: readonly ServerConfig[],
+    dir: null | string,
+    logger?: Logger,
+  ): Promise<ServerCatalogue> {
     const cached = dir === null ? new Map<string, CatalogueEntry>() : await readCatalogue(dir, servers)
     logger?.debug(`catalogue: ${cached.size} of ${servers.length} servers known from the last session`)
     return new ServerCatalogue(servers, cached, dir, logger)
@@ -50,7 +56,9 @@ export class ServerCatalogue {
   /** `fs (14 tools), memory (9 tools), slow (connecting)`: for list_callable_tools' first line. */
   serversWithCounts(): string {
     return this.serversLine((entry) =>
-      entry.tools === undefined ? `${entry.name} (connecting)` : `${entry.name} (${counted(entry.tools, 'tool')})`,
+      entry.tools === undefined
+        ? `${entry.name} (connecting)`
+        : `${entry.name} (${counted(entry.tools, 'tool')})`,
     )
   }
 

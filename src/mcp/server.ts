@@ -11,6 +11,7 @@ import {callableTools, UnknownServerError} from '../downstream/tool-search.js'
 import {startingText, type UnavailableServer} from '../downstream/types.js'
 import {INITIAL_CONNECT_WAIT_MS} from '../shared/limits.js'
 import {markStep, stepsOf} from '../shared/steps.js'
+import {briefText} from './brief-text.js'
 import {inspectToolDescription, listCallableToolsDescription} from './descriptions.js'
 import {registerExecuteProgram} from './execute-program.js'
 
@@ -87,7 +88,13 @@ export function createMcpServer(
     async (request) => {
       await registry.waitForInitialConnections(INITIAL_CONNECT_WAIT_MS)
       try {
-        return {content: [text(JSON.stringify(inspectTools(registry, request), null, 2))]}
+        const inspected = inspectTools(registry, request)
+        // Brief is brief (SPEC §5): a line a tool.
+        const shown =
+          request.brief === true && Array.isArray(inspected)
+            ? briefText(inspected)
+            : JSON.stringify(inspected, null, 2)
+        return {content: [text(shown)]}
       } catch (error) {
         if (!(error instanceof InspectError)) throw error
         return {isError: true, content: [text(error.message)]}
