@@ -111,6 +111,6 @@ function words(name: string): string[] {
 
 /** `Memory Server` for the server `memory`: nothing a name does not say already. */
 function onlyNames(title: string, name: string): boolean {
-  const known = new Set([...words(name), 'server', 'mcp'])
+  const known = new Set(['mcp', 'server', ...words(name)])
   return words(title).every((word) => known.has(word))
 }

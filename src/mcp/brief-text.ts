@@ -32,15 +32,17 @@ export function briefText(entries: readonly unknown[]): string {
         lines.push(`${name} = ${unquoteKeys(type)}`)
     for (const brief of briefs) lines.push(toolLine(brief, prefix))
     const asking = briefs.filter((b) => b.needs_approval).map((b) => b.name.slice(prefix.length))
-    const notAsking = briefs.filter((b) => !b.needs_approval).map((b) => b.name.slice(prefix.length))
-    // Whichever list is shorter.
-    if (asking.length > 0)
-      lines.push(
-        `Ask the user first: ${notAsking.length === 0 ? 'all' : asking.length <= notAsking.length ? asking.join(', ') : `all but ${notAsking.join(', ')}`}`,
-      )
+    if (asking.length > 0) lines.push(`Ask the user first: ${askingList(briefs, asking, prefix)}`)
   }
   for (const other of others) lines.push(JSON.stringify(other))
   return lines.join('\n')
+}
+
+/** The tools that ask, or `all but` those that do not: whichever is shorter. */
+function askingList(briefs: readonly BriefToolDescription[], asking: string[], prefix: string): string {
+  const notAsking = briefs.filter((b) => !b.needs_approval).map((b) => b.name.slice(prefix.length))
+  if (notAsking.length === 0) return 'all'
+  return asking.length <= notAsking.length ? asking.join(', ') : `all but ${notAsking.join(', ')}`
 }
 
 function toolLine(brief: BriefToolDescription, prefix: string): string {

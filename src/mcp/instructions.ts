@@ -26,7 +26,7 @@ export function serverInstructions(entries: readonly CatalogueEntry[]): string {
     if (text.length <= MAX_INSTRUCTIONS_CHARS) return text
   }
   const lines = [WHEN, HEAD]
-  let length = lines.join('\n').length
+  let {length} = lines.join('\n')
   let shown = 0
   for (const entry of entries) {
     const line = serverLine(entry, 0)

@@ -75,7 +75,7 @@ export async function serveStdio(
   })
   const createServer = configError
     ? () => createConfigErrorServer(configError, version)
-    : () => createMcpServer(runtime, logger, version, upstream, catalogue)
+    : () => createMcpServer(runtime, logger, version, {upstream, catalogue})
   const handle = serveMcpStdio(createServer, {
     transport,
     onerror: (error) => logger.warn(`protocol: ${error.message}`),

@@ -21,8 +21,7 @@ export function createMcpServer(
   runtime: Runtime,
   logger: Logger,
   version: string,
-  upstream?: UpstreamBridge,
-  catalogue?: ServerCatalogue,
+  {upstream, catalogue}: {catalogue?: ServerCatalogue; upstream?: UpstreamBridge} = {},
 ): McpServer {
   // The catalogue of servers, from the last session's while they connect (SPEC §5).
   const instructions = catalogue?.instructions()
