@@ -7,7 +7,7 @@ import {cutAfter} from '../shared/cut.js'
 import {MAX_INSPECT_PATTERN_CHARS, MAX_INSPECTED} from '../shared/limits.js'
 import {normalisePattern} from '../shared/naming.js'
 import {shapeReturnType} from './shapes.js'
-import {shareTypes} from './shared-types.js'
+import {shareTypes, typesBySignature} from './shared-types.js'
 import {pythonSignature} from './signature.js'
 import {lookupTool, type ToolLookup} from './tool-lookup.js'
 import {firstLine} from './tool-search.js'
@@ -162,7 +162,7 @@ function briefWithApproval(
   return note === undefined ? description : {...description, needs_approval: true}
 }
 
-/** Brief entries with the dict types shared by a server's tools named, defined at its first tool. */
+/** Brief entries with the dict types shared by a server's tools named, each defined where first used. */
 function withSharedTypes(entries: unknown[], source: InspectSource): unknown[] {
   const byServer = new Map<string, BriefToolDescription[]>()
   for (const entry of entries) {
@@ -173,12 +173,14 @@ function withSharedTypes(entries: unknown[], source: InspectSource): unknown[] {
   }
   const renamed = new Map<BriefToolDescription, BriefToolDescription>()
   for (const briefs of byServer.values()) {
-    const {signatures, types} = shareTypes(briefs.map((b) => b.signature))
+    const shared = shareTypes(briefs.map((b) => b.signature))
+    const defined = typesBySignature(shared)
     for (const [index, b] of briefs.entries()) {
-      const withTypes = index === 0 && types.length > 0 ? {types: Object.fromEntries(types)} : {}
+      const types = defined[index]!
+      const withTypes = Object.keys(types).length > 0 ? {types} : {}
       renamed.set(b, {
         name: b.name,
-        signature: signatures[index]!,
+        signature: shared.signatures[index]!,
         ...withTypes,
         description: b.description,
         ...(b.needs_approval ? {needs_approval: b.needs_approval} : {}),

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {briefText} from '../mcp/brief-text.js'
-import {shareTypes} from './shared-types.js'
+import {shareTypes, typesBySignature} from './shared-types.js'
 
 const E = '{"name": str, "entityType": str, "observations": list[str]}'
 const R = '{"from": str, "to": str, "relationType": str}'
@@ -34,6 +34,19 @@ describe('types shared by the tools of one server, spelled once (SPEC §5 brief)
       'await mcp__memory__read_graph() -> EntitiesRelations',
       'await mcp__memory__search_nodes(*, query: str) -> EntitiesRelations',
     ])
+  })
+
+  it('defines each type at the first tool that uses it, or beside the type that does', () => {
+    const defined = typesBySignature(shareTypes(SIGNATURES)).map((types) => Object.keys(types))
+    expect(defined).toEqual([['Entity'], ['Relation'], ['SuccessMessage'], [], ['EntitiesRelations'], []])
+    const inner = typesBySignature({
+      signatures: ['f() -> Outer', 'g() -> Outer'],
+      types: [
+        ['Inner', '{"a": str}'],
+        ['Outer', '{"i": Inner}'],
+      ],
+    })
+    expect(inner).toEqual([{Inner: '{"a": str}', Outer: '{"i": Inner}'}, {}])
   })
 
   it('leaves a type of one tool alone, and a short one, and braces inside strings', () => {

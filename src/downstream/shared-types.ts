@@ -37,6 +37,27 @@ export function shareTypes(signatures: readonly string[]): SharedTypes {
   return {signatures: current, types}
 }
 
+/**
+ * Where each shared type is defined: at the first signature that uses it, or failing that (a type
+ * only other types use) beside the first type that does. One record per signature, in naming order.
+ */
+export function typesBySignature({signatures, types}: SharedTypes): Record<string, string>[] {
+  const at = new Map<string, number>()
+  const uses = (text: string, name: string) => new RegExp(`\\b${name}\\b`).test(text)
+  // Outer types first: an inner one then finds where the outer one went.
+  for (const [name] of [...types].reverse()) {
+    let index = signatures.findIndex((signature) => uses(signature, name))
+    if (index === -1) {
+      const outer = types.find(([other, type]) => other !== name && at.has(other) && uses(type, name))
+      index = outer ? at.get(outer[0])! : 0
+    }
+    at.set(name, index)
+  }
+  const records = signatures.map((): Record<string, string> => ({}))
+  for (const [name, type] of types) records[at.get(name)!]![name] = type
+  return records
+}
+
 /** The dict types (innermost ones: holding no other dict) found in two signatures or more, shortest first. */
 function sharedDicts(signatures: readonly string[]): string[] {
   const counts = new Map<string, number>()
