@@ -140,7 +140,12 @@ describe.each(ERAS)('the first turn inside Claude Code, protocol %s', (era) => {
         home,
         env,
         programs: () => [],
-        turns: () => [{text: 'Nothing to do.'}],
+        // One program: the engine is up (and its warm child's scratch directory removed) by the time
+        // Claude Code stops serve, which a server still starting slows down.
+        turns: () => [
+          {toolUse: [{id: 'toolu_one', name: EXECUTE, input: {code: 'print(1)'}}]},
+          {text: 'Done.'},
+        ],
       })
       try {
         expect.soft(second.era, failure(second)).toBe(era)
@@ -153,6 +158,7 @@ describe.each(ERAS)('the first turn inside Claude Code, protocol %s', (era) => {
         expect(instructions).toMatch(/^- memory \(9 tools\): /m)
         expect(instructions).toMatch(/^- slow \(\d+ tools\): /m)
         expect(instructions).not.toMatch(/- (memory|slow) \(connecting\)/)
+        expect(second.api.toolResult('toolu_one')?.isError, failure(second)).toBe(false)
       } finally {
         await second.cleanup()
       }
