@@ -153,3 +153,22 @@ async function listDescription(client: Connected): Promise<string> {
   const tools = await client.listTools()
   return tools.find((tool) => tool.name === 'list_callable_tools')?.description ?? ''
 }
+
+describe('serve.always_load', () => {
+  it('false: execute_program is deferred like the other two', async () => {
+    const setup = prepareServe({servers: [], serve: {always_load: false}})
+    try {
+      const client = await connect('v2', setup.args, setup.env)
+      try {
+        const execute = (await client.listTools()).find((tool) => tool.name === 'execute_program')
+        expect(execute?._meta?.['anthropic/maxResultSizeChars']).toBeGreaterThan(0)
+        expect(execute?._meta).not.toHaveProperty('anthropic/alwaysLoad')
+        expect(client.instructions).toContain('No servers are configured yet')
+      } finally {
+        await client.close()
+      }
+    } finally {
+      setup.cleanup()
+    }
+  }, 30_000)
+})
