@@ -88,6 +88,8 @@ describe('config.schema.json', () => {
         'external',
         'trust_open_world',
         'action',
+        'serve',
+        'always_load',
       ].sort(),
     )
   })

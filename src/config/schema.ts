@@ -322,6 +322,17 @@ export const stateSchema = z
     'What programs keep for the next ones (store(), load(), ./session/): in memory, for the life of one serve process (one client session) or one `ptc-mcp run` (unless --state FILE).',
   )
 
+export const serveSchema = z
+  .strictObject({
+    always_load: z
+      .boolean()
+      .default(true)
+      .describe(
+        "execute_program is loaded on Claude Code's first turn (_meta anthropic/alwaysLoad), without a tool search first; false defers it like other MCP tools.",
+      ),
+  })
+  .describe('How `ptc-mcp serve` presents its tools to the client (SPEC §5).')
+
 /**
  * Server names must stay unique after normalisation (`my-srv` and `my_srv` both become `my_srv`).
  * Written against unknown data: with `when` it also runs when other parts of the file are invalid.
@@ -364,6 +375,7 @@ export const configSchema = z
     ),
     state: section(stateSchema, stateSchema.parse({})).describe(stateSchema.description ?? ''),
     flows: section(flowsSchema, flowsSchema.parse({})).describe(flowsSchema.description ?? ''),
+    serve: section(serveSchema, serveSchema.parse({})).describe(serveSchema.description ?? ''),
     connect_timeout_seconds: positiveSeconds(
       "Default for every server's connect_timeout_seconds: the bound on one connection attempt (a first npx start downloads the package: raise it).",
     )
@@ -380,6 +392,7 @@ export type StdioServerConfig = Extract<ServerConfig, {transport: 'stdio'}>
 export type RemoteServerConfig = Exclude<ServerConfig, StdioServerConfig>
 export type ExecutionConfig = z.infer<typeof executionSchema>
 export type StateConfig = z.infer<typeof stateSchema>
+export type ServeConfig = z.infer<typeof serveSchema>
 export type ToolsConfig = z.infer<typeof toolsSchema>
 export type OAuthConfig = z.infer<typeof oauthSchema>
 export type PermissionsConfig = z.infer<typeof permissionsSchema>

@@ -42,7 +42,13 @@ export interface ConnectionEvents {
   toolsChanged(tools: Tool[]): void
 }
 
-export type OpenResult = {failure: ConnectFailure; ok: false} | {ok: true; tools: Tool[]}
+/** What a server said of itself when it connected (its initialize answer). */
+export interface ServerWords {
+  instructions?: string
+  title?: string
+}
+
+export type OpenResult = {failure: ConnectFailure; ok: false} | {ok: true; tools: Tool[]; words: ServerWords}
 
 const CLIENT_INFO = {name: 'ptc-mcp', version: packageVersion()}
 
@@ -109,7 +115,8 @@ export class ServerConnection {
         deadline.signal,
       )
       if (this.state === 'connecting') this.state = 'open'
-      return {ok: true, tools}
+      const words = {instructions: client.getInstructions(), title: client.getServerVersion()?.title}
+      return {ok: true, tools, words}
     } catch (error) {
       const facts = {
         echoedInitialize: this.echoedInitialize,

@@ -7,6 +7,7 @@ import {cutAfter} from '../shared/cut.js'
 import {MAX_INSPECT_PATTERN_CHARS, MAX_INSPECTED} from '../shared/limits.js'
 import {normalisePattern} from '../shared/naming.js'
 import {shapeReturnType} from './shapes.js'
+import {shareTypes, typesBySignature} from './shared-types.js'
 import {pythonSignature} from './signature.js'
 import {lookupTool, type ToolLookup} from './tool-lookup.js'
 import {firstLine} from './tool-search.js'
@@ -33,12 +34,17 @@ export interface ToolDescription {
   needs_approval?: string
 }
 
-/** `inspect_tool(..., brief=True)`: the call and what the tool does, in one line each. */
+/**
+ * `inspect_tool(..., brief=True)`: the call and what the tool does, in one line each; a dict type
+ * shared by several tools of one server is named, and defined in `types` of its first tool listed.
+ */
 export interface BriefToolDescription {
   name: string
   signature: string
   description: string
-  needs_approval?: string
+  types?: Record<string, string>
+  /** Calls ask the user first (the full inspect says why). */
+  needs_approval?: true
 }
 
 export const NO_OUTPUT_SCHEMA_NOTE =
@@ -111,12 +117,12 @@ export function inspectTools(
 ): BriefToolDescription | BriefToolDescription[] | ToolDescription | ToolDescription[] | unknown[] {
   const brief = request.brief === true
   const describe = (tool: ToolInfo) =>
-    withApprovalNote(
-      brief
-        ? briefDescription(tool, source.observedResult?.(tool.name))
-        : describeTool(tool, source.observedResult?.(tool.name)),
-      source.approvalNote?.(tool),
-    )
+    brief
+      ? briefWithApproval(
+          briefDescription(tool, source.observedResult?.(tool.name)),
+          source.approvalNote?.(tool),
+        )
+      : withApprovalNote(describeTool(tool, source.observedResult?.(tool.name)), source.approvalNote?.(tool))
   const {tool_name: single, tool_names: many} = request
   if (many === undefined || many === null) {
     if (typeof single !== 'string')
@@ -146,7 +152,42 @@ export function inspectTools(
   }
   if (seen.size === 0)
     throw new InspectError(out.map((entry) => (entry as {error: string}).error).join('; '), 'unknown_tool')
-  return out
+  return brief ? withSharedTypes(out, source) : out
+}
+
+function briefWithApproval(
+  description: BriefToolDescription,
+  note: string | undefined,
+): BriefToolDescription {
+  return note === undefined ? description : {...description, needs_approval: true}
+}
+
+/** Brief entries with the dict types shared by a server's tools named, each defined where first used. */
+function withSharedTypes(entries: unknown[], source: InspectSource): unknown[] {
+  const byServer = new Map<string, BriefToolDescription[]>()
+  for (const entry of entries) {
+    const tool =
+      'signature' in (entry as object) ? source.getTool((entry as BriefToolDescription).name) : undefined
+    if (!tool) continue
+    byServer.set(tool.server, [...(byServer.get(tool.server) ?? []), entry as BriefToolDescription])
+  }
+  const renamed = new Map<BriefToolDescription, BriefToolDescription>()
+  for (const briefs of byServer.values()) {
+    const shared = shareTypes(briefs.map((b) => b.signature))
+    const defined = typesBySignature(shared)
+    for (const [index, b] of briefs.entries()) {
+      const types = defined[index]!
+      const withTypes = Object.keys(types).length > 0 ? {types} : {}
+      renamed.set(b, {
+        name: b.name,
+        signature: shared.signatures[index]!,
+        ...withTypes,
+        description: b.description,
+        ...(b.needs_approval ? {needs_approval: b.needs_approval} : {}),
+      })
+    }
+  }
+  return entries.map((entry) => renamed.get(entry as BriefToolDescription) ?? entry)
 }
 
 /** The tools a name or glob names, or the error entry's message when there are none. */

@@ -12,6 +12,7 @@ import {downstreamMessageBytes} from '../shared/limits.js'
 import {createLogger, type Logger} from '../shared/log.js'
 import {normaliseName, serverPrefix} from '../shared/naming.js'
 import {checkArguments, checkResult, type ResultChecks, tooLargeError} from './call-checks.js'
+import {type CatalogueEntry, catalogueEntry} from './catalogue.js'
 import {untilConnected} from './connected-wait.js'
 import {ToolFilter, type UnmatchedRule} from './filter.js'
 import {Redactor} from './redactor.js'
@@ -242,6 +243,21 @@ export class ToolRegistry implements ToolHost {
       since,
     }))
     return [...connectable, ...unusable]
+  }
+
+  /** The catalogue entries of the connected servers (SPEC §5 server instructions), in config order. */
+  catalogue(): CatalogueEntry[] {
+    return this.supervisors
+      .filter((s) => s.connected)
+      .map((s) => {
+        // The permitted tools, in the server's own order (its first are usually its main ones).
+        const toolNames = s
+          .listTools()
+          .filter((tool) => this.index.get(tool.name))
+          .map((tool) => tool.tool)
+        const entry = catalogueEntry({name: s.name, ...s.words, toolNames})
+        return entry.about ? {...entry, about: this.redactor.redact(entry.about)} : entry
+      })
   }
 
   /** Resolves when every server has finished its first attempt (connected or failed), or after `timeoutMs`. */

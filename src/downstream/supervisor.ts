@@ -12,7 +12,7 @@ import {DEFAULT_CONNECT_TIMEOUT_SECONDS} from '../shared/limits.js'
 import {counted} from '../shared/plural.js'
 import {formatSeconds} from '../shared/seconds.js'
 import {type BackoffOptions, DEFAULT_BACKOFF, retryDelay, streakAfterLoss} from './backoff.js'
-import {ServerConnection} from './connection.js'
+import {ServerConnection, type ServerWords} from './connection.js'
 import {describeError} from './error-text.js'
 import {type ConnectFailure, redactFailure} from './failure.js'
 import {SignInWait} from './sign-in-wait.js'
@@ -66,6 +66,8 @@ export class ServerSupervisor {
   /** For a server that needs sign-in: no timed retries, new tokens in the store start the next attempt. */
   private readonly signIn: SignInWait | undefined
   private tools: ToolInfo[] = []
+  /** What the server said of itself when it last connected (for the catalogue, SPEC §5). */
+  private serverWords: ServerWords = {}
   private clashes: NameClash[] = []
   private lastError: null | string = null
   /** Why the last attempt failed, as a kind (null while connected or before the first failure). */
@@ -120,6 +122,11 @@ export class ServerSupervisor {
   /** This server's tools while connected (namespaced, clashes removed); `[]` otherwise. */
   listTools(): readonly ToolInfo[] {
     return this.state === 'connected' ? this.tools : []
+  }
+
+  /** What the server said of itself when it last connected: its instructions and title. */
+  get words(): ServerWords {
+    return this.serverWords
   }
 
   /** Why the server is not connected: its last error, or "connecting" on the first attempt. */
@@ -243,6 +250,7 @@ export class ServerSupervisor {
       return
     }
     this.applyTools(opened.tools)
+    this.serverWords = opened.words
     this.state = 'connected'
     this.connectedAt = Date.now()
     this.attempts = 0

@@ -14,7 +14,7 @@ export interface HelperContext {
 interface ProgramHelper {
   /** The answer (a ToolError for the program to catch, when the arguments are wrong). */
   answer(context: HelperContext, args: Record<string, unknown>): unknown
-  /** How execute_program's description shows the call. */
+  /** How execute_program's description shows the call: with its await, as a program must write it. */
   usage: string
   /** discovery: finds tools (a program using one may call any server); state: SPEC §6.2. */
   group: 'discovery' | 'state'
@@ -59,7 +59,7 @@ export const PROGRAM_HELPERS = {
       }
     },
     usage:
-      'await inspect_tool(tool_name="mcp__x__y") or inspect_tool(tool_names=[...] or "mcp__x__*", brief=True)',
+      'await inspect_tool(tool_name="mcp__x__y") or await inspect_tool(tool_names=[...] or "mcp__x__*", brief=True)',
   },
   server_status: {
     group: 'discovery',
@@ -70,22 +70,22 @@ export const PROGRAM_HELPERS = {
     group: 'state',
     // runner/helpers.py leaves out a None argument: a value not given is None.
     answer: ({state}, {key, value}) => state.store(key, value ?? null),
-    usage: 'store(key, value)',
+    usage: 'await store(key, value)',
   },
   load: {
     group: 'state',
     answer: ({state}, {key}) => state.load(key),
-    usage: 'load(key, default=None)',
+    usage: 'await load(key, default=None)',
   },
   stored: {
     group: 'state',
     answer: ({state}) => state.session.keys(),
-    usage: 'stored()',
+    usage: 'await stored()',
   },
   forget: {
     group: 'state',
     answer: ({state}, {key}) => state.forget(key),
-    usage: 'forget(key)',
+    usage: 'await forget(key)',
   },
 } satisfies Record<string, ProgramHelper>
 

@@ -47,7 +47,7 @@ describe('tool descriptions (SPEC §5)', () => {
   it('say what persists between programs, and how much, with the bounds in force (SPEC §6.2)', () => {
     const shipped = executeProgramDescription(executionSchema.parse({}))
     expect(shipped).toContain(
-      'Kept for later programs of this session: await store(key, value), load(key, default=None), stored(), forget(key) (JSON or Media values), and files left in ./session/. At most 64 MiB, 16 MiB per value, 1000 keys, 256 files (else ToolError kind max_bytes, max_value_bytes, max_keys).',
+      'Kept for later programs of this session: await store(key, value), await load(key, default=None), await stored(), await forget(key) (JSON or Media values), and files left in ./session/. At most 64 MiB, 16 MiB per value, 1000 keys, 256 files (else ToolError kind max_bytes, max_value_bytes, max_keys).',
     )
     const tight = executeProgramDescription(
       executionSchema.parse({}),

@@ -37,11 +37,24 @@ export function executeProgramDescription(
 - Some calls ask the user first (needs_approval in inspect_tool); a refusal raises ToolError kind "denied", nothing sent: do not retry (its message says how the user can allow it).
 - Print only what is needed: output over the limit keeps its start and end (kept whole for the user).
 - Helpers, not counted: ${usage('discovery')}.
-- Kept for later programs of this session: await ${usage('state')} (JSON or Media values), and files left in ./session/. At most ${formatByteLimit(state.max_bytes)}, ${formatByteLimit(state.max_value_bytes)} per value, ${state.max_keys} keys, ${state.max_session_files} files (else ToolError kind max_bytes, max_value_bytes, max_keys).
+- Kept for later programs of this session: ${usage('state')} (JSON or Media values), and files left in ./session/. At most ${formatByteLimit(state.max_bytes)}, ${formatByteLimit(state.max_value_bytes)} per value, ${state.max_keys} keys, ${state.max_session_files} files (else ToolError kind max_bytes, max_value_bytes, max_keys).
 First look up names (list_callable_tools) and signatures (inspect_tool).
 Limits: ${execution.max_tool_calls} tool calls per program, ${execution.max_concurrent_calls} at once, ${perCall}s per call, ${execution.timeout_seconds}s per program, ${formatByteLimit(execution.max_output_bytes)} of output, ${formatByteLimit(execution.max_tool_result_bytes)} per result.`
 }
 
 export const LIST_CALLABLE_TOOLS_DESCRIPTION = `The tools execute_program can call, as a JSON array of names (mcp__<server>__<tool>); unavailable servers are named in a second item. With query (words matched against names, descriptions and parameters): the best ${MAX_SEARCH_RESULTS}, each with the first line of its description. With server: that server's tools only.`
+
+/**
+ * list_callable_tools' description for a session: its first line names the servers it reaches,
+ * so that Claude Code's tool search (which defers the tool) finds it by a server's name.
+ */
+export function listCallableToolsDescription(servers: string): string {
+  return `Lists the tools of the MCP servers ${servers}, which execute_program programs call.\n${LIST_CALLABLE_TOOLS_DESCRIPTION}`
+}
+
+/** inspect_tool's description for a session: its first line names the servers it reaches. */
+export function inspectToolDescription(servers: string): string {
+  return `Signatures of the tools of the MCP servers ${servers}, for execute_program programs.\n${INSPECT_TOOL_DESCRIPTION}`
+}
 
 export const INSPECT_TOOL_DESCRIPTION = `A tool's description, input and output schemas and its Python signature, e.g. "await mcp__fin__query(*, ticker: str, limit: int = 4) -> dict". Without an output schema, observed_result shows the shape of the results seen so far. tool_names (a list, or a glob like mcp__fin__*) inspects several; brief gives only signatures and first lines. needs_approval: the user is asked first.`

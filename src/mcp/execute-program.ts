@@ -28,6 +28,9 @@ import {userOutputLimit} from './output-limit.js'
 import {ProgramRounds, type RoundAnswer} from './program-rounds.js'
 import {startProgress} from './progress.js'
 
+/** The tool `_meta` key with which Claude Code loads a tool on the first turn, without a tool search. */
+export const ALWAYS_LOAD_META_KEY = 'anthropic/alwaysLoad'
+
 /** The tool `_meta` key with which Claude Code lets a result this long reach the model inline. */
 export const MAX_RESULT_SIZE_META_KEY = 'anthropic/maxResultSizeChars'
 
@@ -73,7 +76,11 @@ export function registerExecuteProgram(
       inputSchema: z.object({code: z.string().describe('The Python program. Top-level await works.')}),
       outputSchema: listedOutputSchema,
       // Claude Code keeps a longer result in a file and shows the model 2 KB of it (SPEC §5).
-      _meta: {[MAX_RESULT_SIZE_META_KEY]: maxResultSizeChars(execution, limitChars)},
+      _meta: {
+        [MAX_RESULT_SIZE_META_KEY]: maxResultSizeChars(execution, limitChars),
+        // The model can write a program from the first turn (SPEC §5, serve.always_load).
+        ...(runtime.config.serve.always_load ? {[ALWAYS_LOAD_META_KEY]: true} : {}),
+      },
     },
     async ({code}, ctx) => {
       const steps = stepsOf(ctx.mcpReq.id)

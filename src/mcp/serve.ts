@@ -2,11 +2,13 @@ import type {Transport} from '@modelcontextprotocol/server'
 
 import {serveStdio as serveMcpStdio} from '@modelcontextprotocol/server/stdio'
 
+import {defaultCatalogueDir} from '../downstream/catalogue-cache.js'
 import {Runtime} from '../runtime.js'
 import {CLIENT_MESSAGE_BYTES, UPSTREAM_INITIALIZE_WAIT_MS} from '../shared/limits.js'
 import {createLogger, type Logger, type LogLevel} from '../shared/log.js'
 import {createConfigErrorServer} from './config-error-server.js'
 import {limitOutput, userOutputLimit} from './output-limit.js'
+import {ServerCatalogue} from './server-catalogue.js'
 import {createMcpServer} from './server.js'
 import {JsonLinesServerTransport} from './stdio-transport.js'
 import {UpstreamBridge} from './upstream-bridge.js'
@@ -55,6 +57,12 @@ export async function serveStdio(
   version: string,
   upstream?: UpstreamBridge,
 ): Promise<void> {
+  const {configError} = runtime
+  // What the last session knew of the servers: the instructions name them before they connect.
+  const catalogue = configError
+    ? undefined
+    : await ServerCatalogue.load(runtime.config.servers, defaultCatalogueDir(), logger)
+  const stopFollowing = catalogue?.follow(runtime.registry)
   // Programs of many megabytes arrive; a message over the limit gets a clear error, not a dropped connection.
   const transport = new JsonLinesServerTransport(process.stdin, process.stdout, {
     maxMessageBytes: CLIENT_MESSAGE_BYTES,
@@ -68,10 +76,9 @@ export async function serveStdio(
     process.once('SIGINT', () => resolve('SIGINT'))
     process.once('SIGTERM', () => resolve('SIGTERM'))
   })
-  const {configError} = runtime
   const createServer = configError
     ? () => createConfigErrorServer(configError, version)
-    : () => createMcpServer(runtime, logger, version, upstream)
+    : () => createMcpServer(runtime, logger, version, {upstream, catalogue})
   const handle = serveMcpStdio(createServer, {
     transport,
     onerror: (error) => logger.warn(`protocol: ${error.message}`),
@@ -120,6 +127,7 @@ export async function serveStdio(
 
   logger.info(`shutting down (${await stopped})`)
   clearTimeout(quiet)
+  stopFollowing?.()
   await Promise.allSettled([runtime.close(), handle.close()])
 }
 

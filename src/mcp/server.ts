@@ -3,6 +3,7 @@ import {z} from 'zod'
 
 import type {Runtime} from '../runtime.js'
 import type {Logger} from '../shared/log.js'
+import type {ServerCatalogue} from './server-catalogue.js'
 import type {UpstreamBridge} from './upstream-bridge.js'
 
 import {InspectError, inspectTools} from '../downstream/inspect.js'
@@ -10,7 +11,8 @@ import {callableTools, UnknownServerError} from '../downstream/tool-search.js'
 import {startingText, type UnavailableServer} from '../downstream/types.js'
 import {INITIAL_CONNECT_WAIT_MS} from '../shared/limits.js'
 import {markStep, stepsOf} from '../shared/steps.js'
-import {INSPECT_TOOL_DESCRIPTION, LIST_CALLABLE_TOOLS_DESCRIPTION} from './descriptions.js'
+import {briefText} from './brief-text.js'
+import {inspectToolDescription, listCallableToolsDescription} from './descriptions.js'
 import {registerExecuteProgram} from './execute-program.js'
 
 const text = (value: string) => ({type: 'text' as const, text: value})
@@ -19,16 +21,22 @@ export function createMcpServer(
   runtime: Runtime,
   logger: Logger,
   version: string,
-  upstream?: UpstreamBridge,
+  {upstream, catalogue}: {catalogue?: ServerCatalogue; upstream?: UpstreamBridge} = {},
 ): McpServer {
-  const server = new McpServer({name: 'ptc-mcp', version}, {capabilities: {tools: {}}})
+  // The catalogue of servers, from the last session's while they connect (SPEC §5).
+  const instructions = catalogue?.instructions()
+  const server = new McpServer({name: 'ptc-mcp', version}, {capabilities: {tools: {}}, instructions})
   if (upstream) server.server.oninitialized = () => upstream.attach(server)
   const {registry} = runtime
+  const servers = {
+    counts: () => catalogue?.serversWithCounts() ?? 'configured',
+    names: () => catalogue?.serverNames() ?? 'configured',
+  }
 
-  server.registerTool(
+  const listTool = server.registerTool(
     'list_callable_tools',
     {
-      description: LIST_CALLABLE_TOOLS_DESCRIPTION,
+      description: listCallableToolsDescription(servers.counts()),
       inputSchema: z.object({
         query: z
           .string()
@@ -66,7 +74,7 @@ export function createMcpServer(
   server.registerTool(
     'inspect_tool',
     {
-      description: INSPECT_TOOL_DESCRIPTION,
+      description: inspectToolDescription(servers.names()),
       inputSchema: z.object({
         tool_name: z.string().optional().describe('A name from list_callable_tools, e.g. mcp__fin__query.'),
         tool_names: z
@@ -79,7 +87,13 @@ export function createMcpServer(
     async (request) => {
       await registry.waitForInitialConnections(INITIAL_CONNECT_WAIT_MS)
       try {
-        return {content: [text(JSON.stringify(inspectTools(registry, request), null, 2))]}
+        const inspected = inspectTools(registry, request)
+        // Brief is brief (SPEC §5): a line a tool.
+        const shown =
+          request.brief === true && Array.isArray(inspected)
+            ? briefText(inspected)
+            : JSON.stringify(inspected, null, 2)
+        return {content: [text(shown)]}
       } catch (error) {
         if (!(error instanceof InspectError)) throw error
         return {isError: true, content: [text(error.message)]}
@@ -89,6 +103,17 @@ export function createMcpServer(
 
   registerExecuteProgram(server, runtime, logger, upstream)
 
+  if (catalogue) {
+    // A server's tools changed: the client lists ours again and reads the counts anew.
+    const stop = catalogue.onChange(() => {
+      listTool.update({description: listCallableToolsDescription(servers.counts())})
+    })
+    const {onclose} = server.server
+    server.server.onclose = () => {
+      stop()
+      onclose?.()
+    }
+  }
   return server
 }
 

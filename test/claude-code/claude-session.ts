@@ -21,6 +21,7 @@ import {join} from 'node:path'
 import {vi} from 'vitest'
 import {stringify} from 'yaml'
 
+import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {commandLine, type Finished, spawnCollect} from '../helpers/processes.js'
 import {BIN} from '../helpers/serve.js'
 import {CLAUDE_BIN_DIR, testDependency} from '../helpers/test-deps.js'
@@ -31,7 +32,12 @@ const HOOK = join(import.meta.dirname, 'elicitation-hook.mjs')
 const SERVERS = {
   fs: testDependency('@modelcontextprotocol/server-filesystem/dist/index.js'),
   everything: testDependency('@modelcontextprotocol/server-everything/dist/index.js'),
+  memory: testDependency('@modelcontextprotocol/server-memory/dist/index.js'),
+  /** Our fixture server (as `slow`), taking 10 s to start. */
+  slow: '',
 }
+/** How long the `slow` server takes to start. */
+export const SLOW_START_MS = 10_000
 
 /** The protocol revisions Claude Code speaks: its default (when the probe is answered in time) and legacy. */
 export const ERAS = ['2026-07-28', '2025-11-25'] as const
@@ -52,10 +58,16 @@ export interface SessionOptions {
    * given the data directory the downstream filesystem server serves.
    */
   programs: (dataDir: string) => string[]
-  /** Downstream servers in ptc-mcp's config: `fs` (server-filesystem on the data directory), `everything`. */
+  /**
+   * Downstream servers in ptc-mcp's config: `fs` (server-filesystem on the data directory),
+   * `everything`, `memory` (server-memory, its file in the data directory), `slow` (our fixture,
+   * SLOW_START_MS to start).
+   */
   servers?: Array<keyof typeof SERVERS>
   /** ptc-mcp's whole config instead (given the data directory); `servers` is then unused. */
   config?: (dataDir: string) => Record<string, unknown>
+  /** The model's turns, instead of a ToolSearch for execute_program and one call per program. */
+  turns?: (dataDir: string) => Turn[]
   /** Files to create in the data directory before the session. */
   files?: Record<string, string>
   /** Installs an accepting Elicitation hook (user settings) answering these form properties. */
@@ -67,7 +79,7 @@ export interface SessionOptions {
    * its servers); default: a new one inside the session's directory.
    */
   home?: string
-  /** More of Claude Code's environment (serve inherits it), e.g. MAX_MCP_OUTPUT_TOKENS. */
+  /** More of Claude Code's environment (its stdio servers, serve among them, inherit it), e.g. MAX_MCP_OUTPUT_TOKENS. */
   env?: Record<string, string>
   /**
    * Keep Claude Code's stdin open (stream-json input, as an SDK host does) until `until` holds
@@ -118,11 +130,18 @@ function script(programs: string[]): Turn[] {
 /** ptc-mcp's config: the shipped defaults, and the downstream servers asked for. */
 function ptcConfig(servers: Array<keyof typeof SERVERS>, dataDir: string): Record<string, unknown> {
   return {
-    servers: servers.map((name) => ({
-      name,
-      command: process.execPath,
-      args: name === 'fs' ? [SERVERS.fs, dataDir] : [SERVERS[name]],
-    })),
+    servers: servers.map((name) => {
+      if (name === 'slow')
+        return {name, ...fixtureCommand(['--name', name, '--delay-start-ms', `${SLOW_START_MS}`])}
+      if (name === 'memory')
+        return {
+          name,
+          command: process.execPath,
+          args: [SERVERS.memory],
+          env: {MEMORY_FILE_PATH: join(dataDir, 'memory.jsonl')},
+        }
+      return {name, command: process.execPath, args: name === 'fs' ? [SERVERS.fs, dataDir] : [SERVERS[name]]}
+    }),
   }
 }
 
@@ -298,7 +317,7 @@ export async function runClaudeSession(options: SessionOptions): Promise<Session
     mkdirSync(join(projectDir, '.claude'))
     writeFileSync(join(projectDir, '.claude', 'settings.json'), JSON.stringify(options.projectSettings))
   }
-  const api = await startFakeMessagesApi(script(options.programs(dataDir)))
+  const api = await startFakeMessagesApi(options.turns?.(dataDir) ?? script(options.programs(dataDir)))
   const cleanup = async (): Promise<void> => {
     await api.close()
     rmSync(dir, {recursive: true, force: true})

@@ -391,15 +391,15 @@ const cases = (): Case[] => [
   },
   // --- missing await (SPEC §6 hints)
   {
-    name: 'a result used without await: the call and its line named',
+    name: 'a result used without await: the call and its line named before anything runs',
     code: 'r = mcp__fx__add(a=1, b=2)\nprint(r["sum"])',
     ok: false,
     error:
-      /TypeError: 'coroutine' object is not subscriptable\nhint: .*add await:\n {2}line 1: mcp__fx__add\(\.\.\.\) was never awaited: write `await mcp__fx__add\(\.\.\.\)`$/,
+      /^PreflightError: 1 problem .*\n {2}line 1: mcp__fx__add\(\): never awaited, so r would be a coroutine, not the result: write `r = await mcp__fx__add\(\.\.\.\)`/,
   },
   {
-    name: '.get() on a coroutine',
-    code: 'r = mcp__fs__read_text_file(path="/x")\nprint(r.get("content"))',
+    name: '.get() on a coroutine the preflight check cannot see (taken from a list)',
+    code: 'r = [mcp__fs__read_text_file(path="/x")][0]\nprint(r.get("content"))',
     ok: false,
     error:
       /AttributeError: 'coroutine' object has no attribute 'get'\nhint: .*\n {2}line 1: mcp__fs__read_text_file\(\.\.\.\) was never awaited/,
@@ -414,7 +414,7 @@ const cases = (): Case[] => [
   {
     name: 'len() of a coroutine, and a coroutine passed on as an argument',
     code: py([
-      'r = mcp__fx__text_json()',
+      'r = [mcp__fx__text_json()][0]',
       'try:',
       '    print(len(r))',
       'except TypeError as e:',
@@ -831,12 +831,10 @@ describe('list_callable_tools and inspect_tool (SPEC §5)', () => {
     expect(many[0]!.signature).toBe(
       'await mcp__fs__read_text_file(*, path: str, tail: float | None = None, head: float | None = None) -> {"content": str}',
     )
-    const brief = JSON.parse(
-      resultText(await serve.callTool('inspect_tool', {tool_names: 'mcp__fx__*', brief: true})),
-    ) as {
-      name: string
-    }[]
-    expect(brief.length).toBeGreaterThan(10)
+    // Brief: a header with the prefix, then a line a tool (SPEC §5).
+    const brief = resultText(await serve.callTool('inspect_tool', {tool_names: 'mcp__fx__*', brief: true}))
+    expect(brief.split('\n')[0]).toBe('mcp__fx__<name>(...): await, keywords only')
+    expect(brief.split('\n').filter((line) => /^\w+\(.*\) -> /.test(line)).length).toBeGreaterThan(10)
     const unknown = toolResult(await serve.callTool('inspect_tool', {tool_name: 'mcp__fs__read_txt_file'}))
     expect(unknown.isError).toBe(true)
   })

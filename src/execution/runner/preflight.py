@@ -104,6 +104,38 @@ def _never_awaited(call: ast.Call, parent: ast.AST | None) -> bool:
     )
 
 
+def _name_loads(tree: ast.AST, parents: dict[ast.AST, ast.AST]) -> dict[str, list[tuple[ast.AST, Any]]]:
+    """Every read of each name, with the node it is read in."""
+    loads: dict[str, list[tuple[ast.AST, Any]]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            loads.setdefault(node.id, []).append((node, parents.get(node)))
+    return loads
+
+
+def _await_problem(
+    name: str, call: ast.Call, parent: ast.AST | None, loads: dict[str, list[tuple[ast.AST, Any]]]
+) -> str | None:
+    """Why the coroutine of an async call is certainly never awaited, or None. `x = load("k")` counts
+    when no read of `x` anywhere may await it (each is dropped, printed, indexed...): a name that is
+    awaited, passed to a function of the program's or kept in a list is left to run time."""
+    if _never_awaited(call, parent):
+        return f"never awaited, so it would never run: write `await {name}(...)`"
+    target = None
+    if isinstance(parent, ast.Assign) and parent.value is call and len(parent.targets) == 1:
+        target = parent.targets[0]
+    elif isinstance(parent, ast.AnnAssign) and parent.value is call:
+        target = parent.target
+    if not isinstance(target, ast.Name):
+        return None
+    if all(_never_awaited(node, node_parent) for node, node_parent in loads.get(target.id, [])):  # type: ignore[arg-type]
+        return (
+            f"never awaited, so {target.id} would be a coroutine, not the result:"
+            f" write `{target.id} = await {name}(...)`"
+        )
+    return None
+
+
 def _literal(node: ast.AST) -> Any:
     """The JSON value of a literal argument, `_UNKNOWN` when it is computed at run time; an
     f-string is a str of unknown value (`str`)."""
@@ -315,6 +347,7 @@ def check(source: str, program_globals: dict[str, Any], spec: Any) -> str | None
     unknown = spec.get("unknown") if isinstance(spec.get("unknown"), dict) else {}
     bound, dynamic = _bound_names(tree)
     parents = _parents(tree)
+    loads = _name_loads(tree, parents)
     report = _Report()
     reported_unknown = set()
     for node in ast.walk(tree):
@@ -335,8 +368,9 @@ def check(source: str, program_globals: dict[str, Any], spec: Any) -> str | None
             spec_of = tools[name]
             signature = spec_of.get("signature") if isinstance(spec_of.get("signature"), str) else None
             problems = _tool_call_problems(node, spec_of)
-            if _never_awaited(node, parent):
-                problems.append(f"never awaited, so it would never run: write `await {name}(...)`")
+            unawaited = _await_problem(name, node, parent, loads)
+            if unawaited:
+                problems.append(unawaited)
             report.add_call(line, name, problems, signature)
         elif name in program_globals and not name.startswith("mcp__"):
             helper = program_globals[name]
@@ -344,8 +378,9 @@ def check(source: str, program_globals: dict[str, Any], spec: Any) -> str | None
                 continue
             problems, signature = _helper_call_problems(name, node, helper)
             is_async = inspect.iscoroutinefunction(helper)
-            if is_async and _never_awaited(node, parent):
-                problems.append(f"never awaited, so it would never run: write `await {name}(...)`")
+            unawaited = _await_problem(name, node, parent, loads) if is_async else None
+            if unawaited:
+                problems.append(unawaited)
             elif not is_async and isinstance(parent, ast.Await):
                 problems.append(f"is not async: call it without await, `{name}(...)`")
             report.add_call(line, name, problems, signature)
