@@ -4,6 +4,7 @@ import {readFile} from 'node:fs/promises'
 import {BaseCommand} from '../cli/base-command.js'
 import {showConnectProgress} from '../cli/connect-progress.js'
 import {CANCELLED_HEADER, formatCancelled} from '../cli/display.js'
+import {EXAMPLE_CONFIG, exampleProgram} from '../cli/help-examples.js'
 import {EXIT_INTERRUPTED, onInterrupt} from '../cli/interrupt.js'
 import {APPROVE_ALL, TerminalPrompter} from '../cli/terminal-prompter.js'
 import {serversNamedBy} from '../execution/program-servers.js'
@@ -21,10 +22,10 @@ export default class Run extends BaseCommand {
     'Prints what execute_program returns to the model. Exit code 1 when the program failed, 3 when the sandbox is unavailable. Ctrl-C stops the program, prints what it had printed and [Script execution cancelled], and exits 130.'
   static override enableJsonFlag = true
   static override examples = [
-    '<%= config.bin %> run --config examples/config.yaml examples/programs/revenue-trend.py',
-    'echo "print(await list_callable_tools())" | <%= config.bin %> run --config examples/config.yaml -',
-    '<%= config.bin %> run --config examples/config.yaml examples/programs/ledger-summary.py --json',
-    '<%= config.bin %> run --config examples/config.yaml examples/programs/revenue-trend.py --yes',
+    `<%= config.bin %> run --config ${EXAMPLE_CONFIG} ${exampleProgram('revenue-trend.py')}`,
+    `echo "print(await list_callable_tools())" | <%= config.bin %> run --config ${EXAMPLE_CONFIG} -`,
+    `<%= config.bin %> run --config ${EXAMPLE_CONFIG} ${exampleProgram('ledger-summary.py')} --json`,
+    `<%= config.bin %> run --config ${EXAMPLE_CONFIG} ${exampleProgram('revenue-trend.py')} --yes`,
   ]
   static override flags = {
     raw: Flags.boolean({

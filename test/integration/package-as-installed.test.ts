@@ -7,15 +7,7 @@
 import {Client} from '@modelcontextprotocol/client'
 import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
 import {execFileSync} from 'node:child_process'
-import {
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs'
+import {mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -106,6 +98,17 @@ describe('the package as installed from its tarball', () => {
     writeFileSync(program, 'print(1)\n')
     const result = await succeed(bin, ['run', program], {cwd: app, env})
     expect(result.stdout).toMatch(/^\[Script executed successfully\]\n1\n$/)
+  })
+
+  it("runs the first example of run --help, from the package's own examples", async () => {
+    const help = await succeed(bin, ['run', '--help'], {cwd: app, env})
+    const line = help.stdout
+      .split('\n')
+      .map((text) => text.trim())
+      .find((text) => text.startsWith('$ ptc-mcp run '))
+    expect(line).toBeDefined()
+    const result = await succeed('sh', ['-c', line!.replace(/^\$ ptc-mcp /, `${bin} `)], {cwd: app, env})
+    expect(result.stdout).toContain('[Script executed successfully]')
   })
 
   it('serves over stdio', async () => {
