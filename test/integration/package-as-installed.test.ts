@@ -103,6 +103,7 @@ describe('the package as installed from its tarball', () => {
   it("runs the first example of run --help, from the package's own examples", async () => {
     const help = await succeed(bin, ['run', '--help'], {cwd: app, env})
     const line = help.stdout
+      .slice(help.stdout.indexOf('EXAMPLES'))
       .split('\n')
       .map((text) => text.trim())
       .find((text) => text.startsWith('$ ptc-mcp run '))
