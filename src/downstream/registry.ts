@@ -260,6 +260,11 @@ export class ToolRegistry implements ToolHost {
     return this.serverStatus().find((s) => s.name === name)
   }
 
+  /** A server's bound on one connection attempt (its connect_timeout_seconds), undefined for an unknown one. */
+  connectTimeoutMs(name: string): number | undefined {
+    return this.supervisors.find((s) => s.name === name)?.startTimeoutMs
+  }
+
   /** Why a server's last connection attempt failed, as a kind (null when connected, unknown or never failed). */
   connectFailure(name: string): ConnectFailure | null {
     return this.supervisors.find((s) => s.name === name)?.lastFailure ?? null
