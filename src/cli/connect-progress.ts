@@ -15,6 +15,7 @@ export async function showConnectProgress(
   registry: ToolRegistry,
   waitMs: number,
   quiet: boolean,
+  stopped?: AbortSignal,
 ): Promise<void> {
   const servers = registry.serverStatus()
   if (quiet || !process.stderr.isTTY || servers.length === 0) {
@@ -28,6 +29,7 @@ export async function showConnectProgress(
       async task(_ctx: unknown, task: {title: string; skip(message: string): void}) {
         const status = await registry.firstAttempt(server.name)
         if (status?.connected) task.title = `${server.name}: ${counted(status.tools, 'tool')}`
+        else if (stopped?.aborted) task.skip(`${server.name}: still connecting when Ctrl-C stopped the run`)
         else task.skip(unavailableLine(server.name, status?.lastError, registry.connectFailure(server.name)))
       },
     })),

@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {readFile} from 'node:fs/promises'
 
 import {BaseCommand} from '../cli/base-command.js'
+import {callsWaitedFor, serversWaitedFor} from '../cli/cancel-waiting.js'
 import {showConnectProgress} from '../cli/connect-progress.js'
 import {CANCELLED_HEADER, formatCancelled} from '../cli/display.js'
 import {EXAMPLE_CONFIG, exampleProgram} from '../cli/help-examples.js'
@@ -74,15 +75,18 @@ export default class Run extends BaseCommand {
     try {
       const ready = Promise.all([
         runtime.engine(),
-        showConnectProgress(runtime.registry, CLI_CONNECT_WAIT_MS, this.jsonEnabled()),
+        showConnectProgress(runtime.registry, CLI_CONNECT_WAIT_MS, this.jsonEnabled(), interrupt.signal),
       ])
       // Ctrl-C while servers connect or Python starts: nothing ran, nothing to wait for.
       const engine = await Promise.race([ready.then(([ready]) => ready), interrupt.stopped.then(() => null)])
       if (engine === null) {
         ready.catch(() => {})
-        if (!this.jsonEnabled()) this.log(CANCELLED_HEADER)
+        const {registry} = runtime
+        const waited = serversWaitedFor(registry.serverStatus(), (name) => registry.connectTimeoutMs(name))
+        if (!this.jsonEnabled())
+          this.log(waited === undefined ? CANCELLED_HEADER : `${CANCELLED_HEADER}\n${waited}`)
         process.exitCode = EXIT_INTERRUPTED
-        return NOTHING_RAN
+        return waited === undefined ? NOTHING_RAN : {...NOTHING_RAN, error: `${NOTHING_RAN.error}: ${waited}`}
       }
       const started = performance.now()
       const prompter = flags.yes ? APPROVE_ALL : new TerminalPrompter()
@@ -97,7 +101,10 @@ export default class Run extends BaseCommand {
       if (flags.state !== undefined) writeStateFile(flags.state, state)
       const cancelled = interrupt.signal.aborted
       if (!this.jsonEnabled()) {
-        const text = cancelled ? formatCancelled(outcome, performance.now() - started) : outcome.text
+        const elapsed = performance.now() - started
+        const text = cancelled
+          ? formatCancelled(outcome, elapsed, callsWaitedFor(outcome.tool_calls))
+          : outcome.text
         this.log(flags.raw || !process.stdout.isTTY ? text : terminalSafe(text))
         for (const path of outcome.shownImageFiles ?? []) this.log(`[shown image: ${path}]`)
       }
