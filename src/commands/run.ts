@@ -1,12 +1,15 @@
 import {Args, Flags} from '@oclif/core'
 import {readFile} from 'node:fs/promises'
 
+import type {RunOutcome} from '../execution/engine.js'
+
 import {BaseCommand} from '../cli/base-command.js'
 import {callsWaitedFor, serversWaitedFor} from '../cli/cancel-waiting.js'
 import {showConnectProgress} from '../cli/connect-progress.js'
 import {CANCELLED_HEADER, formatCancelled} from '../cli/display.js'
 import {EXAMPLE_CONFIG, exampleProgram} from '../cli/help-examples.js'
 import {EXIT_INTERRUPTED, onInterrupt} from '../cli/interrupt.js'
+import {LiveOutput} from '../cli/live-output.js'
 import {APPROVE_ALL, TerminalPrompter} from '../cli/terminal-prompter.js'
 import {serversNamedBy} from '../execution/program-servers.js'
 import {readStateFile, writeStateFile} from '../execution/state-file.js'
@@ -81,31 +84,27 @@ export default class Run extends BaseCommand {
       const engine = await Promise.race([ready.then(([ready]) => ready), interrupt.stopped.then(() => null)])
       if (engine === null) {
         ready.catch(() => {})
-        const {registry} = runtime
-        const waited = serversWaitedFor(registry.serverStatus(), (name) => registry.connectTimeoutMs(name))
-        if (!this.jsonEnabled())
-          this.log(waited === undefined ? CANCELLED_HEADER : `${CANCELLED_HEADER}\n${waited}`)
-        process.exitCode = EXIT_INTERRUPTED
-        return waited === undefined ? NOTHING_RAN : {...NOTHING_RAN, error: `${NOTHING_RAN.error}: ${waited}`}
+        return this.cancelledBeforeStart(runtime)
       }
       const started = performance.now()
       const prompter = flags.yes ? APPROVE_ALL : new TerminalPrompter()
       const state = await runtime.session()
       if (flags.state !== undefined) readStateFile(flags.state, state)
+      // On a terminal the output is shown as it comes; the outcome then follows it.
+      const live = this.jsonEnabled() ? undefined : liveOutput(flags.raw)
       const outcome = await engine.run(code, {
         signal: interrupt.signal,
         prompter,
         keepShownImages: true,
         state,
+        onOutput: live?.onOutput,
       })
       if (flags.state !== undefined) writeStateFile(flags.state, state)
       const cancelled = interrupt.signal.aborted
       if (!this.jsonEnabled()) {
-        const elapsed = performance.now() - started
-        const text = cancelled
-          ? formatCancelled(outcome, elapsed, callsWaitedFor(outcome.tool_calls))
-          : outcome.text
-        this.log(flags.raw || !process.stdout.isTTY ? text : terminalSafe(text))
+        const text = finalText(outcome, cancelled, performance.now() - started, live !== undefined)
+        const gap = live?.end() ?? ''
+        this.log(gap + (flags.raw || !process.stdout.isTTY ? text : terminalSafe(text)))
         for (const path of outcome.shownImageFiles ?? []) this.log(`[shown image: ${path}]`)
       }
       if (!outcome.ok) process.exitCode = cancelled ? EXIT_INTERRUPTED : 1
@@ -116,6 +115,21 @@ export default class Run extends BaseCommand {
       interrupt.dispose()
     }
   }
+
+  /** Ctrl-C while servers connected or Python started: nothing ran; says what was waited for. */
+  private cancelledBeforeStart(runtime: Runtime): StructuredOutcome {
+    const {registry} = runtime
+    const waited = serversWaitedFor(registry.serverStatus(), (name) => registry.connectTimeoutMs(name))
+    if (!this.jsonEnabled())
+      this.log(waited === undefined ? CANCELLED_HEADER : `${CANCELLED_HEADER}\n${waited}`)
+    process.exitCode = EXIT_INTERRUPTED
+    return waited === undefined ? NOTHING_RAN : {...NOTHING_RAN, error: `${NOTHING_RAN.error}: ${waited}`}
+  }
+}
+
+/** On a terminal, the program's output is shown as it comes. */
+function liveOutput(raw: boolean): LiveOutput | undefined {
+  return process.stdout.isTTY ? new LiveOutput((text) => process.stdout.write(text), raw) : undefined
 }
 
 const NOTHING_RAN: StructuredOutcome = {
@@ -127,6 +141,13 @@ const NOTHING_RAN: StructuredOutcome = {
   trace: '',
   tool_calls: {counts: {}, failed: [], calls: []},
   sandbox: '',
+}
+
+/** What run prints of an outcome: all of it, or what follows the output when it was shown live. */
+function finalText(outcome: RunOutcome, cancelled: boolean, elapsedMs: number, outputShown: boolean): string {
+  const waited = callsWaitedFor(outcome.tool_calls)
+  if (cancelled) return formatCancelled(outputShown ? {...outcome, output: ''} : outcome, elapsedMs, waited)
+  return outputShown ? outcome.afterOutput : outcome.text
 }
 
 /** The servers the program names, and those `--server` adds (each must be configured). */

@@ -56,6 +56,8 @@ export interface OutcomeTextParts {
   trace: string
   /** The whole text (SPEC §8). */
   text: string
+  /** The text without the program's output, for a reader who saw the output as it came (`run` on a terminal). */
+  afterOutput: string
 }
 
 /** The text `execute_program` returns and `run` prints (SPEC §8). */
@@ -67,12 +69,18 @@ export function formatOutcome(summary: OutcomeSummary): string {
 export function outcomeTextParts(summary: OutcomeSummary): OutcomeTextParts {
   const status = summary.ok ? SUCCESS_HEADER : FAILURE_HEADER
   const lines: string[] = [status]
+  const afterOutput: string[] = [status]
   const output = withoutFinalNewline(summary.output)
   if (summary.ok) {
     lines.push(output === '' ? NO_OUTPUT : output)
-    if (summary.hasResult) lines.push(RESULT_SEPARATOR, JSON.stringify(summary.result ?? null, null, 2))
+    if (summary.hasResult) {
+      const result = [RESULT_SEPARATOR, JSON.stringify(summary.result ?? null, null, 2)]
+      lines.push(...result)
+      afterOutput.push(...result)
+    }
   } else {
     lines.push(summary.error ?? 'unknown error')
+    afterOutput.push(summary.error ?? 'unknown error')
     if (output !== '') lines.push(OUTPUT_BEFORE_ERROR, output)
   }
   const files = summary.keptFiles ? keptFilesLines(summary.keptFiles) : []
@@ -86,6 +94,7 @@ export function outcomeTextParts(summary: OutcomeSummary): OutcomeTextParts {
     files: files.join('\n'),
     trace: trace.join('\n'),
     text: [...lines, ...files, ...trace].join('\n'),
+    afterOutput: [...afterOutput, ...files, ...trace].join('\n'),
   }
 }
 
