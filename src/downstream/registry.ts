@@ -205,7 +205,7 @@ export class ToolRegistry implements ToolHost {
           const forMs = Date.now() - Date.parse(s.status().since)
           return {name: s.name, reason: s.reason, starting: {forMs, upToMs: s.startTimeoutMs}}
         }),
-      ...this.unusable.map(({name, reason}) => ({name, reason})),
+      ...this.unusable.map(({name, reason}) => ({name, reason, unusable: true as const})),
     ]
   }
 
