@@ -32,7 +32,17 @@ const layerZones = LAYERS.flatMap((floor, level) =>
 )
 
 export default [
-  {ignores: ['dist/', 'node_modules/', '.test-deps/', 'scratch/', 'coverage/', 'oclif.manifest.json']},
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      '.test-deps/',
+      'scratch/',
+      'coverage/',
+      'oclif.manifest.json',
+      'plugin/server/',
+    ],
+  },
   ...oclif,
   {
     rules: {

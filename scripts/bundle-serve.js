@@ -5,35 +5,18 @@
 // but runs only when imported. One CommonJS file is what src/cli/serve-bundle.ts can give a V8
 // code cache on Node 20 (which has none for modules).
 import {build} from 'esbuild'
-import {readFile, rm} from 'node:fs/promises'
+import {rm} from 'node:fs/promises'
 import {dirname, join, relative, sep} from 'node:path'
 import {fileURLToPath} from 'node:url'
+
+import {ownModuleUrls} from './own-module-urls.js'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const outdir = join(root, 'dist', 'serve')
 await rm(outdir, {recursive: true, force: true})
 
-/**
- * Our modules find the files they ship beside them (Python, package.json) from `import.meta.url`,
- * which CommonJS has not: each module's own URL is rebuilt from the bundle's directory.
- */
-const ownModuleUrls = {
-  name: 'own-module-urls',
-  setup(bundle) {
-    bundle.onLoad({filter: /[/\\]dist[/\\].*\.js$/}, async ({path}) => {
-      const source = await readFile(path, 'utf8')
-      if (!source.includes('import.meta.url')) return
-      const fromBundle = relative(outdir, path).split(sep).join('/')
-      return {
-        contents: source.replaceAll(
-          'import.meta.url',
-          `require('node:url').pathToFileURL(require('node:path').join(__dirname, ${JSON.stringify(fromBundle)})).href`,
-        ),
-        loader: 'js',
-      }
-    })
-  },
-}
+// Each module's own URL, as if it were still in dist/ beside the bundle's folder.
+const ownUrls = ownModuleUrls(/[/\\]dist[/\\].*\.js$/, (path) => relative(outdir, path).split(sep).join('/'))
 
 const result = await build({
   entryPoints: [join(root, 'dist', 'cli', 'serve-fast-path.js')],
@@ -44,7 +27,7 @@ const result = await build({
   target: 'node20',
   // Only on a failure before serving (printed as oclif prints it): resolved from node_modules then.
   external: ['@oclif/core'],
-  plugins: [ownModuleUrls],
+  plugins: [ownUrls],
   minify: process.env.PTC_BUNDLE_MINIFY !== '0',
   metafile: true,
   logLevel: 'warning',

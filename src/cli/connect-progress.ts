@@ -1,8 +1,10 @@
 import {Listr, ListrLogger, ProcessOutput} from 'listr2'
 
+import type {ConnectFailure} from '../downstream/failure.js'
 import type {ToolRegistry} from '../downstream/registry.js'
 
 import {counted} from '../shared/plural.js'
+import {formatSeconds} from '../shared/seconds.js'
 import {ensureTerminalWidth} from './terminal-width.js'
 
 /**
@@ -13,6 +15,7 @@ export async function showConnectProgress(
   registry: ToolRegistry,
   waitMs: number,
   quiet: boolean,
+  stopped?: AbortSignal,
 ): Promise<void> {
   const servers = registry.serverStatus()
   if (quiet || !process.stderr.isTTY || servers.length === 0) {
@@ -22,11 +25,12 @@ export async function showConnectProgress(
   ensureTerminalWidth()
   const tasks = new Listr(
     servers.map((server) => ({
-      title: `Connecting to ${server.name} (${server.transport})`,
+      title: connectingTitle(server.name, server.transport, registry.connectTimeoutMs(server.name)),
       async task(_ctx: unknown, task: {title: string; skip(message: string): void}) {
         const status = await registry.firstAttempt(server.name)
         if (status?.connected) task.title = `${server.name}: ${counted(status.tools, 'tool')}`
-        else task.skip(`${server.name}: unavailable (${status?.lastError ?? 'still connecting'})`)
+        else if (stopped?.aborted) task.skip(`${server.name}: still connecting when Ctrl-C stopped the run`)
+        else task.skip(unavailableLine(server.name, status?.lastError, registry.connectFailure(server.name)))
       },
     })),
     {
@@ -40,4 +44,19 @@ export async function showConnectProgress(
     },
   )
   await tasks.run()
+}
+
+/** `Connecting to fs (stdio, up to 120s)`: the server, and how long its first attempt may take. */
+export function connectingTitle(name: string, transport: string, timeoutMs: number | undefined): string {
+  return `Connecting to ${name} (${transport}${timeoutMs === undefined ? '' : `, up to ${formatSeconds(timeoutMs)}`})`
+}
+
+/** Why a server is unavailable; after a timeout, with the fix (a first start may need a longer one). */
+export function unavailableLine(
+  name: string,
+  lastError: null | string | undefined,
+  failure: ConnectFailure | null,
+): string {
+  const line = `${name}: unavailable (${lastError ?? 'still connecting'})`
+  return failure?.kind === 'timeout' ? `${line}: ${failure.fix}` : line
 }

@@ -112,11 +112,12 @@ export const CANCELLED_HEADER = '[Script execution cancelled]'
  * What `run` prints after Ctrl-C: what the program had printed, the cancellation, then the trace
  * line when calls were made. `elapsedMs` is measured by the caller (the engine reports none).
  */
-export function formatCancelled(outcome: RunOutcome, elapsedMs: number): string {
+export function formatCancelled(outcome: RunOutcome, elapsedMs: number, waited?: string): string {
   const output = outcome.output.endsWith('\n') ? outcome.output.slice(0, -1) : outcome.output
   return [
     ...(output === '' ? [] : [output]),
     CANCELLED_HEADER,
+    ...(waited === undefined ? [] : [waited]),
     ...traceLines(outcome.tool_calls, elapsedMs),
   ].join('\n')
 }

@@ -1,6 +1,7 @@
 import {BaseCommand} from '../cli/base-command.js'
 import {formatCheck} from '../cli/display.js'
 import {runChecksWithProgress} from '../cli/doctor-progress.js'
+import {EXAMPLE_CONFIG} from '../cli/help-examples.js'
 import {EXIT_INTERRUPTED, onInterrupt} from '../cli/interrupt.js'
 import {type CheckResult, doctorChecks, runChecks} from '../doctor/checks.js'
 import {EXIT} from '../shared/errors.js'
@@ -18,7 +19,7 @@ export default class Doctor extends BaseCommand {
   static override enableJsonFlag = true
   static override examples = [
     '<%= config.bin %> doctor',
-    '<%= config.bin %> doctor --config examples/config.yaml --json',
+    `<%= config.bin %> doctor --config ${EXAMPLE_CONFIG} --json`,
   ]
 
   async run(): Promise<DoctorResult> {

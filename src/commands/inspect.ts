@@ -2,6 +2,7 @@ import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../cli/base-command.js'
 import {formatToolDescription} from '../cli/display.js'
+import {EXAMPLE_CONFIG} from '../cli/help-examples.js'
 import {openConnectedRuntime} from '../cli/open-runtime.js'
 import {describeTool, type ToolDescription, withApprovalNote} from '../downstream/inspect.js'
 import {lookupTool} from '../downstream/tool-lookup.js'
@@ -11,7 +12,7 @@ export default class Inspect extends BaseCommand {
   static override summary = 'Show one tool: description, schemas and the Python call signature.'
   static override enableJsonFlag = true
   static override examples = [
-    '<%= config.bin %> inspect mcp__finance__get_income_statements --config examples/config.yaml',
+    `<%= config.bin %> inspect mcp__finance__get_income_statements --config ${EXAMPLE_CONFIG}`,
   ]
   static override args = {
     tool: Args.string({description: 'Namespaced tool name, as printed by "ptc-mcp list".', required: true}),

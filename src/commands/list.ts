@@ -5,6 +5,7 @@ import type {ServerStatus, ToolInfo} from '../downstream/types.js'
 
 import {BaseCommand} from '../cli/base-command.js'
 import {formatHiddenTools, formatServerStatus, formatToolTable} from '../cli/display.js'
+import {EXAMPLE_CONFIG} from '../cli/help-examples.js'
 import {formatOAuthLines} from '../cli/oauth-display.js'
 import {openConnectedRuntime} from '../cli/open-runtime.js'
 import {type OAuthServerState, oauthStates} from '../oauth/status.js'
@@ -33,7 +34,7 @@ export default class List extends BaseCommand {
   static override enableJsonFlag = true
   static override examples = [
     '<%= config.bin %> list',
-    '<%= config.bin %> list --config examples/config.yaml --server finance --json',
+    `<%= config.bin %> list --config ${EXAMPLE_CONFIG} --server finance --json`,
   ]
   static override flags = {
     server: Flags.string({summary: 'Only this server (its config name).'}),

@@ -1,10 +1,15 @@
 import {Args, Flags} from '@oclif/core'
 import {readFile} from 'node:fs/promises'
 
+import type {RunOutcome} from '../execution/engine.js'
+
 import {BaseCommand} from '../cli/base-command.js'
+import {callsWaitedFor, serversWaitedFor} from '../cli/cancel-waiting.js'
 import {showConnectProgress} from '../cli/connect-progress.js'
 import {CANCELLED_HEADER, formatCancelled} from '../cli/display.js'
+import {EXAMPLE_CONFIG, exampleProgram} from '../cli/help-examples.js'
 import {EXIT_INTERRUPTED, onInterrupt} from '../cli/interrupt.js'
+import {LiveOutput} from '../cli/live-output.js'
 import {APPROVE_ALL, TerminalPrompter} from '../cli/terminal-prompter.js'
 import {serversNamedBy} from '../execution/program-servers.js'
 import {readStateFile, writeStateFile} from '../execution/state-file.js'
@@ -21,10 +26,10 @@ export default class Run extends BaseCommand {
     'Prints what execute_program returns to the model. Exit code 1 when the program failed, 3 when the sandbox is unavailable. Ctrl-C stops the program, prints what it had printed and [Script execution cancelled], and exits 130.'
   static override enableJsonFlag = true
   static override examples = [
-    '<%= config.bin %> run --config examples/config.yaml examples/programs/revenue-trend.py',
-    'echo "print(await list_callable_tools())" | <%= config.bin %> run --config examples/config.yaml -',
-    '<%= config.bin %> run --config examples/config.yaml examples/programs/ledger-summary.py --json',
-    '<%= config.bin %> run --config examples/config.yaml examples/programs/revenue-trend.py --yes',
+    `<%= config.bin %> run --config ${EXAMPLE_CONFIG} ${exampleProgram('revenue-trend.py')}`,
+    `echo "print(await list_callable_tools())" | <%= config.bin %> run --config ${EXAMPLE_CONFIG} -`,
+    `<%= config.bin %> run --config ${EXAMPLE_CONFIG} ${exampleProgram('ledger-summary.py')} --json`,
+    `<%= config.bin %> run --config ${EXAMPLE_CONFIG} ${exampleProgram('revenue-trend.py')} --yes`,
   ]
   static override flags = {
     raw: Flags.boolean({
@@ -73,31 +78,33 @@ export default class Run extends BaseCommand {
     try {
       const ready = Promise.all([
         runtime.engine(),
-        showConnectProgress(runtime.registry, CLI_CONNECT_WAIT_MS, this.jsonEnabled()),
+        showConnectProgress(runtime.registry, CLI_CONNECT_WAIT_MS, this.jsonEnabled(), interrupt.signal),
       ])
       // Ctrl-C while servers connect or Python starts: nothing ran, nothing to wait for.
       const engine = await Promise.race([ready.then(([ready]) => ready), interrupt.stopped.then(() => null)])
       if (engine === null) {
         ready.catch(() => {})
-        if (!this.jsonEnabled()) this.log(CANCELLED_HEADER)
-        process.exitCode = EXIT_INTERRUPTED
-        return NOTHING_RAN
+        return this.cancelledBeforeStart(runtime)
       }
       const started = performance.now()
       const prompter = flags.yes ? APPROVE_ALL : new TerminalPrompter()
       const state = await runtime.session()
       if (flags.state !== undefined) readStateFile(flags.state, state)
+      // On a terminal the output is shown as it comes; the outcome then follows it.
+      const live = this.jsonEnabled() ? undefined : liveOutput(flags.raw)
       const outcome = await engine.run(code, {
         signal: interrupt.signal,
         prompter,
         keepShownImages: true,
         state,
+        onOutput: live?.onOutput,
       })
       if (flags.state !== undefined) writeStateFile(flags.state, state)
       const cancelled = interrupt.signal.aborted
       if (!this.jsonEnabled()) {
-        const text = cancelled ? formatCancelled(outcome, performance.now() - started) : outcome.text
-        this.log(flags.raw || !process.stdout.isTTY ? text : terminalSafe(text))
+        const text = finalText(outcome, cancelled, performance.now() - started, live !== undefined)
+        const gap = live?.end() ?? ''
+        this.log(gap + (flags.raw || !process.stdout.isTTY ? text : terminalSafe(text)))
         for (const path of outcome.shownImageFiles ?? []) this.log(`[shown image: ${path}]`)
       }
       if (!outcome.ok) process.exitCode = cancelled ? EXIT_INTERRUPTED : 1
@@ -108,11 +115,33 @@ export default class Run extends BaseCommand {
       interrupt.dispose()
     }
   }
+
+  /** Ctrl-C while servers connected or Python started: nothing ran; says what was waited for. */
+  private cancelledBeforeStart(runtime: Runtime): StructuredOutcome {
+    const {registry} = runtime
+    const waited = serversWaitedFor(registry.serverStatus(), (name) => registry.connectTimeoutMs(name))
+    if (!this.jsonEnabled())
+      this.log(waited === undefined ? CANCELLED_HEADER : `${CANCELLED_HEADER}\n${waited}`)
+    process.exitCode = EXIT_INTERRUPTED
+    return waited === undefined ? NOTHING_RAN : {...NOTHING_RAN, error: `${NOTHING_RAN.error}: ${waited}`}
+  }
+}
+
+/** On a terminal, the program's output is shown as it comes. */
+function liveOutput(raw: boolean): LiveOutput | undefined {
+  return process.stdout.isTTY ? new LiveOutput((text) => process.stdout.write(text), raw) : undefined
 }
 
 const NOTHING_RAN: StructuredOutcome = {
   ok: false,
   error: 'CancelledError: interrupted (Ctrl-C) before the program started',
+}
+
+/** What run prints of an outcome: all of it, or what follows the output when it was shown live. */
+function finalText(outcome: RunOutcome, cancelled: boolean, elapsedMs: number, outputShown: boolean): string {
+  const waited = callsWaitedFor(outcome.tool_calls)
+  if (cancelled) return formatCancelled(outputShown ? {...outcome, output: ''} : outcome, elapsedMs, waited)
+  return outputShown ? outcome.afterOutput : outcome.text
 }
 
 /** The servers the program names, and those `--server` adds (each must be configured). */

@@ -1,11 +1,12 @@
 import {BaseCommand} from '../cli/base-command.js'
+import {EXAMPLE_CONFIG} from '../cli/help-examples.js'
 import {runServe} from '../mcp/serve.js'
 
 export default class Serve extends BaseCommand {
   static override summary = 'Run the MCP server on stdio (what Claude Code starts).'
   static override description = `Exposes list_callable_tools, inspect_tool and execute_program to the MCP client on stdin/stdout, and connects to the downstream servers of the config. Logs go to stderr. A config problem never stops it: a broken server entry makes that server unavailable (with the reason), and a file that cannot be used at all makes every tool call answer with the error and its fix.`
   static override examples = [
-    '<%= config.bin %> serve --config examples/config.yaml',
+    `<%= config.bin %> serve --config ${EXAMPLE_CONFIG}`,
     '<%= config.bin %> init   # prints the "claude mcp add" line that starts serve for this install',
   ]
 

@@ -1,6 +1,7 @@
 import {z} from 'zod'
 
 import {SANDBOX_SETTINGS} from '../sandbox/index.js'
+import {blockedPort} from '../shared/blocked-ports.js'
 import {isRecord} from '../shared/guards.js'
 import {
   DEFAULT_MAX_SCRATCH_BYTES,
@@ -128,6 +129,10 @@ const remoteServer = (transport: 'http' | 'sse', description: string) =>
       url: z
         .string()
         .refine(isHttpUrl, 'expected a URL (http:// or https://)')
+        .refine((url) => blockedPort(url) === undefined, {
+          error: (issue) =>
+            `port ${blockedPort(String(issue.input))} is one fetch never connects to (a blocked port of the Fetch standard): serve the endpoint on another port`,
+        })
         .describe('Endpoint URL (http:// or https://). ${VAR} expanded.'),
       headers: stringMap(
         'HTTP headers sent with every request, e.g. Authorization. Values: ${VAR} expanded.',

@@ -206,7 +206,7 @@ export class ToolRegistry implements ToolHost {
           const forMs = Date.now() - Date.parse(s.status().since)
           return {name: s.name, reason: s.reason, starting: {forMs, upToMs: s.startTimeoutMs}}
         }),
-      ...this.unusable.map(({name, reason}) => ({name, reason})),
+      ...this.unusable.map(({name, reason}) => ({name, reason, unusable: true as const})),
     ]
   }
 
@@ -274,6 +274,11 @@ export class ToolRegistry implements ToolHost {
   async firstAttempt(name: string): Promise<DownstreamServerStatus | undefined> {
     await this.supervisors.find((s) => s.name === name)?.firstAttempt
     return this.serverStatus().find((s) => s.name === name)
+  }
+
+  /** A server's bound on one connection attempt (its connect_timeout_seconds), undefined for an unknown one. */
+  connectTimeoutMs(name: string): number | undefined {
+    return this.supervisors.find((s) => s.name === name)?.startTimeoutMs
   }
 
   /** Why a server's last connection attempt failed, as a kind (null when connected, unknown or never failed). */

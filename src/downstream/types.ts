@@ -49,6 +49,8 @@ export interface UnavailableServer {
   reason: string
   /** Set while the server is on its first attempt: a call to it waits for it. */
   starting?: {forMs: number; upToMs: number}
+  /** Its config entry cannot be used as written: never started, never retried. */
+  unusable?: true
 }
 
 /** What went wrong with a tool call: Python's `ToolError.kind` (SPEC §6). */

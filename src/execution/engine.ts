@@ -76,6 +76,8 @@ export interface RunOptions {
   state?: SessionState
   /** Where the run's steps are timed (shared/steps.ts, opt-in); the child is asked for its own. */
   steps?: Steps
+  /** Each piece of the program's output as it arrives (`run` on a terminal shows it live). */
+  onOutput?: (chunk: Buffer) => void
 }
 
 /** Scratch directories left by servers that were killed are removed once per process. */
@@ -238,6 +240,7 @@ export class ProgramEngine {
           handlers: broker,
           session: {files: state.filesBefore, limits: sessionLimits(state.limits)},
           steps: options.steps,
+          onOutput: options.onOutput,
         },
       )
     } catch (error) {

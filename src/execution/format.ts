@@ -63,6 +63,8 @@ export interface OutcomeTextParts {
   trace: string
   /** The whole text (SPEC §8). */
   text: string
+  /** The text without the program's output, for a reader who saw the output as it came (`run` on a terminal). */
+  afterOutput: string
 }
 
 /** The text `execute_program` returns and `run` prints (SPEC §8). */
@@ -84,7 +86,8 @@ export function outcomeTextParts(summary: OutcomeSummary): OutcomeTextParts {
     ]
   }
   const parts = {status, files, trace: trace.join('\n')}
-  return {...parts, text: outcomeText({...summary, ...parts})}
+  const input = {...summary, ...parts}
+  return {...parts, text: outcomeText(input), afterOutput: outcomeText(input, false)}
 }
 
 /** What the text of SPEC §8 is made of, in its order. */
@@ -100,16 +103,19 @@ export interface OutcomeTextInput {
   trace: string
 }
 
-/** The text of SPEC §8 from its parts (status, error or output, result, files, trace). */
-export function outcomeText(parts: OutcomeTextInput): string {
+/**
+ * The text of SPEC §8 from its parts (status, error or output, result, files, trace); without the
+ * output when `withOutput` is false, for a reader who saw it as it came (`run` on a terminal).
+ */
+export function outcomeText(parts: OutcomeTextInput, withOutput = true): string {
   const lines: string[] = [parts.ok ? SUCCESS_HEADER : FAILURE_HEADER]
   const output = withoutFinalNewline(parts.output)
   if (parts.ok) {
-    lines.push(output === '' ? NO_OUTPUT : output)
+    if (withOutput) lines.push(output === '' ? NO_OUTPUT : output)
     if (parts.hasResult) lines.push(RESULT_SEPARATOR, JSON.stringify(parts.result ?? null, null, 2))
   } else {
     lines.push(parts.error ?? 'unknown error')
-    if (output !== '') lines.push(OUTPUT_BEFORE_ERROR, output)
+    if (withOutput && output !== '') lines.push(OUTPUT_BEFORE_ERROR, output)
   }
   if (parts.files !== '') lines.push(parts.files)
   if (parts.trace !== '') lines.push(parts.trace)

@@ -29,6 +29,8 @@ export interface RunOutcome {
   trace: string
   /** Kept-file lines, joined; '' when there are none. */
   keptFilesText: string
+  /** `text` without the program's output: what `run` prints after showing the output live. */
+  afterOutput: string
   /** Images the program passed to show() (SPEC §14), returned after the text. */
   images: ShownImage[]
   /** The files kept from ./out/ (SPEC §14), also listed in `text`; returned as resource links. */
@@ -161,6 +163,6 @@ export function startFailureOutcome(error: unknown, execution: ExecutionConfig, 
   }
 }
 
-function textParts({files, status, text, trace}: OutcomeTextParts) {
-  return {text, status, trace, keptFilesText: files}
+function textParts({afterOutput, files, status, text, trace}: OutcomeTextParts) {
+  return {text, status, trace, keptFilesText: files, afterOutput}
 }

@@ -221,16 +221,23 @@ export class EndMarkedStream {
   ) {}
 
   write(chunk: Buffer): void {
-    const keep = this.marker.length
-    if (chunk.length >= keep) {
-      if (this.tail.length > 0) this.sink(this.tail)
-      if (chunk.length > keep) this.sink(chunk.subarray(0, chunk.length - keep))
-      this.tail = Buffer.from(chunk.subarray(chunk.length - keep))
-      return
+    const joined = this.tail.length === 0 ? chunk : Buffer.concat([this.tail, chunk])
+    // Held back: only what may be the start of the marker, so output is passed on as it comes.
+    const held = this.markerStartLength(joined)
+    if (joined.length > held) this.sink(joined.subarray(0, joined.length - held))
+    this.tail = Buffer.from(joined.subarray(joined.length - held))
+  }
+
+  /** The length of the longest end of `bytes` that the marker starts with (the whole marker included). */
+  private markerStartLength(bytes: Buffer): number {
+    const {marker} = this
+    const first = marker[0]
+    for (let start = Math.max(0, bytes.length - marker.length); start < bytes.length; start++) {
+      if (bytes[start] !== first) continue
+      const end = bytes.subarray(start)
+      if (marker.subarray(0, end.length).equals(end)) return end.length
     }
-    const joined = Buffer.concat([this.tail, chunk])
-    if (joined.length > keep) this.sink(joined.subarray(0, joined.length - keep))
-    this.tail = joined.subarray(Math.max(0, joined.length - keep))
+    return 0
   }
 
   get endsWithMarker(): boolean {

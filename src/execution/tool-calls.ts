@@ -74,7 +74,8 @@ interface RunningCall extends PendingCall {
   approval?: ApprovalDecision
 }
 
-const ENDED_BEFORE_FINISH = 'the program ended before the call finished'
+/** The error of a call still running when its program ended (Ctrl-C in `run` names what it waited for). */
+export const ENDED_BEFORE_FINISH = 'the program ended before the call finished'
 const CANCELLED_BY_PROGRAM = 'cancelled: the program stopped waiting for it'
 
 /**

@@ -42,6 +42,7 @@ describe('convertServer', () => {
       command: 'npx',
       args: ['-y', '@modelcontextprotocol/server-github'],
       env: {GITHUB_PERSONAL_ACCESS_TOKEN: '${GITHUB_TOKEN}', DEBUG: '1'},
+      connect_timeout_seconds: 120,
     })
     expect(serverSchema.safeParse(server).success).toBe(true)
   })

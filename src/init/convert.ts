@@ -3,6 +3,7 @@ import type {RemoteServerConfig, ServerConfig} from '../config/schema.js'
 import {isHttpUrl} from '../config/schema.js'
 import {launchesSelf} from '../config/self-launch.js'
 import {isRecord} from '../shared/guards.js'
+import {DEFAULT_CONNECT_TIMEOUT_SECONDS, PACKAGE_RUNNER_CONNECT_TIMEOUT_SECONDS} from '../shared/limits.js'
 import {normaliseName} from '../shared/naming.js'
 import {type RawServer} from './sources.js'
 
@@ -46,6 +47,7 @@ export function convertServer({name, entry, origin}: RawServer): ConvertResult {
     if (runsPtcMcp(server)) {
       return {ok: false, self: true, reason: 'it runs ptc-mcp itself (ptc-mcp proxying itself would recurse)'}
     }
+    raiseRunnerTimeout(server, notes)
     return {ok: true, server, notes}
   }
 
@@ -104,6 +106,34 @@ function transportOf(entry: Record<string, unknown>, notes: string[]): string | 
   const sse = /\/sse\/?$/.test(entry.url.split(/[?#]/, 1)[0] ?? '')
   notes.push(`no "type" given for ${entry.url}; assumed ${sse ? 'sse' : 'http (streamable HTTP)'}`)
   return sse ? 'sse' : 'http'
+}
+
+/** Commands that fetch a package and run it, and the subcommands that make others do so. */
+const RUNNERS = new Set(['bunx', 'npx', 'pnpx', 'uvx'])
+const RUNNER_SUBCOMMANDS: Record<string, readonly string[]> = {
+  npm: ['exec', 'x'],
+  pnpm: ['dlx'],
+  yarn: ['dlx'],
+  bun: ['x'],
+  uv: ['tool'],
+}
+
+/** A server a package runner starts gets a longer connect timeout, and a note that says why. */
+function raiseRunnerTimeout(server: ServerConfig & {transport: 'stdio'}, notes: string[]): void {
+  const runner = packageRunner(server.command, server.args)
+  if (runner === undefined) return
+  server.connect_timeout_seconds = PACKAGE_RUNNER_CONNECT_TIMEOUT_SECONDS
+  notes.push(
+    `connect_timeout_seconds: ${PACKAGE_RUNNER_CONNECT_TIMEOUT_SECONDS}, as ${runner} downloads the package on its first start (the default ${DEFAULT_CONNECT_TIMEOUT_SECONDS} s is often too short)`,
+  )
+}
+
+/** `npx`, `pnpm dlx`..., when the command fetches a package to run (its first start downloads it). */
+export function packageRunner(command: string, args: readonly string[]): string | undefined {
+  const name = (command.split(/[/\\]/).pop() ?? command).replace(/\.(cmd|exe)$/i, '')
+  if (RUNNERS.has(name)) return name
+  const [sub] = args
+  return sub !== undefined && RUNNER_SUBCOMMANDS[name]?.includes(sub) ? `${name} ${sub}` : undefined
 }
 
 /**

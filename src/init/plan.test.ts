@@ -94,6 +94,7 @@ describe('planInit from Claude Code', () => {
       args: ['-y', '@modelcontextprotocol/server-github'],
       env: {GITHUB_PERSONAL_ACCESS_TOKEN: 'g'},
       cwd: sandbox.project,
+      connect_timeout_seconds: 120,
     })
     expect(result.yaml).toMatch(/^# ptc-mcp config written by "ptc-mcp init"/)
     expect(result.yaml).toMatch(/# from ~\/\.claude\.json, user scope\n(?: {2}#.*\n)* {2}- name: notion\n/)

@@ -25,6 +25,7 @@ import {
   shellQuote,
 } from './render.js'
 import {protectSecrets, referencedVariables, type SecretFinding, type VariableUse} from './secrets.js'
+import {sharedStateWarning} from './shared-state.js'
 import {
   describeOrigin,
   discoverServers,
@@ -166,6 +167,8 @@ export async function planInit(options: InitOptions = {}): Promise<InitPlan> {
     if (name !== c.raw.name)
       notes.push(`"${c.raw.name}" is named "${name}" in the config (names are [A-Za-z0-9_-]+ and unique)`)
     notes.push(...c.notes.map((note) => `${name}: ${note}`))
+    const shared = sharedStateWarning(c.raw, c.server)
+    if (shared !== undefined) notes.push(`${name}: warning: ${shared}`)
     return {...c.server, name}
   })
   const launcher = options.launcher ?? runningLauncher()

@@ -45,6 +45,9 @@ function compact(server: ServerConfig): Record<string, unknown> {
       ...(server.args.length > 0 && {args: server.args}),
       ...(Object.keys(server.env).length > 0 && {env: server.env}),
       ...(server.cwd !== undefined && {cwd: server.cwd}),
+      ...(server.connect_timeout_seconds !== undefined && {
+        connect_timeout_seconds: server.connect_timeout_seconds,
+      }),
     }
   }
   return {

@@ -16,6 +16,9 @@ import {inspectToolDescription, listCallableToolsDescription} from './descriptio
 import {registerExecuteProgram} from './execute-program.js'
 
 const text = (value: string) => ({type: 'text' as const, text: value})
+/** Servers whose config entries cannot be used: unlike unavailable ones, nothing retries them. */
+export const UNUSABLE_ENTRIES_PREFIX =
+  'CONFIG ERRORS (these servers are not started until the config file is fixed and ptc-mcp restarted): '
 
 export function createMcpServer(
   runtime: Runtime,
@@ -61,10 +64,15 @@ export function createMcpServer(
       const down = registry.unavailableServers()
       const starting = down.filter((s) => s.starting)
       if (starting.length > 0) content.push(text(startingServersLine(starting)))
-      const failed = down.filter((s) => !s.starting)
+      const failed = down.filter((s) => !s.starting && !s.unusable)
       if (failed.length > 0) {
         const reasons = failed.map((s) => `${s.name}: ${s.reason}`).join('; ')
         content.push(text(`UNAVAILABLE SERVERS (their tools are not listed; reconnecting): ${reasons}`))
+      }
+      const unusable = down.filter((s) => s.unusable)
+      if (unusable.length > 0) {
+        const reasons = unusable.map((s) => `${s.name}: ${s.reason}`).join('; ')
+        content.push(text(`${UNUSABLE_ENTRIES_PREFIX}${reasons}`))
       }
       markStep(steps, 'result built')
       return {content}

@@ -185,6 +185,11 @@ export const PROBE_TIMEOUT_MS = 20_000
 export const MAX_SUGGESTED_NAME_CHARS = 128
 /** How long one connection attempt may take when the server's entry does not say (SPEC §4). */
 export const DEFAULT_CONNECT_TIMEOUT_SECONDS = 30
+/**
+ * What `init` gives a server started by a package runner (npx, uvx...): its first start downloads
+ * the package, which the default bound often does not cover.
+ */
+export const PACKAGE_RUNNER_CONNECT_TIMEOUT_SECONDS = 120
 /** A server that sends `nextCursor` forever is cut off here rather than listed forever. */
 export const MAX_TOOL_PAGES = 1000
 /** Bound on the ping that checks whether a remote server is still there after a transport error. */

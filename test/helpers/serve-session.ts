@@ -5,6 +5,7 @@ import type {ToolCallTrace} from '../../src/execution/format.js'
 import type {StructuredOutcome} from '../../src/execution/structured-outcome.js'
 import type {ServeSetup} from './serve.js'
 
+import {UNUSABLE_ENTRIES_PREFIX} from '../../src/mcp/server.js'
 import {type RawServe, resultText, toolResult} from './json-rpc.js'
 import {descendants, isAlive} from './processes.js'
 
@@ -50,7 +51,9 @@ export async function listCallable(serve: RawServe, servers: readonly string[]):
   const rest = (toolResult(response).content ?? []).slice(1).map((item) => item.text ?? '')
   const unavailable: Record<string, string> = {}
   for (const line of rest) {
-    const prefix = [UNAVAILABLE_PREFIX, STARTING_PREFIX].find((p) => line.startsWith(p))
+    const prefix = [UNAVAILABLE_PREFIX, STARTING_PREFIX, UNUSABLE_ENTRIES_PREFIX].find((p) =>
+      line.startsWith(p),
+    )
     if (!prefix) continue
     const entries = line.slice(prefix.length)
     const alternatives = servers.map((name) => name.replaceAll(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')

@@ -37,9 +37,12 @@ class HintedLimitsTest(unittest.TestCase):
 
     def test_the_scratch_cap_is_named_only_when_the_sandbox_made_scratch_a_capped_tmpfs(self):
         capped = _hinted_limits(self.start, {"tier": "bwrap", "bounds": {"scratch": "tmpfs size=256m"}})
-        self.assertEqual(capped, {"file_bytes": 64 * MIB, "scratch": {"bytes": 256 * MIB, "files": 65536}})
+        self.assertEqual(
+            capped,
+            {"file_bytes": 64 * MIB, "scratch": {"bytes": 256 * MIB, "files": 65536}, "confined": True},
+        )
         on_disk = _hinted_limits(self.start, {"tier": "landlock", "bounds": {"scratch": "rlimit"}})
-        self.assertEqual(on_disk, {"file_bytes": 64 * MIB, "scratch": None})
+        self.assertEqual(on_disk, {"file_bytes": 64 * MIB, "scratch": None, "confined": True})
 
     def test_a_report_of_any_other_shape_names_no_scratch_cap(self):
         for report in (None, "tmpfs", ["tmpfs"], {"bounds": "tmpfs"}, {"bounds": {"scratch": 1}}):
@@ -47,7 +50,7 @@ class HintedLimitsTest(unittest.TestCase):
                 self.assertIsNone(_hinted_limits(self.start, report)["scratch"])
 
     def test_a_start_without_limits_names_none(self):
-        self.assertEqual(_hinted_limits({}, None), {"file_bytes": None, "scratch": None})
+        self.assertEqual(_hinted_limits({}, None), {"file_bytes": None, "scratch": None, "confined": False})
 
 
 class ConfineSpecTest(unittest.TestCase):

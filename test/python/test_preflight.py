@@ -212,8 +212,14 @@ class AwaitTest(unittest.TestCase):
             "calls = [mcp__fin__query(ticker=t) for t in 'AB']\n"
             "rs = await asyncio.gather(*calls, mcp__fin__query(ticker='C'))\n"
             "x = load('k')\n"
+            "v = await x\n"
         )
         self.assertIsNone(check(source))
+
+    def test_a_helper_result_kept_and_never_awaited_is_named(self):
+        report = check("x = load('k')\nprint(x)\n")
+        self.assertIn("line 1: load(): never awaited", report)
+        self.assertIn("`x = await load(...)`", report)
 
     def test_a_sync_helper_awaited_is_named(self):
         report = check("await emit(1)\n")

@@ -20,11 +20,20 @@ export class ChildOutput {
   private readonly capture: OutputCapture
   private readonly stdout: EndMarkedStream
   private readonly open = new Set<Readable>()
+  private listener: ((chunk: Buffer) => void) | undefined
 
   /** `maxBytes`: max_output_bytes; `artifacts`: where output over it is kept whole. */
   constructor(maxBytes: number, artifacts: RunArtifacts | undefined) {
     this.capture = new OutputCapture(maxBytes, outputSpill(artifacts))
-    this.stdout = new EndMarkedStream(Buffer.from(this.endMarker), (chunk) => this.capture.write(chunk))
+    this.stdout = new EndMarkedStream(Buffer.from(this.endMarker), (chunk) => {
+      this.capture.write(chunk)
+      this.listener?.(chunk)
+    })
+  }
+
+  /** `listener` is given each piece of the program's output from now on, as it arrives. */
+  listen(listener: ((chunk: Buffer) => void) | undefined): void {
+    this.listener = listener
   }
 
   /** Reads the child's pipes; `onChange` after stdout data and after a pipe closes. */

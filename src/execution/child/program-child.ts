@@ -125,6 +125,7 @@ export class ProgramChild {
       end_marker: this.output.endMarker,
       ...(options.steps && {steps: true}),
     }
+    this.output.listen(options.onOutput)
     // Marked before the write: the child may read it before this process runs on.
     this.steps = options.steps
     markStep(this.steps, 'sending run')

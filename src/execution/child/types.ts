@@ -70,4 +70,6 @@ export interface ChildRunOptions {
   handlers: ChildRequestHandlers
   /** Timed steps (shared/steps.ts): the run message asks the child for its own, added at `done`. */
   steps?: Steps
+  /** Each piece of the program's output (fd 1 and 2) as it arrives, before the cap (`run` on a terminal). */
+  onOutput?: (chunk: Buffer) => void
 }

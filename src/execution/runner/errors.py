@@ -5,6 +5,7 @@ sandbox."""
 from __future__ import annotations
 
 import errno
+import os
 import traceback
 import types
 from collections.abc import Iterable
@@ -22,7 +23,8 @@ def _size(count: int) -> str:
 
 class ErrorFormatter:
     """Formats exceptions, leaving out the frames of `runner_files` (and what they call).
-    `limits`: {"file_bytes": int | None, "scratch": {"bytes", "files"} | None (not a capped tmpfs)}."""
+    `limits`: {"file_bytes": int | None, "scratch": {"bytes", "files"} | None (not a capped tmpfs),
+    "confined": bool (the sandbox confined the child to its scratch directory)}."""
 
     def __init__(self, runner_files: frozenset[str], limits: dict[str, Any]) -> None:
         self.runner_files = runner_files
@@ -44,6 +46,11 @@ class ErrorFormatter:
                 f"hint: the scratch directory is full (at most {_size(scratch['bytes'])} in"
                 f" {scratch['files']} files: execution.max_scratch_bytes): delete what the program"
                 " no longer needs, or keep less"
+            )
+        if self.limits.get("confined") and _refused_file(exc):
+            return (
+                "hint: outside the sandbox: only the scratch directory is readable and writable"
+                " (the working directory, ./); reach other files through a tool"
             )
         if code != errno.EPERM:
             return None
@@ -108,6 +115,23 @@ def _failed_line_calls(exc: BaseException, names: Iterable[str]) -> bool:
         return False
     line = frames[-1].line if frames else None
     return bool(line) and any(name in line for name in names)
+
+
+def _refused_file(exc: OSError) -> bool:
+    """A file the sandbox kept from the program: refused (EACCES, in every tier), or not there at
+    all outside the scratch directory (the bwrap tier mounts only what the interpreter needs)."""
+    name = exc.filename
+    if not isinstance(name, (str, bytes)):
+        return False
+    if exc.errno == errno.EACCES:
+        return True
+    path = os.fsdecode(name)
+    if exc.errno != errno.ENOENT or not os.path.isabs(path):
+        return False
+    try:
+        return os.path.commonpath([path, os.getcwd()]) != os.getcwd()
+    except (OSError, ValueError):
+        return False
 
 
 def clip(text: str) -> str:

@@ -17,6 +17,7 @@ import builtins
 import difflib
 import inspect
 import json
+from collections.abc import Callable
 from typing import Any
 
 MAX_PROBLEMS = 20
@@ -216,13 +217,23 @@ def _closeness(wrong: str, right: str) -> float:
     return ratio
 
 
-def match_names(wrong: list[Any], candidates: list[str]) -> dict[Any, str]:
+def match_names(
+    wrong: list[Any],
+    candidates: list[str],
+    weigh: Callable[[Any, str], float | None] | None = None,
+) -> dict[Any, str]:
     """{wrong name: the candidate it most likely meant}, one to one: two wrong names never get
-    the same candidate (`get_sum(x=1, y=2)` meant a and b, not a twice)."""
+    the same candidate (`get_sum(x=1, y=2)` meant a and b, not a twice). `weigh(wrong, candidate)`
+    adds to the names' likeness what else is known (None: that candidate cannot be it)."""
     # Bounded: a call with thousands of made-up names costs the program's time, not much of it.
     wrong = [w for w in wrong if len(w) <= _MAX_MATCHED_CHARS][:_MAX_MATCHED]
     candidates = [c for c in candidates if len(c) <= _MAX_MATCHED_CHARS][: _MAX_MATCHED * 4]
-    scored = ((_closeness(w, c), i, j, w, c) for i, w in enumerate(wrong) for j, c in enumerate(candidates))
+    scored = []
+    for i, w in enumerate(wrong):
+        for j, c in enumerate(candidates):
+            extra = weigh(w, c) if weigh else 0.0
+            if extra is not None:
+                scored.append((_closeness(w, c) + extra, i, j, w, c))
     pairs = sorted((-score, i, j, w, c) for score, i, j, w, c in scored if score >= 0.5)
     meant, taken = {}, set()
     for _score, _i, _j, w, c in pairs:
@@ -231,6 +242,31 @@ def match_names(wrong: list[Any], candidates: list[str]) -> dict[Any, str]:
         meant[w] = c
         taken.add(c)
     return meant
+
+
+def _fits(value: Any, param: Any) -> bool:
+    """Whether a literal value can be given to a parameter of the tool's schema (unknown: yes)."""
+    kind = _json_type(value) if value is not _UNKNOWN else None
+    types = param.get("types") if isinstance(param, dict) else None
+    if kind is None or not isinstance(types, list) or not types:
+        return True
+    return kind in types or (kind == "integer" and "number" in types)
+
+
+def _argument_weigher(
+    call: ast.Call, params: dict[str, Any], required: list[str]
+) -> Callable[[Any, str], float | None]:
+    """What a wrong keyword's value and the schema say about which parameter was meant: one whose
+    type cannot take the value was not (`file="a.txt"` is not `tail`, a number), and a required one
+    left out most likely was (`file` meant `path`), however unlike the names are."""
+    values = {kw.arg: _literal(kw.value) for kw in call.keywords if kw.arg is not None}
+
+    def weigh(wrong: Any, candidate: str) -> float | None:
+        if not _fits(values.get(wrong, _UNKNOWN), params.get(candidate)):
+            return None
+        return 0.5 if candidate in required else 0.0
+
+    return weigh
 
 
 def _tool_call_problems(call: ast.Call, spec: dict[str, Any]) -> list[str]:
@@ -247,7 +283,7 @@ def _tool_call_problems(call: ast.Call, spec: dict[str, Any]) -> list[str]:
     if params is not None and not spec.get("open"):
         unexpected = [name for name in given if name not in params]
         unused = [name for name in params if name not in given]
-        meant = match_names(unexpected, unused)
+        meant = match_names(unexpected, unused, _argument_weigher(call, params, required))
         for name in unexpected:
             if name in meant:
                 problems.append(f"unexpected argument '{name}' (did you mean '{meant[name]}'?)")

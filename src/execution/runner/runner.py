@@ -106,13 +106,16 @@ def _set_limits(limits: dict[str, Any]) -> None:
 
 def _hinted_limits(start: dict[str, Any], confine_report: Any) -> dict[str, Any]:
     """What an error's hint may name: the file size limit, and the scratch cap when the sandbox
-    made the scratch directory a capped tmpfs (it says so in its report)."""
+    made the scratch directory a capped tmpfs (it says so in its report), and whether it confined the
+    child."""
     confine = start.get("confine") or {}
     bounds = (confine_report or {}).get("bounds") if isinstance(confine_report, dict) else None
     capped = isinstance(bounds, dict) and str(bounds.get("scratch", "")).startswith("tmpfs")
     return {
         "file_bytes": (start.get("limits") or {}).get("file_size_bytes"),
         "scratch": confine.get("scratch") if capped else None,
+        # Confined by the Linux sandbox (not `none`): a file refused is one outside its scratch.
+        "confined": isinstance(start.get("confine"), dict),
     }
 
 

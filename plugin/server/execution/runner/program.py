@@ -1,0 +1,320 @@
+"""The one program a child runs: waits for it inside the running event loop, runs it with its tools
+and helpers in its globals, reports `done` and exits (SPEC §6)."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import builtins
+import inspect
+import linecache
+import os
+import time
+import warnings
+from collections.abc import Callable, Iterable
+from types import CodeType
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from . import calls, errors, helpers, kept_files, media, output, preflight, program_habits, session_files
+
+if TYPE_CHECKING:
+    from .channel import Channel
+
+_CO_COROUTINE = inspect.CO_COROUTINE
+
+
+def _refuse_nested_run(original_run: Callable[..., Any]) -> Callable[..., Any]:
+    """asyncio.run for a program that already runs in the event loop: refused with the fix."""
+
+    def asyncio_run(main, **options):
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # a thread of the program, with no loop of its own yet
+            return original_run(main, **options)
+        if asyncio.iscoroutine(main):
+            main.close()
+        raise RuntimeError(
+            "asyncio.run() cannot be called from a running event loop: the program already"
+            " runs in one, so write `await main()` (asyncio.run(main()) works only as a"
+            " top-level statement)"
+        )
+
+    return asyncio_run
+
+
+def _tool_like_names(code_obj: CodeType) -> set[str]:
+    """The names of the form mcp__<server>__<tool> that the program's code refers to."""
+    found = set()
+    code_type = type(code_obj)
+    stack = [code_obj]
+    while stack:
+        code = stack.pop()
+        for name in code.co_names:
+            if name.startswith("mcp__"):
+                end = name.find("__", 5)
+                if 5 < end < len(name) - 2:
+                    found.add(name)
+        stack.extend(const for const in code.co_consts if type(const) is code_type)
+    return found
+
+
+class Runner:
+    """Everything a run needs, made before the program arrives. `runner_files`: the runtime's paths,
+    left out of tracebacks and warnings; `limits` the sandbox's limits that errors are hinted with."""
+
+    def __init__(
+        self, channel: Channel, devnull: int, runner_files: frozenset[str], limits: dict[str, Any]
+    ) -> None:
+        self.channel = channel
+        self.runner_files = runner_files
+        self.loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(self.loop)
+        self.output = output.Output(devnull)
+        self.never_awaited = program_habits.NeverAwaited()
+        self.calls = calls.ToolCalls(
+            self.loop, channel, media, program_habits, self.never_awaited
+        )
+        self.errors = errors.ErrorFormatter(runner_files, limits)
+        # Set by the run message, and by the program's emit().
+        self.max_emit_bytes = 0
+        self.end_marker = b""
+        self.emitted: bytes | None = None
+        self.helpers = helpers.build(self)
+        self.run_waiter = self.loop.create_future()
+        # The exception the program ended with: hints are chosen from it, not from its text.
+        self.failure: BaseException | None = None
+        # The scratch dir, before the program can change directory: ./out/ is kept from there.
+        self.scratch = os.getcwd()
+        # The session's ./session/ files arrive before the program; its bounds with the run message.
+        self.session_files = session_files.SessionFiles(self.scratch)
+        self.state_limits = {}
+        # Timed steps (src/shared/steps.ts), only when the run message asks: [name, ns] pairs.
+        self.steps = None
+        self.woke = 0
+
+    def step(self, name: str) -> None:
+        if self.steps is not None:
+            self.steps.append([name, time.perf_counter_ns()])
+
+    def on_readable(self) -> None:
+        if not self.run_waiter.done():
+            self.woke = time.perf_counter_ns()
+        channel = self.channel
+        channel.receive_available()
+        for message, text in channel.messages():
+            kind = message.get("type")
+            if kind == "result":
+                self.calls.on_result(message, text)
+            elif kind == "session_file":
+                session_file = message
+                self.session_files.begin(session_file.get("name"))
+            elif kind == "session_data":
+                session_data = message
+                self.session_files.append(session_data.get("data"))
+            elif kind == "run" and not self.run_waiter.done():
+                self.run_waiter.set_result(message)
+
+    async def execute(self, code_obj: CodeType, program_globals: dict[str, Any]) -> str | None:
+        """The program's error as text, or None; the exception itself is kept in `self.failure`."""
+        try:
+            value = eval(code_obj, program_globals)
+            if code_obj.co_flags & _CO_COROUTINE:
+                await value
+        except BaseException as exc:  # SystemExit and CancelledError included: both are failures
+            self.failure = exc
+            return self.errors.format(exc)
+        return None
+
+    def finish(self, error: str | None) -> NoReturn:
+        """Ends the output, sends `done` and exits (never returns)."""
+        channel = self.channel
+        self.output.end(self.end_marker)
+        self.step("output ended")
+        # The program's ./out/ files, then its ./session/ ones, read with what the program may
+        # read, never through a link.
+        try:
+            kept_files.send_kept_files(self.scratch, channel.send_bytes, channel.to_bytes)
+        except BaseException:
+            pass
+        self.step("out/ sent")
+        limits = self.state_limits
+        if limits:
+            try:
+                kept_files.send_kept_files(
+                    self.scratch,
+                    channel.send_bytes,
+                    channel.to_bytes,
+                    "session",
+                    int(limits.get("max_session_files") or 0),
+                    int(limits.get("max_bytes") or 0),
+                )
+            except BaseException:
+                pass
+            self.step("session/ sent")
+        self.step("done written")
+        head = b'{"type":"done","ok":%s,"error":%s,"has_result":%s,"steps":%s,"result":' % (
+            b"false" if error is not None else b"true",
+            b"null" if error is None else channel.to_bytes(error),
+            b"true" if self.emitted is not None else b"false",
+            b"null" if self.steps is None else channel.to_bytes(self.steps),
+        )
+        channel.send_bytes(head + (self.emitted or b"null") + b"}")
+        # Linger until the parent kills this process (or closes the channel): it does so once it
+        # has answered its client, so that tearing the process down does not compete with that.
+        channel.linger()
+        os._exit(0)
+
+    def compile(self, source: str) -> CodeType:
+        """The program's code object; a program that does not compile ends the run here."""
+        # The source stays in linecache so tracebacks (and traceback.print_exc() inside the
+        # program) show the program's own lines. mtime None: checkcache never drops it.
+        habits = program_habits
+        name = habits.PROGRAM_FILE
+        linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+        try:
+            return habits.compile_program(source, ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+        except UnicodeEncodeError as exc:  # a lone surrogate: the text sent is not valid Unicode
+            line = source.count("\n", 0, exc.start) + 1
+            column = exc.start - source.rfind("\n", 0, exc.start)
+            self.finish(
+                f"SyntaxError: the program is not valid Unicode text: lone surrogate"
+                f" {source[exc.start]!r} at line {line}, column {column}"
+            )
+        except BaseException as exc:  # SyntaxError, ValueError (null bytes), MemoryError...
+            self.finish(self.errors.format(exc, compile_time=isinstance(exc, SyntaxError)))
+
+    def program_globals(self, code_obj: CodeType, tools: Iterable[Any]) -> dict[str, Any]:
+        # asyncio without an import (SPEC §6): fan-out examples use it, and models forget the import.
+        program_globals = {
+            "__name__": "__main__",
+            "__builtins__": builtins,
+            "asyncio": asyncio,
+            **self.helpers,
+        }
+        make_tool = self.calls.make_tool
+        for name in tools:
+            if isinstance(name, str) and name.isidentifier():
+                program_globals[name] = make_tool(name)
+        # A tool name the program uses that is not listed (its server is down, or a typo) is
+        # callable too: the call raises a ToolError saying why, which the program can catch,
+        # where a NameError would say nothing.
+        for name in _tool_like_names(code_obj):
+            if name not in program_globals:
+                program_globals[name] = make_tool(name)
+        return program_globals
+
+    def on_loop_error(self, _loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        # asyncio's own report ("Task exception was never retrieved") names the task's code
+        # and frames; this one names the program's only.
+        exc = context.get("exception")
+        try:
+            detail = f"\n{self.errors.format(exc)}" if isinstance(exc, BaseException) else ""
+            self.output.stream.write(f"{context.get('message') or 'asyncio error'}{detail}\n")
+        except BaseException:
+            pass
+
+    async def run_program(self) -> NoReturn:
+        run = await self.run_waiter
+        if run.get("steps") is True:
+            self.steps = [["woke", self.woke]]
+            self.step("run read")
+        source = run.get("code")
+        if not isinstance(source, str):
+            os._exit(72)
+        self.calls.max_call_bytes = int(run.get("max_call_bytes") or 0)
+        self.max_emit_bytes = int(run.get("max_emit_bytes") or 0)
+        self.end_marker = str(run.get("end_marker") or "").encode("utf-8")
+        state = run.get("state")
+        self.state_limits = state if isinstance(state, dict) else {}
+        self.session_files.end()
+        self.step("session/ ready")
+        code_obj = self.compile(source)
+        self.step("compiled")
+        program_globals = self.program_globals(code_obj, run.get("tools") or ())
+        # SPEC §6.1: a program with a mistake that can be seen before it runs does not run at all.
+        problems = preflight.check(source, program_globals, run.get("preflight"))
+        if problems is not None:
+            self.finish(problems)
+        # SPEC §12: the calls the text shows, so that one question before the run covers them.
+        planned = preflight.plan(source, run.get("preflight"))
+        if planned:
+            self.channel.send({"type": "plan", "calls": planned})
+        self.step("preflight")
+        error = await self.execute(code_obj, program_globals)
+        self.step("program")
+        habits = program_habits
+        if error is None:
+            error = habits.not_awaited_error(self.never_awaited)
+        else:
+            failure = self.failure
+            try:
+                hint = habits.hint_for_error(failure, self.never_awaited) or self.errors.limit_hint(failure)
+            except BaseException:  # a hostile __str__ or attribute: no hint, the error stands
+                hint = None
+            if hint:
+                error = f"{error}\n{hint}"
+        self.never_awaited.close_all()
+        self.finish(error)
+
+    def warm_up(self) -> None:
+        """Runs the paths a program takes once, so the first real program does not pay for them.
+        In a forked child this matters most: its pages are the fork server's until written, and
+        the first run of a path copies the ones it touches (compile and preflight of print(1):
+        ~150 page faults, 0.5-1 ms; the second run: 50 us)."""
+        code_obj = compile(
+            "async def _w():\n    return 1\nawait _w()\n",
+            "<warm-up>",
+            "exec",
+            flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT,
+            dont_inherit=True,
+        )
+        self.loop.run_until_complete(self.execute(code_obj, {"__builtins__": builtins}))
+        try:
+            raise NameError("warm-up")
+        except NameError as exc:
+            self.errors.format(exc)
+        preflight.check("r = await mcp__a__b(x=1)\nprint(r)\n", {}, {"tools": {"mcp__a__b": {}}})
+        channel = self.channel
+        channel.to_bytes({"type": "call", "id": 0, "tool": "", "args": {"a": [1, "b", None]}})
+        channel.text_value(bytearray(b'{"a": [1, "b", null]}'))
+        channel.text_value(bytearray(b"not JSON"))
+        # A program's own path, up to what it would print or send: a run message parsed (by a
+        # channel of its own, fed by hand: nothing is read from or sent to the parent), compiled, given its
+        # globals, checked, run (it prints nothing), and the ./session/ scan (it sends nothing).
+        probe = type(channel)(channel.sock)
+        probe.feed(b'{"code":"len(str(1))\\n","tools":["mcp__a__b"],"type":"run"}\n')
+        for run, _ in probe.messages():
+            source = str(run.get("code"))
+            code_obj = self.compile(source)
+            program_globals = self.program_globals(code_obj, run.get("tools") or [])
+            preflight.check(source, program_globals, {"tools": {}, "unknown": {}})
+            self.loop.run_until_complete(self.execute(code_obj, program_globals))
+        linecache.cache.pop(program_habits.PROGRAM_FILE, None)
+        self.failure = None
+        # ./session/ exists when the program starts, even empty (SPEC §6.2).
+        self.session_files.make_root()
+        kept_files.send_kept_files(self.scratch, lambda _line: None, channel.to_bytes, "session", 1, 1)
+
+    def prepare(self) -> None:
+        """What every program runs with, set up before it arrives (its run then starts sooner):
+        the output stream, the warning hook, the loop's error handler, the refusal of a nested
+        asyncio.run."""
+        self.output.begin()
+        program_habits.install_warning_hook(
+            warnings, self.runner_files, self.never_awaited, self.output.stream
+        )
+        self.loop.set_exception_handler(self.on_loop_error)
+        asyncio.run = _refuse_nested_run(asyncio.run)
+
+    def serve(self) -> NoReturn:
+        """Prepares, waits for the program, runs it and exits (never returns)."""
+        self.prepare()
+        channel = self.channel
+        self.loop.add_reader(channel.sock.fileno(), self.on_readable)
+        if channel.lines:  # anything that arrived with the start message
+            self.on_readable()
+        try:
+            self.loop.run_until_complete(self.run_program())
+        except BaseException as exc:  # e.g. the program stopped the loop
+            self.finish(self.errors.format(exc))
+        os._exit(0)

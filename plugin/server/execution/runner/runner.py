@@ -1,0 +1,237 @@
+"""Bootstrap of every program child (SPEC §6, §7). Standard library only, Python >= 3.10.
+
+Started as `python -I -S -B runner.py` with an empty environment, cwd = the run's scratch dir, and
+fd 3 = a private stream socket to the parent (Node's `'pipe'` stdio entry is a unix socketpair).
+fd 1 and fd 2 are captured by the parent, which counts them itself; nothing written there is ever
+read as a message. The messages on the channel, their fields and who sends them are written down
+once, in src/execution/channel-messages.ts (checked against these modules by a test).
+
+  (a) take the channel (channel.py) and read `start` (a fork server passes it on instead);
+  (b) set the rlimits, then confine: when `start.confine` is an object, its "module" key is the
+      absolute path of a Python file, imported as a member of the package its directory makes
+      (load_module: it may import its siblings relatively); `apply(confine)` is called with the whole
+      object and may return a JSON-serialisable report (e.g. {"tier": "linux:landlock+seccomp"})
+      passed back in `ready`. If it raises, the child reports `startup_failed` (stage "confine");
+  (c) load the rest of the runtime, already confined (program.py: the Runner), and warm it up;
+  (d) send `ready`; (e) wait for `run` inside the already running event loop, so that handing the
+      program over costs one wake-up; (f) run it; (g) report `done` and exit.
+
+While the program runs, fd 2 is the stdout pipe too (one ordered stream). At the end the runner
+flushes, writes `end_marker` to fd 1 (so the parent knows it has all the output even while a
+wrapper still holds the pipe), points fd 1 and 2 at /dev/null (leftover tasks and threads cannot
+print later), sends `done` and waits to be killed. A descriptor of the pipe held since the run
+began keeps it open until then: the parent reads `done` before the pipe's end.
+
+The runner's modules sit next to this file and form the package `_ptc_runner` (load_package): they
+import each other relatively (`from . import calls`), and nothing is added to sys.path, so a
+program's `import errors` or `import calls` finds nothing of the runner's. load_package is the
+runtime's one module loader: the runner loads the sandbox's confine module with it too, and the
+fork server (zygote.py) runs this file (runpy) and loads everything else through it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.machinery
+import importlib.util
+import os
+import sys
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    from .channel import Channel
+    from .program import Runner
+
+_CHANNEL_FD = 3
+# Where the channel lives once the runner holds it: out of the way of the descriptors a program
+# opens, not inherited by anything, and fd 3 itself is closed.
+_PRIVATE_FD = 255
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_PACKAGE = "_ptc_runner"
+# The package a confine module is loaded into, with the modules next to it.
+_CONFINE_PACKAGE = "_ptc_confine"
+
+
+def load_package(name: str, directory: str) -> ModuleType:
+    """The package `name` made of the modules in `directory`, registered once per process (a fork
+    server registers it for its children). The directory never goes on sys.path."""
+    package = sys.modules.get(name)
+    if package is None:
+        spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
+        spec.submodule_search_locations = [directory]
+        package = importlib.util.module_from_spec(spec)
+        sys.modules[name] = package
+    return package
+
+
+def load_module(path: str, package: str) -> ModuleType:
+    """The module at `path` (absolute) as a member of `package`, the package of its directory.
+    Raises ImportError when `package` is already another directory's (a fork server preloaded a
+    different file): the module it would return is not the one at `path`."""
+    directory, file = os.path.split(path)
+    registered = load_package(package, directory).__path__
+    if list(registered) != [directory]:
+        raise ImportError(f"{path}: package {package} is already {list(registered)}")
+    return importlib.import_module(f"{package}.{os.path.splitext(file)[0]}")
+
+
+# Run as a script (a program child) or by the fork server, this file is the package's entry: its
+# relative imports below resolve in `_ptc_runner`.
+__package__ = load_package(_PACKAGE, _HERE).__name__
+
+
+def _set_limits(limits: dict[str, Any]) -> None:
+    import resource
+
+    def hard_set(which: int, value: Any, slack: int = 0) -> None:
+        if value is None:
+            return
+        value = int(value)
+        _soft, hard = resource.getrlimit(which)
+        if hard != resource.RLIM_INFINITY and value + slack > hard:
+            value, slack = hard, 0
+        resource.setrlimit(which, (value, value + slack))
+
+    hard_set(resource.RLIMIT_CORE, 0)
+    # A second between the soft and the hard CPU limit: the kernel sends SIGXCPU at the soft one,
+    # which the parent names as the CPU limit; at a hard limit equal to it, a bare SIGKILL.
+    hard_set(resource.RLIMIT_CPU, limits.get("cpu_seconds"), slack=1)
+    hard_set(resource.RLIMIT_FSIZE, limits.get("file_size_bytes"))
+    hard_set(resource.RLIMIT_NOFILE, limits.get("open_files"))
+    # Address space last: the limits above must not fail for lack of memory.
+    if hasattr(resource, "RLIMIT_AS"):
+        hard_set(resource.RLIMIT_AS, limits.get("address_space_bytes"))
+
+
+def _hinted_limits(start: dict[str, Any], confine_report: Any) -> dict[str, Any]:
+    """What an error's hint may name: the file size limit, and the scratch cap when the sandbox
+    made the scratch directory a capped tmpfs (it says so in its report), and whether it confined the
+    child."""
+    confine = start.get("confine") or {}
+    bounds = (confine_report or {}).get("bounds") if isinstance(confine_report, dict) else None
+    capped = isinstance(bounds, dict) and str(bounds.get("scratch", "")).startswith("tmpfs")
+    return {
+        "file_bytes": (start.get("limits") or {}).get("file_size_bytes"),
+        "scratch": confine.get("scratch") if capped else None,
+        # Confined by the Linux sandbox (not `none`): a file refused is one outside its scratch.
+        "confined": isinstance(start.get("confine"), dict),
+    }
+
+
+def _apply_confine(spec: dict[str, Any]) -> Any:
+    path = spec.get("module")
+    if not isinstance(path, str) or not os.path.isabs(path):
+        raise ValueError('confine spec needs an absolute "module" path')
+    return load_module(path, _CONFINE_PACKAGE).apply(spec)
+
+
+def _import_asyncio() -> None:
+    # asyncio imports ssl for TLS transports only; programs have no network, and OpenSSL is the
+    # slowest part of a child's start. Block it while asyncio loads, then let programs import it.
+    saved_ssl = sys.modules.get("ssl", False)
+    sys.modules["ssl"] = None  # pyright: ignore[reportArgumentType]
+    try:
+        import asyncio  # noqa: F401
+    finally:
+        if saved_ssl is False:
+            del sys.modules["ssl"]
+        else:
+            sys.modules["ssl"] = saved_ssl  # pyright: ignore[reportArgumentType]
+
+
+def preload(confine_module: str) -> ModuleType:
+    """Imports what every child needs, once, in a fork server that never runs a program: its
+    children start with it all loaded. Makes nothing a child must have of its own (no event loop,
+    no descriptor). Returns the confine module."""
+    _import_asyncio()
+    from . import channel, program  # noqa: F401
+
+    return load_module(confine_module, _CONFINE_PACKAGE)
+
+
+def _runner_files() -> frozenset[str]:
+    """The runtime's files (this one and the package's modules): left out of tracebacks."""
+    from .calls import CALL_FILE
+
+    prefix = f"{_PACKAGE}."
+    modules = [module for name, module in sys.modules.items() if name.startswith(prefix)]
+    files = [getattr(module, "__file__", None) for module in modules]
+    return frozenset([__file__, CALL_FILE, *filter(None, files)])
+
+
+def _load_runtime(channel: Channel, devnull: int, limits: dict[str, Any]) -> Runner:
+    """Imports what programs need and returns the Runner, warmed up."""
+    _import_asyncio()
+    from .program import Runner
+
+    runner = Runner(channel, devnull, _runner_files(), limits)
+    runner.warm_up()
+    return runner
+
+
+def channel_from_fd(fd: int) -> Channel:
+    """The channel to the parent on `fd`; the fork server's channel to its server too (one framer)."""
+    from .channel import Channel
+
+    return Channel.from_fd(fd)
+
+
+def main(channel_fd: int | None = None, start: Any = None) -> NoReturn:
+    """Runs one child. `channel_fd`: the channel when a fork server made this process (it
+    connected back to the parent); otherwise the channel is fd 3. `start`: the start message, when
+    the fork server passed it on; otherwise it is read from the channel."""
+    # (a) Take the channel before anything else, then read the start message.
+    try:
+        if channel_fd is None:
+            from .output import copy_out_of_the_way
+
+            channel_fd = copy_out_of_the_way(_CHANNEL_FD, _PRIVATE_FD)
+            os.close(_CHANNEL_FD)
+        channel = channel_from_fd(channel_fd)
+    except Exception as exc:  # no channel: nobody to tell
+        sys.stderr.write(f"ptc-mcp runner: no channel on fd {_CHANNEL_FD}: {exc}\n")
+        os._exit(70)
+
+    def startup_failed(stage: str, exc: BaseException) -> NoReturn:
+        channel.send({"type": "startup_failed", "stage": stage, "error": f"{type(exc).__name__}: {exc}"})
+        os._exit(71)
+
+    try:
+        if start is None:
+            start = channel.receive_blocking()
+        if not isinstance(start, dict) or start.get("type") != "start":
+            raise ValueError("expected a start message")
+        # Opened before confinement: where fd 1 and 2 point after `done`.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+    except Exception as exc:
+        startup_failed("start", exc)
+
+    # (b) Limits first (a seccomp filter may forbid setrlimit afterwards), then confinement.
+    try:
+        _set_limits(start.get("limits") or {})
+    except Exception as exc:
+        startup_failed("limits", exc)
+    confine_report = None
+    confine = start.get("confine")
+    if confine is not None:
+        try:
+            confine_report = _apply_confine(confine)
+            channel.to_bytes(confine_report)
+        except BaseException as exc:
+            startup_failed("confine", exc)
+
+    # (c) The rest of the runtime, already confined.
+    try:
+        limits = _hinted_limits(start, confine_report)
+        runner = _load_runtime(channel, devnull, limits)
+    except BaseException as exc:
+        startup_failed("load", exc)
+
+    # (d) Ready; (e)-(g) in the event loop (`serve` never returns).
+    channel.send({"type": "ready", "confine": confine_report})
+    runner.serve()
+
+
+if __name__ == "__main__":
+    main()
