@@ -71,6 +71,9 @@ export default class Run extends BaseCommand {
       throw error
     }
     try {
+      // The state file first: one that cannot be used is refused at once, before Python starts.
+      const state = await runtime.session()
+      if (flags.state !== undefined) readStateFile(flags.state, state)
       const ready = Promise.all([
         runtime.engine(),
         showConnectProgress(runtime.registry, CLI_CONNECT_WAIT_MS, this.jsonEnabled()),
@@ -85,8 +88,6 @@ export default class Run extends BaseCommand {
       }
       const started = performance.now()
       const prompter = flags.yes ? APPROVE_ALL : new TerminalPrompter()
-      const state = await runtime.session()
-      if (flags.state !== undefined) readStateFile(flags.state, state)
       const outcome = await engine.run(code, {
         signal: interrupt.signal,
         prompter,

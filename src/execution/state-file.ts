@@ -8,6 +8,7 @@ import {
   readSync,
   renameSync,
   rmSync,
+  type Stats,
   writeSync,
 } from 'node:fs'
 import {dirname, join} from 'node:path'
@@ -15,7 +16,7 @@ import {dirname, join} from 'node:path'
 import {PtcError} from '../shared/errors.js'
 import {isRecord} from '../shared/guards.js'
 import {jsonShapeProblem} from '../shared/json-shape.js'
-import {base64Chars, MAX_STATE_DEPTH} from '../shared/limits.js'
+import {base64Chars, MAX_KEPT_NAME_BYTES, MAX_STATE_DEPTH, MAX_STATE_KEY_CHARS} from '../shared/limits.js'
 import {keptNameProblem} from './kept-files.js'
 import {type SessionState} from './session-state.js'
 
@@ -33,9 +34,31 @@ const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL |
 const FORMAT_KEY = 'ptc_mcp_state'
 const FORMAT_VERSION = 1
 
-/** Largest file read: the session's bytes, as JSON (escaped) and base64, with room. */
-function maxFileBytes(session: SessionState): number {
-  return 6 * session.limits.max_bytes + base64Chars(session.limits.max_bytes) + 1024 * 1024
+/**
+ * Largest file writeStateFile makes for a session within its bounds: the session's bytes (values
+ * are written as the JSON they were counted as, files as base64, so at most base64 of all of
+ * them), plus each key and name quoted and escaped, plus the frame. A larger file is refused
+ * before a byte of it is read.
+ */
+export function maxStateFileBytes(limits: SessionState['limits']): number {
+  const perKey = 6 * MAX_STATE_KEY_CHARS + 4
+  const perFile = 2 * MAX_KEPT_NAME_BYTES + 8
+  return base64Chars(limits.max_bytes) + limits.max_keys * perKey + limits.max_session_files * perFile + 4096
+}
+
+/**
+ * Opened for reading without following a link and without waiting (a FIFO with no writer would
+ * block the open, and then every read, for good); only a regular file is then read.
+ */
+// eslint-disable-next-line no-bitwise -- open flags are bit patterns
+const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK
+
+function fileKind(stat: Stats): string {
+  if (stat.isFIFO()) return 'a FIFO'
+  if (stat.isDirectory()) return 'a directory'
+  if (stat.isSocket()) return 'a socket'
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device'
+  return 'not a file'
 }
 
 function stateFileError(path: string, problem: string, cause?: unknown): PtcError {
@@ -49,19 +72,24 @@ function stateFileError(path: string, problem: string, cause?: unknown): PtcErro
 export function readStateFile(path: string, session: SessionState): void {
   let fd: number
   try {
-    // eslint-disable-next-line no-bitwise -- open flags are bit patterns
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW)
+    fd = openSync(path, READ_FLAGS)
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
+    const {code} = error as NodeJS.ErrnoException
+    if (code === 'ENOENT') return
+    if (code === 'ELOOP') throw stateFileError(path, 'is a symbolic link; name the file itself', error)
     throw stateFileError(path, `cannot be read (${(error as Error).message})`, error)
   }
   let data: Buffer
   try {
     const stat = fstatSync(fd)
     const {size} = stat
-    if (!stat.isFile()) throw stateFileError(path, 'is not a regular file')
-    if (size > maxFileBytes(session))
-      throw stateFileError(path, `is ${size} bytes, more than a session can hold (state.max_bytes)`)
+    if (!stat.isFile()) throw stateFileError(path, `is not a regular file (${fileKind(stat)})`)
+    const most = maxStateFileBytes(session.limits)
+    if (size > most)
+      throw stateFileError(
+        path,
+        `is ${size} bytes, more than a state file within the state bounds can be (${most} bytes: state.max_bytes and the counts)`,
+      )
     data = Buffer.alloc(size)
     let offset = 0
     while (offset < size) {
