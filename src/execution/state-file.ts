@@ -1,22 +1,12 @@
 import {randomBytes} from 'node:crypto'
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  fsyncSync,
-  openSync,
-  readSync,
-  renameSync,
-  rmSync,
-  type Stats,
-  writeSync,
-} from 'node:fs'
+import {closeSync, constants, fsyncSync, openSync, renameSync, rmSync, writeSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 
 import {PtcError} from '../shared/errors.js'
 import {isRecord} from '../shared/guards.js'
 import {jsonShapeProblem} from '../shared/json-shape.js'
 import {base64Chars, MAX_KEPT_NAME_BYTES, MAX_STATE_DEPTH, MAX_STATE_KEY_CHARS} from '../shared/limits.js'
+import {readRegularFileSync, RefusedFile} from '../shared/regular-file.js'
 import {keptNameProblem} from './kept-files.js'
 import {type SessionState} from './session-state.js'
 
@@ -46,19 +36,22 @@ export function maxStateFileBytes(limits: SessionState['limits']): number {
   return base64Chars(limits.max_bytes) + limits.max_keys * perKey + limits.max_session_files * perFile + 4096
 }
 
-/**
- * Opened for reading without following a link and without waiting (a FIFO with no writer would
- * block the open, and then every read, for good); only a regular file is then read.
- */
-// eslint-disable-next-line no-bitwise -- open flags are bit patterns
-const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK
-
-function fileKind(stat: Stats): string {
-  if (stat.isFIFO()) return 'a FIFO'
-  if (stat.isDirectory()) return 'a directory'
-  if (stat.isSocket()) return 'a socket'
-  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device'
-  return 'not a file'
+/** The file's bytes, undefined when it does not exist yet; refused unless regular and within `most`. */
+function readBounded(path: string, most: number): Buffer | undefined {
+  try {
+    return readRegularFileSync(path, most)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    if (!(error instanceof RefusedFile))
+      throw stateFileError(path, `cannot be read (${(error as Error).message})`, error)
+    if (error.reason === 'link') throw stateFileError(path, 'is a symbolic link; name the file itself', error)
+    if (error.reason === 'kind') throw stateFileError(path, error.message, error)
+    throw stateFileError(
+      path,
+      `is ${error.size} bytes, more than a state file within the state bounds can be (${most} bytes: state.max_bytes and the counts)`,
+      error,
+    )
+  }
 }
 
 function stateFileError(path: string, problem: string, cause?: unknown): PtcError {
@@ -70,36 +63,8 @@ function stateFileError(path: string, problem: string, cause?: unknown): PtcErro
 
 /** Reads `path` into `session`; a file that does not exist yet is an empty session. Throws PtcError. */
 export function readStateFile(path: string, session: SessionState): void {
-  let fd: number
-  try {
-    fd = openSync(path, READ_FLAGS)
-  } catch (error) {
-    const {code} = error as NodeJS.ErrnoException
-    if (code === 'ENOENT') return
-    if (code === 'ELOOP') throw stateFileError(path, 'is a symbolic link; name the file itself', error)
-    throw stateFileError(path, `cannot be read (${(error as Error).message})`, error)
-  }
-  let data: Buffer
-  try {
-    const stat = fstatSync(fd)
-    const {size} = stat
-    if (!stat.isFile()) throw stateFileError(path, `is not a regular file (${fileKind(stat)})`)
-    const most = maxStateFileBytes(session.limits)
-    if (size > most)
-      throw stateFileError(
-        path,
-        `is ${size} bytes, more than a state file within the state bounds can be (${most} bytes: state.max_bytes and the counts)`,
-      )
-    data = Buffer.alloc(size)
-    let offset = 0
-    while (offset < size) {
-      const read = readSync(fd, data, offset, size - offset, offset)
-      if (read === 0) break
-      offset += read
-    }
-  } finally {
-    closeSync(fd)
-  }
+  const data = readBounded(path, maxStateFileBytes(session.limits))
+  if (data === undefined) return
   const shape = jsonShapeProblem(data, MAX_STATE_DEPTH + 2)
   if (shape !== undefined) throw stateFileError(path, `holds JSON ${shape}`)
   let parsed: unknown
