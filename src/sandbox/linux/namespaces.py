@@ -80,6 +80,10 @@ def apply(spec: dict[str, Any], drop: tuple[int, int] | None) -> dict[str, str |
             mounts = True
         except OSError as exc:
             report["scratch"] = f"on the host file system, watched by the server ({exc.strerror})"
+            # What the run's sandbox line names (SPEC §15): the host has none to give (off,
+            # capped or exhausted); the program runs all the same, in Landlock + seccomp.
+            kind = "namespaces" if is_root else "user namespaces"
+            report["namespaces"] = f"no {kind}: {exc.strerror}"
     if mounts and is_root and drop is not None and not namespace:
         report["paths"] = _reach_as(spec, *drop)
     if mounts and scratch.get("path"):
