@@ -17,24 +17,27 @@ const DURATION_KEYS: Record<string, (value: number) => string> = {
   'permissions.approval_timeout_seconds': (v) => `permissions:\n  approval_timeout_seconds: ${v}\n`,
 }
 
-/** Every `*_seconds` property the JSON Schema declares, with its `maximum`, at any depth. */
-function durationMaxima(schema: unknown, into: Array<[string, unknown]> = []): Array<[string, unknown]> {
-  if (Array.isArray(schema)) {
-    for (const item of schema) durationMaxima(item, into)
-  } else if (typeof schema === 'object' && schema !== null) {
-    for (const [key, value] of Object.entries(schema)) {
-      if (key === 'properties' && typeof value === 'object' && value !== null) {
-        for (const [name, property] of Object.entries(value)) {
-          if (name.endsWith('_seconds')) into.push([name, (property as {maximum?: number}).maximum])
-        }
-      }
-
-      if (key !== 'default') durationMaxima(value, into)
-    }
+/** Every `properties` object of the JSON Schema, at any depth (defaults left out). */
+function propertyMaps(
+  schema: unknown,
+  into: Array<Record<string, unknown>> = [],
+): Array<Record<string, unknown>> {
+  if (typeof schema !== 'object' || schema === null) return into
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'properties' && typeof value === 'object' && value !== null)
+      into.push(value as Record<string, unknown>)
+    if (key !== 'default') propertyMaps(value, into)
   }
-
   return into
 }
+
+/** Every `*_seconds` property the JSON Schema declares, with its `maximum`. */
+const durationMaxima = (schema: unknown): Array<[string, unknown]> =>
+  propertyMaps(schema).flatMap((properties) =>
+    Object.entries(properties)
+      .filter(([name]) => name.endsWith('_seconds'))
+      .map(([name, property]): [string, unknown] => [name, (property as {maximum?: number}).maximum]),
+  )
 
 function errorLines(text: string): string[] {
   try {

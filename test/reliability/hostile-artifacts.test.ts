@@ -80,9 +80,19 @@ describe.runIf(process.platform === 'linux' && isRoot)(
       const racer = spawn(
         'setpriv',
         [
-          '--reuid', String(OTHER), '--regid', String(OTHER), '--clear-groups',
-          '/bin/sh', '-c', `ln -s "$3" "$2" && exec /usr/bin/python3 -c "$1" "$4" "$2"`, 'sh',
-          SWAPPER, decoy, join(base, 'victim'), root,
+          '--reuid',
+          String(OTHER),
+          '--regid',
+          String(OTHER),
+          '--clear-groups',
+          '/bin/sh',
+          '-c',
+          `ln -s "$3" "$2" && exec /usr/bin/python3 -c "$1" "$4" "$2"`,
+          'sh',
+          SWAPPER,
+          decoy,
+          join(base, 'victim'),
+          root,
         ],
         {stdio: ['ignore', 'pipe', 'inherit']},
       )

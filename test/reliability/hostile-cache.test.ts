@@ -160,11 +160,15 @@ describe.runIf(isRoot)('another user against the shapes cache (SPEC §15)', () =
       await earlier.kill()
       const swap = () =>
         execFileSync('setpriv', [
-          '--reuid', String(OTHER), '--regid', String(OTHER), '--clear-groups',
+          '--reuid',
+          String(OTHER),
+          '--regid',
+          String(OTHER),
+          '--clear-groups',
 
-            '/bin/sh',
-            '-c',
-            `mv "${parent}/shapes" "${parent}/aside" && ln -s "${victim}" "${parent}/shapes"`,
+          '/bin/sh',
+          '-c',
+          `mv "${parent}/shapes" "${parent}/aside" && ln -s "${victim}" "${parent}/shapes"`,
         ])
       const serve = await start(cache)
       if (when === 'after') await useIt(serve)

@@ -32,11 +32,15 @@ describe.runIf(process.platform === 'linux' && isRoot).each(TIERS)(
       base = mkdtempSync('/tmp/ptc-squat-')
       chmodSync(base, 0o1777)
       execFileSync('setpriv', [
-        '--reuid', String(OTHER), '--regid', String(OTHER), '--clear-groups',
+        '--reuid',
+        String(OTHER),
+        '--regid',
+        String(OTHER),
+        '--clear-groups',
 
-          '/bin/sh',
-          '-c',
-          `mkdir -m 700 "${scratchRoot(base)}" && echo theirs > "${scratchRoot(base)}/theirs"`,
+        '/bin/sh',
+        '-c',
+        `mkdir -m 700 "${scratchRoot(base)}" && echo theirs > "${scratchRoot(base)}/theirs"`,
       ])
       writeFileSync(join(base, 'p.py'), 'import os\nprint(1, len(os.listdir(".")))\n')
       writeFileSync(join(base, 'config.yaml'), 'servers: []\n')

@@ -23,8 +23,14 @@ const NOBODY = 65_534
 function nobodyCanRun(): boolean {
   try {
     execFileSync('setpriv', [
-      '--reuid', String(NOBODY), '--regid', String(NOBODY), '--clear-groups',
-      '/bin/sh', '-c', `test -r "${BIN}" && test -r "${WRAPPER}" && /usr/bin/python3 -c pass`,
+      '--reuid',
+      String(NOBODY),
+      '--regid',
+      String(NOBODY),
+      '--clear-groups',
+      '/bin/sh',
+      '-c',
+      `test -r "${BIN}" && test -r "${WRAPPER}" && /usr/bin/python3 -c pass`,
     ])
     return true
   } catch {
