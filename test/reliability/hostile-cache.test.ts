@@ -35,8 +35,7 @@ const PROGRAM = 'print((await mcp__fx__echo(text="a\\nb")), (await mcp__fx__text
 
 /** A directory of root's only (0700) with five files: what the links point at. */
 function victimDir(parent: string): string {
-  const victim = join(parent, 'victim')
-  mkdirSync(victim, {mode: 0o700})
+  const victim = mkdtempSync(join(parent, 'victim-'))
   for (let n = 0; n < 5; n++) writeFileSync(join(victim, `precious-${n}.json`), `precious ${n}`)
   return victim
 }
@@ -143,40 +142,36 @@ describe.runIf(isRoot)('another user against the shapes cache (SPEC §15)', () =
     rmSync(victim, {recursive: true})
   })
 
-  it.each(['before', 'after'])(
-    "root's own shapes/ swapped for a link to a root-only directory by the parent's owner, %s serve first uses it",
-    async (when) => {
-      const cache = join(base, `swapped-${when}`)
-      mkdirSync(cache, {mode: 0o1777})
-      chmodSync(cache, 0o1777)
-      const victim = victimDir(base)
-      const before = victimState(victim)
-      const parent = join(cache, 'ptc-mcp')
-      theirs(parent, () => mkdirSync(parent, {mode: 0o777}))
-      chmodSync(parent, 0o777)
-      // Root's shapes/ inside the other user's directory, as an earlier run of serve left it.
-      const earlier = await start(cache)
-      await useIt(earlier)
-      await earlier.kill()
-      const swap = () =>
-        execFileSync('setpriv', [
-          '--reuid',
-          String(OTHER),
-          '--regid',
-          String(OTHER),
-          '--clear-groups',
+  it("root's own shapes/ swapped for a link to a root-only directory by the parent's owner, before serve uses it", async () => {
+    const cache = join(base, 'swapped')
+    mkdirSync(cache, {mode: 0o1777})
+    chmodSync(cache, 0o1777)
+    const victim = victimDir(base)
+    const before = victimState(victim)
+    const parent = join(cache, 'ptc-mcp')
+    theirs(parent, () => mkdirSync(parent, {mode: 0o777}))
+    chmodSync(parent, 0o777)
+    // Root's shapes/ inside the other user's directory, as an earlier run of serve left it.
+    const earlier = await start(cache)
+    await useIt(earlier)
+    await earlier.kill()
+    const swap = () =>
+      execFileSync('setpriv', [
+        '--reuid',
+        String(OTHER),
+        '--regid',
+        String(OTHER),
+        '--clear-groups',
 
-          '/bin/sh',
-          '-c',
-          `mv "${parent}/shapes" "${parent}/aside" && ln -s "${victim}" "${parent}/shapes"`,
-        ])
-      const serve = await start(cache)
-      if (when === 'after') await useIt(serve)
-      swap()
-      for (let n = 0; n < 3; n++) expect(await useIt(serve)).not.toContain('precious')
-      expect(victimState(victim)).toEqual(before)
-      expect(readdirSync(join(parent, 'aside'))).toHaveLength(2)
-      rmSync(victim, {recursive: true})
-    },
-  )
+        '/bin/sh',
+        '-c',
+        `mv "${parent}/shapes" "${parent}/aside" && ln -s "${victim}" "${parent}/shapes"`,
+      ])
+    const serve = await start(cache)
+    swap()
+    for (let n = 0; n < 3; n++) expect(await useIt(serve)).not.toContain('precious')
+    expect(victimState(victim)).toEqual(before)
+    expect(readdirSync(join(parent, 'aside'))).toHaveLength(2)
+    rmSync(victim, {recursive: true})
+  })
 })
