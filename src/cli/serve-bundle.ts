@@ -19,8 +19,7 @@ import {fileURLToPath} from 'node:url'
 import {Script, constants as vmConstants} from 'node:vm'
 
 import {MAX_SERVE_CACHE_BYTES} from '../shared/limits.js'
-import {makeDirs} from '../shared/make-dirs.js'
-import {effectiveUid, privateDirProblem} from '../shared/private-dir.js'
+import {effectiveUid, ownDirSync, type OwnedDir} from '../shared/private-dir.js'
 /**
  * Loads `serve`'s bundle (dist/serve/main.cjs, from scripts/bundle-serve.js) with a V8 code cache:
  * an MCP client waits only briefly for serve's first answer (SPEC §5), and compiling the bundle is
@@ -28,7 +27,8 @@ import {effectiveUid, privateDirProblem} from '../shared/private-dir.js'
  * CommonJS, run through `vm.Script`, whose `cachedData` V8 takes once it matches the source.
  *
  * The cache is code: it is kept in a private directory of this user
- * (`$XDG_CACHE_HOME/ptc-mcp/code-cache`, 0700, owned by this user, not a link), under a name
+ * (`$XDG_CACHE_HOME/ptc-mcp/code-cache`, 0700, owned by this user, not a link, held by its
+ * descriptor: an OwnedDir), under a name
  * holding the bundle's content hash and the Node version, so another build never meets it. Any
  * problem with it means only a slower start: the bundle is then compiled as usual.
  */
@@ -59,8 +59,20 @@ export function defaultCodeCacheDir(env: NodeJS.ProcessEnv = process.env): strin
 export function loadBundle<T>(file: string, cacheDir: string | undefined): {exports: T; cache: CacheUse} {
   const source = readFileSync(file, 'utf8')
   const dir = cacheDir === undefined ? undefined : privateDir(cacheDir)
+  try {
+    return runBundle<T>(file, source, dir)
+  } finally {
+    dir?.close()
+  }
+}
+
+function runBundle<T>(
+  file: string,
+  source: string,
+  dir: OwnedDir | undefined,
+): {exports: T; cache: CacheUse} {
   const name = `${PREFIX}${createHash('sha256').update(source).digest('hex').slice(0, 32)}-${process.version}-${process.arch}.bin`
-  const cachedData = dir === undefined ? undefined : readCache(join(dir, name))
+  const cachedData = dir === undefined ? undefined : readCache(dir.at(name))
   const script = new Script(Module.wrap(source), {
     filename: file,
     cachedData,
@@ -83,11 +95,13 @@ export function loadServeBundle(): ServeBundle {
   return loadBundle<ServeBundle>(SERVE_BUNDLE, defaultCodeCacheDir()).exports
 }
 
-/** `path`, created when missing, when it is a private directory of this user; else undefined. */
-function privateDir(path: string): string | undefined {
+/**
+ * `path`, created when missing, held when it is a directory of this user no one else can write to
+ * (an OwnedDir: what is read, written and removed there goes through its descriptor); else undefined.
+ */
+function privateDir(path: string): OwnedDir | undefined {
   try {
-    makeDirs(path)
-    return privateDirProblem(lstatSync(path), effectiveUid()) === undefined ? path : undefined
+    return ownDirSync(path, {create: true})
   } catch {
     return undefined
   }
@@ -118,9 +132,9 @@ function readCache(path: string): Buffer | undefined {
 }
 
 /** Writes the cache atomically (a new file, renamed over), keeping a few others at most. */
-function writeCache(dir: string, name: string, data: Buffer): boolean {
+function writeCache(dir: OwnedDir, name: string, data: Buffer): boolean {
   if (data.length === 0 || data.length > MAX_SERVE_CACHE_BYTES) return false
-  const temporary = join(dir, `.${name}.${process.pid}.tmp`)
+  const temporary = dir.at(`.${name}.${process.pid}.tmp`)
   try {
     const fd = openSync(
       temporary,
@@ -132,7 +146,7 @@ function writeCache(dir: string, name: string, data: Buffer): boolean {
     } finally {
       closeSync(fd)
     }
-    renameSync(temporary, join(dir, name))
+    renameSync(temporary, dir.at(name))
   } catch {
     try {
       unlinkSync(temporary)
@@ -144,12 +158,12 @@ function writeCache(dir: string, name: string, data: Buffer): boolean {
 }
 
 /** Removes the oldest caches of other builds beyond KEEP_OTHERS (unlink never follows a link). */
-function pruneOthers(dir: string, keep: string): void {
+function pruneOthers(dir: OwnedDir, keep: string): void {
   try {
-    const others = readdirSync(dir)
+    const others = readdirSync(dir.at())
       .filter((entry) => entry.startsWith(PREFIX) && entry !== keep)
-      .map((entry) => ({entry, mtime: lstatSync(join(dir, entry)).mtimeMs}))
+      .map((entry) => ({entry, mtime: lstatSync(dir.at(entry)).mtimeMs}))
       .sort((a, b) => b.mtime - a.mtime)
-    for (const {entry} of others.slice(KEEP_OTHERS)) unlinkSync(join(dir, entry))
+    for (const {entry} of others.slice(KEEP_OTHERS)) unlinkSync(dir.at(entry))
   } catch {}
 }

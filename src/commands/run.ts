@@ -76,6 +76,9 @@ export default class Run extends BaseCommand {
       throw error
     }
     try {
+      // The state file first: one that cannot be used is refused at once, before Python starts.
+      const state = await runtime.session()
+      if (flags.state !== undefined) readStateFile(flags.state, state)
       const ready = Promise.all([
         runtime.engine(),
         showConnectProgress(runtime.registry, CLI_CONNECT_WAIT_MS, this.jsonEnabled(), interrupt.signal),
@@ -88,8 +91,6 @@ export default class Run extends BaseCommand {
       }
       const started = performance.now()
       const prompter = flags.yes ? APPROVE_ALL : new TerminalPrompter()
-      const state = await runtime.session()
-      if (flags.state !== undefined) readStateFile(flags.state, state)
       // On a terminal the output is shown as it comes; the outcome then follows it.
       const live = this.jsonEnabled() ? undefined : liveOutput(flags.raw)
       const outcome = await engine.run(code, {

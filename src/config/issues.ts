@@ -101,7 +101,8 @@ export function toConfigIssues(issues: readonly z.core.$ZodIssue[]): ConfigIssue
       }
 
       case 'too_big': {
-        return [{path, message: `must be ${issue.inclusive === false ? '<' : '<='} ${issue.maximum}`}]
+        const bound = `must be ${issue.inclusive === false ? '<' : '<='} ${issue.maximum}`
+        return [{path, message: isDuration(path) ? `${bound} (${TIMER_LIMIT})` : bound}]
       }
 
       case 'too_small': {
@@ -125,6 +126,11 @@ export function toConfigIssues(issues: readonly z.core.$ZodIssue[]): ConfigIssue
     .filter((issue) => !(issue.missing && suggested.has(formatPath(issue.path))))
     .map(({path, message}) => ({path, message}))
 }
+
+/** A `*_seconds` key: its ceiling is what a timer can wait. */
+const isDuration = (path: readonly PropertyKey[]) => String(path.at(-1)).endsWith('_seconds')
+
+const TIMER_LIMIT = 'seconds: the longest a timer can wait, about 24.8 days'
 
 const SERVERS_AS_LIST =
   'write each server as a list item ("- name: fs", then its command and args below it), or convert a Claude config with "ptc-mcp init --from FILE"'

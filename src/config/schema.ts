@@ -7,6 +7,7 @@ import {
   DEFAULT_MAX_SCRATCH_BYTES,
   DEFAULT_MAX_TOOL_RESULT_BYTES,
   MAX_STATE_KEY_CHARS,
+  MAX_TIMER_SECONDS,
   MAX_TOOL_RESULT_CEILING,
   STATE_DEFAULTS,
 } from '../shared/limits.js'
@@ -37,7 +38,9 @@ const positiveInt = (description: string, max?: number) => {
   return (max === undefined ? base : base.max(max)).describe(description)
 }
 
-const positiveSeconds = (description: string) => z.number().positive().describe(description)
+/** A duration key (`*_seconds`): positive, and no longer than a timer can wait (MAX_TIMER_SECONDS). */
+const positiveSeconds = (description: string) =>
+  z.number().positive().max(MAX_TIMER_SECONDS).describe(description)
 
 const stringMap = (description: string) => z.record(z.string(), z.string()).describe(description)
 

@@ -1,14 +1,13 @@
-import {createHash} from 'node:crypto'
+import {createHash, randomBytes} from 'node:crypto'
 import {
   closeSync,
   constants,
   lstatSync,
   openSync,
   readdirSync,
-  readSync,
   renameSync,
   unlinkSync,
-  writeFileSync,
+  writeSync,
 } from 'node:fs'
 import {join} from 'node:path'
 
@@ -18,7 +17,8 @@ import type {ToolInfo} from './types.js'
 
 import {isRecord} from '../shared/guards.js'
 import {MAX_SHAPE_FILES, MAX_SHAPE_FILES_PER_TOOL, MAX_SHAPES_IN_MEMORY} from '../shared/limits.js'
-import {makeDirs} from '../shared/make-dirs.js'
+import {ownDirSync, type OwnedDir} from '../shared/private-dir.js'
+import {readRegularFileSync} from '../shared/regular-file.js'
 import {xdgHome} from '../shared/xdg.js'
 import {MAX_SHAPE_CHARS} from './shapes.js'
 
@@ -31,7 +31,17 @@ import {MAX_SHAPE_CHARS} from './shapes.js'
  * MAX_SHAPE_CHARS, MAX_SHAPE_FILES_PER_TOOL schema versions per tool and MAX_SHAPE_FILES in all (the oldest
  * removed), MAX_SHAPES_IN_MEMORY shapes held. A file that cannot be read or written is only a lost hint:
  * it is logged at debug level and ignored.
+ *
+ * Nothing in it is trusted as found (SPEC §15): the directory is held as an OwnedDir (a directory
+ * of this user that no other user can write to, reached through its descriptor), so no one else
+ * can plant a link, a FIFO or a shape there, or swap the directory for another under the clean-up.
+ * A directory that fails the check is not used: a warning, and shapes are kept in memory only.
+ * Files are read without following a link, only when regular and small.
  */
+
+/** Created without following a link, never over an existing name. */
+// eslint-disable-next-line no-bitwise -- open flags are bit patterns
+const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW
 
 /** Largest file read back (a shape within MAX_SHAPE_CHARS and its names fit easily). */
 const MAX_FILE_BYTES = 4 * MAX_SHAPE_CHARS
@@ -53,6 +63,8 @@ export class ShapeStore {
   /** Files this store wrote, per tool (its file-name prefix), oldest first. */
   private readonly written = new Map<string, string[]>()
   private writesSincePrune = PRUNE_EVERY
+  /** The directory once held; null once it failed the check (memory only from then on). */
+  private owned: OwnedDir | null | undefined
 
   /**
    * `dir` null keeps shapes in memory only. `identities`: each server's identity by config name
@@ -84,17 +96,42 @@ export class ShapeStore {
     // shapeOf keeps shapes within MAX_SHAPE_CHARS: anything bigger is not this module's to keep.
     if (JSON.stringify(shape).length > MAX_SHAPE_CHARS) return
     this.remember(key.file, {shape})
-    if (!this.dir) return
+    const dir = this.held()
+    if (!dir) return
     try {
-      makeDirs(this.dir)
-      const file = join(this.dir, `${key.file}.json`)
-      const temporary = `${file}.${process.pid}.tmp`
-      writeFileSync(temporary, json, {mode: 0o600})
-      renameSync(temporary, file)
+      const temporary = dir.at(`${key.file}.json.${process.pid}-${randomBytes(4).toString('hex')}.tmp`)
+      const fd = openSync(temporary, CREATE_FLAGS, 0o600)
+      try {
+        const bytes = Buffer.from(json)
+        for (let offset = 0; offset < bytes.length;) offset += writeSync(fd, bytes, offset)
+      } finally {
+        closeSync(fd)
+      }
+      renameSync(temporary, dir.at(`${key.file}.json`))
       this.wrote(key)
     } catch (error) {
       this.logger?.debug(`could not keep the result shape of ${tool.name}: ${(error as Error).message}`)
     }
+  }
+
+  /** Lets go of the directory (a store is used again after: it is opened and checked anew). */
+  close(): void {
+    this.owned?.close()
+    this.owned = undefined
+  }
+
+  /** The cache directory, opened (created when missing) and checked the first time; null: memory only. */
+  private held(): OwnedDir | null {
+    if (this.owned !== undefined || !this.dir) return this.owned ?? null
+    try {
+      this.owned = ownDirSync(this.dir, {create: true})
+    } catch (error) {
+      this.owned = null
+      this.logger?.warn(
+        `the result shapes cache is not used (shapes are kept in memory only): ${(error as Error).message}. Fix: remove ${this.dir}, or point XDG_CACHE_HOME at a directory only this user can write to`,
+      )
+    }
+    return this.owned
   }
 
   private identity(tool: ToolInfo): string {
@@ -135,11 +172,12 @@ export class ShapeStore {
 
   /** Keeps the newest MAX_SHAPE_FILES_PER_TOOL files of each tool and the newest MAX_SHAPE_FILES in all. */
   private prune(): void {
-    const dir = this.dir!
+    const dir = this.owned
+    if (!dir) return
     const entries: {name: string; tool: string; mtimeMs: number}[] = []
-    for (const name of readdirSync(dir)) {
+    for (const name of readdirSync(dir.at())) {
       try {
-        const stats = lstatSync(join(dir, name))
+        const stats = lstatSync(dir.at(name))
         if (!stats.isFile()) continue
         // Another process's file being written; else one left by a crash.
         if (name.endsWith('.tmp') && Date.now() - stats.mtimeMs < 60_000) continue
@@ -164,18 +202,21 @@ export class ShapeStore {
     }
   }
 
+  /** Removes `name` from the directory held (unlink never follows a link). */
   private unlink(name: string): void {
     try {
-      unlinkSync(join(this.dir!, name))
+      if (this.owned) unlinkSync(this.owned.at(name))
     } catch {
       // gone already
     }
   }
 
   private load(file: string, tool: ToolInfo): {shape: unknown} | null {
-    if (!this.dir) return null
+    const dir = this.held()
+    if (!dir) return null
     try {
-      const entry = JSON.parse(readBounded(join(this.dir, `${file}.json`))) as unknown
+      const text = readRegularFileSync(dir.at(`${file}.json`), MAX_FILE_BYTES).toString('utf8')
+      const entry = JSON.parse(text) as unknown
       if (
         isRecord(entry) &&
         entry.server === this.key(tool).server &&
@@ -188,22 +229,6 @@ export class ShapeStore {
       // never seen, unreadable, or too big: no shape yet
     }
     return null
-  }
-}
-
-/** A file's text, at most MAX_FILE_BYTES of it (a bigger file fails to parse), never through a link. */
-function readBounded(path: string): string {
-  // eslint-disable-next-line no-bitwise -- open flags are bit patterns
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW)
-  try {
-    const buffer = Buffer.alloc(MAX_FILE_BYTES + 1)
-    let length = 0
-    for (let read = 1; read > 0 && length < buffer.length; length += read)
-      read = readSync(fd, buffer, length, buffer.length - length, null)
-    if (length > MAX_FILE_BYTES) throw new Error('too big')
-    return buffer.toString('utf8', 0, length)
-  } finally {
-    closeSync(fd)
   }
 }
 

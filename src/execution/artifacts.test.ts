@@ -15,7 +15,7 @@ import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {ARTIFACT_MAX_AGE_MS} from '../shared/limits.js'
-import {artifactsRoot, createRunDir, pruneArtifacts} from './artifacts.js'
+import {artifactsRoot, pruneArtifacts, RunArtifacts} from './artifacts.js'
 import {OutputCapture} from './output-capture.js'
 
 let root: string
@@ -111,8 +111,8 @@ describe('the artifacts root is held to the scratch root rule', () => {
         'old-dir',
         ...Array.from({length: 5}, (_, n) => `precious-${n}`),
       ])
-      expect(() => createRunDir(link)).toThrow(
-        /artifacts directory cannot be used: .*artifacts is not a directory.*Fix: remove .*execution\.artifacts_dir/,
+      expect(() => new RunArtifacts(link).dir()).toThrow(
+        /artifacts directory cannot be used: .*artifacts is a link or not a directory.*Fix: remove .*execution\.artifacts_dir/,
       )
       expect(readdirSync(victim)).toHaveLength(6)
     } finally {
@@ -127,14 +127,16 @@ describe('the artifacts root is held to the scratch root rule', () => {
     runDirIn(open, 'old', ARTIFACT_MAX_AGE_MS + 60_000)
     expect(await pruneArtifacts(open)).toEqual([])
     expect(readdirSync(open)).toEqual(['old'])
-    expect(() => createRunDir(open)).toThrow(/is open to other users \(mode 777\)/)
+    expect(() => new RunArtifacts(open).dir()).toThrow(/can be written by other users \(mode 777\)/)
   })
 
   it('a missing root is created private, with its parents', () => {
     const nested = join(root, 'a', 'b', 'artifacts')
-    const dir = createRunDir(nested)
+    const artifacts = new RunArtifacts(nested)
+    artifacts.dir()
     expect(lstatSync(nested).mode % 0o1000).toBe(0o700)
-    expect(existsSync(dir)).toBe(true)
+    expect(existsSync(artifacts.path!)).toBe(true)
+    artifacts.close()
   })
 })
 
@@ -148,17 +150,13 @@ function runDirIn(parent: string, name: string, ageMs: number): string {
 
 describe('output over the cap, kept whole', () => {
   it('returns head and tail with the file and exact byte counts; the file is the whole output', () => {
-    let dir: string | undefined
-    const runDirOnce = (): string => {
-      dir ??= createRunDir(root)
-      return dir
-    }
-    const capture = new OutputCapture(1000, {runDir: runDirOnce, maxBytes: 1024 * 1024})
+    const artifacts = new RunArtifacts(root)
+    const capture = new OutputCapture(1000, {runDir: () => artifacts.dir(), maxBytes: 1024 * 1024})
     const lines = Array.from({length: 20_000}, (_, i) => `line ${i}\n`)
     const whole = Buffer.from(lines.join(''))
     for (let i = 0; i < whole.length; i += 4096) capture.write(whole.subarray(i, i + 4096))
     const [firstLine, text] = splitFirstLine(capture.text())
-    const path = join(dir!, 'output.txt')
+    const path = join(artifacts.path!, 'output.txt')
     const match = /\n\.\.\. \[(\d+) bytes omitted: the whole output is in (.+)\]\n/.exec(text)
     // The same note opens the output, so a client previewing only its start shows it (SPEC §8).
     expect(firstLine).toBe(match![0].trim())
@@ -172,21 +170,17 @@ describe('output over the cap, kept whole', () => {
   })
 
   it('keeps at most maxBytes in the file and says so', () => {
-    let dir: string | undefined
-    const runDirOnce = (): string => {
-      dir ??= createRunDir(root)
-      return dir
-    }
-    const capture = new OutputCapture(100, {runDir: runDirOnce, maxBytes: 5000})
+    const artifacts = new RunArtifacts(root)
+    const capture = new OutputCapture(100, {runDir: () => artifacts.dir(), maxBytes: 5000})
     for (let i = 0; i < 10; i++) capture.write(Buffer.alloc(1000, 98))
     expect(capture.text()).toContain(
-      `the whole output is in ${join(dir!, 'output.txt')} (its first 5000 bytes)]`,
+      `the whole output is in ${join(artifacts.path!, 'output.txt')} (its first 5000 bytes)]`,
     )
-    expect(lstatSync(join(dir!, 'output.txt')).size).toBe(5000)
+    expect(lstatSync(join(artifacts.path!, 'output.txt')).size).toBe(5000)
   })
 
   it('makes no run directory for output within the cap', () => {
-    const capture = new OutputCapture(100, {runDir: () => createRunDir(root), maxBytes: 5000})
+    const capture = new OutputCapture(100, {runDir: () => new RunArtifacts(root).dir(), maxBytes: 5000})
     capture.write(Buffer.alloc(100, 98))
     expect(capture.text()).toHaveLength(100)
     expect(readdirSync(root)).toEqual([])

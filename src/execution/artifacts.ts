@@ -1,11 +1,17 @@
 import {randomUUID} from 'node:crypto'
 import {lstatSync, mkdirSync} from 'node:fs'
 import {lstat, opendir, rm} from 'node:fs/promises'
-import {dirname, join} from 'node:path'
+import {join} from 'node:path'
 
 import {ARTIFACT_MAX_AGE_MS, ARTIFACTS_MAX_TOTAL_BYTES} from '../shared/limits.js'
-import {makeDirs} from '../shared/make-dirs.js'
-import {effectiveUid, openPrivateDir, privateDirProblem, removeTreeAt} from '../shared/private-dir.js'
+import {
+  effectiveUid,
+  openPrivateDir,
+  ownDirSync,
+  type OwnedDir,
+  privateDirProblem,
+  removeTreeAt,
+} from '../shared/private-dir.js'
 import {xdgHome} from '../shared/xdg.js'
 
 /**
@@ -19,22 +25,6 @@ import {xdgHome} from '../shared/xdg.js'
 export function artifactsRoot(configured: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   if (configured) return configured
   return join(xdgHome('state', env), 'ptc-mcp', 'artifacts')
-}
-
-/**
- * Creates the artifacts root when missing (its parents as needed, itself 0700) and checks it: a
- * directory, not a link, owned by this user, closed to others. Throws the problem with the fix.
- */
-export function ensureArtifactsRoot(root: string): void {
-  try {
-    makeDirs(dirname(root))
-    mkdirSync(root, {mode: 0o700})
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
-      throw artifactsRootError(root, (error as Error).message)
-  }
-  const problem = privateDirProblem(lstatSync(root), effectiveUid())
-  if (problem) throw artifactsRootError(root, `${root} ${problem}`)
 }
 
 /** The artifacts root's problem with the fix, if it exists and breaks the rule; else undefined. */
@@ -55,31 +45,73 @@ function artifactsRootError(root: string, problem: string): Error {
   )
 }
 
-/** Creates `<root>/<run-id>/` (private) and returns its path; the root is checked first. */
-export function createRunDir(root: string): string {
-  ensureArtifactsRoot(root)
-  const stamp = new Date().toISOString().replaceAll(/[:.]/g, '-')
-  const dir = join(root, `${stamp}-${randomUUID().slice(0, 8)}`)
-  mkdirSync(dir, {mode: 0o700})
-  return dir
+/**
+ * Creates `<root>/<run-id>/` (private) through a held descriptor of the root (checked as an
+ * OwnedDir, created when missing) and returns the run directory, held too. Throws the problem with the fix.
+ */
+function createRunDir(root: string): {name: string; dir: OwnedDir} {
+  let owned: OwnedDir
+  try {
+    owned = ownDirSync(root, {create: true})
+  } catch (error) {
+    throw artifactsRootError(root, (error as Error).message)
+  }
+  try {
+    const stamp = new Date().toISOString().replaceAll(/[:.]/g, '-')
+    const name = `${stamp}-${randomUUID().slice(0, 8)}`
+    mkdirSync(owned.at(name), {mode: 0o700})
+    return {name: join(root, name), dir: ownDirSync(owned.at(name))}
+  } finally {
+    owned.close()
+  }
 }
 
-/** The artifacts of one run: output over the cap, kept ./out/ files, shown images (`run`). */
+/**
+ * The artifacts of one run: output over the cap, kept ./out/ files, shown images (`run`). Written
+ * only through the run directory's descriptor (`dir()` is `/proc/self/fd/N` on Linux), so another
+ * user who can rename in the parent of the artifacts root and swaps it (renameat2 exchange) while
+ * files are written lands nothing elsewhere (SPEC §15); `shownPath` turns such a path back into
+ * the one shown to the user.
+ */
 export class RunArtifacts {
-  private made: string | undefined
+  private made: {name: string; dir: OwnedDir | undefined} | undefined
 
   constructor(private readonly root: string) {}
 
-  /** The run's directory, made (private) the first time it is needed. */
+  /** The run's directory, made (private) the first time it is needed, as a path to write through. */
   dir(): string {
     this.made ??= createRunDir(this.root)
-    return this.made
+    // Closed (the child is gone) and needed again: opened and checked anew.
+    this.made.dir ??= ownDirSync(this.made.name)
+    const at = this.made.dir.at()
+    heldRunDirs.set(at, this.made.name)
+    return at
   }
 
-  /** The run's directory if anything was kept, else undefined. */
+  /** The run's directory (as shown) if anything was kept, else undefined. */
   get path(): string | undefined {
-    return this.made
+    return this.made?.name
   }
+
+  /** Lets go of the run directory's descriptor (the files stay). */
+  close(): void {
+    const dir = this.made?.dir
+    if (dir === undefined) return
+    heldRunDirs.delete(dir.at())
+    dir.close()
+    this.made!.dir = undefined
+  }
+}
+
+/** The run directories held, by the path written through, to the path shown. */
+const heldRunDirs = new Map<string, string>()
+
+/** `path` (under a RunArtifacts' `dir()`) as the user should see it: under the artifacts root. */
+export function shownPath(path: string): string {
+  const slash = path.indexOf('/', '/proc/self/fd/'.length)
+  const held = heldRunDirs.get(slash === -1 ? path : path.slice(0, slash))
+  if (held === undefined) return path
+  return slash === -1 ? held : `${held}${path.slice(slash)}`
 }
 
 interface RunDir {

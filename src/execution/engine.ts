@@ -256,6 +256,7 @@ export class ProgramEngine {
         ? this.keepShown(run.images, child.artifacts.dir.bind(child.artifacts))
         : undefined
     // Rule: a run that kept files prunes the artifacts (SPEC §14: 7 days, 1 GiB in total).
+    child.artifacts?.close()
     if (child.artifacts?.path !== undefined) pruneArtifacts(this.artifactsRoot)
     markStep(options.steps, 'run ended')
     return this.outcome({

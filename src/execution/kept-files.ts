@@ -3,6 +3,7 @@ import {join} from 'node:path'
 
 import {formatByteLimit, formatBytes} from '../shared/byte-size.js'
 import {MAX_KEPT_BYTES, MAX_KEPT_DEPTH, MAX_KEPT_FILES, MAX_KEPT_NAME_BYTES} from '../shared/limits.js'
+import {shownPath} from './artifacts.js'
 import {type FileSkippedReason, ProtocolError} from './protocol.js'
 
 /**
@@ -223,8 +224,9 @@ export class KeptFilesWriter {
       this.finished = true
     }
     const dir = this.store instanceof DiskStore ? this.store.outDir : undefined
+    // Written through the run directory's descriptor; shown (and linked to) by its path.
     return {
-      ...(dir !== undefined && this.files.length > 0 && {dir}),
+      ...(dir !== undefined && this.files.length > 0 && {dir: shownPath(dir)}),
       files: this.files,
       notKept: this.notKept,
       moreNotKept: this.moreNotKept,
@@ -302,7 +304,7 @@ class DiskStore implements FileStore {
       },
       close() {
         closeFd()
-        return path
+        return shownPath(path)
       },
       discard() {
         closeFd()

@@ -1,6 +1,8 @@
 import {closeSync, constants, openSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 
+import {shownPath} from './artifacts.js'
+
 /** A new file, never through a link. */
 // eslint-disable-next-line no-bitwise -- open flags are bit patterns
 const SPILL_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW
@@ -87,7 +89,7 @@ export class OutputCapture {
       try {
         const path = join(spill.runDir(), 'output.txt')
         this.spillFd = openSync(path, SPILL_FLAGS, 0o600)
-        this.spillPath = path
+        this.spillPath = shownPath(path)
         for (const part of early) this.writeSpill(part, spill)
       } catch {
         this.closeSpill()

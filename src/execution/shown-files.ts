@@ -3,6 +3,7 @@ import {join} from 'node:path'
 
 import type {ShownImage} from './protocol.js'
 
+import {shownPath} from './artifacts.js'
 import {SHOWN_IMAGE_TYPES} from './image-types.js'
 
 // eslint-disable-next-line no-bitwise -- open flags are bit patterns
@@ -26,6 +27,6 @@ export function writeShownImages(images: readonly ShownImage[], runDir: () => st
     } finally {
       closeSync(fd)
     }
-    return path
+    return shownPath(path)
   })
 }

@@ -1,21 +1,12 @@
 import {randomBytes} from 'node:crypto'
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  fsyncSync,
-  openSync,
-  readSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from 'node:fs'
+import {closeSync, constants, fsyncSync, openSync, renameSync, rmSync, writeSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 
 import {PtcError} from '../shared/errors.js'
 import {isRecord} from '../shared/guards.js'
 import {jsonShapeProblem} from '../shared/json-shape.js'
-import {base64Chars, MAX_STATE_DEPTH} from '../shared/limits.js'
+import {base64Chars, MAX_KEPT_NAME_BYTES, MAX_STATE_DEPTH, MAX_STATE_KEY_CHARS} from '../shared/limits.js'
+import {readRegularFileSync, RefusedFile} from '../shared/regular-file.js'
 import {keptNameProblem} from './kept-files.js'
 import {type SessionState} from './session-state.js'
 
@@ -34,9 +25,34 @@ const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL |
 const FORMAT_KEY = 'ptc_mcp_state'
 const FORMAT_VERSION = 1
 
-/** Largest file read: the session's bytes, as JSON (escaped) and base64, with room. */
-function maxFileBytes(session: SessionState): number {
-  return 6 * session.limits.max_bytes + base64Chars(session.limits.max_bytes) + 1024 * 1024
+/**
+ * Largest file writeStateFile makes for a session within its bounds: the session's bytes (values
+ * are written as the JSON they were counted as, files as base64, so at most base64 of all of
+ * them), plus each key and name quoted and escaped, plus the frame. A larger file is refused
+ * before a byte of it is read.
+ */
+export function maxStateFileBytes(limits: SessionState['limits']): number {
+  const perKey = 6 * MAX_STATE_KEY_CHARS + 4
+  const perFile = 2 * MAX_KEPT_NAME_BYTES + 8
+  return base64Chars(limits.max_bytes) + limits.max_keys * perKey + limits.max_session_files * perFile + 4096
+}
+
+/** The file's bytes, undefined when it does not exist yet; refused unless regular and within `most`. */
+function readBounded(path: string, most: number): Buffer | undefined {
+  try {
+    return readRegularFileSync(path, most)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    if (!(error instanceof RefusedFile))
+      throw stateFileError(path, `cannot be read (${(error as Error).message})`, error)
+    if (error.reason === 'link') throw stateFileError(path, 'is a symbolic link; name the file itself', error)
+    if (error.reason === 'kind') throw stateFileError(path, error.message, error)
+    throw stateFileError(
+      path,
+      `is ${error.size} bytes, more than a state file within the state bounds can be (${most} bytes: state.max_bytes and the counts)`,
+      error,
+    )
+  }
 }
 
 function stateFileError(path: string, problem: string, cause?: unknown): PtcError {
@@ -48,31 +64,8 @@ function stateFileError(path: string, problem: string, cause?: unknown): PtcErro
 
 /** Reads `path` into `session`; a file that does not exist yet is an empty session. Throws PtcError. */
 export function readStateFile(path: string, session: SessionState): void {
-  let fd: number
-  try {
-    // eslint-disable-next-line no-bitwise -- open flags are bit patterns
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
-    throw stateFileError(path, `cannot be read (${(error as Error).message})`, error)
-  }
-  let data: Buffer
-  try {
-    const stat = fstatSync(fd)
-    const {size} = stat
-    if (!stat.isFile()) throw stateFileError(path, 'is not a regular file')
-    if (size > maxFileBytes(session))
-      throw stateFileError(path, `is ${size} bytes, more than a session can hold (state.max_bytes)`)
-    data = Buffer.alloc(size)
-    let offset = 0
-    while (offset < size) {
-      const read = readSync(fd, data, offset, size - offset, offset)
-      if (read === 0) break
-      offset += read
-    }
-  } finally {
-    closeSync(fd)
-  }
+  const data = readBounded(path, maxStateFileBytes(session.limits))
+  if (data === undefined) return
   const shape = jsonShapeProblem(data, MAX_STATE_DEPTH + 2)
   if (shape !== undefined) throw stateFileError(path, `holds JSON ${shape}`)
   let parsed: unknown

@@ -6,12 +6,13 @@ import type {
 
 import {createHash, randomBytes} from 'node:crypto'
 import {type Stats, unwatchFile, watchFile} from 'node:fs'
-import {chmod, open, readdir, readFile, rename, rm, stat} from 'node:fs/promises'
+import {open, readdir, rename, rm, unlink} from 'node:fs/promises'
 import {homedir} from 'node:os'
 import {join} from 'node:path'
 
 import {isRecord} from '../shared/guards.js'
-import {makeDirs} from '../shared/make-dirs.js'
+import {ownDirSync, type OwnedDir} from '../shared/private-dir.js'
+import {readRegularFile} from '../shared/regular-file.js'
 import {xdgHome} from '../shared/xdg.js'
 
 /** What is kept for one server (SPEC §13): one JSON file per server URL. */
@@ -66,13 +67,7 @@ export class TokenStore {
 
   /** The record for a server URL, or undefined (none, or unreadable: treated as not signed in). */
   async read(serverUrl: string): Promise<OAuthRecord | undefined> {
-    let text: string
-    try {
-      text = await readFile(this.pathFor(serverUrl), 'utf8')
-    } catch {
-      return undefined
-    }
-    const record = parseRecord(text)
+    const record = await this.held(false, (dir) => readRecord(dir, recordFileName(serverUrl))).catch(() => {})
     return record?.server_url === serverUrl ? record : undefined
   }
 
@@ -85,44 +80,44 @@ export class TokenStore {
   }
 
   async write(record: OAuthRecord): Promise<void> {
-    await this.ensureDir()
-    const target = this.pathFor(record.server_url)
-    const temporary = `${target}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`
-    const handle = await open(temporary, 'wx', 0o600)
-    try {
-      await handle.writeFile(`${JSON.stringify(record, null, 2)}\n`)
-      await handle.sync()
-    } finally {
-      await handle.close()
-    }
-    try {
-      await rename(temporary, target)
-    } catch (error) {
-      await rm(temporary, {force: true})
-      throw error
-    }
+    await this.held(true, async (dir) => {
+      const name = recordFileName(record.server_url)
+      const temporary = dir.at(`${name}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
+      // 'wx': O_CREAT|O_EXCL, which never follows a link.
+      const handle = await open(temporary, 'wx', 0o600)
+      try {
+        await handle.writeFile(`${JSON.stringify(record, null, 2)}\n`)
+        await handle.sync()
+      } finally {
+        await handle.close()
+      }
+      try {
+        await rename(temporary, dir.at(name))
+      } catch (error) {
+        await rm(temporary, {force: true})
+        throw error
+      }
+    })
   }
 
   /** Deletes the record of a server URL; true when there was one. */
   async delete(serverUrl: string): Promise<boolean> {
-    const path = this.pathFor(serverUrl)
-    const existed = await stat(path).then(
-      () => true,
-      () => false,
-    )
-    await rm(path, {force: true})
-    return existed
+    const existed = await this.held(false, (dir) =>
+      unlink(dir.at(recordFileName(serverUrl))).then(
+        () => true,
+        () => false,
+      ),
+    ).catch(() => false)
+    return existed ?? false
   }
 
   /** Every readable record in the store. */
   async list(): Promise<OAuthRecord[]> {
-    const names = await readdir(this.dir).catch(() => [] as string[])
-    const records = await Promise.all(
-      names
-        .filter((name) => name.endsWith('.json'))
-        .map((name) => readFile(join(this.dir, name), 'utf8').then(parseRecord, () => {})),
-    )
-    return records.filter((record): record is OAuthRecord => record !== undefined)
+    const records = await this.held(false, async (dir) => {
+      const names = await readdir(dir.at()).catch(() => [] as string[])
+      return Promise.all(names.filter((name) => name.endsWith('.json')).map((name) => readRecord(dir, name)))
+    }).catch(() => {})
+    return (records ?? []).filter((record): record is OAuthRecord => record !== undefined)
   }
 
   /**
@@ -139,12 +134,40 @@ export class TokenStore {
     return () => unwatchFile(path, listener)
   }
 
-  /** Creates the directory 0700, and takes group and other permissions off one that has them. */
-  private async ensureDir(): Promise<void> {
-    makeDirs(this.dir)
-    const info = await stat(this.dir)
-    // eslint-disable-next-line no-bitwise -- permission bits
-    if ((info.mode & 0o077) !== 0) await chmod(this.dir, 0o700)
+  /**
+   * Runs `use` on the store's directory held as an OwnedDir (SPEC §15: a directory of this user no
+   * one else can write to, reached through its descriptor; group and other permissions are taken
+   * off), created 0700 when `create`. Undefined when it does not exist and is not to be made.
+   * Rejects with what is wrong with it (another user's, a link, writable by others).
+   */
+  private async held<T>(create: boolean, use: (dir: OwnedDir) => Promise<T>): Promise<T | undefined> {
+    let dir: OwnedDir
+    try {
+      dir = ownDirSync(this.dir, {create})
+    } catch (error) {
+      if (!create && (error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+      throw new Error(
+        `the sign-in store cannot be used: ${(error as Error).message}. Fix: remove ${this.dir} (ptc-mcp creates it again, private)`,
+        {cause: error},
+      )
+    }
+    try {
+      return await use(dir)
+    } finally {
+      dir.close()
+    }
+  }
+}
+
+/** Largest record read back: tokens and a client registration take a few KiB. */
+const MAX_RECORD_BYTES = 1024 * 1024
+
+/** A record file of the directory held, read only when regular and small; undefined otherwise. */
+async function readRecord(dir: OwnedDir, name: string): Promise<OAuthRecord | undefined> {
+  try {
+    return parseRecord((await readRegularFile(dir.at(name), MAX_RECORD_BYTES)).toString('utf8'))
+  } catch {
+    return undefined
   }
 }
 

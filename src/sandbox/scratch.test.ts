@@ -13,7 +13,7 @@ import {
   writeFile,
 } from 'node:fs/promises'
 import {tmpdir} from 'node:os'
-import {join} from 'node:path'
+import {basename, join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 
 import {silentLogger} from '../shared/log.js'
@@ -71,24 +71,24 @@ describe('the private scratch root', () => {
     expect(await readdir(root)).toEqual([])
   })
 
-  it('is refused when it is a link, open to others, or not a directory', async () => {
+  it('is left alone when it is a link, open to others, or not a directory: a fresh private root is used', async () => {
     const base = await tempBase()
     const root = scratchRoot(base)
     const elsewhere = join(base, 'elsewhere')
     await mkdir(elsewhere, {mode: 0o700})
     await symlink(elsewhere, root)
-    await expect(ensureScratchRoot(base)).rejects.toThrow(/is not a directory.*programs will not run there/)
-    await rm(root)
-    await mkdir(root, {mode: 0o700})
-    await chmod(root, 0o755)
-    await expect(ensureScratchRoot(base)).rejects.toThrow(/is open to other users \(mode 755\)/)
-    await rm(root, {recursive: true})
-    await writeFile(root, '')
-    await expect(ensureScratchRoot(base)).rejects.toThrow(/is not a directory/)
+    const fresh = await ensureScratchRoot(base)
+    expect(fresh).toMatch(new RegExp(`^${root}-${process.pid}-\\w{6}$`))
+    expect(((await lstat(fresh)).mode % 0o1000).toString(8)).toBe('700')
+    const dir = await createScratchDir(base)
+    expect(dir.startsWith(`${fresh}/ptc-run-`)).toBe(true)
+    await removeScratchDir(dir)
+    expect(await readdir(elsewhere)).toEqual([])
+    expect((await lstat(root)).isSymbolicLink()).toBe(true)
   })
 
   it.runIf(isRoot)(
-    "is refused when another user made it (squatting), and that user's files are untouched",
+    "another user's squatted root does not stop programs: a fresh private root, their files untouched",
     async () => {
       const base = await tempBase()
       await chmod(base, 0o1777)
@@ -97,11 +97,26 @@ describe('the private scratch root', () => {
       await writeFile(join(root, 'theirs'), 'x')
       await chown(join(root, 'theirs'), 12_345, 12_345)
       await chown(root, 12_345, 12_345)
-      await expect(createScratchDir(base)).rejects.toThrow(/belongs to uid 12345, not 0/)
+      const dir = await createScratchDir(base)
+      expect(dir.startsWith(`${root}-${process.pid}-`)).toBe(true)
+      await removeScratchDir(dir)
       await sweepOrphanedScratchDirs(silentLogger, base)
       expect(await readdir(root)).toEqual(['theirs'])
     },
   )
+
+  it('the sweep removes the fresh private root of a server that is gone, not a live one', async () => {
+    const base = await tempBase()
+    const uid = process.geteuid?.() ?? 0
+    const gone = join(base, `ptc-mcp-${uid}-999999999-abcdef`)
+    const live = join(base, `ptc-mcp-${uid}-${process.pid}-abcdef`)
+    await mkdir(join(gone, 'ptc-run-999999999-x'), {recursive: true, mode: 0o700})
+    await mkdir(live, {mode: 0o700})
+    await sweepOrphanedScratchDirs(silentLogger, base)
+    expect((await readdir(base)).filter((name) => name.startsWith(`ptc-mcp-${uid}-`))).toEqual([
+      basename(live),
+    ])
+  })
 })
 
 describe('removal and the sweep of leftovers', () => {

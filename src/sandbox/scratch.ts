@@ -11,8 +11,9 @@ import {effectiveUid, privateDirProblem, removeTree} from '../shared/private-dir
 
 /**
  * Per-run scratch directories (SPEC §7, §15). They live under a private root of this user,
- * `<tmpdir>/ptc-mcp-<uid>` (TMPDIR honoured), created 0700 and refused unless it is a real
- * directory of this user that no one else can enter: no other user can then plant, swap or read
+ * `<tmpdir>/ptc-mcp-<uid>` (TMPDIR honoured), created 0700 and used only when it is a real
+ * directory of this user that no one else can enter (else a fresh private root beside it, see
+ * ensureScratchRoot): no other user can then plant, swap or read
  * anything there, so cleanup and the sweep of leftovers only ever meet what this server and its
  * own children made. Removal is fd-relative all the same (a program's scratch may hold links
  * and directories it made unreadable), and never follows a link.
@@ -25,40 +26,56 @@ export function scratchRoot(base = tmpdir(), uid = effectiveUid()): string {
 }
 
 /**
- * Creates the private root when missing and verifies it: a directory, not a link, owned by this
- * user, with no access for group or others. Anything else is refused, with the fix.
+ * The root this process's scratch directories go in: `<base>/ptc-mcp-<uid>`, created 0700 when
+ * missing and verified (a directory, not a link, of this user, no access for group or others).
+ * When that path fails the check (another user made it first, it is a link, it is open to others),
+ * it is left alone and a fresh private root of this process is made beside it instead,
+ * `<base>/ptc-mcp-<uid>-<pid>-XXXXXX` (mkdtemp: a new name, 0700), so a predictable path someone
+ * else created never stops programs (SPEC §15); the sweep removes it once this process is gone.
  */
 export async function ensureScratchRoot(base = tmpdir()): Promise<string> {
   const uid = effectiveUid()
   const root = scratchRoot(base, uid)
-  // Looked at first: it is there for every child but the first, and a failed mkdir costs an error.
-  // Any failure to look goes the mkdir way, which says what is wrong.
-  let stats: Stats | undefined
-  try {
-    stats = await lstat(root)
-  } catch {
-    stats = undefined
+  const problem = await sharedRootProblem(root, uid)
+  if (problem === undefined) return root
+  let fresh = freshRoots.get(base)
+  if (fresh === undefined) {
+    fresh = mkdtemp(join(base, `${freshRootPrefix(uid)}${process.pid}-`)).catch((error: unknown) => {
+      freshRoots.delete(base)
+      throw new SandboxError(
+        `the scratch root ${root} ${problem}, and no private one could be made: ${(error as Error).message}`,
+        {
+          suggestion: 'set TMPDIR to a writable directory of this user',
+          cause: error,
+        },
+      )
+    })
+    freshRoots.set(base, fresh)
   }
+  return fresh
+}
+
+/** The private roots made because `<base>/ptc-mcp-<uid>` could not be used, per base. */
+const freshRoots = new Map<string, Promise<string>>()
+
+/** Names of fresh private roots: `ptc-mcp-<uid>-<pid>-XXXXXX`. */
+const freshRootPrefix = (uid: number) => `ptc-mcp-${uid}-`
+
+/** Makes `root` when missing; what stops it from being this user's private root, or undefined. */
+async function sharedRootProblem(root: string, uid: number): Promise<string | undefined> {
+  // Looked at first: it is there for every child but the first, and a failed mkdir costs an error.
+  let stats: Stats | null = await lstat(root).catch(() => null)
   if (!stats) {
     try {
       await mkdir(root, {mode: 0o700})
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-        throw new SandboxError(`cannot create the scratch root ${root}: ${(error as Error).message}`, {
-          suggestion: 'set TMPDIR to a writable directory of this user',
-          cause: error,
-        })
-      }
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
+        return `cannot be created (${(error as Error).message})`
     }
-    stats = await lstat(root)
+    stats = await lstat(root).catch(() => null)
+    if (!stats) return 'vanished after it was made'
   }
-  const problem = privateDirProblem(stats, uid)
-  if (problem) {
-    throw new SandboxError(`the scratch root ${root} ${problem}; programs will not run there`, {
-      suggestion: `remove ${root} (ptc-mcp creates it again, private), or set TMPDIR to a private directory`,
-    })
-  }
-  return root
+  return privateDirProblem(stats, uid)
 }
 
 /** A new, empty scratch directory for one child of this server: `ptc-run-<pid>-XXXXXX`. */
@@ -94,6 +111,7 @@ export async function sweepOrphanedScratchDirs(logger: Logger, base = tmpdir()):
   const rootStats = await lstat(root).catch(() => null)
   if (rootStats && !privateDirProblem(rootStats, uid))
     await sweepDeadServers(root, SCRATCH_PREFIX, uid, logger)
+  await sweepDeadServers(base, freshRootPrefix(uid), uid, logger)
   await sweepDeadServers(base, PROBE_PREFIX, uid, logger)
   await sweepDeadServers(base, FORK_PREFIX, uid, logger)
 }
@@ -146,85 +164,4 @@ function isAlive(pid: number): boolean {
     // EPERM: alive, another user's.
     return (error as NodeJS.ErrnoException).code !== 'ESRCH'
   }
-}
-
-/** Limits a watched scratch directory is held to (when it is on the host's file system). */
-export interface ScratchLimits {
-  bytes: number
-  files: number
-}
-
-/** Shortest pause between two looks at a watched scratch directory. */
-const WATCH_INTERVAL_MS = 100
-
-/**
- * Watches a scratch directory that lives on the host's file system (the landlock-only tier where
- * no private tmpfs could be mounted): measures the space its files take and counts its entries,
- * and calls `onOver` once when either goes over its limit (the caller then kills the program).
- * Links are counted, never followed. A big tree is measured less often, so that watching never
- * costs the server more than a fraction of its time. Returns the function that stops watching.
- */
-export function watchScratch(
-  dir: string,
-  limits: ScratchLimits,
-  onOver: (reason: string) => void,
-): () => void {
-  let stopped = false
-  let timer: NodeJS.Timeout | undefined
-  const look = async (): Promise<void> => {
-    const started = Date.now()
-    const usage = await measure(dir, limits.files).catch(() => null)
-    if (stopped) return
-    if (usage && usage.bytes > limits.bytes) {
-      stopped = true
-      onOver(
-        `the program kept more than ${limits.bytes} bytes in its scratch directory (execution.max_scratch_bytes)`,
-      )
-      return
-    }
-    if (usage && usage.files > limits.files) {
-      stopped = true
-      onOver(`the program kept more than ${limits.files} files in its scratch directory`)
-      return
-    }
-    timer = setTimeout(lookSoon, Math.max(WATCH_INTERVAL_MS, 4 * (Date.now() - started)))
-    timer.unref()
-  }
-  function lookSoon(): void {
-    look().catch(() => {})
-  }
-
-  timer = setTimeout(lookSoon, WATCH_INTERVAL_MS)
-  timer.unref()
-  return () => {
-    stopped = true
-    clearTimeout(timer)
-  }
-}
-
-/** Bytes on disk (allocated blocks) and entries under `dir`; stops counting past `maxFiles`. */
-async function measure(dir: string, maxFiles: number): Promise<{bytes: number; files: number}> {
-  const usage = {bytes: 0, files: 0}
-  const pending = [dir]
-  while (pending.length > 0 && usage.files <= maxFiles) {
-    const current = pending.pop()!
-    let entries
-    try {
-      entries = await readdir(current, {withFileTypes: true})
-    } catch {
-      continue
-    }
-    for (const entry of entries) {
-      usage.files++
-      const path = join(current, entry.name)
-      if (entry.isDirectory()) pending.push(path)
-      else if (entry.isFile())
-        usage.bytes += await lstat(path).then(
-          (stats) => stats.blocks * 512,
-          () => 0,
-        )
-      if (usage.files > maxFiles) break
-    }
-  }
-  return usage
 }

@@ -9,6 +9,12 @@ const MiB = 1024 * 1024
 /** Ceiling for one tool result (and one stored value): what the child channel carries in one message. */
 export const MAX_TOOL_RESULT_CEILING = 64 * MiB
 
+/**
+ * Longest duration a `*_seconds` key may name: Node's timers hold at most 2^31-1 ms, and a longer
+ * delay fires at once (every program "exceeded its limit" the moment it starts).
+ */
+export const MAX_TIMER_SECONDS = 2_147_483
+
 /** `execution.max_tool_result_bytes` when the config does not set it. */
 export const DEFAULT_MAX_TOOL_RESULT_BYTES = 16 * MiB
 

@@ -1,8 +1,11 @@
 /* eslint-disable no-bitwise -- file modes and open flags are bit patterns */
 import type {Stats} from 'node:fs'
 
-import {constants} from 'node:fs'
+import {chmodSync, closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync} from 'node:fs'
 import {chmod, type FileHandle, open, opendir, rm, rmdir, unlink} from 'node:fs/promises'
+import {dirname, join} from 'node:path'
+
+import {makeDirs} from './make-dirs.js'
 
 /**
  * A private directory of this user (SPEC §15): the scratch root and the artifacts root are held to
@@ -161,5 +164,94 @@ async function ignoreMissing(operation: Promise<void>): Promise<void> {
     await operation
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+  }
+}
+
+/**
+ * A directory this process owns and holds (SPEC §15, "nothing on disk is trusted as found"):
+ * opened by descriptor without following a link, checked through that descriptor (a directory of
+ * this user that no one else can write to; one that is ours but readable by others is closed to
+ * them), and then reached only through the descriptor: on Linux `at(name)` is
+ * `/proc/self/fd/N/name`, which the kernel resolves from the directory held, so renaming or
+ * swapping the path (another user who can write to a parent) changes nothing of what is read,
+ * written or removed. Elsewhere (macOS, no `/proc`) `at` checks that the path still names the
+ * directory held before handing it out. No other user can create entries in a directory that
+ * passes, so what is inside is what this user put there.
+ */
+export interface OwnedDir {
+  /** The path it was opened by, for messages. */
+  readonly path: string
+  readonly fd: number
+  /** The path of `name` inside it (of the directory itself without one), as above. */
+  at(name?: string): string
+  close(): void
+}
+
+/** What makes `stats` no directory this user may own and use, or undefined. */
+export function ownedDirProblem(
+  stats: Pick<Stats, 'isDirectory' | 'uid' | 'mode'>,
+  uid: number,
+): string | undefined {
+  if (!stats.isDirectory()) return 'is not a directory'
+  if (stats.uid !== uid) return `belongs to uid ${stats.uid}, not ${uid}`
+  if ((stats.mode & 0o022) !== 0)
+    return `can be written by other users (mode ${(stats.mode & 0o777).toString(8)})`
+  return undefined
+}
+
+/**
+ * Opens `path` as an OwnedDir, creating it 0700 (its missing parents too) when `create` and it is
+ * missing. Throws an Error saying what is wrong with it (ENOENT as it is, without `create`).
+ */
+export function ownDirSync(path: string, options: {create?: boolean} = {}): OwnedDir {
+  if (options.create) {
+    makeDirs(dirname(path))
+    try {
+      mkdirSync(path, {mode: 0o700})
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    }
+  }
+  let fd: number
+  try {
+    fd = openSync(path, DIR_FLAGS)
+  } catch (error) {
+    const {code} = error as NodeJS.ErrnoException
+    if (code === 'ELOOP' || code === 'ENOTDIR') throw new Error(`${path} is a link or not a directory`)
+    throw error
+  }
+  try {
+    const stats = fstatSync(fd)
+    const problem = ownedDirProblem(stats, effectiveUid())
+    if (problem) throw new Error(`${path} ${problem}`)
+    // Ours, written by no one else: closed to readers too (an older version made it 0755).
+    if ((stats.mode & 0o077) !== 0) chmodSync(LINUX ? `/proc/self/fd/${fd}` : path, 0o700)
+    return held(path, fd, stats)
+  } catch (error) {
+    closeSync(fd)
+    throw error
+  }
+}
+
+const LINUX = process.platform === 'linux'
+const DIR_FLAGS = (LINUX ? O_PATH : constants.O_RDONLY) | constants.O_DIRECTORY | constants.O_NOFOLLOW
+
+function held(path: string, fd: number, stats: Stats): OwnedDir {
+  let open = true
+  return {
+    path,
+    fd,
+    at(name?: string): string {
+      if (!open) throw new Error(`${path} was closed`)
+      if (LINUX) return name === undefined ? `/proc/self/fd/${fd}` : `/proc/self/fd/${fd}/${name}`
+      const now = lstatSync(path, {throwIfNoEntry: false})
+      if (now?.ino !== stats.ino || now.dev !== stats.dev) throw new Error(`${path} was moved or replaced`)
+      return name === undefined ? path : join(path, name)
+    },
+    close(): void {
+      if (!open) return
+      open = false
+      closeSync(fd)
+    },
   }
 }

@@ -9,6 +9,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   utimesSync,
   writeFileSync,
@@ -120,14 +121,18 @@ describe("serve's bundle with a code cache", () => {
     expect(lstatSync(join(cacheDir, name!)).isFile()).toBe(true)
   })
 
-  it('uses no cache in a directory other users can reach, or one that cannot be made', () => {
+  it('uses no cache in a directory other users can write to, or one that cannot be made', () => {
     const file = bundle('a')
     mkdirSync(cacheDir, {recursive: true})
-    chmodSync(cacheDir, 0o755)
+    chmodSync(cacheDir, 0o777)
     const open = loadBundle(file, cacheDir)
     expect(open.cache).toBe('unavailable')
     expect(open.exports.tag).toBe('a')
     expect(cacheFiles()).toHaveLength(0)
+    // Ours and written by no one else, only readable by others: closed to them, then used.
+    chmodSync(cacheDir, 0o755)
+    expect(loadBundle(file, cacheDir).cache).toBe('written')
+    expect(statSync(cacheDir).mode % 0o1000).toBe(0o700)
     // Node's recursive mkdir never returns under /proc: the levels are made one by one.
     const proc = loadBundle(file, '/proc/no-such-dir/ptc-mcp/code-cache')
     expect(proc.cache).toBe('unavailable')

@@ -115,6 +115,9 @@ def main():
         expect(arch, "clone with CLONE_VM only", decide("clone", 0x100 | 17), EPERM)
         for flag in (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000):
             expect(arch, f"clone thread with namespace flag {flag:#x}", decide("clone", thread | flag), EPERM)
+        expect(arch, "fallocate(mode 0)", decide("fallocate", 3, 0), RET_ALLOW)
+        expect(arch, "fallocate(FALLOC_FL_KEEP_SIZE)", decide("fallocate", 3, 1), EPERM)
+        expect(arch, "fallocate(PUNCH_HOLE|KEEP_SIZE)", decide("fallocate", 3, 3), EPERM)
         expect(arch, "socketpair(AF_UNIX)", decide("socketpair", 1, 1), RET_ALLOW)
         expect(arch, "socketpair(AF_INET)", decide("socketpair", 2, 1), EPERM)
         expect(arch, "socketpair(AF_UNIX) with high garbage", decide("socketpair", (7 << 32) | 1), RET_ALLOW)

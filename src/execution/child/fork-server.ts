@@ -64,6 +64,12 @@ export class ForkedChild {
 /** The fork server cannot run here: children are spawned one by one instead. */
 export class ForkServerUnavailable extends SandboxError {}
 
+/**
+ * What clone answers when the host gives no new namespaces: ENOSPC (max_user_namespaces reached or
+ * 0), EPERM (not allowed: a container, a hardened sysctl), EUSERS, EINVAL (Linux errno values).
+ */
+const NO_NAMESPACES = new Set([1, 22, 28, 87])
+
 interface PendingFork {
   id: number
   channel?: Socket
@@ -219,6 +225,7 @@ export class ForkServer {
               code?: number | null
               signal?: number | null
               error?: string
+              errno?: number
             }
             if (message.type === 'ready') {
               clearTimeout(timer)
@@ -252,12 +259,24 @@ export class ForkServer {
     code?: number | null
     signal?: number | null
     error?: string
+    errno?: number
   }): void {
     const id = message.id ?? -1
     const token = this.tokens.get(id)
     if (message.type === 'fork_failed') {
-      if (token) this.failPending(token, new SandboxError(`the fork server could not fork: ${message.error}`))
       this.tokens.delete(id)
+      if (NO_NAMESPACES.has(message.errno ?? 0)) {
+        // No namespaces for its children (user namespaces off, capped or exhausted, SPEC §15):
+        // children are started one by one from now on, each confining itself as it can.
+        this.unavailable ??= new ForkServerUnavailable(`the fork server could not fork: ${message.error}`)
+        this.options.logger.warn(
+          `no fork server (${message.error}: no namespaces for its children); children are started one by one`,
+        )
+        // Its children already running keep running; it makes no more.
+        if (token) this.failPending(token, this.unavailable)
+        return
+      }
+      if (token) this.failPending(token, new SandboxError(`the fork server could not fork: ${message.error}`))
       return
     }
     if (message.type !== 'exit') return

@@ -387,6 +387,7 @@ export class ProgramChild {
 
   /** Removes the scratch directory (once the process is gone), then resolves `disposed`. */
   private dispose(): void {
+    this.artifacts?.close()
     this.scratch.remove(this.options.logger).then(this.markDisposed, this.markDisposed)
   }
 }

@@ -1,7 +1,8 @@
 import type {ProgramBounds} from '../../sandbox/backend.js'
 import type {Logger} from '../../shared/log.js'
 
-import {createScratchDir, removeScratchDir, watchScratch} from '../../sandbox/scratch.js'
+import {watchScratch} from '../../sandbox/scratch-watch.js'
+import {createScratchDir, removeScratchDir} from '../../sandbox/scratch.js'
 
 /**
  * A child's scratch directory (SPEC §7): made before the child exists, watched while no capped
