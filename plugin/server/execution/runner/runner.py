@@ -111,8 +111,12 @@ def _hinted_limits(start: dict[str, Any], confine_report: Any) -> dict[str, Any]
     confine = start.get("confine") or {}
     bounds = (confine_report or {}).get("bounds") if isinstance(confine_report, dict) else None
     capped = isinstance(bounds, dict) and str(bounds.get("scratch", "")).startswith("tmpfs")
+    import resource
+
+    # What the kernel holds now: confinement may have lowered it (scratch on the host's disk).
+    file_bytes = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
     return {
-        "file_bytes": (start.get("limits") or {}).get("file_size_bytes"),
+        "file_bytes": None if file_bytes == resource.RLIM_INFINITY else file_bytes,
         "scratch": confine.get("scratch") if capped else None,
         # Confined by the Linux sandbox (not `none`): a file refused is one outside its scratch.
         "confined": isinstance(start.get("confine"), dict),

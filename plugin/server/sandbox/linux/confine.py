@@ -142,8 +142,10 @@ def apply(spec: dict[str, Any]) -> dict[str, Any]:
 
     if _prctl(kernel.PR_GET_NO_NEW_PRIVS) != 1 or _prctl(_PR_GET_SECCOMP) != 2:
         raise ConfineError("no_new_privs or the seccomp filter did not take effect")
+    tier = spec.get("tier")
+    missing = bounds.pop("namespaces", None)
     return {
-        "tier": spec.get("tier"),
+        "tier": f"{tier} ({missing})" if missing and isinstance(tier, str) else tier,
         "landlockAbi": abi,
         "seccomp": True,
         "identity": identity,

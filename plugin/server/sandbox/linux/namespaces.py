@@ -80,11 +80,17 @@ def apply(spec: dict[str, Any], drop: tuple[int, int] | None) -> dict[str, str |
             mounts = True
         except OSError as exc:
             report["scratch"] = f"on the host file system, watched by the server ({exc.strerror})"
+            # What the run's sandbox line names (SPEC §15): the host has none to give (off,
+            # capped or exhausted); the program runs all the same, in Landlock + seccomp.
+            kind = "namespaces" if is_root else "user namespaces"
+            report["namespaces"] = f"no {kind}: {exc.strerror}"
     if mounts and is_root and drop is not None and not namespace:
         report["paths"] = _reach_as(spec, *drop)
     if mounts and scratch.get("path"):
         _mount_scratch(scratch, namespace, drop if is_root else None, bool(spec.get("forked")))
         report["scratch"] = f"tmpfs of {scratch['bytes']} bytes and {scratch['files']} files"
+    elif scratch.get("bytes"):
+        report["scratch"] = f"{report['scratch']}; {_host_file_bound(int(scratch['bytes']))}"
     if threads:
         limit = int(threads)
         if is_root and drop is None:
@@ -100,6 +106,21 @@ def apply(spec: dict[str, Any], drop: tuple[int, int] | None) -> dict[str, str |
         resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))
         report["threads"] = f"{threads} ({report['threads']})"
     return report
+
+
+# Without a capped tmpfs, a file may hold this share of the scratch bound (RLIMIT_FSIZE).
+_HOST_FILE_SHARE = 4
+
+
+def _host_file_bound(scratch_bytes: int) -> str:
+    """Scratch on the host's disk: each file at most a quarter of the bound (RLIMIT_FSIZE, which
+    the kernel holds at every write; fallocate past a file's end is refused by seccomp), so what
+    lands before the server sees a write (it watches each one) stays near the bound."""
+    share = max(1, scratch_bytes // _HOST_FILE_SHARE)
+    soft, _hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    limit = share if soft == resource.RLIM_INFINITY else min(soft, share)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return f"{limit} bytes per file (RLIMIT_FSIZE)"
 
 
 def _enter_user_namespace() -> None:

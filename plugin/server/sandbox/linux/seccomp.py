@@ -102,6 +102,9 @@ POLICY = {
     "args": {
         "clone": ("thread_only",),
         "socketpair": ("arg_eq", 0, _AF_UNIX),
+        # Space is allocated only as the file grows (mode 0), within RLIMIT_FSIZE: FALLOC_FL_KEEP_SIZE
+        # would allocate past the end of the file, which that limit does not see (SPEC §15).
+        "fallocate": ("arg_eq", 1, 0),
         "ioctl": ("arg_not_in", 1, _TTY_IOCTLS),
         "prctl": ("arg_not_in", 0, _PRCTL_DENIED),
         "kill": ("self_or_zero", 0),

@@ -37,6 +37,7 @@ SYSCALLS = {
     'delete_module':            ( 176,  106),
     'execve':                   (  59,  221),
     'execveat':                 ( 322,  281),
+    'fallocate':                ( 285,   47),
     'fanotify_init':            ( 300,  262),
     'fanotify_mark':            ( 301,  263),
     'fchmod':                   (  91,   52),

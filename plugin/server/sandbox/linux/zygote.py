@@ -165,7 +165,7 @@ class _Zygote:
             sys.stderr.flush()
             pid = self.clone()
         except OSError as exc:
-            self.send({"type": "fork_failed", "id": request_id, "error": str(exc)})
+            self.send({"type": "fork_failed", "id": request_id, "error": str(exc), "errno": exc.errno})
             return
         if pid == 0:
             try:
