@@ -4,6 +4,7 @@ Python work or explains it (SPEC §6, §7)."""
 
 import ast
 import asyncio
+import resource
 import unittest
 
 import _paths  # noqa: F401  (sys.path for `runner`)
@@ -32,8 +33,12 @@ def run_program(source, program_globals=None):
 
 class HintedLimitsTest(unittest.TestCase):
     def setUp(self):
+        # The hint names the file size limit the kernel holds (confinement may have lowered it).
+        saved = resource.getrlimit(resource.RLIMIT_FSIZE)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 * MIB, saved[1]))
+        self.addCleanup(resource.setrlimit, resource.RLIMIT_FSIZE, saved)
         scratch = {"bytes": 256 * MIB, "files": 65536}
-        self.start = {"limits": {"file_size_bytes": 64 * MIB}, "confine": {"scratch": scratch}}
+        self.start = {"limits": {"file_size_bytes": 128 * MIB}, "confine": {"scratch": scratch}}
 
     def test_the_scratch_cap_is_named_only_when_the_sandbox_made_scratch_a_capped_tmpfs(self):
         capped = _hinted_limits(self.start, {"tier": "bwrap", "bounds": {"scratch": "tmpfs size=256m"}})
@@ -50,7 +55,8 @@ class HintedLimitsTest(unittest.TestCase):
                 self.assertIsNone(_hinted_limits(self.start, report)["scratch"])
 
     def test_a_start_without_limits_names_none(self):
-        self.assertEqual(_hinted_limits({}, None), {"file_bytes": None, "scratch": None, "confined": False})
+        expected = {"file_bytes": 64 * MIB, "scratch": None, "confined": False}
+        self.assertEqual(_hinted_limits({}, None), expected)
 
 
 class ConfineSpecTest(unittest.TestCase):

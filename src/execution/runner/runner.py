@@ -35,6 +35,7 @@ import importlib
 import importlib.machinery
 import importlib.util
 import os
+import resource
 import sys
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -111,8 +112,6 @@ def _hinted_limits(start: dict[str, Any], confine_report: Any) -> dict[str, Any]
     confine = start.get("confine") or {}
     bounds = (confine_report or {}).get("bounds") if isinstance(confine_report, dict) else None
     capped = isinstance(bounds, dict) and str(bounds.get("scratch", "")).startswith("tmpfs")
-    import resource
-
     # What the kernel holds now: confinement may have lowered it (scratch on the host's disk).
     file_bytes = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
     return {
