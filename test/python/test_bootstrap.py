@@ -54,7 +54,7 @@ class HintedLimitsTest(unittest.TestCase):
             with self.subTest(report=report):
                 self.assertIsNone(_hinted_limits(self.start, report)["scratch"])
 
-    def test_a_start_without_limits_names_none(self):
+    def test_a_start_without_confine_names_no_scratch_cap_and_no_confinement(self):
         expected = {"file_bytes": 64 * MIB, "scratch": None, "confined": False}
         self.assertEqual(_hinted_limits({}, None), expected)
 
