@@ -13,6 +13,7 @@ import type {ExecutionConfig} from '../config/schema.js'
 import type {ProgramEngine, RunOutcome} from '../execution/engine.js'
 import type {Runtime} from '../runtime.js'
 import type {Logger} from '../shared/log.js'
+import type {Caller} from './caller.js'
 import type {UpstreamBridge} from './upstream-bridge.js'
 
 import {startFailureOutcome} from '../execution/outcome.js'
@@ -46,6 +47,7 @@ export function registerExecuteProgram(
   runtime: Runtime,
   logger: Logger,
   upstream?: UpstreamBridge,
+  caller?: Caller,
 ): void {
   const {execution} = runtime.config
   let rounds = roundsOf.get(runtime)
@@ -80,7 +82,9 @@ export function registerExecuteProgram(
         if (state !== undefined) {
           if (typeof state !== 'string')
             return answer({kind: 'refused', message: 'requestState must be a string'})
-          return answer(await rounds.resume(state, code, ctx.mcpReq.inputResponses, ctx.mcpReq.signal))
+          return answer(
+            await rounds.resume(state, code, ctx.mcpReq.inputResponses, ctx.mcpReq.signal, caller?.principal),
+          )
         }
         await runtime.registry.waitForInitialConnections(INITIAL_CONNECT_WAIT_MS)
         let engine: ProgramEngine
@@ -94,11 +98,14 @@ export function registerExecuteProgram(
           onServerWait: (server: string, waitMs: number) => progress.serverStarting(server, waitMs),
           onQueue: (ahead?: number) => progress.queued(ahead),
           // What programs keep for the next ones in this session (SPEC §6.2).
-          state: await runtime.session(),
+          state: await (caller ? caller.state() : runtime.session()),
           steps,
         }
+        const run: ProgramEngine['run'] = caller
+          ? (...args) => runFor(caller, engine, ...args)
+          : engine.run.bind(engine)
         if (!modern) {
-          const outcome = await engine.run(code, {
+          const outcome = await run(code, {
             ...report,
             signal: ctx.mcpReq.signal,
             prompter: elicitationPrompter(server, ctx),
@@ -113,12 +120,13 @@ export function registerExecuteProgram(
           await rounds.start(
             code,
             (round) =>
-              engine.run(code, {
+              run(code, {
                 ...report,
                 signal: round.signal,
                 prompter: inputRequestPrompter(capabilities, round.ask),
               }),
             ctx.mcpReq.signal,
+            caller?.principal,
           ),
         )
       } finally {
@@ -126,6 +134,22 @@ export function registerExecuteProgram(
       }
     },
   )
+}
+
+/** Runs a caller's program, telling the caller when it starts and ends. */
+async function runFor(
+  caller: Caller,
+  engine: ProgramEngine,
+  ...args: Parameters<ProgramEngine['run']>
+): Promise<RunOutcome> {
+  caller.onStart?.()
+  let outcome: RunOutcome | undefined
+  try {
+    outcome = await engine.run(...args)
+    return outcome
+  } finally {
+    await caller.onEnd?.(outcome)
+  }
 }
 
 /** A request of the 2026-07-28 protocol (or later): it names its revision in its envelope. */

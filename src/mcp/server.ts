@@ -3,6 +3,7 @@ import {z} from 'zod'
 
 import type {Runtime} from '../runtime.js'
 import type {Logger} from '../shared/log.js'
+import type {Caller} from './caller.js'
 import type {UpstreamBridge} from './upstream-bridge.js'
 
 import {InspectError, inspectTools} from '../downstream/inspect.js'
@@ -20,6 +21,7 @@ export function createMcpServer(
   logger: Logger,
   version: string,
   upstream?: UpstreamBridge,
+  caller?: Caller,
 ): McpServer {
   const server = new McpServer({name: 'ptc-mcp', version}, {capabilities: {tools: {}}})
   if (upstream) server.server.oninitialized = () => upstream.attach(server)
@@ -87,7 +89,7 @@ export function createMcpServer(
     },
   )
 
-  registerExecuteProgram(server, runtime, logger, upstream)
+  registerExecuteProgram(server, runtime, logger, upstream, caller)
 
   return server
 }
