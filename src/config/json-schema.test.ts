@@ -82,6 +82,14 @@ describe('config.schema.json', () => {
         'max_value_bytes',
         'max_keys',
         'max_session_files',
+        'gateway',
+        'auth',
+        'bearer',
+        'principal',
+        'token',
+        'store',
+        'state_idle_seconds',
+        'shutdown_seconds',
       ].sort(),
     )
   })

@@ -82,7 +82,7 @@ describe('the team gateway behind HAProxy, sharing Redis', () => {
     const alice1 = await modernClient(replicas[0]!.url, TOKENS.alice)
     const alice2 = await modernClient(replicas[1]!.url, TOKENS.alice)
     const bob2 = await modernClient(replicas[1]!.url, TOKENS.bob)
-    expect(alice1.getNegotiatedProtocolVersion?.() ?? '2026-07-28').toBe('2026-07-28')
+    expect(alice1.getNegotiatedProtocolVersion()).toBe('2026-07-28')
     const stored = await run(alice1, 'await store("plan", {"step": 3, "who": "alice"})\nprint("stored")')
     expect(stored, stored.text).toMatchObject({ok: true})
     const loaded = await run(alice2, 'print(await load("plan"))')
