@@ -12,10 +12,11 @@ import type {Caller} from '../mcp/caller.js'
 import type {Runtime} from '../runtime.js'
 import type {Logger} from '../shared/log.js'
 import type {GatewayMetrics} from './metrics.js'
-import type {StateStore} from './state-store.js'
+import type {PausedRegistry, StateStore} from './state-store.js'
 
 import {createMcpServer} from '../mcp/server.js'
 import {CLIENT_MESSAGE_BYTES} from '../shared/limits.js'
+import {forwardResume} from './forward.js'
 
 /** 2025-era sessions kept at once; beyond it, the one unused longest is closed. */
 export const MAX_SESSIONS = 1024
@@ -32,6 +33,8 @@ export interface EndpointOptions {
   version: string
   store: StateStore
   metrics: GatewayMetrics
+  /** Where paused programs are, shared by replicas (Redis); absent for one replica. */
+  paused?: PausedRegistry
 }
 
 /**
@@ -44,6 +47,8 @@ export class McpEndpoint {
   private readonly modern: McpHttpHandler
   /** In order of last use. */
   private readonly sessions = new Map<string, Session>()
+  /** This replica's address, as the others reach it (known once it listens). */
+  self = ''
 
   constructor(private readonly options: EndpointOptions) {
     this.modern = createMcpHandler((ctx) => this.createServer(ctx.authInfo?.clientId ?? ''), {
@@ -56,7 +61,10 @@ export class McpEndpoint {
   async handle(request: Request, principal: string): Promise<Response> {
     const authInfo: AuthInfo = {token: '', clientId: principal, scopes: []}
     const legacy = await isLegacyRequest(request, undefined, {maxRequestBodySize: CLIENT_MESSAGE_BYTES})
-    if (!legacy) return this.modern.fetch(request, {authInfo})
+    if (!legacy) {
+      const forwarded = this.options.paused && (await forwardResume(request, this.options.paused, this.self))
+      return forwarded ?? this.modern.fetch(request, {authInfo})
+    }
     const id = request.headers.get('mcp-session-id')
     if (id !== null) {
       const session = this.sessions.get(id)
@@ -117,7 +125,8 @@ export class McpEndpoint {
 
   /** What the principal's programs keep, and the metrics they count. */
   private caller(principal: string, session?: () => string | undefined): Caller {
-    const {store, metrics} = this.options
+    const {store, metrics, paused, runtime} = this.options
+    const pauseSeconds = Math.ceil(runtime.permissions.approvalTimeoutMs / 1000)
     // Principals have no ':' (the config's pattern): `alice` and `alice:<session>` cannot collide.
     const owner = () => (session ? `${principal}:${session() ?? ''}` : principal)
     const starts: number[] = []
@@ -131,6 +140,9 @@ export class McpEndpoint {
       async onEnd(outcome) {
         await store.flush()
         metrics.finished(outcome, Date.now() - (starts.shift() ?? Date.now()))
+      },
+      onPaused: async (requestState) => {
+        await paused?.register(requestState, this.self, pauseSeconds)
       },
     }
   }

@@ -1,6 +1,8 @@
+import {createHash} from 'node:crypto'
+
 import type {StateConfig} from '../config/schema.js'
 import type {Logger} from '../shared/log.js'
-import type {StateStore} from './state-store.js'
+import type {PausedRegistry, StateStore} from './state-store.js'
 
 import {SessionState} from '../execution/session-state.js'
 
@@ -9,6 +11,8 @@ type RedisClient = Awaited<ReturnType<typeof connectRedis>>
 
 /** Each owner's values are one Redis hash under this prefix: key → the value's JSON. */
 const KEY_PREFIX = 'ptc-mcp:state:'
+/** Each paused program's owner, under the SHA-256 of its requestState. */
+const PAUSED_PREFIX = 'ptc-mcp:paused:'
 
 /**
  * State shared by replicas through Redis (`gateway.store: redis://...`, SPEC §18). A program starts
@@ -17,7 +21,7 @@ const KEY_PREFIX = 'ptc-mcp:state:'
  * write. The bounds of §6.2 are checked against what the program started with. Files left in
  * ./session/ stay in the replica's memory for that program only.
  */
-export class RedisStateStore implements StateStore {
+export class RedisStateStore implements PausedRegistry, StateStore {
   private readonly pending = new Set<Promise<unknown>>()
 
   private constructor(
@@ -49,6 +53,14 @@ export class RedisStateStore implements StateStore {
     })
     state.hydrate(Object.entries(values))
     return state
+  }
+
+  async register(requestState: string, owner: string, ttlSeconds: number): Promise<void> {
+    await this.client.set(pausedKey(requestState), owner, {expiration: {type: 'EX', value: ttlSeconds}})
+  }
+
+  async ownerOf(requestState: string): Promise<string | undefined> {
+    return (await this.client.get(pausedKey(requestState))) ?? undefined
   }
 
   async flush(): Promise<void> {
@@ -141,4 +153,8 @@ async function connectRedis(url: string, logger: Logger) {
 /** The URL without its password, for messages. */
 function redactedUrl(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//')
+}
+
+function pausedKey(requestState: string): string {
+  return PAUSED_PREFIX + createHash('sha256').update(requestState).digest('hex')
 }

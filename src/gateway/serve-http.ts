@@ -1,7 +1,8 @@
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
+import {hostname} from 'node:os'
 
 import type {ProgramEngine} from '../execution/engine.js'
-import type {StateStore} from './state-store.js'
+import type {PausedRegistry, StateStore} from './state-store.js'
 
 import {Runtime} from '../runtime.js'
 import {PtcError} from '../shared/errors.js'
@@ -78,11 +79,14 @@ class Gateway {
       version: options.version,
       store,
       metrics,
+      paused: 'ownerOf' in store ? (store as PausedRegistry & StateStore) : undefined,
     })
     const server = createServer()
     const address = await listen(server, options.host, options.port)
     const host = options.host.includes(':') ? `[${options.host}]` : options.host
-    const started = new Gateway(runtime, server, auth, store, endpoint, metrics, `http://${host}:${address}`)
+    const url = `http://${advertised(host)}:${address}`
+    endpoint.self = url
+    const started = new Gateway(runtime, server, auth, store, endpoint, metrics, url)
     server.on('request', (req, res) => started.serve(req, res))
     started.warmUp()
     return started
@@ -202,4 +206,9 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => {
     setTimeout(resolve, ms)
   })
+}
+
+/** How other replicas reach this one: its host, or this machine's name when it listens on all. */
+function advertised(host: string): string {
+  return host === '0.0.0.0' || host === '[::]' ? hostname() : host
 }

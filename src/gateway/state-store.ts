@@ -18,6 +18,16 @@ export interface StateStore {
   close(): Promise<void>
 }
 
+/**
+ * Where paused programs are (SPEC §18): each requestState handed out, with the address of the
+ * replica holding its program, until it expires. Shared by replicas through Redis.
+ */
+export interface PausedRegistry {
+  register(requestState: string, owner: string, ttlSeconds: number): Promise<void>
+  /** The address of the replica holding the program this requestState pauses, if any. */
+  ownerOf(requestState: string): Promise<string | undefined>
+}
+
 /** One replica's states, in memory: the same object for every program of an owner. */
 export class MemoryStateStore implements StateStore {
   private readonly states = new Map<string, {state: SessionState; used: number}>()

@@ -14,4 +14,6 @@ export interface Caller {
   onStart?(): void
   /** Told when one of its programs ended (undefined: it threw); awaited before the answer goes out. */
   onEnd?(outcome: RunOutcome | undefined): Promise<void>
+  /** Told of each requestState handed out for one of its paused programs, before the answer goes out. */
+  onPaused?(requestState: string): Promise<void>
 }

@@ -56,7 +56,8 @@ export function registerExecuteProgram(
     roundsOf.set(runtime, rounds)
   }
   if (upstream) upstream.rounds = rounds
-  const answer = (result: RoundAnswer) => {
+  const answer = async (result: RoundAnswer) => {
+    if (result.kind === 'input') await caller?.onPaused?.(result.requestState)
     if (result.kind === 'done') return toCallResult(result.outcome, execution)
     if (result.kind === 'input')
       return inputRequired({inputRequests: result.inputRequests, requestState: result.requestState})

@@ -26,9 +26,13 @@ export class Cluster {
   /** A port free now on 127.0.0.1. */
   async freePort(): Promise<number> {
     const server = createServer()
-    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+    await new Promise<void>((done) => {
+      server.listen(0, '127.0.0.1', done)
+    })
     const {port} = server.address() as {port: number}
-    await new Promise((done) => server.close(done))
+    await new Promise((done) => {
+      server.close(done)
+    })
     return port
   }
 
@@ -51,12 +55,13 @@ export class Cluster {
   }
 
   /** Writes a config for replicas: the two principals' tokens from the environment, `store`. */
-  config(gateway: Record<string, unknown>): string {
+  config(gateway: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
     const path = join(this.dir, `config-${this.started.length}.yaml`)
     const config = {
       servers: [],
       permissions: {claude_code: false, ask_unlisted: false},
       execution: {warm_pool: 0, timeout_seconds: 30},
+      ...extra,
       gateway: {
         auth: {
           bearer: [
@@ -98,7 +103,7 @@ export class Cluster {
       /bind 127\.0\.0\.1:\d+/,
       `bind 127.0.0.1:${port}`,
     )
-    config = config.replace(/^\s*server replica.*\n/gm, '')
+    config = config.replaceAll(/^\s*server replica.*\n/gm, '')
     config += replicas.map((url, i) => `  server replica${i + 1} ${new URL(url).host}\n`).join('')
     const path = join(this.dir, 'haproxy.cfg')
     writeFileSync(path, config)
@@ -113,7 +118,7 @@ export class Cluster {
       if (ready) return url
       if (Date.now() > deadline)
         throw new Error(`haproxy did not become ready:\n${this.started.at(-1)!.output()}`)
-      await new Promise((done) => setTimeout(done, 200))
+      await sleep(200)
     }
   }
 
@@ -125,9 +130,14 @@ export class Cluster {
   private spawn(command: string, args: string[], env?: Record<string, string>): Started {
     const proc = spawn(command, args, {stdio: ['ignore', 'pipe', 'pipe'], env})
     let output = ''
-    proc.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
-    proc.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
-    const exited = new Promise<void>((done) => proc.once('exit', () => done()))
+    const collect = (chunk: string) => {
+      output += chunk
+    }
+    proc.stdout!.setEncoding('utf8').on('data', collect)
+    proc.stderr!.setEncoding('utf8').on('data', collect)
+    const exited = new Promise<void>((done) => {
+      proc.once('exit', () => done())
+    })
     const started: Started = {
       proc,
       output: () => output,
@@ -148,6 +158,12 @@ async function waitFor(started: Started, pattern: RegExp, ms: number): Promise<R
     if (match) return match
     if (started.proc.exitCode !== null || Date.now() > deadline)
       throw new Error(`${pattern} never came:\n${started.output()}`)
-    await new Promise((done) => setTimeout(done, 50))
+    await sleep(50)
   }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((done) => {
+    setTimeout(done, ms)
+  })
 }

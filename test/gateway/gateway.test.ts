@@ -1,17 +1,68 @@
 // The team gateway as it would run (SPEC §18): Redis, two `serve --http` replicas, HAProxy with
 // examples/gateway/haproxy.cfg, driven by SDK clients of both eras with bearer tokens.
-import {Client} from '@modelcontextprotocol/client'
-import {StreamableHTTPClientTransport} from '@modelcontextprotocol/client'
+import {Client, StreamableHTTPClientTransport} from '@modelcontextprotocol/client'
 import {Client as ClientV1} from '@modelcontextprotocol/sdk/client/index.js'
 import {StreamableHTTPClientTransport as HttpV1} from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import {existsSync, readFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {fixtureCommand} from '../fixtures/start-fixture.js'
+import {MODERN_ENVELOPE} from '../helpers/json-rpc.js'
 import {Cluster, type Started, TOKENS} from './cluster.js'
 
 const cluster = new Cluster()
 let replicas: Array<{url: string; process: Started}>
 let balancer: string
 const clients: Array<{close(): Promise<void>}> = []
+let counterFile: string
+
+const deletes = () =>
+  existsSync(counterFile)
+    ? readFileSync(counterFile, 'utf8')
+        .split('\n')
+        .filter((line) => line === 'delete_item').length
+    : 0
+
+/** A JSON-RPC answer as this suite reads it. */
+interface RawAnswer {
+  result: {
+    resultType?: string
+    requestState: string
+    inputRequests: Record<string, unknown>
+    isError?: boolean
+    content: Array<{text: string}>
+    structuredContent?: {output: string}
+  }
+}
+
+/** One tools/call of execute_program as a 2026-07-28 client sends it, over plain HTTP. */
+async function rawCall(url: string, token: string, params: Record<string, unknown>): Promise<RawAnswer> {
+  const response = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      Authorization: `Bearer ${token}`,
+      'MCP-Protocol-Version': '2026-07-28',
+      'Mcp-Method': 'tools/call',
+      'Mcp-Name': 'execute_program',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: {name: 'execute_program', ...params, _meta: MODERN_ENVELOPE},
+    }),
+  })
+  const text = await response.text()
+  if (!response.headers.get('content-type')?.includes('event-stream')) return JSON.parse(text) as RawAnswer
+  const messages = text
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => JSON.parse(line.slice(6)) as RawAnswer & {id?: number})
+  return messages.find((message) => message.id === 7)!
+}
 
 interface ProgramResult {
   isError?: boolean
@@ -45,7 +96,15 @@ function counted(text: string, outcome: string): number {
 
 beforeAll(async () => {
   const store = await cluster.redis()
-  const config = cluster.config({store})
+  counterFile = join(cluster.dir, 'fx.calls')
+  const fixture = fixtureCommand(['--name', 'fx', '--counter-file', counterFile])
+  const config = cluster.config(
+    {store},
+    {
+      servers: [{name: 'fx', ...fixture}],
+      permissions: {claude_code: false, ask_unlisted: 'destructive', approval_timeout_seconds: 60},
+    },
+  )
   replicas = [await cluster.replica(config), await cluster.replica(config)]
   balancer = await cluster.haproxy(replicas.map((replica) => replica.url))
 }, 90_000)
@@ -90,6 +149,25 @@ describe('the team gateway behind HAProxy, sharing Redis', () => {
     const bobs = await run(bob2, 'print(await load("plan", "nothing"))\nprint(await stored())')
     expect(bobs.text).toContain('nothing')
     expect(bobs.text).not.toContain('alice')
+  })
+
+  it("resumes alice's program paused on replica 1 through replica 2; bob's resume runs nothing", async () => {
+    const code = 'print("start")\nprint(await mcp__fx__delete_item(id="a1"))\nprint("end")'
+    const paused = await rawCall(replicas[0]!.url, TOKENS.alice, {arguments: {code}})
+    expect(paused.result, JSON.stringify(paused)).toMatchObject({resultType: 'input_required'})
+    const {requestState, inputRequests} = paused.result
+    const answer = {
+      arguments: {code},
+      requestState,
+      inputResponses: {[Object.keys(inputRequests)[0]!]: {action: 'accept', content: {decision: 'once'}}},
+    }
+    const bobs = await rawCall(replicas[1]!.url, TOKENS.bob, answer)
+    expect(bobs.result.isError, JSON.stringify(bobs)).toBe(true)
+    expect(bobs.result.content[0]!.text).toContain('issued to another caller: nothing ran')
+    expect(deletes()).toBe(0)
+    const alices = await rawCall(replicas[1]!.url, TOKENS.alice, answer)
+    expect(alices.result.structuredContent?.output, JSON.stringify(alices)).toBe('start\ndeleted a1\nend\n')
+    expect(deletes()).toBe(1)
   })
 
   it('keeps a 2025-era session on one replica through HAProxy for several calls', async () => {
