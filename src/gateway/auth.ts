@@ -58,7 +58,7 @@ export class BearerAuth {
   }
 
   /** The principal the `Authorization` header names, or undefined (missing, malformed, unknown). */
-  principalOf(authorization: string | null | undefined): string | undefined {
+  principalOf(authorization?: null | string): string | undefined {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')
     if (!match) return undefined
     const digest = sha256(match[1]!)
