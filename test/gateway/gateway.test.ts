@@ -168,6 +168,8 @@ describe('the team gateway behind HAProxy, sharing Redis', () => {
     const alices = await rawCall(replicas[1]!.url, TOKENS.alice, answer)
     expect(alices.result.structuredContent?.output, JSON.stringify(alices)).toBe('start\ndeleted a1\nend\n')
     expect(deletes()).toBe(1)
+    // The program ran on replica 1: its tool call is counted there, by server.
+    expect(await metrics(replicas[0]!.url)).toMatch(/^ptc_tool_calls_total\{server="fx",ok="true"\} 1$/m)
   })
 
   it('keeps a 2025-era session on one replica through HAProxy for several calls', async () => {
