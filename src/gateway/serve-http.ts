@@ -48,19 +48,37 @@ export async function runGateway(options: GatewayOptions): Promise<void> {
   }
 }
 
+interface GatewayParts {
+  runtime: Runtime
+  server: Server
+  auth: BearerAuth
+  store: StateStore
+  endpoint: McpEndpoint
+  metrics: GatewayMetrics
+  url: string
+}
+
 class Gateway {
   private engine: ProgramEngine | undefined
   private draining = false
 
-  private constructor(
-    private readonly runtime: Runtime,
-    private readonly server: Server,
-    private readonly auth: BearerAuth,
-    private readonly store: StateStore,
-    private readonly endpoint: McpEndpoint,
-    private readonly metrics: GatewayMetrics,
-    readonly url: string,
-  ) {}
+  private readonly runtime: Runtime
+  private readonly server: Server
+  private readonly auth: BearerAuth
+  private readonly store: StateStore
+  private readonly endpoint: McpEndpoint
+  private readonly metrics: GatewayMetrics
+  readonly url: string
+
+  private constructor(parts: GatewayParts) {
+    this.runtime = parts.runtime
+    this.server = parts.server
+    this.auth = parts.auth
+    this.store = parts.store
+    this.endpoint = parts.endpoint
+    this.metrics = parts.metrics
+    this.url = parts.url
+  }
 
   static async start(runtime: Runtime, options: GatewayOptions): Promise<Gateway> {
     const {gateway} = runtime.config
@@ -86,7 +104,7 @@ class Gateway {
     const host = options.host.includes(':') ? `[${options.host}]` : options.host
     const url = `http://${advertised(host)}:${address}`
     endpoint.self = url
-    const started = new Gateway(runtime, server, auth, store, endpoint, metrics, url)
+    const started = new Gateway({runtime, server, auth, store, endpoint, metrics, url})
     server.on('request', (req, res) => started.serve(req, res))
     started.warmUp()
     return started
