@@ -15,6 +15,7 @@ const LAYERS = [
   ['doctor'],
   ['runtime.ts'],
   ['mcp'],
+  ['gateway'],
   ['cli'],
   ['commands'],
   ['index.ts'],

@@ -90,6 +90,14 @@ describe('config.schema.json', () => {
         'action',
         'serve',
         'always_load',
+        'gateway',
+        'auth',
+        'bearer',
+        'principal',
+        'token',
+        'store',
+        'state_idle_seconds',
+        'shutdown_seconds',
       ].sort(),
     )
   })

@@ -340,6 +340,43 @@ export const serveSchema = z
       ),
   })
   .describe('How `ptc-mcp serve` presents its tools to the client (SPEC §5).')
+export const gatewaySchema = z
+  .strictObject({
+    auth: z
+      .strictObject({
+        bearer: z
+          .array(
+            z.strictObject({
+              principal: z
+                .string()
+                .regex(/^[\w.@-]{1,64}$/, 'letters, digits, _ . @ - (at most 64)')
+                .describe('Who presents this token: their state and paused programs are theirs alone.'),
+              token: z
+                .string()
+                .min(1)
+                .describe('The bearer token, from the environment: "${ALICE_TOKEN}". Never logged.'),
+            }),
+          )
+          .default([])
+          .describe('Bearer tokens, one per principal (`Authorization: Bearer ...`).'),
+      })
+      .default({bearer: []})
+      .describe(
+        'Who may call `serve --http`. Required when listening beyond loopback; when set, it applies on loopback too.',
+      ),
+    store: z
+      .string()
+      .regex(/^(memory|rediss?:\/\/\S+)$/, 'memory, or a redis:// URL')
+      .default('memory')
+      .describe(
+        'Where state and paused programs live: memory (one replica), or redis://host:port shared by replicas.',
+      ),
+    state_idle_seconds: positiveInt("A principal's state expires after this long without use.").default(
+      86_400,
+    ),
+    shutdown_seconds: positiveInt('On SIGTERM, how long running programs may take to finish.').default(30),
+  })
+  .describe('The team gateway (`ptc-mcp serve --http`): who may call it, and where replicas share state.')
 
 /**
  * Server names must stay unique after normalisation (`my-srv` and `my_srv` both become `my_srv`).
@@ -384,6 +421,7 @@ export const configSchema = z
     state: section(stateSchema, stateSchema.parse({})).describe(stateSchema.description ?? ''),
     flows: section(flowsSchema, flowsSchema.parse({})).describe(flowsSchema.description ?? ''),
     serve: section(serveSchema, serveSchema.parse({})).describe(serveSchema.description ?? ''),
+    gateway: section(gatewaySchema, gatewaySchema.parse({})).describe(gatewaySchema.description ?? ''),
     connect_timeout_seconds: positiveSeconds(
       "Default for every server's connect_timeout_seconds: the bound on one connection attempt (a first npx start downloads the package: raise it).",
     )
@@ -401,6 +439,7 @@ export type RemoteServerConfig = Exclude<ServerConfig, StdioServerConfig>
 export type ExecutionConfig = z.infer<typeof executionSchema>
 export type StateConfig = z.infer<typeof stateSchema>
 export type ServeConfig = z.infer<typeof serveSchema>
+export type GatewayConfig = z.infer<typeof gatewaySchema>
 export type ToolsConfig = z.infer<typeof toolsSchema>
 export type OAuthConfig = z.infer<typeof oauthSchema>
 export type PermissionsConfig = z.infer<typeof permissionsSchema>

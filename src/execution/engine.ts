@@ -161,6 +161,11 @@ export class ProgramEngine {
     }
   }
 
+  /** Programs waiting for a slot (the gateway's queue depth, SPEC §18). */
+  get queued(): number {
+    return this.slots.queued
+  }
+
   /** Runs one program to its end. Never throws for the program's own failures: see `ok` and `error`. */
   async run(code: string, options: RunOptions = {}): Promise<RunOutcome> {
     if (this.closed) throw new Error('ProgramEngine.run: the engine is closed')

@@ -85,6 +85,11 @@ export class ProgramSlots {
     return this.running + this.waiting.length
   }
 
+  /** Programs waiting for a slot. */
+  get queued(): number {
+    return this.waiting.length
+  }
+
   private get free(): boolean {
     return this.running < this.max && this.ending < 2 * this.max
   }

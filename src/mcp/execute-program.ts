@@ -13,6 +13,7 @@ import type {ExecutionConfig} from '../config/schema.js'
 import type {ProgramEngine, RunOutcome} from '../execution/engine.js'
 import type {Runtime} from '../runtime.js'
 import type {Logger} from '../shared/log.js'
+import type {Caller} from './caller.js'
 import type {UpstreamBridge} from './upstream-bridge.js'
 
 import {fitAnswer} from '../execution/answer-limit.js'
@@ -53,6 +54,7 @@ export function registerExecuteProgram(
   runtime: Runtime,
   logger: Logger,
   upstream?: UpstreamBridge,
+  caller?: Caller,
 ): void {
   const {execution} = runtime.config
   const limitChars = userOutputLimit(process.env, logger)
@@ -62,7 +64,8 @@ export function registerExecuteProgram(
     roundsOf.set(runtime, rounds)
   }
   if (upstream) upstream.rounds = rounds
-  const answer = (result: RoundAnswer) => {
+  const answer = async (result: RoundAnswer) => {
+    if (result.kind === 'input') await caller?.onPaused?.(result.requestState)
     if (result.kind === 'done') return toCallResult(result.outcome, execution, limitChars)
     if (result.kind === 'input')
       return inputRequired({inputRequests: result.inputRequests, requestState: result.requestState})
@@ -92,7 +95,9 @@ export function registerExecuteProgram(
         if (state !== undefined) {
           if (typeof state !== 'string')
             return answer({kind: 'refused', message: 'requestState must be a string'})
-          return answer(await rounds.resume(state, code, ctx.mcpReq.inputResponses, ctx.mcpReq.signal))
+          return answer(
+            await rounds.resume(state, code, ctx.mcpReq.inputResponses, ctx.mcpReq.signal, caller?.principal),
+          )
         }
         await runtime.registry.waitForInitialConnections(INITIAL_CONNECT_WAIT_MS)
         let engine: ProgramEngine
@@ -106,11 +111,14 @@ export function registerExecuteProgram(
           onServerWait: (server: string, waitMs: number) => progress.serverStarting(server, waitMs),
           onQueue: (ahead?: number) => progress.queued(ahead),
           // What programs keep for the next ones in this session (SPEC §6.2).
-          state: await runtime.session(),
+          state: await (caller ? caller.state() : runtime.session()),
           steps,
         }
+        const run: ProgramEngine['run'] = caller
+          ? (...args) => runFor(caller, engine, ...args)
+          : engine.run.bind(engine)
         if (!modern) {
-          const outcome = await engine.run(code, {
+          const outcome = await run(code, {
             ...report,
             signal: ctx.mcpReq.signal,
             prompter: elicitationPrompter(server, ctx),
@@ -125,12 +133,13 @@ export function registerExecuteProgram(
           await rounds.start(
             code,
             (round) =>
-              engine.run(code, {
+              run(code, {
                 ...report,
                 signal: round.signal,
                 prompter: inputRequestPrompter(capabilities, round.ask, round.rounds),
               }),
             ctx.mcpReq.signal,
+            caller?.principal,
           ),
         )
       } finally {
@@ -138,6 +147,22 @@ export function registerExecuteProgram(
       }
     },
   )
+}
+
+/** Runs a caller's program, telling the caller when it starts and ends. */
+async function runFor(
+  caller: Caller,
+  engine: ProgramEngine,
+  ...args: Parameters<ProgramEngine['run']>
+): Promise<RunOutcome> {
+  caller.onStart?.()
+  let outcome: RunOutcome | undefined
+  try {
+    outcome = await engine.run(...args)
+    return outcome
+  } finally {
+    await caller.onEnd?.(outcome)
+  }
 }
 
 /** A request of the 2026-07-28 protocol (or later): it names its revision in its envelope. */

@@ -13,6 +13,8 @@ interface RoundState {
   run: string
   round: number
   code: string
+  /** The principal it was issued to (the gateway, SPEC §18); absent over stdio. */
+  who?: string
 }
 
 /** A question a program waits on, until the client's next call answers it. */
@@ -52,6 +54,7 @@ class PausedRun {
   constructor(
     readonly id: string,
     readonly code: string,
+    readonly who?: string,
   ) {}
 
   ask(request: InputRequest, signal: AbortSignal): Promise<unknown> {
@@ -114,8 +117,9 @@ export class ProgramRounds {
     code: string,
     run: (round: RoundRun) => Promise<RunOutcome>,
     signal: AbortSignal,
+    principal?: string,
   ): Promise<RoundAnswer> {
-    const paused = new PausedRun(randomBytes(16).toString('hex'), codeHash(code))
+    const paused = new PausedRun(randomBytes(16).toString('hex'), codeHash(code), principal)
     this.runs.set(paused.id, paused)
     paused.outcome = run(roundRun(paused))
     return this.next(paused, signal)
@@ -127,6 +131,7 @@ export class ProgramRounds {
     code: string,
     responses: Record<string, unknown> | undefined,
     signal: AbortSignal,
+    principal?: string,
   ): Promise<RoundAnswer> {
     let claim: RoundState
     try {
@@ -136,6 +141,13 @@ export class ProgramRounds {
       return {
         kind: 'refused',
         message: stateRefusal(error instanceof Error ? error.message : '', this.timeoutMs),
+      }
+    }
+    if (claim.who !== principal) {
+      return {
+        kind: 'refused',
+        message:
+          'this requestState was issued to another caller: nothing ran. Call execute_program again without it to run the program as yourself.',
       }
     }
     const paused = this.runs.get(claim.run)
@@ -182,7 +194,12 @@ export class ProgramRounds {
       }
       const inputRequests: InputRequests = {}
       for (const [key, question] of paused.questions) inputRequests[key] = question.request
-      const requestState = await this.codec.mint({run: paused.id, round: paused.round, code: paused.code})
+      const requestState = await this.codec.mint({
+        run: paused.id,
+        round: paused.round,
+        code: paused.code,
+        who: paused.who,
+      })
       paused.asked++
       paused.timer = setTimeout(() => this.end(paused), this.timeoutMs)
       paused.timer.unref()

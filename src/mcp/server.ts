@@ -4,6 +4,7 @@ import {z} from 'zod'
 import type {Runtime} from '../runtime.js'
 import type {Logger} from '../shared/log.js'
 import type {ServerCatalogue} from './server-catalogue.js'
+import type {Caller} from './caller.js'
 import type {UpstreamBridge} from './upstream-bridge.js'
 
 import {InspectError, inspectTools} from '../downstream/inspect.js'
@@ -24,7 +25,11 @@ export function createMcpServer(
   runtime: Runtime,
   logger: Logger,
   version: string,
-  {upstream, catalogue}: {catalogue?: ServerCatalogue; upstream?: UpstreamBridge} = {},
+  {
+    upstream,
+    catalogue,
+    caller,
+  }: {catalogue?: ServerCatalogue; caller?: Caller; upstream?: UpstreamBridge} = {},
 ): McpServer {
   // The catalogue of servers, from the last session's while they connect (SPEC §5).
   const instructions = catalogue?.instructions()
@@ -109,7 +114,7 @@ export function createMcpServer(
     },
   )
 
-  registerExecuteProgram(server, runtime, logger, upstream)
+  registerExecuteProgram(server, runtime, logger, upstream, caller)
 
   if (catalogue) {
     // A server's tools changed: the client lists ours again and reads the counts anew.

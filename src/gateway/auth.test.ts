@@ -1,0 +1,55 @@
+import {describe, expect, it} from 'vitest'
+
+import {BearerAuth, isLoopbackHost, unauthorized} from './auth.js'
+
+const env = {ALICE: 'alice-0123456789abcdef', BOB: 'bob-0123456789abcdef00', SHORT: 'short'}
+const auth = BearerAuth.fromConfig(
+  {
+    bearer: [
+      {principal: 'alice', token: '${ALICE}'},
+      {principal: 'bob', token: '${BOB}'},
+    ],
+  },
+  env,
+)
+
+describe('BearerAuth', () => {
+  it('names the principal of a token, and nobody for a wrong, missing or malformed one', () => {
+    expect(auth.configured).toBe(true)
+    expect(auth.principalOf(`Bearer ${env.ALICE}`)).toBe('alice')
+    expect(auth.principalOf(`bearer ${env.BOB}`)).toBe('bob')
+    expect(auth.principalOf(`Bearer ${env.ALICE}x`)).toBeUndefined()
+    expect(auth.principalOf(`Basic ${env.ALICE}`)).toBeUndefined()
+    expect(auth.principalOf(env.ALICE)).toBeUndefined()
+    expect(auth.principalOf()).toBeUndefined()
+    expect(auth.principalOf('Bearer ')).toBeUndefined()
+  })
+
+  it('refuses an unset variable, a short token and a shared one, never showing a value', () => {
+    const from = (bearer: Array<{principal: string; token: string}>) => () =>
+      BearerAuth.fromConfig({bearer}, env)
+    expect(from([{principal: 'carol', token: '${CAROL}'}])).toThrow(/CAROL is not set/)
+    expect(from([{principal: 'dan', token: '${SHORT}'}])).toThrow(/shorter than 16 characters/)
+    expect(
+      from([
+        {principal: 'a', token: '${ALICE}'},
+        {principal: 'b', token: '${ALICE}'},
+      ]),
+    ).toThrow(/same token is given to another principal/)
+    expect(BearerAuth.fromConfig({bearer: []}, env).configured).toBe(false)
+  })
+
+  it('answers 401 with WWW-Authenticate, saying whether a token was presented', async () => {
+    const missing = unauthorized(false)
+    expect(missing.status).toBe(401)
+    expect(missing.headers.get('www-authenticate')).toBe('Bearer realm="ptc-mcp"')
+    const wrong = unauthorized(true)
+    expect(wrong.headers.get('www-authenticate')).toBe('Bearer realm="ptc-mcp", error="invalid_token"')
+    expect(await wrong.text()).toContain('nothing ran')
+  })
+
+  it('tells loopback hosts from the rest', () => {
+    expect(['127.0.0.1', '127.1.2.3', 'localhost', '::1'].every(isLoopbackHost)).toBe(true)
+    expect(['0.0.0.0', '10.0.0.1', '::', 'example.com'].some(isLoopbackHost)).toBe(false)
+  })
+})
