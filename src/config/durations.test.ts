@@ -15,6 +15,8 @@ const DURATION_KEYS: Record<string, (value: number) => string> = {
   'execution.timeout_seconds': (v) => `execution:\n  timeout_seconds: ${v}\n`,
   'execution.tool_call_timeout_seconds': (v) => `execution:\n  tool_call_timeout_seconds: ${v}\n`,
   'permissions.approval_timeout_seconds': (v) => `permissions:\n  approval_timeout_seconds: ${v}\n`,
+  'gateway.state_idle_seconds': (v) => `gateway:\n  state_idle_seconds: ${v}\n`,
+  'gateway.shutdown_seconds': (v) => `gateway:\n  shutdown_seconds: ${v}\n`,
 }
 
 /** Every `properties` object of the JSON Schema, at any depth (defaults left out). */

@@ -371,10 +371,12 @@ export const gatewaySchema = z
       .describe(
         'Where state and paused programs live: memory (one replica), or redis://host:port shared by replicas.',
       ),
-    state_idle_seconds: positiveInt("A principal's state expires after this long without use.").default(
+    state_idle_seconds: positiveSeconds("A principal's state expires after this long without use.").default(
       86_400,
     ),
-    shutdown_seconds: positiveInt('On SIGTERM, how long running programs may take to finish.').default(30),
+    shutdown_seconds: positiveSeconds('On SIGTERM, how long running programs may take to finish.').default(
+      30,
+    ),
   })
   .describe('The team gateway (`ptc-mcp serve --http`): who may call it, and where replicas share state.')
 

@@ -36,7 +36,8 @@ export class RedisStateStore implements PausedRegistry, StateStore {
     idleSeconds: number,
     logger: Logger,
   ): Promise<RedisStateStore> {
-    return new RedisStateStore(await connectRedis(url, logger), limits, idleSeconds)
+    // Redis expires whole seconds.
+    return new RedisStateStore(await connectRedis(url, logger), limits, Math.ceil(idleSeconds))
   }
 
   async open(owner: string): Promise<SessionState> {
