@@ -3,8 +3,8 @@ import {z} from 'zod'
 
 import type {Runtime} from '../runtime.js'
 import type {Logger} from '../shared/log.js'
-import type {ServerCatalogue} from './server-catalogue.js'
 import type {Caller} from './caller.js'
+import type {ServerCatalogue} from './server-catalogue.js'
 import type {UpstreamBridge} from './upstream-bridge.js'
 
 import {InspectError, inspectTools} from '../downstream/inspect.js'
