@@ -5,6 +5,7 @@ import type {ToolRegistry} from './downstream/registry.js'
 import type {UpstreamClient} from './downstream/upstream.js'
 import type {ProgramEngine} from './execution/engine.js'
 import type {SessionState} from './execution/session-state.js'
+import type {SavedPrograms} from './programs/saved-programs.js'
 import type {PtcError} from './shared/errors.js'
 import type {Logger} from './shared/log.js'
 
@@ -50,6 +51,26 @@ export class Runtime {
 
   /** Why the config file cannot be used at all (lenient mode only; then there are no servers), else null. */
   configError: null | PtcError = null
+
+  /** Redacts the config's secrets (SPEC §15): from logs, and from what saved programs record. */
+  redactor: Redactor = new Redactor([])
+
+  /** The saved programs (SPEC §17), read once the engine's Python is known; watched by serve. */
+  private readonly savedPrograms = new Memo(async () => {
+    const [{SavedPrograms}, {programDirectories}, {resolvePython}] = await Promise.all([
+      import('./programs/saved-programs.js'),
+      import('./programs/directories.js'),
+      import('./execution/python.js'),
+    ])
+    const python = await resolvePython(this.config.execution.python)
+    const programs = new SavedPrograms(
+      programDirectories(this.config.programs),
+      python.executable,
+      this.logger.child('programs'),
+    )
+    await programs.reload()
+    return programs
+  })
 
   /**
    * What programs keep for the next ones (SPEC §6.2): one session per runtime, that is per serve
@@ -131,6 +152,7 @@ export class Runtime {
       logger,
     )
     runtime.configError = loaded.error
+    runtime.redactor = redactor
     return runtime
   }
 
@@ -144,6 +166,11 @@ export class Runtime {
     return this.sessionState.get()
   }
 
+  /** The saved programs, read from their directories on first use. */
+  programs(): Promise<SavedPrograms> {
+    return this.savedPrograms.get()
+  }
+
   /** True once close() was called: an engine failing to start then is not worth reporting. */
   get closed(): boolean {
     return this.closing
@@ -155,6 +182,7 @@ export class Runtime {
     this.closing = true
     const engine = this.engineStart.current?.catch(() => {})
     this.permissions.close()
+    this.savedPrograms.current?.then((programs) => programs.close()).catch(() => {})
     await Promise.allSettled([engine?.then((e) => e?.close()), this.registry.close()])
   }
 

@@ -287,6 +287,33 @@ export const stateSchema = z
     'What programs keep for the next ones (store(), load(), ./session/): in memory, for the life of one serve process (one client session) or one `ptc-mcp run` (unless --state FILE).',
   )
 
+export const PROGRAM_SAVE_POLICIES = ['ask', 'allow', 'deny'] as const
+
+export const programsSchema = z
+  .strictObject({
+    dirs: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        "More directories of saved programs, after the project's .ptc-mcp/programs/ and the user's $XDG_CONFIG_HOME/ptc-mcp/programs/ (the first found wins on a name clash). Relative paths: from serve's working directory.",
+      ),
+    expose: z
+      .boolean()
+      .default(true)
+      .describe(
+        'List each saved program as a tool of serve (false: only run_program() and the CLI reach them).',
+      ),
+    save: z
+      .enum(PROGRAM_SAVE_POLICIES)
+      .default('ask')
+      .describe(
+        "execute_program's save_as: ask the user (elicitation) before saving, allow without asking, or deny saving.",
+      ),
+  })
+  .describe(
+    'Saved programs (SPEC §17): a program that worked, kept as a .py file, becomes a tool of its own.',
+  )
+
 /**
  * Server names must stay unique after normalisation (`my-srv` and `my_srv` both become `my_srv`).
  * Written against unknown data: with `when` it also runs when other parts of the file are invalid.
@@ -328,6 +355,7 @@ export const configSchema = z
       executionSchema.description ?? '',
     ),
     state: section(stateSchema, stateSchema.parse({})).describe(stateSchema.description ?? ''),
+    programs: section(programsSchema, programsSchema.parse({})).describe(programsSchema.description ?? ''),
     connect_timeout_seconds: positiveSeconds(
       "Default for every server's connect_timeout_seconds: the bound on one connection attempt (a first npx start downloads the package: raise it).",
     )
@@ -347,5 +375,6 @@ export type StateConfig = z.infer<typeof stateSchema>
 export type ToolsConfig = z.infer<typeof toolsSchema>
 export type OAuthConfig = z.infer<typeof oauthSchema>
 export type PermissionsConfig = z.infer<typeof permissionsSchema>
+export type ProgramsConfig = z.infer<typeof programsSchema>
 
 export {MAX_TOOL_RESULT_CEILING} from '../shared/limits.js'

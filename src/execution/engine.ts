@@ -73,6 +73,13 @@ export interface RunOptions {
   state?: SessionState
   /** Where the run's steps are timed (shared/steps.ts, opt-in); the child is asked for its own. */
   steps?: Steps
+  /**
+   * A saved program's arguments (SPEC §17): after the module runs, the runner awaits
+   * `main(**mainArguments)` and emits its return value. Default: the program runs as written.
+   */
+  mainArguments?: Record<string, unknown>
+  /** The tools this run calls instead of the engine's (a recording, a replay). Default: the engine's host. */
+  host?: ToolHost
 }
 
 /** Scratch directories left by servers that were killed are removed once per process. */
@@ -193,9 +200,10 @@ export class ProgramEngine {
     }
 
     const {execution} = this
+    const host = options.host ?? this.host
     const state = new ProgramState(options.state ?? new SessionState(this.stateLimits))
     const broker = new ToolCallBroker(
-      this.host,
+      host,
       (message) => child.reply(message),
       {
         maxCalls: execution.max_tool_calls,
@@ -217,8 +225,9 @@ export class ProgramEngine {
       run = await child.execute(
         {
           code,
-          tools: this.host.listTools().map((tool) => tool.name),
-          preflight: preflightSpec(code, this.host),
+          tools: host.listTools().map((tool) => tool.name),
+          preflight: preflightSpec(code, host),
+          ...(options.mainArguments && {main_args: options.mainArguments}),
           max_emit_bytes: execution.max_output_bytes,
           max_call_bytes: execution.max_tool_result_bytes,
           state: {

@@ -1,4 +1,5 @@
 import {
+  type CallToolResult,
   CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
   inputRequired,
@@ -7,7 +8,6 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server'
 import {pathToFileURL} from 'node:url'
-import {z} from 'zod'
 
 import type {ExecutionConfig} from '../config/schema.js'
 import type {ProgramEngine, RunOutcome} from '../execution/engine.js'
@@ -17,6 +17,7 @@ import type {UpstreamBridge} from './upstream-bridge.js'
 
 import {startFailureOutcome} from '../execution/outcome.js'
 import {structuredOutcome} from '../execution/structured-outcome.js'
+import {type RecordedCall, recordingHost} from '../programs/recording.js'
 import {isRecord} from '../shared/guards.js'
 import {INITIAL_CONNECT_WAIT_MS} from '../shared/limits.js'
 import {markStep, stepsOf} from '../shared/steps.js'
@@ -25,6 +26,16 @@ import {executeProgramDescription} from './descriptions.js'
 import {listedOutputSchema} from './execute-output-schema.js'
 import {ProgramRounds, type RoundAnswer} from './program-rounds.js'
 import {startProgress} from './progress.js'
+import {
+  executeProgramInput,
+  legacySaveQuestion,
+  modernSaveQuestion,
+  saveAfterRun,
+  type SaveAsRequest,
+  saveAsRequest,
+  type SavedOutcome,
+  type SaveQuestion,
+} from './save-program.js'
 
 /** The tool `_meta` key with which Claude Code lets a result this long reach the model inline. */
 export const MAX_RESULT_SIZE_META_KEY = 'anthropic/maxResultSizeChars'
@@ -40,13 +51,53 @@ export function maxResultSizeChars(execution: ExecutionConfig): number {
 /** Programs paused on a question, one set per process (a requestState is good only where it was made). */
 const roundsOf = new WeakMap<Runtime, ProgramRounds>()
 
+/** How a program call runs besides its code: a saved program's arguments, a save after a good run. */
+export interface ProgramCallOptions {
+  /** A saved program's arguments (SPEC §17): the runner awaits `main(**arguments)`. */
+  mainArguments?: Record<string, unknown>
+  /** execute_program's save_as (SPEC §17): asked and done once the run succeeded. */
+  save?: SaveAsRequest
+}
+
+/** Runs a program as execute_program does, for execute_program and each saved program's tool. */
+export type ProgramCall = (
+  code: string,
+  ctx: ServerContext,
+  options?: ProgramCallOptions,
+) => Promise<CallToolResult | ReturnType<typeof inputRequired>>
+
 /** execute_program (SPEC §5): runs a program, asking the user in whichever way the client's protocol allows. */
 export function registerExecuteProgram(
   server: McpServer,
   runtime: Runtime,
   logger: Logger,
   upstream?: UpstreamBridge,
-): void {
+): ProgramCall {
+  const call = programCall(server, runtime, logger, upstream)
+  server.registerTool(
+    'execute_program',
+    {
+      description: executeProgramDescription(runtime.config.execution, runtime.config.state),
+      inputSchema: executeProgramInput,
+      outputSchema: listedOutputSchema,
+      // Claude Code keeps a longer result in a file and shows the model 2 KB of it (SPEC §5).
+      _meta: {[MAX_RESULT_SIZE_META_KEY]: maxResultSizeChars(runtime.config.execution)},
+    },
+    async ({code, ...save}, ctx) => {
+      const request = saveAsRequest(save)
+      if (typeof request === 'string') return {isError: true, content: [text(request)]}
+      return call(code, ctx, {save: request})
+    },
+  )
+  return call
+}
+
+function programCall(
+  server: McpServer,
+  runtime: Runtime,
+  logger: Logger,
+  upstream?: UpstreamBridge,
+): ProgramCall {
   const {execution} = runtime.config
   let rounds = roundsOf.get(runtime)
   if (!rounds) {
@@ -61,71 +112,70 @@ export function registerExecuteProgram(
     return {isError: true, content: [text(result.message)]}
   }
 
-  server.registerTool(
-    'execute_program',
-    {
-      description: executeProgramDescription(execution, runtime.config.state),
-      inputSchema: z.object({code: z.string().describe('The Python program. Top-level await works.')}),
-      outputSchema: listedOutputSchema,
-      // Claude Code keeps a longer result in a file and shows the model 2 KB of it (SPEC §5).
-      _meta: {[MAX_RESULT_SIZE_META_KEY]: maxResultSizeChars(execution)},
-    },
-    async ({code}, ctx) => {
-      const steps = stepsOf(ctx.mcpReq.id)
-      markStep(steps, 'handler')
-      const progress = startProgress(ctx, logger)
-      try {
-        const modern = speaksModernProtocol(server, ctx)
-        const state = modern ? ctx.mcpReq.requestState<unknown>() : undefined
-        if (state !== undefined) {
-          if (typeof state !== 'string')
-            return answer({kind: 'refused', message: 'requestState must be a string'})
-          return answer(await rounds.resume(state, code, ctx.mcpReq.inputResponses, ctx.mcpReq.signal))
-        }
-        await runtime.registry.waitForInitialConnections(INITIAL_CONNECT_WAIT_MS)
-        let engine: ProgramEngine
-        try {
-          engine = await runtime.engine()
-        } catch (error) {
-          return toCallResult(startFailureOutcome(error, execution, execution.sandbox), execution)
-        }
-        const report = {
-          onToolCallDone: (completed: number) => progress.toolCallsCompleted(completed),
-          onServerWait: (server: string, waitMs: number) => progress.serverStarting(server, waitMs),
-          onQueue: (ahead?: number) => progress.queued(ahead),
-          // What programs keep for the next ones in this session (SPEC §6.2).
-          state: await runtime.session(),
-          steps,
-        }
-        if (!modern) {
-          const outcome = await engine.run(code, {
-            ...report,
-            signal: ctx.mcpReq.signal,
-            prompter: elicitationPrompter(server, ctx),
-          })
-          markStep(steps, 'outcome')
-          const result = toCallResult(outcome, execution)
-          markStep(steps, 'result built')
-          return result
-        }
-        const capabilities = envelopeCapabilities(ctx)
-        return answer(
-          await rounds.start(
-            code,
-            (round) =>
-              engine.run(code, {
-                ...report,
-                signal: round.signal,
-                prompter: inputRequestPrompter(capabilities, round.ask),
-              }),
-            ctx.mcpReq.signal,
-          ),
-        )
-      } finally {
-        progress.stop()
+  return async (code, ctx, options = {}) => {
+    const steps = stepsOf(ctx.mcpReq.id)
+    markStep(steps, 'handler')
+    const progress = startProgress(ctx, logger)
+    try {
+      const modern = speaksModernProtocol(server, ctx)
+      const state = modern ? ctx.mcpReq.requestState<unknown>() : undefined
+      if (state !== undefined) {
+        if (typeof state !== 'string')
+          return answer({kind: 'refused', message: 'requestState must be a string'})
+        return answer(await rounds.resume(state, code, ctx.mcpReq.inputResponses, ctx.mcpReq.signal))
       }
-    },
-  )
+      await runtime.registry.waitForInitialConnections(INITIAL_CONNECT_WAIT_MS)
+      let engine: ProgramEngine
+      try {
+        engine = await runtime.engine()
+      } catch (error) {
+        return toCallResult(startFailureOutcome(error, execution, execution.sandbox), execution)
+      }
+      const recorded: RecordedCall[] = []
+      const report = {
+        onToolCallDone: (completed: number) => progress.toolCallsCompleted(completed),
+        onServerWait: (server: string, waitMs: number) => progress.serverStarting(server, waitMs),
+        onQueue: (ahead?: number) => progress.queued(ahead),
+        // What programs keep for the next ones in this session (SPEC §6.2).
+        state: await runtime.session(),
+        steps,
+        ...(options.mainArguments && {mainArguments: options.mainArguments}),
+        ...(options.save && {host: recordingHost(runtime.registry, recorded)}),
+      }
+      const saveAfter = async (outcome: RunOutcome, ask: SaveQuestion): Promise<RunOutcome> =>
+        options.save
+          ? {...outcome, ...(await saveAfterRun(runtime, options.save, code, outcome, recorded, ask))}
+          : outcome
+      if (!modern) {
+        const outcome = await engine.run(code, {
+          ...report,
+          signal: ctx.mcpReq.signal,
+          prompter: elicitationPrompter(server, ctx),
+        })
+        markStep(steps, 'outcome')
+        const result = toCallResult(await saveAfter(outcome, legacySaveQuestion(server, ctx)), execution)
+        markStep(steps, 'result built')
+        return result
+      }
+      const capabilities = envelopeCapabilities(ctx)
+      return answer(
+        await rounds.start(
+          code,
+          async (round) => {
+            const outcome = await engine.run(code, {
+              ...report,
+              signal: round.signal,
+              prompter: inputRequestPrompter(capabilities, round.ask),
+            })
+            return saveAfter(outcome, modernSaveQuestion(capabilities, round))
+          },
+          ctx.mcpReq.signal,
+        ),
+      )
+    } finally {
+      progress.stop()
+    }
+  }
 }
 
 /** A request of the 2026-07-28 protocol (or later): it names its revision in its envelope. */
@@ -158,9 +208,13 @@ function toCallResult(outcome: RunOutcome, execution: ExecutionConfig) {
     name: file.name,
     size: file.bytes,
   }))
+  const {saved} = outcome as SavedOutcome
   return {
-    content: [text(outcome.text), ...images, ...links],
-    structuredContent: structuredOutcome(outcome, {allCalls: execution.trace === 'full'}),
+    content: [text(outcome.text), ...(saved ? [text(saved)] : []), ...images, ...links],
+    structuredContent: {
+      ...structuredOutcome(outcome, {allCalls: execution.trace === 'full'}),
+      ...(saved && {saved}),
+    },
     isError: !outcome.ok,
   }
 }

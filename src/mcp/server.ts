@@ -12,6 +12,7 @@ import {INITIAL_CONNECT_WAIT_MS} from '../shared/limits.js'
 import {markStep, stepsOf} from '../shared/steps.js'
 import {INSPECT_TOOL_DESCRIPTION, LIST_CALLABLE_TOOLS_DESCRIPTION} from './descriptions.js'
 import {registerExecuteProgram} from './execute-program.js'
+import {registerSavedProgramTools} from './saved-program-tools.js'
 
 const text = (value: string) => ({type: 'text' as const, text: value})
 
@@ -87,7 +88,8 @@ export function createMcpServer(
     },
   )
 
-  registerExecuteProgram(server, runtime, logger, upstream)
+  const runProgram = registerExecuteProgram(server, runtime, logger, upstream)
+  registerSavedProgramTools(server, runtime, logger, runProgram)
 
   return server
 }

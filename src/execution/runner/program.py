@@ -125,6 +125,20 @@ class Runner:
             return self.errors.format(exc)
         return None
 
+    async def call_main(self, program_globals: dict[str, Any], arguments: dict[str, Any]) -> str | None:
+        """A saved program (SPEC §17): awaits `main(**arguments)` and emits what it returns."""
+        main = program_globals.get("main")
+        if not inspect.iscoroutinefunction(main):
+            return None if not arguments else "TypeError: this program has no `async def main(*, ...)` to pass arguments to"
+        try:
+            value = await main(**arguments)
+            if value is not None:
+                program_globals["emit"](value)
+        except BaseException as exc:
+            self.failure = exc
+            return self.errors.format(exc)
+        return None
+
     def finish(self, error: str | None) -> NoReturn:
         """Ends the output, sends `done` and exits (never returns)."""
         channel = self.channel
@@ -237,6 +251,9 @@ class Runner:
             self.finish(problems)
         self.step("preflight")
         error = await self.execute(code_obj, program_globals)
+        main_args = run.get("main_args")
+        if error is None and isinstance(main_args, dict):
+            error = await self.call_main(program_globals, main_args)
         self.step("program")
         habits = program_habits
         if error is None:
