@@ -57,6 +57,10 @@ export const executeOutputSchema = z.object({
       .describe('Every call, with execution.trace: full.'),
   }),
   sandbox: z.string().describe('The sandbox layer in force for this run.'),
+  saved: z
+    .string()
+    .optional()
+    .describe('With save_as: where the program was saved, or why it was not (SPEC §17).'),
 })
 
 /**

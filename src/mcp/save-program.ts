@@ -159,6 +159,10 @@ export async function saveAfterRun(
       replace: request.replace,
       recording,
     })
+    runtime.programs().then(
+      (programs) => programs.changed(),
+      () => {},
+    )
     return {
       saved: `saved as ${request.name}: ${saved.path}; call it as the tool ${request.name}, or await run_program("${request.name}") in a program`,
     }

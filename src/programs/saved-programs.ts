@@ -27,6 +27,7 @@ export class SavedPrograms {
   private timer: NodeJS.Timeout | undefined
   private reading: Promise<void> | undefined
   private closed = false
+  private onChange: ((catalogue: ProgramCatalogue) => void) | undefined
 
   constructor(
     readonly directories: readonly ProgramDirectory[],
@@ -53,27 +54,32 @@ export class SavedPrograms {
 
   /** Watches the directories that exist; `onChange` is called after each settled change has been read. */
   watch(onChange: (catalogue: ProgramCatalogue) => void): void {
-    const changed = () => {
-      if (this.closed) return
-      clearTimeout(this.timer)
-      this.timer = setTimeout(() => {
-        // One reading at a time: a change during one is read after it.
-        this.reading = (this.reading ?? Promise.resolve()).then(async () => {
-          if (this.closed) return
-          onChange(await this.reload())
-        })
-      }, PROGRAMS_DEBOUNCE_MS)
-      this.timer.unref()
-    }
+    this.onChange = onChange
     for (const {dir} of this.directories.slice(0, MAX_WATCHED)) {
       try {
-        const watcher = watch(dir, {persistent: false}, changed)
+        const watcher = watch(dir, {persistent: false}, () => this.changed())
         watcher.on('error', () => watcher.close())
         this.watchers.push(watcher)
       } catch {
-        // A directory that does not exist yet is not watched: serve sees it on its next start.
+        // A directory that does not exist yet is not watched: a save through serve (changed()) or
+        // serve's next start sees it.
       }
     }
+  }
+
+  /** Reads the directories again soon (debounced), then tells the watcher: a directory changed. */
+  changed(): void {
+    const {onChange} = this
+    if (this.closed || !onChange) return
+    clearTimeout(this.timer)
+    this.timer = setTimeout(() => {
+      // One reading at a time: a change during one is read after it.
+      this.reading = (this.reading ?? Promise.resolve()).then(async () => {
+        if (this.closed) return
+        onChange(await this.reload())
+      })
+    }, PROGRAMS_DEBOUNCE_MS)
+    this.timer.unref()
   }
 
   close(): void {
