@@ -23,6 +23,8 @@ export interface Recording {
   calls: RecordedCall[]
   output: string
   result?: unknown
+  /** A saved program's arguments in the recorded run (main()'s), when it took any. */
+  arguments?: Record<string, unknown>
 }
 
 /** Whether a recorded result was cut for the bound; then `bytes` says how big it was. */
@@ -120,6 +122,7 @@ export function parseRecording(text: string): Recording | undefined {
       calls,
       output: typeof data.output === 'string' ? data.output : '',
       ...('result' in data && {result: data.result}),
+      ...(isRecord(data.arguments) && {arguments: data.arguments}),
     }
   } catch {
     return undefined
