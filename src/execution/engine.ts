@@ -5,6 +5,7 @@ import type {ToolHost} from '../downstream/types.js'
 import type {ApprovalPrompter} from '../permissions/approvals.js'
 import type {PermissionPolicy} from '../permissions/policy.js'
 import type {PythonInfo, SandboxBackend} from '../sandbox/backend.js'
+import type {ProgramLookup} from './program-helpers.js'
 import type {ShownImage} from './protocol.js'
 
 import {ProgramApprovals} from '../permissions/approvals.js'
@@ -80,6 +81,8 @@ export interface RunOptions {
   mainArguments?: Record<string, unknown>
   /** The tools this run calls instead of the engine's (a recording, a replay). Default: the engine's host. */
   host?: ToolHost
+  /** The saved programs the program may run with run_program() (SPEC §17). Default: none. */
+  programs?: ProgramLookup
 }
 
 /** Scratch directories left by servers that were killed are removed once per process. */
@@ -218,6 +221,7 @@ export class ProgramEngine {
         approver: this.approver(child, options.prompter),
         holdRequests: (hold) => child.holdRequests(hold),
         state,
+        programs: options.programs,
       },
     )
     let run: ChildRunResult

@@ -11,6 +11,7 @@ import {pathToFileURL} from 'node:url'
 
 import type {ExecutionConfig} from '../config/schema.js'
 import type {ProgramEngine, RunOutcome} from '../execution/engine.js'
+import type {ProgramLookup} from '../execution/program-helpers.js'
 import type {Runtime} from '../runtime.js'
 import type {Logger} from '../shared/log.js'
 import type {UpstreamBridge} from './upstream-bridge.js'
@@ -18,6 +19,7 @@ import type {UpstreamBridge} from './upstream-bridge.js'
 import {startFailureOutcome} from '../execution/outcome.js'
 import {structuredOutcome} from '../execution/structured-outcome.js'
 import {type RecordedCall, recordingHost} from '../programs/recording.js'
+import {programLookup} from '../programs/run-program.js'
 import {isRecord} from '../shared/guards.js'
 import {INITIAL_CONNECT_WAIT_MS} from '../shared/limits.js'
 import {markStep, stepsOf} from '../shared/steps.js'
@@ -141,6 +143,7 @@ function programCall(
         steps,
         ...(options.mainArguments && {mainArguments: options.mainArguments}),
         ...(options.save && {host: recordingHost(runtime.registry, recorded)}),
+        programs: await savedProgramLookup(runtime),
       }
       const saveAfter = async (outcome: RunOutcome, ask: SaveQuestion): Promise<RunOutcome> =>
         options.save
@@ -175,6 +178,16 @@ function programCall(
     } finally {
       progress.stop()
     }
+  }
+}
+
+/** run_program()'s saved programs (SPEC §17), or none when they cannot be read. */
+async function savedProgramLookup(runtime: Runtime): Promise<ProgramLookup | undefined> {
+  try {
+    const programs = await runtime.programs()
+    return programLookup(() => programs.current)
+  } catch {
+    return undefined
   }
 }
 

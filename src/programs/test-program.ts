@@ -4,6 +4,7 @@ import {isDeepStrictEqual} from 'node:util'
 
 import type {ToolHost} from '../downstream/types.js'
 import type {ProgramEngine, RunOutcome} from '../execution/engine.js'
+import type {ProgramLookup} from '../execution/program-helpers.js'
 import type {SavedProgram} from './catalogue.js'
 
 import {shapeDrift} from './drift.js'
@@ -57,7 +58,7 @@ export function readRecording(program: SavedProgram): Recording | undefined {
 export async function testProgram(
   program: SavedProgram,
   engine: ProgramEngine,
-  options: {live?: ToolHost} = {},
+  options: {live?: ToolHost; programs?: ProgramLookup} = {},
 ): Promise<ProgramTestResult> {
   const mode = options.live ? 'live' : 'replay'
   const base = {name: program.name, path: program.path, mode} as const
@@ -74,6 +75,7 @@ export async function testProgram(
   const host = options.live ? recordingHost(options.live, calls) : replayHost(recording, program.tools)
   const outcome = await engine.run(program.source, {
     host,
+    ...(options.programs && {programs: options.programs}),
     ...(program.callsMain && {mainArguments: recording.arguments ?? {}}),
   })
   const problems = options.live ? driftProblems(recording, calls) : replayProblems(recording, outcome)

@@ -159,6 +159,23 @@ describe('saved programs in serve (SPEC §17)', () => {
     expect(result.structuredContent?.result).toBe('hello ada')
   })
 
+  it('runs a saved program from a program with run_program(), its arguments checked first', async () => {
+    const before = calls().length
+    const code = [
+      'labels = await run_program("count_items", n=2, prefix="x")',
+      'print(labels)',
+      'try:',
+      '    await run_program("count_items", n="two")',
+      'except ToolError as e:',
+      '    print(e.kind, e.message)',
+    ].join('\n')
+    const result = await call('execute_program', {code})
+    expect(result.structuredContent?.output).toBe(
+      "2 issues\n['x0', 'x1']\ninvalid_arguments run_program(\"count_items\"): argument 'n': must be integer\n",
+    )
+    expect(calls().length).toBe(before + 1)
+  })
+
   it('saves a program that worked when the user accepts, with a recording of its calls', async () => {
     answer = () => ({action: 'accept', content: {save: true}})
     asked.length = 0

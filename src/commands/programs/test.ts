@@ -4,6 +4,7 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {openPrograms} from '../../cli/open-programs.js'
 import {formatProgramTests} from '../../cli/programs-display.js'
 import {findProgram} from '../../programs/manage.js'
+import {programLookup} from '../../programs/run-program.js'
 import {type ProgramTestResult, testProgram} from '../../programs/test-program.js'
 import {EXIT} from '../../shared/errors.js'
 
@@ -33,7 +34,12 @@ export default class ProgramsTest extends BaseCommand {
       const engine = await runtime.engine()
       const results: ProgramTestResult[] = []
       for (const program of chosen)
-        results.push(await testProgram(program, engine, flags.live ? {live: runtime.registry} : {}))
+        results.push(
+          await testProgram(program, engine, {
+            ...(flags.live && {live: runtime.registry}),
+            programs: programLookup(() => programs.current),
+          }),
+        )
       const ok = results.every((result) => result.ok)
       if (!this.jsonEnabled()) this.log(formatProgramTests(results))
       if (!ok) process.exitCode = EXIT.failed
