@@ -15,6 +15,7 @@ import {askUnlisted, PermissionPolicy} from '../permissions/policy.js'
 import {PtcError} from '../shared/errors.js'
 import {CONFIG_EXAMPLE_FILE} from '../shared/package-root.js'
 import {counted} from '../shared/plural.js'
+import {checkPrograms} from './programs-check.js'
 import {probeSandbox} from './sandbox-probe.js'
 
 export type CheckStatus = 'pass' | 'warn' | 'fail'
@@ -101,6 +102,15 @@ export async function doctorChecks(
     })),
     ...(registry && (config?.tools.allow ?? config?.tools.block)
       ? [{id: 'tools', title: 'Tool rules', run: () => checkToolRules(registry)} satisfies DoctorCheck]
+      : []),
+    ...(config && registry
+      ? [
+          {
+            id: 'programs',
+            title: 'Saved programs',
+            run: () => checkPrograms(config, python, registry),
+          } satisfies DoctorCheck,
+        ]
       : []),
     ...(permissions
       ? [

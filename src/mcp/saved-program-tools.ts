@@ -97,3 +97,33 @@ function argumentsSchema(
     },
   } as StandardSchemaWithJSON
 }
+
+/** Saved programs named at most in list_callable_tools' line. */
+const MAX_LISTED_PROGRAMS = 50
+
+/**
+ * list_callable_tools' line for the saved programs (SPEC §17), apart from the downstream tools:
+ * `SAVED PROGRAMS (...): name(n, prefix=...): description; ...`, or undefined when there are none.
+ */
+export async function savedProgramsLine(runtime: Runtime): Promise<string | undefined> {
+  let catalogue: ProgramCatalogue
+  try {
+    catalogue = (await runtime.programs()).current
+  } catch {
+    return undefined
+  }
+  const programs = [...catalogue.programs.values()].filter((program) => program.problem === undefined)
+  if (programs.length === 0) return undefined
+  const entries = programs.slice(0, MAX_LISTED_PROGRAMS).map((program) => {
+    const properties = Object.keys(
+      (program.inputSchema.properties as Record<string, unknown> | undefined) ?? {},
+    )
+    return `${program.name}(${properties.join(', ')})${program.description ? `: ${program.description}` : ''}`
+  })
+  const more =
+    programs.length > MAX_LISTED_PROGRAMS ? `; and ${programs.length - MAX_LISTED_PROGRAMS} more` : ''
+  const how = runtime.config.programs.expose
+    ? 'each also a tool of this server; in a program: await run_program("name", **arguments)'
+    : 'in a program: await run_program("name", **arguments)'
+  return `SAVED PROGRAMS (${how}): ${entries.join('; ')}${more}`
+}

@@ -12,7 +12,7 @@ import {INITIAL_CONNECT_WAIT_MS} from '../shared/limits.js'
 import {markStep, stepsOf} from '../shared/steps.js'
 import {INSPECT_TOOL_DESCRIPTION, LIST_CALLABLE_TOOLS_DESCRIPTION} from './descriptions.js'
 import {registerExecuteProgram} from './execute-program.js'
-import {registerSavedProgramTools} from './saved-program-tools.js'
+import {registerSavedProgramTools, savedProgramsLine} from './saved-program-tools.js'
 
 const text = (value: string) => ({type: 'text' as const, text: value})
 
@@ -51,6 +51,8 @@ export function createMcpServer(
         return {isError: true, content: [text(error.message)]}
       }
       const content = [text(JSON.stringify(listing))]
+      const saved = serverName === undefined ? await savedProgramsLine(runtime) : undefined
+      if (saved) content.push(text(saved))
       const down = registry.unavailableServers()
       const starting = down.filter((s) => s.starting)
       if (starting.length > 0) content.push(text(startingServersLine(starting)))

@@ -128,6 +128,23 @@ describe('ptc-mcp programs (SPEC §17)', () => {
     )
   }, 120_000)
 
+  it('doctor reports a name clash and a program whose tool is gone', async () => {
+    const user = join(root, 'xdg', 'ptc-mcp', 'programs')
+    mkdirSync(user, {recursive: true})
+    writeFileSync(join(user, 'assignees.py'), 'print(1)\n')
+    writeFileSync(join(user, 'stale.py'), 'await mcp__fx__list_tickets()\n')
+    try {
+      const run = await cli(['doctor', '--json', '--config', config('doctor.yaml', [fixture('object')])])
+      const check = JSON.parse(run.stdout).checks.find((c: {id: string}) => c.id === 'programs')
+      expect(check.status).toBe('warn')
+      expect(check.detail).toContain(`assignees: ${join(user, 'assignees.py')} is hidden by ${programPath()}`)
+      expect(check.detail).toContain('stale calls mcp__fx__list_tickets, which no server offers')
+    } finally {
+      rmSync(join(user, 'assignees.py'))
+      rmSync(join(user, 'stale.py'))
+    }
+  }, 120_000)
+
   it('lists, shows, saves and removes programs, with --json', async () => {
     const file = join(root, 'greet.py')
     writeFileSync(file, 'async def main(*, who: str, times: int = 1):\n    return [f"hi {who}"] * times\n')

@@ -118,6 +118,14 @@ describe('saved programs in serve (SPEC §17)', () => {
     expect(tool.annotations?.readOnlyHint).toBe(true)
   })
 
+  it('names the saved programs in list_callable_tools, apart from the downstream tools', async () => {
+    const result = await call('list_callable_tools', {})
+    expect(JSON.parse(result.content[0]!.text!)).not.toContain('count_items')
+    expect(result.content[1]?.text).toMatch(
+      /^SAVED PROGRAMS \(each also a tool of this server; in a program: await run_program\("name", \*\*arguments\)\): count_items\(n, prefix\): Labels n items and counts the issues\.$/,
+    )
+  })
+
   it('runs it with the arguments: main() is awaited and its return value emitted', async () => {
     const before = calls().length
     const result = await call('count_items', {n: 3})
