@@ -25,6 +25,7 @@ _PLAIN = {
 _LISTS = {"list", "List", "Sequence"}
 _DICTS = {"dict", "Dict", "Mapping"}
 _WRITTEN_AS = "str, int, float, bool, list[T], dict[str, T], Literal[...] or T | None"
+_PLAIN_VALUES = "Literal[...] takes plain values (strings, numbers, booleans)"
 
 
 class AnnotationError(Exception):
@@ -54,16 +55,16 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
     return {"anyOf": [schema, {"type": "null"}]}
 
 
-def _literal_values(node: ast.AST) -> list[Any]:
+def _literal_values(node: ast.expr) -> list[Any]:
     items = node.elts if isinstance(node, ast.Tuple) else [node]
     values = []
     for item in items:
         try:
             value = ast.literal_eval(item)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-            raise AnnotationError(item.lineno, "Literal[...] takes plain values (strings, numbers, booleans)") from None
+            raise AnnotationError(item.lineno, _PLAIN_VALUES) from None
         if not (value is None or isinstance(value, (str, int, float, bool))):
-            raise AnnotationError(item.lineno, "Literal[...] takes plain values (strings, numbers, booleans)")
+            raise AnnotationError(item.lineno, _PLAIN_VALUES)
         values.append(value)
     return values
 
@@ -110,8 +111,11 @@ def schema_of(node: ast.AST) -> dict[str, Any]:
         if outer in _LISTS:
             return {"type": "array", "items": schema_of(inner)}
         if outer in _DICTS:
-            if not (isinstance(inner, ast.Tuple) and len(inner.elts) == 2 and _name_of(inner.elts[0]) == "str"):
-                raise AnnotationError(node.lineno, "a dict parameter is dict[str, T]: JSON object keys are strings")
+            keys = inner.elts[0] if isinstance(inner, ast.Tuple) and len(inner.elts) == 2 else None
+            if not (isinstance(inner, ast.Tuple) and keys is not None and _name_of(keys) == "str"):
+                raise AnnotationError(
+                    node.lineno, "a dict parameter is dict[str, T]: JSON object keys are strings"
+                )
             return {"type": "object", "additionalProperties": schema_of(inner.elts[1])}
         if outer == "Literal":
             return _literal_schema(_literal_values(inner))
@@ -119,15 +123,18 @@ def schema_of(node: ast.AST) -> dict[str, Any]:
             return _nullable(schema_of(inner))
     shown = ast.unparse(node)
     raise AnnotationError(
-        getattr(node, "lineno", 0), f"cannot turn the annotation `{shown}` into a JSON Schema: write {_WRITTEN_AS}"
+        getattr(node, "lineno", 0),
+        f"cannot turn the annotation `{shown}` into a JSON Schema: write {_WRITTEN_AS}",
     )
 
 
-def _default(node: ast.AST) -> Any:
+def _default(node: ast.expr) -> Any:
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        raise AnnotationError(node.lineno, "a default must be a plain value (a string, number, list...)") from None
+        raise AnnotationError(
+            node.lineno, "a default must be a plain value (a string, number, list...)"
+        ) from None
 
 
 def _main_schema(main: ast.AsyncFunctionDef) -> dict[str, Any]:
@@ -143,7 +150,7 @@ def _main_schema(main: ast.AsyncFunctionDef) -> dict[str, Any]:
         raise AnnotationError(args.kwarg.lineno, "main cannot take **kwargs: name each parameter")
     properties: dict[str, Any] = {}
     required = []
-    for arg, default in zip(args.kwonlyargs, args.kw_defaults):
+    for arg, default in zip(args.kwonlyargs, args.kw_defaults, strict=True):
         if arg.annotation is None:
             raise AnnotationError(arg.lineno, f"parameter '{arg.arg}' has no annotation: write {_WRITTEN_AS}")
         schema = schema_of(arg.annotation)
@@ -221,7 +228,8 @@ def analyze(source: str) -> dict[str, Any]:
 
 def main() -> None:
     sources = json.loads(sys.stdin.read())
-    findings = [analyze(source) if isinstance(source, str) else {"error": {"line": 0, "message": "?"}} for source in sources]
+    not_text = {"error": {"line": 0, "message": "the program is not text"}}
+    findings = [analyze(source) if isinstance(source, str) else not_text for source in sources]
     sys.stdout.write(json.dumps(findings))
 
 

@@ -131,7 +131,9 @@ class Runner:
         """A saved program (SPEC §17): awaits `main(**arguments)` and emits what it returns."""
         main = program_globals.get("main")
         if not inspect.iscoroutinefunction(main):
-            return None if not arguments else "TypeError: this program has no `async def main(*, ...)` to pass arguments to"
+            if not arguments:
+                return None
+            return "TypeError: this program has no `async def main(*, ...)` to pass arguments to"
         try:
             value = await main(**arguments)
             if value is not None:
