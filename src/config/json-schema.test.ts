@@ -82,6 +82,10 @@ describe('config.schema.json', () => {
         'max_value_bytes',
         'max_keys',
         'max_session_files',
+        'programs',
+        'dirs',
+        'expose',
+        'save',
       ].sort(),
     )
   })

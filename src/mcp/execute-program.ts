@@ -147,7 +147,10 @@ function programCall(
       }
       const saveAfter = async (outcome: RunOutcome, ask: SaveQuestion): Promise<RunOutcome> =>
         options.save
-          ? {...outcome, ...(await saveAfterRun(runtime, options.save, code, outcome, recorded, ask))}
+          ? {
+              ...outcome,
+              ...(await saveAfterRun(runtime, options.save, {code, outcome, calls: recorded, question: ask})),
+            }
           : outcome
       if (!modern) {
         const outcome = await engine.run(code, {

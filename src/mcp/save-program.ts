@@ -121,11 +121,9 @@ function saveForm(name: string, dir: string, description: string | undefined, re
 export async function saveAfterRun(
   runtime: Runtime,
   request: SaveAsRequest,
-  code: string,
-  outcome: RunOutcome,
-  calls: RecordedCall[],
-  question: SaveQuestion,
+  run: {code: string; outcome: RunOutcome; calls: RecordedCall[]; question: SaveQuestion},
 ): Promise<{saved: string}> {
+  const {code, outcome, calls, question} = run
   const notSaved = (why: string) => ({saved: `not saved as ${request.name}: ${why}`})
   if (!outcome.ok) return notSaved('the program failed; save a program that runs without error')
   const policy = runtime.config.programs.save

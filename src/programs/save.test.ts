@@ -23,7 +23,7 @@ describe('saving a program (SPEC §17)', () => {
     expect(withDocstring('print(1)\n', 'Say """hi""" \\o/')).toBe(
       '"""Say \\"\\"\\"hi\\"\\"\\" \\\\o/"""\n\nprint(1)\n',
     )
-    expect(withDocstring('print(1)', undefined)).toBe('print(1)\n')
+    expect(withDocstring('print(1)')).toBe('print(1)\n')
   })
 
   it('writes the program and its recording, never over an existing one without replace', () => {

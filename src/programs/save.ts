@@ -29,7 +29,7 @@ export function programFiles(dir: string, name: string): {path: string; recordin
 }
 
 /** The code as saved: a description becomes its docstring when it has none of its own. */
-export function withDocstring(code: string, description: string | undefined): string {
+export function withDocstring(code: string, description?: string): string {
   const text = description?.trim()
   const body = code.endsWith('\n') ? code : `${code}\n`
   if (!text || /^\s*(?:[rRuU]?)(?:"""|''')/.test(code)) return body
