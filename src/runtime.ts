@@ -1,4 +1,5 @@
 import {homedir} from 'node:os'
+import {dirname} from 'node:path'
 
 import type {Config} from './config/schema.js'
 import type {ToolRegistry} from './downstream/registry.js'
@@ -64,7 +65,7 @@ export class Runtime {
     ])
     const python = await resolvePython(this.config.execution.python)
     const programs = new SavedPrograms(
-      programDirectories(this.config.programs),
+      programDirectories(this.config.programs, process.cwd(), process.env, this.configDir),
       python.executable,
       this.logger.child('programs'),
     )
@@ -164,6 +165,11 @@ export class Runtime {
   /** The session's state: what its programs store and leave in ./session/ for the next ones. */
   session(): Promise<SessionState> {
     return this.sessionState.get()
+  }
+
+  /** The config file's directory (relative paths in it are from there), else the working directory. */
+  get configDir(): string {
+    return this.configPath ? dirname(this.configPath) : process.cwd()
   }
 
   /** The saved programs, read from their directories on first use. */

@@ -295,7 +295,7 @@ export const programsSchema = z
       .array(z.string().min(1))
       .default([])
       .describe(
-        "More directories of saved programs, after the project's .ptc-mcp/programs/ and the user's $XDG_CONFIG_HOME/ptc-mcp/programs/ (the first found wins on a name clash). Relative paths: from serve's working directory.",
+        "More directories of saved programs, after the project's .ptc-mcp/programs/ and the user's $XDG_CONFIG_HOME/ptc-mcp/programs/ (the first found wins on a name clash). Relative paths: from the config file's directory.",
       ),
     expose: z
       .boolean()

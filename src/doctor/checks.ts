@@ -1,4 +1,5 @@
 import {homedir} from 'node:os'
+import {dirname} from 'node:path'
 
 import type {Config, ServerConfig} from '../config/schema.js'
 import type {PythonInfo} from '../sandbox/backend.js'
@@ -108,7 +109,13 @@ export async function doctorChecks(
           {
             id: 'programs',
             title: 'Saved programs',
-            run: () => checkPrograms(config, python, registry),
+            run: () =>
+              checkPrograms(
+                config,
+                python,
+                registry,
+                loaded.ok && loaded.path ? dirname(loaded.path) : process.cwd(),
+              ),
           } satisfies DoctorCheck,
         ]
       : []),

@@ -19,8 +19,9 @@ export async function checkPrograms(
   config: Config,
   python: Promise<PythonInfo>,
   host: ToolHost,
+  configDir: string = process.cwd(),
 ): Promise<Omit<CheckResult, 'id' | 'ms' | 'title'>> {
-  const directories = programDirectories(config.programs)
+  const directories = programDirectories(config.programs, process.cwd(), process.env, configDir)
   const catalogue = await loadPrograms(directories, (await python).executable)
   const programs = [...catalogue.programs.values()]
   const found = programs.length + catalogue.shadowed.length + catalogue.skipped.length

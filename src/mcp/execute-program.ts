@@ -33,6 +33,7 @@ import {
   legacySaveQuestion,
   modernSaveQuestion,
   saveAfterRun,
+  saveAsCheck,
   type SaveAsRequest,
   saveAsRequest,
   type SavedOutcome,
@@ -88,7 +89,10 @@ export function registerExecuteProgram(
     async ({code, ...save}, ctx) => {
       const request = saveAsRequest(save)
       if (typeof request === 'string') return {isError: true, content: [text(request)]}
-      return call(code, ctx, {save: request})
+      if (!request) return call(code, ctx)
+      const check = await saveAsCheck(runtime, code)
+      if ('refused' in check) return {isError: true, content: [text(check.refused)]}
+      return call(code, ctx, {save: request, ...check})
     },
   )
   return call
@@ -149,7 +153,13 @@ function programCall(
         options.save
           ? {
               ...outcome,
-              ...(await saveAfterRun(runtime, options.save, {code, outcome, calls: recorded, question: ask})),
+              ...(await saveAfterRun(runtime, options.save, {
+                code,
+                outcome,
+                calls: recorded,
+                question: ask,
+                mainArguments: options.mainArguments,
+              })),
             }
           : outcome
       if (!modern) {

@@ -76,6 +76,30 @@ export function saveAsRequest(args: {
   }
 }
 
+/**
+ * Why a program cannot be saved, read before it runs (nothing runs then), or how it runs: a
+ * program with `async def main(*, ...)` is run with main()'s defaults, as its tool runs it.
+ */
+export async function saveAsCheck(
+  runtime: Runtime,
+  code: string,
+): Promise<{mainArguments?: Record<string, unknown>} | {refused: string}> {
+  let analysis
+  try {
+    analysis = await (await runtime.programs()).analyze(code)
+  } catch (error) {
+    return {refused: `save_as: the program cannot be read (${(error as Error).message}); nothing ran`}
+  }
+  if (analysis.problem) return {refused: `save_as: ${analysis.problem}; nothing ran`}
+  if (!analysis.callsMain) return {}
+  const required = analysis.inputSchema.required as string[] | undefined
+  if (required && required.length > 0)
+    return {
+      refused: `save_as: main() has required parameters (${required.join(', ')}): give them defaults to save it from a run, or save the file with \`ptc-mcp programs save NAME FILE\`; nothing ran`,
+    }
+  return {mainArguments: {}}
+}
+
 const CLIENT_CANNOT_ASK =
   'this client cannot ask the user (no MCP elicitation): set programs.save: allow in the config, or save it with `ptc-mcp programs save NAME FILE`'
 
@@ -121,7 +145,13 @@ function saveForm(name: string, dir: string, description: string | undefined, re
 export async function saveAfterRun(
   runtime: Runtime,
   request: SaveAsRequest,
-  run: {code: string; outcome: RunOutcome; calls: RecordedCall[]; question: SaveQuestion},
+  run: {
+    code: string
+    outcome: RunOutcome
+    calls: RecordedCall[]
+    question: SaveQuestion
+    mainArguments?: Record<string, unknown>
+  },
 ): Promise<{saved: string}> {
   const {code, outcome, calls, question} = run
   const notSaved = (why: string) => ({saved: `not saved as ${request.name}: ${why}`})
@@ -146,7 +176,12 @@ export async function saveAfterRun(
   }
   try {
     const recording = recordingText(
-      {calls, output: outcome.output, ...(outcome.result !== null && {result: outcome.result})},
+      {
+        calls,
+        output: outcome.output,
+        ...(outcome.result !== null && {result: outcome.result}),
+        ...(run.mainArguments && {arguments: run.mainArguments}),
+      },
       (text) => runtime.redactor.redact(text),
     )
     const saved = saveProgram({

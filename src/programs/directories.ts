@@ -23,18 +23,23 @@ export function userProgramsDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
- * The programs directories, first found wins (SPEC §17): the project's `.ptc-mcp/programs/`, the
- * user's, then `programs.dirs` (relative ones from `cwd`). A directory named twice is searched once.
+ * The programs directories, first found wins (SPEC §17): the project's `.ptc-mcp/programs/` (under
+ * `cwd`), the user's, then `programs.dirs` (relative ones from `base`: the config file's directory,
+ * as its servers' paths are). A directory named twice is searched once.
  */
 export function programDirectories(
   config: Pick<ProgramsConfig, 'dirs'>,
   cwd: string = process.cwd(),
   env: NodeJS.ProcessEnv = process.env,
+  base: string = cwd,
 ): ProgramDirectory[] {
   const all: ProgramDirectory[] = [
     {dir: projectProgramsDir(cwd), scope: 'project'},
     {dir: userProgramsDir(env), scope: 'user'},
-    ...config.dirs.map((dir) => ({dir: isAbsolute(dir) ? dir : resolve(cwd, dir), scope: 'config' as const})),
+    ...config.dirs.map((dir) => ({
+      dir: isAbsolute(dir) ? dir : resolve(base, dir),
+      scope: 'config' as const,
+    })),
   ]
   const seen = new Set<string>()
   return all.filter(({dir}) => !seen.has(dir) && seen.add(dir))

@@ -1,9 +1,9 @@
 import {type FSWatcher, watch} from 'node:fs'
 
 import type {ToolHost} from '../downstream/types.js'
-import type {ProgramAnalysis} from './analyze.js'
 
 import {type Logger, silentLogger} from '../shared/log.js'
+import {analyzePrograms, type ProgramAnalysis} from './analyze.js'
 import {loadPrograms, type ProgramCatalogue, type SavedProgram} from './catalogue.js'
 import {type ProgramDirectory} from './directories.js'
 
@@ -38,6 +38,12 @@ export class SavedPrograms {
   /** The programs as last read. */
   get current(): ProgramCatalogue {
     return this.catalogue
+  }
+
+  /** What a program about to be saved declares (analyze.py), with the interpreter the programs are read with. */
+  async analyze(source: string): Promise<ProgramAnalysis> {
+    const [analysis] = await analyzePrograms(this.python, [source])
+    return analysis!
   }
 
   /** Reads the directories (again). A failure keeps the programs read before, and is logged. */
