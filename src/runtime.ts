@@ -159,8 +159,18 @@ export class Runtime {
 
   /** The program engine; the first call resolves Python, checks the sandbox and starts the warm pool. */
   engine(): Promise<ProgramEngine> {
+    this.markWarm()
     return this.engineStart.get()
   }
+
+  private markWarm!: () => void
+  /**
+   * Resolves once the engine is first asked for: serve does so after its first answer (SPEC §5),
+   * and what starts Python (the saved programs' reading) waits for it.
+   */
+  readonly warm = new Promise<void>((resolve) => {
+    this.markWarm = resolve
+  })
 
   /** The session's state: what its programs store and leave in ./session/ for the next ones. */
   session(): Promise<SessionState> {

@@ -1,6 +1,7 @@
 import type {McpServer, RegisteredTool, StandardSchemaWithJSON} from '@modelcontextprotocol/server'
 
 import type {ProgramCatalogue, SavedProgram} from '../programs/catalogue.js'
+import type {SavedPrograms} from '../programs/saved-programs.js'
 import type {Runtime} from '../runtime.js'
 import type {Logger} from '../shared/log.js'
 import type {ProgramCall} from './execute-program.js'
@@ -8,6 +9,9 @@ import type {ProgramCall} from './execute-program.js'
 import {SchemaValidator} from '../downstream/validation.js'
 import {RESERVED_PROGRAM_NAMES} from '../programs/names.js'
 import {programReadsOnly} from '../programs/saved-programs.js'
+
+/** The saved programs of each runtime, once read (serve reads them after its first answer). */
+const loaded = new WeakMap<Runtime, SavedPrograms>()
 
 /** The saved programs' tools shown at most (each is a tool listed to the model). */
 const MAX_PROGRAM_TOOLS = 200
@@ -62,13 +66,17 @@ export function registerSavedProgramTools(
       registered.set(program.name, {tool, source: program.source})
     }
   }
-  runtime.programs().then(
-    (programs) => {
-      show(programs.current)
-      programs.watch(show)
-    },
-    (error: unknown) => logger.warn(`saved programs are not served: ${String(error)}`),
-  )
+  // Read once serve has answered its first request: reading them starts Python (SPEC §5).
+  runtime.warm
+    .then(async () => runtime.programs())
+    .then(
+      (programs) => {
+        loaded.set(runtime, programs)
+        show(programs.current)
+        programs.watch(show)
+      },
+      (error: unknown) => logger.warn(`saved programs are not served: ${String(error)}`),
+    )
 }
 
 function toolDescription(program: SavedProgram): string {
@@ -105,13 +113,10 @@ const MAX_LISTED_PROGRAMS = 50
  * list_callable_tools' line for the saved programs (SPEC §17), apart from the downstream tools:
  * `SAVED PROGRAMS (...): name(n, prefix=...): description; ...`, or undefined when there are none.
  */
-export async function savedProgramsLine(runtime: Runtime): Promise<string | undefined> {
-  let catalogue: ProgramCatalogue
-  try {
-    catalogue = (await runtime.programs()).current
-  } catch {
-    return undefined
-  }
+export function savedProgramsLine(runtime: Runtime): string | undefined {
+  // Only once read: list_callable_tools never waits for Python.
+  const catalogue = loaded.get(runtime)?.current
+  if (!catalogue) return undefined
   const programs = [...catalogue.programs.values()].filter((program) => program.problem === undefined)
   if (programs.length === 0) return undefined
   const entries = programs.slice(0, MAX_LISTED_PROGRAMS).map((program) => {

@@ -51,7 +51,7 @@ export function createMcpServer(
         return {isError: true, content: [text(error.message)]}
       }
       const content = [text(JSON.stringify(listing))]
-      const saved = serverName === undefined ? await savedProgramsLine(runtime) : undefined
+      const saved = serverName === undefined ? savedProgramsLine(runtime) : undefined
       if (saved) content.push(text(saved))
       const down = registry.unavailableServers()
       const starting = down.filter((s) => s.starting)
