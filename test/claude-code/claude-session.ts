@@ -16,7 +16,7 @@ import {
   writeFileSync,
 } from 'node:fs'
 import {tmpdir} from 'node:os'
-import {join} from 'node:path'
+import {dirname, join} from 'node:path'
 import {vi} from 'vitest'
 import {stringify} from 'yaml'
 
@@ -59,6 +59,12 @@ export interface SessionOptions {
   hookAnswers?: Record<string, unknown>
   /** The project's `.claude/settings.json`. */
   projectSettings?: Record<string, unknown>
+  /** The scripted model's turns (given the data directory) instead of selecting execute_program and running `programs`. */
+  script?: (dataDir: string) => Turn[]
+  /** Files to create in the project (Claude Code's and serve's working directory), by relative path. */
+  projectFiles?: Record<string, string>
+  /** Claude Code's --allowedTools. Default: execute_program. */
+  allowedTools?: string[]
   /**
    * A HOME kept from one session to the next, as a user's is (with what Claude Code remembers of
    * its servers); default: a new one inside the session's directory.
@@ -242,11 +248,15 @@ export async function runClaudeSession(options: SessionOptions): Promise<Session
       JSON.stringify({hooks: {Elicitation: [{hooks: [{type: 'command', command}]}]}}),
     )
   }
+  for (const [name, text] of Object.entries(options.projectFiles ?? {})) {
+    mkdirSync(dirname(join(projectDir, name)), {recursive: true})
+    writeFileSync(join(projectDir, name), text)
+  }
   if (options.projectSettings) {
     mkdirSync(join(projectDir, '.claude'))
     writeFileSync(join(projectDir, '.claude', 'settings.json'), JSON.stringify(options.projectSettings))
   }
-  const api = await startFakeMessagesApi(script(options.programs(dataDir)))
+  const api = await startFakeMessagesApi(options.script?.(dataDir) ?? script(options.programs(dataDir)))
   const cleanup = async (): Promise<void> => {
     await api.close()
     rmSync(dir, {recursive: true, force: true})
@@ -275,7 +285,7 @@ export async function runClaudeSession(options: SessionOptions): Promise<Session
         '--output-format',
         'json',
         '--allowedTools',
-        EXECUTE,
+        (options.allowedTools ?? [EXECUTE]).join(','),
         '--permission-prompts',
         'none',
         '--debug-file',
