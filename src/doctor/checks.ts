@@ -1,5 +1,4 @@
 import {homedir} from 'node:os'
-import {dirname} from 'node:path'
 
 import type {Config, ServerConfig} from '../config/schema.js'
 import type {PythonInfo} from '../sandbox/backend.js'
@@ -16,7 +15,7 @@ import {askUnlisted, PermissionPolicy} from '../permissions/policy.js'
 import {PtcError} from '../shared/errors.js'
 import {CONFIG_EXAMPLE_FILE} from '../shared/package-root.js'
 import {counted} from '../shared/plural.js'
-import {checkPrograms} from './programs-check.js'
+import {programsChecks} from './programs-check.js'
 import {probeSandbox} from './sandbox-probe.js'
 
 export type CheckStatus = 'pass' | 'warn' | 'fail'
@@ -104,21 +103,7 @@ export async function doctorChecks(
     ...(registry && (config?.tools.allow ?? config?.tools.block)
       ? [{id: 'tools', title: 'Tool rules', run: () => checkToolRules(registry)} satisfies DoctorCheck]
       : []),
-    ...(config && registry
-      ? [
-          {
-            id: 'programs',
-            title: 'Saved programs',
-            run: () =>
-              checkPrograms(
-                config,
-                python,
-                registry,
-                loaded.ok && loaded.path ? dirname(loaded.path) : process.cwd(),
-              ),
-          } satisfies DoctorCheck,
-        ]
-      : []),
+    ...programsChecks(config, python, registry, loaded),
     ...(permissions
       ? [
           {
