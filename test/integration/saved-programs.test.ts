@@ -235,3 +235,44 @@ describe('saved programs in serve (SPEC §17)', () => {
     expect(existsSync(join(userPrograms, 'declined.py'))).toBe(false)
   })
 })
+
+describe('save_as in the 2026-07-28 protocol (SPEC §17, §12): the question is an input request', () => {
+  it('asks through input_required and saves once the user accepts', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'ptc-saved-modern-'))
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'serve', '--config', join(root, 'none.yaml')],
+      cwd: root,
+      env: {
+        ...(process.env as Record<string, string>),
+        XDG_CONFIG_HOME: join(root, 'xdg'),
+        PTC_MCP_LOG_LEVEL: 'warn',
+        PTC_MCP_CLAUDE_MANAGED_DIR: join(root, 'managed'),
+      },
+    })
+    writeFileSync(join(root, 'none.yaml'), 'servers: []\n')
+    const client = new Client(
+      {name: 'saved-modern', version: '1.0.0'},
+      {capabilities: {elicitation: {form: {}}}, versionNegotiation: {mode: 'auto'}},
+    )
+    const asked: unknown[] = []
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push(request.params)
+      return {action: 'accept', content: {save: true}}
+    })
+    try {
+      await client.connect(transport)
+      const result = (await client.callTool(
+        {name: 'execute_program', arguments: {code: 'print(6 * 7)', save_as: 'answer', save_to: 'project'}},
+        {timeout: 120_000},
+      )) as CallResult
+      expect(result.structuredContent).toMatchObject({ok: true, output: '42\n'})
+      expect(String(result.structuredContent?.saved)).toMatch(/^saved as answer: /)
+      expect(asked).toHaveLength(1)
+      expect(readFileSync(join(root, '.ptc-mcp', 'programs', 'answer.py'), 'utf8')).toBe('print(6 * 7)\n')
+    } finally {
+      await client.close()
+      rmSync(root, {recursive: true, force: true})
+    }
+  }, 120_000)
+})
