@@ -9,6 +9,8 @@ import type {ProgramCall} from './execute-program.js'
 import {SchemaValidator} from '../downstream/validation.js'
 import {RESERVED_PROGRAM_NAMES} from '../programs/names.js'
 import {programReadsOnly} from '../programs/saved-programs.js'
+import {listedOutputSchema} from './execute-output-schema.js'
+import {MAX_RESULT_SIZE_META_KEY, maxResultSizeChars} from './execute-program.js'
 
 /** The saved programs of each runtime, once read (serve reads them after its first answer). */
 const loaded = new WeakMap<Runtime, SavedPrograms>()
@@ -48,6 +50,9 @@ export function registerSavedProgramTools(
         {
           description: toolDescription(program),
           inputSchema: argumentsSchema(program.inputSchema, validator),
+          // Answered as execute_program answers (SPEC §5): the same structure, inline in Claude Code.
+          outputSchema: listedOutputSchema,
+          _meta: {[MAX_RESULT_SIZE_META_KEY]: maxResultSizeChars(runtime.config.execution)},
         },
         (args, ctx) =>
           call(

@@ -116,6 +116,9 @@ describe('saved programs in serve (SPEC §17)', () => {
       required: ['n'],
     })
     expect(tool.annotations?.readOnlyHint).toBe(true)
+    // Answered as execute_program is: the same structure, passed inline by Claude Code.
+    expect(tool.outputSchema?.properties).toHaveProperty('output')
+    expect(tool._meta?.['anthropic/maxResultSizeChars']).toEqual(expect.any(Number))
   })
 
   it('names the saved programs in list_callable_tools, apart from the downstream tools', async () => {
