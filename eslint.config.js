@@ -12,6 +12,7 @@ const LAYERS = [
   ['downstream'],
   ['permissions'],
   ['execution'],
+  ['programs'],
   ['doctor'],
   ['runtime.ts'],
   ['mcp'],

@@ -1,10 +1,12 @@
 import {homedir} from 'node:os'
+import {dirname} from 'node:path'
 
 import type {Config} from './config/schema.js'
 import type {ToolRegistry} from './downstream/registry.js'
 import type {UpstreamClient} from './downstream/upstream.js'
 import type {ProgramEngine} from './execution/engine.js'
 import type {SessionState} from './execution/session-state.js'
+import type {SavedPrograms} from './programs/saved-programs.js'
 import type {PtcError} from './shared/errors.js'
 import type {Logger} from './shared/log.js'
 
@@ -51,6 +53,26 @@ export class Runtime {
 
   /** Why the config file cannot be used at all (lenient mode only; then there are no servers), else null. */
   configError: null | PtcError = null
+
+  /** Redacts the config's secrets (SPEC §15): from logs, and from what saved programs record. */
+  redactor: Redactor = new Redactor([])
+
+  /** The saved programs (SPEC §17), read once the engine's Python is known; watched by serve. */
+  private readonly savedPrograms = new Memo(async () => {
+    const [{SavedPrograms}, {programDirectories}, {resolvePython}] = await Promise.all([
+      import('./programs/saved-programs.js'),
+      import('./programs/directories.js'),
+      import('./execution/python.js'),
+    ])
+    const python = await resolvePython(this.config.execution.python)
+    const programs = new SavedPrograms(
+      programDirectories(this.config.programs, process.cwd(), process.env, this.configDir),
+      python.executable,
+      this.logger.child('programs'),
+    )
+    await programs.reload()
+    return programs
+  })
 
   /**
    * What programs keep for the next ones (SPEC §6.2): one session per runtime, that is per serve
@@ -132,17 +154,38 @@ export class Runtime {
       logger,
     )
     runtime.configError = loaded.error
+    runtime.redactor = redactor
     return runtime
   }
 
   /** The program engine; the first call resolves Python, checks the sandbox and starts the warm pool. */
   engine(): Promise<ProgramEngine> {
+    this.markWarm()
     return this.engineStart.get()
   }
+
+  private markWarm!: () => void
+  /**
+   * Resolves once the engine is first asked for: serve does so after its first answer (SPEC §5),
+   * and what starts Python (the saved programs' reading) waits for it.
+   */
+  readonly warm = new Promise<void>((resolve) => {
+    this.markWarm = resolve
+  })
 
   /** The session's state: what its programs store and leave in ./session/ for the next ones. */
   session(): Promise<SessionState> {
     return this.sessionState.get()
+  }
+
+  /** The config file's directory (relative paths in it are from there), else the working directory. */
+  get configDir(): string {
+    return this.configPath ? dirname(this.configPath) : process.cwd()
+  }
+
+  /** The saved programs, read from their directories on first use. */
+  programs(): Promise<SavedPrograms> {
+    return this.savedPrograms.get()
   }
 
   /** True once close() was called: an engine failing to start then is not worth reporting. */
@@ -156,6 +199,7 @@ export class Runtime {
     this.closing = true
     const engine = this.engineStart.current?.catch(() => {})
     this.permissions.close()
+    this.savedPrograms.current?.then((programs) => programs.close()).catch(() => {})
     await Promise.allSettled([engine?.then((e) => e?.close()), this.registry.close()])
   }
 

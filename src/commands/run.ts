@@ -14,6 +14,7 @@ import {APPROVE_ALL, TerminalPrompter} from '../cli/terminal-prompter.js'
 import {serversNamedBy} from '../execution/program-servers.js'
 import {readStateFile, writeStateFile} from '../execution/state-file.js'
 import {structuredOutcome, type StructuredOutcome} from '../execution/structured-outcome.js'
+import {programLookup} from '../programs/run-program.js'
 import {Runtime} from '../runtime.js'
 import {PtcError} from '../shared/errors.js'
 import {CLI_CONNECT_WAIT_MS} from '../shared/limits.js'
@@ -93,12 +94,15 @@ export default class Run extends BaseCommand {
       const prompter = flags.yes ? APPROVE_ALL : new TerminalPrompter()
       // On a terminal the output is shown as it comes; the outcome then follows it.
       const live = this.jsonEnabled() ? undefined : liveOutput(flags.raw)
+      // run_program() (SPEC §17): the saved programs, unless they cannot be read.
+      const programs = code.includes('run_program') ? await runtime.programs().catch(() => {}) : undefined
       const outcome = await engine.run(code, {
         signal: interrupt.signal,
         prompter,
         keepShownImages: true,
         state,
         onOutput: live?.onOutput,
+        ...(programs && {programs: programLookup(() => programs.current)}),
       })
       if (flags.state !== undefined) writeStateFile(flags.state, state)
       const cancelled = interrupt.signal.aborted

@@ -98,6 +98,10 @@ describe('config.schema.json', () => {
         'store',
         'state_idle_seconds',
         'shutdown_seconds',
+        'programs',
+        'dirs',
+        'expose',
+        'save',
       ].sort(),
     )
   })

@@ -340,6 +340,7 @@ export const serveSchema = z
       ),
   })
   .describe('How `ptc-mcp serve` presents its tools to the client (SPEC §5).')
+
 export const gatewaySchema = z
   .strictObject({
     auth: z
@@ -379,6 +380,33 @@ export const gatewaySchema = z
     ),
   })
   .describe('The team gateway (`ptc-mcp serve --http`): who may call it, and where replicas share state.')
+
+export const PROGRAM_SAVE_POLICIES = ['ask', 'allow', 'deny'] as const
+
+export const programsSchema = z
+  .strictObject({
+    dirs: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        "More directories of saved programs, after the project's .ptc-mcp/programs/ and the user's $XDG_CONFIG_HOME/ptc-mcp/programs/ (the first found wins on a name clash). Relative paths: from the config file's directory.",
+      ),
+    expose: z
+      .boolean()
+      .default(true)
+      .describe(
+        'List each saved program as a tool of serve (false: only run_program() and the CLI reach them).',
+      ),
+    save: z
+      .enum(PROGRAM_SAVE_POLICIES)
+      .default('ask')
+      .describe(
+        "execute_program's save_as: ask the user (elicitation) before saving, allow without asking, or deny saving.",
+      ),
+  })
+  .describe(
+    'Saved programs (SPEC §17): a program that worked, kept as a .py file, becomes a tool of its own.',
+  )
 
 /**
  * Server names must stay unique after normalisation (`my-srv` and `my_srv` both become `my_srv`).
@@ -424,6 +452,7 @@ export const configSchema = z
     flows: section(flowsSchema, flowsSchema.parse({})).describe(flowsSchema.description ?? ''),
     serve: section(serveSchema, serveSchema.parse({})).describe(serveSchema.description ?? ''),
     gateway: section(gatewaySchema, gatewaySchema.parse({})).describe(gatewaySchema.description ?? ''),
+    programs: section(programsSchema, programsSchema.parse({})).describe(programsSchema.description ?? ''),
     connect_timeout_seconds: positiveSeconds(
       "Default for every server's connect_timeout_seconds: the bound on one connection attempt (a first npx start downloads the package: raise it).",
     )
@@ -446,5 +475,6 @@ export type ToolsConfig = z.infer<typeof toolsSchema>
 export type OAuthConfig = z.infer<typeof oauthSchema>
 export type PermissionsConfig = z.infer<typeof permissionsSchema>
 export type FlowsConfig = z.infer<typeof flowsSchema>
+export type ProgramsConfig = z.infer<typeof programsSchema>
 
 export {MAX_TOOL_RESULT_CEILING} from '../shared/limits.js'

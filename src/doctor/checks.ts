@@ -16,6 +16,7 @@ import {PtcError} from '../shared/errors.js'
 import {CONFIG_EXAMPLE_FILE} from '../shared/package-root.js'
 import {counted} from '../shared/plural.js'
 import {flowsChecks} from './flows-check.js'
+import {programsChecks} from './programs-check.js'
 import {probeSandbox} from './sandbox-probe.js'
 
 export type CheckStatus = 'pass' | 'warn' | 'fail'
@@ -103,6 +104,7 @@ export async function doctorChecks(
     ...(registry && (config?.tools.allow ?? config?.tools.block)
       ? [{id: 'tools', title: 'Tool rules', run: () => checkToolRules(registry)} satisfies DoctorCheck]
       : []),
+    ...programsChecks(config, python, registry, loaded),
     ...(permissions
       ? [
           {

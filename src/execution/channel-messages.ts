@@ -39,6 +39,8 @@ export const CHANNEL_MESSAGES = {
       state:
         'the session bounds (max_value_bytes, max_bytes, max_session_files): store() and ./session/ are checked against them in the child too',
       steps: 'present (true) only when serve times steps (PTC_MCP_STEPS=1, shared/steps.ts)',
+      main_args:
+        'present only for a saved program (SPEC §17): the runner awaits main(**main_args) after the module and emits what it returns (unless None)',
     },
   },
   session_file: {

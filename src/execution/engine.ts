@@ -5,6 +5,7 @@ import type {ToolHost} from '../downstream/types.js'
 import type {ApprovalPrompter} from '../permissions/approvals.js'
 import type {PermissionPolicy} from '../permissions/policy.js'
 import type {PythonInfo, SandboxBackend} from '../sandbox/backend.js'
+import type {ProgramLookup} from './program-helpers.js'
 import type {ShownImage} from './protocol.js'
 
 import {type FlowMark, type FlowRules, withFlowRules} from '../permissions/flows.js'
@@ -78,6 +79,15 @@ export interface RunOptions {
   steps?: Steps
   /** Each piece of the program's output as it arrives (`run` on a terminal shows it live). */
   onOutput?: (chunk: Buffer) => void
+  /**
+   * A saved program's arguments (SPEC §17): after the module runs, the runner awaits
+   * `main(**mainArguments)` and emits its return value. Default: the program runs as written.
+   */
+  mainArguments?: Record<string, unknown>
+  /** The tools this run calls instead of the engine's (a recording, a replay). Default: the engine's host. */
+  host?: ToolHost
+  /** The saved programs the program may run with run_program() (SPEC §17). Default: none. */
+  programs?: ProgramLookup
 }
 
 /** Scratch directories left by servers that were killed are removed once per process. */
@@ -205,9 +215,10 @@ export class ProgramEngine {
     }
 
     const {execution} = this
+    const host = options.host ?? this.host
     const state = new ProgramState(options.state ?? new SessionState(this.stateLimits), this.flows)
     const broker = new ToolCallBroker(
-      this.host,
+      host,
       (message) => child.reply(message),
       {
         maxCalls: execution.max_tool_calls,
@@ -222,6 +233,7 @@ export class ProgramEngine {
         ...this.approvals(child, code, options.prompter, state.flow),
         holdRequests: (hold) => child.holdRequests(hold),
         state,
+        programs: options.programs,
       },
     )
     let run: ChildRunResult
@@ -229,8 +241,9 @@ export class ProgramEngine {
       run = await child.execute(
         {
           code,
-          tools: this.host.listTools().map((tool) => tool.name),
-          preflight: preflightSpec(code, this.host),
+          tools: host.listTools().map((tool) => tool.name),
+          preflight: preflightSpec(code, host),
+          ...(options.mainArguments && {main_args: options.mainArguments}),
           max_emit_bytes: execution.max_output_bytes,
           max_call_bytes: execution.max_tool_result_bytes,
           state: {

@@ -3,11 +3,24 @@ import type {ProgramState} from './program-state.js'
 import {InspectError, inspectTools} from '../downstream/inspect.js'
 import {callableTools, UnknownServerError} from '../downstream/tool-search.js'
 import {ToolError, type ToolHost} from '../downstream/types.js'
+import {isRecord} from '../shared/guards.js'
 
-/** What a helper answers from: the tools, and the program's view of its session's state. */
+/** A saved program as run_program() runs it (SPEC §17): its code, and main()'s arguments when it has one. */
+export interface ProgramToRun {
+  code: string
+  /** Await `main(**arguments)` after the module. */
+  main: boolean
+  arguments: Record<string, unknown>
+}
+
+/** Finds a saved program and checks the arguments against its parameters; throws ToolError. */
+export type ProgramLookup = (name: string, args: Record<string, unknown>) => ProgramToRun
+
+/** What a helper answers from: the tools, the program's view of its session's state, the saved programs. */
 export interface HelperContext {
   host: ToolHost
   state: ProgramState
+  programs?: ProgramLookup
 }
 
 /** A helper a program asks the parent for: its answer, and how the model is told to call it. */
@@ -16,8 +29,10 @@ interface ProgramHelper {
   answer(context: HelperContext, args: Record<string, unknown>): unknown
   /** How execute_program's description shows the call: with its await, as a program must write it. */
   usage: string
-  /** discovery: finds tools (a program using one may call any server); state: SPEC §6.2. */
-  group: 'discovery' | 'state'
+  /** discovery: finds tools (a program using one may call any server); state: SPEC §6.2; programs: SPEC §17. */
+  group: 'discovery' | 'programs' | 'state'
+  /** Counted against execution.max_tool_calls like a tool call. Default: not counted. */
+  counted?: true
 }
 
 /**
@@ -86,6 +101,19 @@ export const PROGRAM_HELPERS = {
     group: 'state',
     answer: ({state}, {key}) => state.forget(key),
     usage: 'await forget(key)',
+  },
+  run_program: {
+    group: 'programs',
+    counted: true,
+    answer({programs}, {program: name, arguments: args}) {
+      if (typeof name !== 'string')
+        throw new ToolError("run_program(name, **arguments) takes the saved program's name first", {
+          kind: 'invalid_arguments',
+        })
+      if (!programs) throw new ToolError('saved programs cannot be run here', {kind: 'unknown_tool'})
+      return programs(name, isRecord(args) ? args : {})
+    },
+    usage: 'await run_program("name", **arguments)',
   },
 } satisfies Record<string, ProgramHelper>
 

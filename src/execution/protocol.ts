@@ -63,6 +63,8 @@ export interface RunMessage {
   state: RunStateLimits
   /** Present (true) only when serve times steps (PTC_MCP_STEPS=1): `done` then carries the child's. */
   steps?: true
+  /** A saved program's arguments (SPEC §17): the runner then awaits `main(**main_args)` and emits what it returns. */
+  main_args?: Record<string, unknown>
 }
 
 /** The `state:` bounds a program's runner applies itself (the parent checks them again). */

@@ -6,7 +6,7 @@ import type {HelperName, PlanEntry, ResultMessage} from './protocol.js'
 import {ToolError, type ToolErrorKind, type ToolHost, type ToolInfo} from '../downstream/types.js'
 import {MAX_HELPER_CALLS, STATE_DEFAULTS} from '../shared/limits.js'
 import {budgetError} from './call-budget.js'
-import {HELPER_LIST, PROGRAM_HELPERS} from './program-helpers.js'
+import {HELPER_LIST, type HelperContext, PROGRAM_HELPERS, type ProgramLookup} from './program-helpers.js'
 import {ProgramState} from './program-state.js'
 import {SessionState} from './session-state.js'
 import {traceArgs, traceError, traceTool} from './trace.js'
@@ -58,6 +58,8 @@ export interface BrokerHooks {
   holdRequests?: (hold: boolean) => void
   /** The program's view of its session's state (SPEC §6.2). Default: a session of its own, with the default bounds. */
   state?: ProgramState
+  /** The saved programs run_program() runs (SPEC §17). Default: none. */
+  programs?: ProgramLookup
 }
 
 interface PendingCall {
@@ -102,7 +104,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
   /** One signal for all calls of the run (an AbortController per call costs more than the rest). */
   private readonly runController = new AbortController()
   /** What the helpers answer from. */
-  private readonly helperContext: {host: ToolHost; state: ProgramState}
+  private readonly helperContext: HelperContext
 
   constructor(
     private readonly host: ToolHost,
@@ -110,7 +112,11 @@ export class ToolCallBroker implements ChildRequestHandlers {
     private readonly limits: ToolCallLimits,
     private readonly hooks: BrokerHooks = {},
   ) {
-    this.helperContext = {host, state: hooks.state ?? new ProgramState(new SessionState(DEFAULT_STATE))}
+    this.helperContext = {
+      host,
+      state: hooks.state ?? new ProgramState(new SessionState(DEFAULT_STATE)),
+      ...(hooks.programs && {programs: hooks.programs}),
+    }
   }
 
   onCall(id: number, tool: string, args: Record<string, unknown>, bytes = 0): void {
@@ -204,6 +210,14 @@ export class ToolCallBroker implements ChildRequestHandlers {
         error: `helper budget exhausted: a program may call the helpers (${HELPER_LIST}) ${MAX_HELPER_CALLS} times in all; keep what they return instead of asking again, and store one value per key, not one per item`,
       })
       return
+    }
+    // run_program() counts as one tool call (SPEC §17); the program's own calls count as they run.
+    if ('counted' in PROGRAM_HELPERS[name]) {
+      if (this.sent >= this.limits.maxCalls) {
+        this.refuse(id, name)
+        return
+      }
+      this.sent++
     }
     try {
       this.reply({

@@ -51,6 +51,10 @@ export const executeOutputSchema = z
       .describe(
         `The sandbox tier, only when it is not the usual one (${USUAL_SANDBOX_TIERS.join(' on Linux, ')} on macOS), e.g. none.`,
       ),
+    saved: z
+      .string()
+      .optional()
+      .describe('With save_as: where the program was saved, or why it was not (SPEC §17).'),
   })
   .describe('Absent fields: nothing of that kind (no output, no error, no call, the usual sandbox).')
 

@@ -1,4 +1,5 @@
 import {
+  type CallToolResult,
   CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
   inputRequired,
@@ -7,10 +8,10 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server'
 import {pathToFileURL} from 'node:url'
-import {z} from 'zod'
 
 import type {ExecutionConfig} from '../config/schema.js'
 import type {ProgramEngine, RunOutcome} from '../execution/engine.js'
+import type {ProgramLookup} from '../execution/program-helpers.js'
 import type {Runtime} from '../runtime.js'
 import type {Logger} from '../shared/log.js'
 import type {Caller} from './caller.js'
@@ -19,6 +20,8 @@ import type {UpstreamBridge} from './upstream-bridge.js'
 import {fitAnswer} from '../execution/answer-limit.js'
 import {startFailureOutcome} from '../execution/outcome.js'
 import {structuredOutcome} from '../execution/structured-outcome.js'
+import {type RecordedCall, recordingHost} from '../programs/recording.js'
+import {programLookup} from '../programs/run-program.js'
 import {isRecord} from '../shared/guards.js'
 import {INITIAL_CONNECT_WAIT_MS} from '../shared/limits.js'
 import {markStep, stepsOf} from '../shared/steps.js'
@@ -28,6 +31,17 @@ import {listedOutputSchema} from './execute-output-schema.js'
 import {userOutputLimit} from './output-limit.js'
 import {ProgramRounds, type RoundAnswer} from './program-rounds.js'
 import {startProgress} from './progress.js'
+import {
+  executeProgramInput,
+  legacySaveQuestion,
+  modernSaveQuestion,
+  saveAfterRun,
+  saveAsCheck,
+  type SaveAsRequest,
+  saveAsRequest,
+  type SavedOutcome,
+  type SaveQuestion,
+} from './save-program.js'
 
 /** The tool `_meta` key with which Claude Code loads a tool on the first turn, without a tool search. */
 export const ALWAYS_LOAD_META_KEY = 'anthropic/alwaysLoad'
@@ -48,14 +62,70 @@ export function maxResultSizeChars(execution: ExecutionConfig, limitChars?: numb
 /** Programs paused on a question, one set per process (a requestState is good only where it was made). */
 const roundsOf = new WeakMap<Runtime, ProgramRounds>()
 
+/** How a program call runs besides its code: a saved program's arguments, a save after a good run. */
+export interface ProgramCallOptions {
+  /** A saved program's arguments (SPEC §17): the runner awaits `main(**arguments)`. */
+  mainArguments?: Record<string, unknown>
+  /** execute_program's save_as (SPEC §17): asked and done once the run succeeded. */
+  save?: SaveAsRequest
+}
+
+/** Runs a program as execute_program does, for execute_program and each saved program's tool. */
+export type ProgramCall = ((
+  code: string,
+  ctx: ServerContext,
+  options?: ProgramCallOptions,
+) => Promise<CallToolResult | ReturnType<typeof inputRequired>>) & {
+  /** The user's limit on one answer, in characters (MAX_MCP_OUTPUT_TOKENS), when set. */
+  limitChars?: number
+}
+
+/** Who else takes part in a program call: the upstream client's requests, the gateway's caller. */
+export interface ProgramCallContext {
+  upstream?: UpstreamBridge
+  /** The principal calling through the gateway (SPEC §18): their state, their paused programs. */
+  caller?: Caller
+}
+
 /** execute_program (SPEC §5): runs a program, asking the user in whichever way the client's protocol allows. */
 export function registerExecuteProgram(
   server: McpServer,
   runtime: Runtime,
   logger: Logger,
-  upstream?: UpstreamBridge,
-  caller?: Caller,
-): void {
+  context: ProgramCallContext = {},
+): ProgramCall {
+  const call = programCall(server, runtime, logger, context)
+  server.registerTool(
+    'execute_program',
+    {
+      description: executeProgramDescription(runtime.config.execution, runtime.config.state),
+      inputSchema: executeProgramInput,
+      outputSchema: listedOutputSchema,
+      // Claude Code keeps a longer result in a file and shows the model 2 KB of it (SPEC §5).
+      _meta: {
+        [MAX_RESULT_SIZE_META_KEY]: maxResultSizeChars(runtime.config.execution, call.limitChars),
+        // The model can write a program from the first turn (SPEC §5, serve.always_load).
+        ...(runtime.config.serve.always_load ? {[ALWAYS_LOAD_META_KEY]: true} : {}),
+      },
+    },
+    async ({code, ...save}, ctx) => {
+      const request = saveAsRequest(save)
+      if (typeof request === 'string') return {isError: true, content: [text(request)]}
+      if (!request) return call(code, ctx)
+      const check = await saveAsCheck(runtime, code)
+      if ('refused' in check) return {isError: true, content: [text(check.refused)]}
+      return call(code, ctx, {save: request, ...check})
+    },
+  )
+  return call
+}
+
+function programCall(
+  server: McpServer,
+  runtime: Runtime,
+  logger: Logger,
+  {upstream, caller}: ProgramCallContext,
+): ProgramCall {
   const {execution} = runtime.config
   const limitChars = userOutputLimit(process.env, logger)
   let rounds = roundsOf.get(runtime)
@@ -72,81 +142,102 @@ export function registerExecuteProgram(
     return {isError: true, content: [text(result.message)]}
   }
 
-  server.registerTool(
-    'execute_program',
-    {
-      description: executeProgramDescription(execution, runtime.config.state),
-      inputSchema: z.object({code: z.string().describe('The Python program. Top-level await works.')}),
-      outputSchema: listedOutputSchema,
-      // Claude Code keeps a longer result in a file and shows the model 2 KB of it (SPEC §5).
-      _meta: {
-        [MAX_RESULT_SIZE_META_KEY]: maxResultSizeChars(execution, limitChars),
-        // The model can write a program from the first turn (SPEC §5, serve.always_load).
-        ...(runtime.config.serve.always_load ? {[ALWAYS_LOAD_META_KEY]: true} : {}),
-      },
-    },
-    async ({code}, ctx) => {
-      const steps = stepsOf(ctx.mcpReq.id)
-      markStep(steps, 'handler')
-      const progress = startProgress(ctx, logger)
-      try {
-        const modern = speaksModernProtocol(server, ctx)
-        const state = modern ? ctx.mcpReq.requestState<unknown>() : undefined
-        if (state !== undefined) {
-          if (typeof state !== 'string')
-            return answer({kind: 'refused', message: 'requestState must be a string'})
-          return answer(
-            await rounds.resume(state, code, ctx.mcpReq.inputResponses, ctx.mcpReq.signal, caller?.principal),
-          )
-        }
-        await runtime.registry.waitForInitialConnections(INITIAL_CONNECT_WAIT_MS)
-        let engine: ProgramEngine
-        try {
-          engine = await runtime.engine()
-        } catch (error) {
-          return toCallResult(startFailureOutcome(error, execution, execution.sandbox), execution, limitChars)
-        }
-        const report = {
-          onToolCallDone: (completed: number) => progress.toolCallsCompleted(completed),
-          onServerWait: (server: string, waitMs: number) => progress.serverStarting(server, waitMs),
-          onQueue: (ahead?: number) => progress.queued(ahead),
-          // What programs keep for the next ones in this session (SPEC §6.2).
-          state: await (caller ? caller.state() : runtime.session()),
-          steps,
-        }
-        const run: ProgramEngine['run'] = caller
-          ? (...args) => runFor(caller, engine, ...args)
-          : engine.run.bind(engine)
-        if (!modern) {
-          const outcome = await run(code, {
-            ...report,
-            signal: ctx.mcpReq.signal,
-            prompter: elicitationPrompter(server, ctx),
-          })
-          markStep(steps, 'outcome')
-          const result = toCallResult(outcome, execution, limitChars)
-          markStep(steps, 'result built')
-          return result
-        }
-        const capabilities = envelopeCapabilities(ctx)
+  const call: ProgramCall = async (code, ctx, options = {}) => {
+    const steps = stepsOf(ctx.mcpReq.id)
+    markStep(steps, 'handler')
+    const progress = startProgress(ctx, logger)
+    try {
+      const modern = speaksModernProtocol(server, ctx)
+      const state = modern ? ctx.mcpReq.requestState<unknown>() : undefined
+      if (state !== undefined) {
+        if (typeof state !== 'string')
+          return answer({kind: 'refused', message: 'requestState must be a string'})
         return answer(
-          await rounds.start(
-            code,
-            (round) =>
-              run(code, {
-                ...report,
-                signal: round.signal,
-                prompter: inputRequestPrompter(capabilities, round.ask, round.rounds),
-              }),
-            ctx.mcpReq.signal,
-            caller?.principal,
-          ),
+          await rounds.resume(state, code, ctx.mcpReq.inputResponses, ctx.mcpReq.signal, caller?.principal),
         )
-      } finally {
-        progress.stop()
       }
-    },
-  )
+      await runtime.registry.waitForInitialConnections(INITIAL_CONNECT_WAIT_MS)
+      let engine: ProgramEngine
+      try {
+        engine = await runtime.engine()
+      } catch (error) {
+        return toCallResult(startFailureOutcome(error, execution, execution.sandbox), execution, limitChars)
+      }
+      const recorded: RecordedCall[] = []
+      const report = {
+        onToolCallDone: (completed: number) => progress.toolCallsCompleted(completed),
+        onServerWait: (server: string, waitMs: number) => progress.serverStarting(server, waitMs),
+        onQueue: (ahead?: number) => progress.queued(ahead),
+        // What programs keep for the next ones in this session (SPEC §6.2).
+        state: await (caller ? caller.state() : runtime.session()),
+        steps,
+        ...(options.mainArguments && {mainArguments: options.mainArguments}),
+        ...(options.save && {host: recordingHost(runtime.registry, recorded)}),
+        programs: await savedProgramLookup(runtime),
+      }
+      const run: ProgramEngine['run'] = caller
+        ? (...args) => runFor(caller, engine, ...args)
+        : engine.run.bind(engine)
+      const saveAfter = async (outcome: RunOutcome, ask: SaveQuestion): Promise<RunOutcome> =>
+        options.save
+          ? {
+              ...outcome,
+              ...(await saveAfterRun(runtime, options.save, {
+                code,
+                outcome,
+                calls: recorded,
+                question: ask,
+                mainArguments: options.mainArguments,
+              })),
+            }
+          : outcome
+      if (!modern) {
+        const outcome = await run(code, {
+          ...report,
+          signal: ctx.mcpReq.signal,
+          prompter: elicitationPrompter(server, ctx),
+        })
+        markStep(steps, 'outcome')
+        const result = toCallResult(
+          await saveAfter(outcome, legacySaveQuestion(server, ctx)),
+          execution,
+          limitChars,
+        )
+        markStep(steps, 'result built')
+        return result
+      }
+      const capabilities = envelopeCapabilities(ctx)
+      return answer(
+        await rounds.start(
+          code,
+          async (round) => {
+            const outcome = await run(code, {
+              ...report,
+              signal: round.signal,
+              prompter: inputRequestPrompter(capabilities, round.ask, round.rounds),
+            })
+            return saveAfter(outcome, modernSaveQuestion(capabilities, round))
+          },
+          ctx.mcpReq.signal,
+          caller?.principal,
+        ),
+      )
+    } finally {
+      progress.stop()
+    }
+  }
+  call.limitChars = limitChars
+  return call
+}
+
+/** run_program()'s saved programs (SPEC §17), or none when they cannot be read. */
+async function savedProgramLookup(runtime: Runtime): Promise<ProgramLookup | undefined> {
+  try {
+    const programs = await runtime.programs()
+    return programLookup(() => programs.current)
+  } catch {
+    return undefined
+  }
 }
 
 /** Runs a caller's program, telling the caller when it starts and ends. */
@@ -198,9 +289,13 @@ function toCallResult(run: RunOutcome, execution: ExecutionConfig, limitChars: n
     name: file.name,
     size: file.bytes,
   }))
+  const {saved} = outcome as SavedOutcome
   return {
-    content: [text(outcome.text), ...images, ...links],
-    structuredContent: structuredOutcome(outcome, {allCalls}),
+    content: [text(outcome.text), ...(saved ? [text(saved)] : []), ...images, ...links],
+    structuredContent: {
+      ...structuredOutcome(outcome, {allCalls}),
+      ...(saved && {saved}),
+    },
     isError: !outcome.ok,
   }
 }

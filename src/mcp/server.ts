@@ -15,6 +15,7 @@ import {markStep, stepsOf} from '../shared/steps.js'
 import {briefText} from './brief-text.js'
 import {inspectToolDescription, listCallableToolsDescription} from './descriptions.js'
 import {registerExecuteProgram} from './execute-program.js'
+import {registerSavedProgramTools, savedProgramsLine} from './saved-program-tools.js'
 
 const text = (value: string) => ({type: 'text' as const, text: value})
 /** Servers whose config entries cannot be used: unlike unavailable ones, nothing retries them. */
@@ -66,6 +67,8 @@ export function createMcpServer(
         return {isError: true, content: [text(error.message)]}
       }
       const content = [text(JSON.stringify(listing))]
+      const saved = serverName === undefined ? savedProgramsLine(runtime) : undefined
+      if (saved) content.push(text(saved))
       const down = registry.unavailableServers()
       const starting = down.filter((s) => s.starting)
       if (starting.length > 0) content.push(text(startingServersLine(starting)))
@@ -114,7 +117,8 @@ export function createMcpServer(
     },
   )
 
-  registerExecuteProgram(server, runtime, logger, upstream, caller)
+  const runProgram = registerExecuteProgram(server, runtime, logger, {upstream, caller})
+  registerSavedProgramTools(server, runtime, logger, runProgram)
 
   if (catalogue) {
     // A server's tools changed: the client lists ours again and reads the counts anew.

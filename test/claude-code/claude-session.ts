@@ -17,7 +17,7 @@ import {
   writeFileSync,
 } from 'node:fs'
 import {tmpdir} from 'node:os'
-import {join} from 'node:path'
+import {dirname, join} from 'node:path'
 import {vi} from 'vitest'
 import {stringify} from 'yaml'
 
@@ -74,6 +74,10 @@ export interface SessionOptions {
   hookAnswers?: Record<string, unknown>
   /** The project's `.claude/settings.json`. */
   projectSettings?: Record<string, unknown>
+  /** Files to create in the project (Claude Code's and serve's working directory), by relative path. */
+  projectFiles?: Record<string, string>
+  /** Claude Code's --allowedTools. Default: execute_program. */
+  allowedTools?: string[]
   /**
    * A HOME kept from one session to the next, as a user's is (with what Claude Code remembers of
    * its servers); default: a new one inside the session's directory.
@@ -313,6 +317,10 @@ export async function runClaudeSession(options: SessionOptions): Promise<Session
       JSON.stringify({hooks: {Elicitation: [{hooks: [{type: 'command', command}]}]}}),
     )
   }
+  for (const [name, text] of Object.entries(options.projectFiles ?? {})) {
+    mkdirSync(dirname(join(projectDir, name)), {recursive: true})
+    writeFileSync(join(projectDir, name), text)
+  }
   if (options.projectSettings) {
     mkdirSync(join(projectDir, '.claude'))
     writeFileSync(join(projectDir, '.claude', 'settings.json'), JSON.stringify(options.projectSettings))
@@ -338,7 +346,14 @@ export async function runClaudeSession(options: SessionOptions): Promise<Session
     )
     const debugLog = join(dir, 'claude-debug.log')
     const spawnedAt = Date.now()
-    const common = ['--allowedTools', EXECUTE, '--permission-prompts', 'none', '--debug-file', debugLog]
+    const common = [
+      '--allowedTools',
+      (options.allowedTools ?? [EXECUTE]).join(','),
+      '--permission-prompts',
+      'none',
+      '--debug-file',
+      debugLog,
+    ]
     const claude = options.streamInput
       ? await streamSession(
           [...STREAM_ARGS, ...common],

@@ -71,6 +71,7 @@ describe('ptc-mcp doctor', () => {
       'sandbox',
       'config',
       'server:finance',
+      'programs',
       'permissions',
     ])
     for (const check of run.result!.checks) expect(check.status, `${check.id}: ${check.detail}`).toBe('pass')

@@ -91,6 +91,8 @@ class Runner:
         # Timed steps (src/shared/steps.ts), only when the run message asks: [name, ns] pairs.
         self.steps = None
         self.woke = 0
+        # The tools of the run message: a saved program run by run_program() gets them too.
+        self.tool_names: Iterable[Any] = ()
 
     def step(self, name: str) -> None:
         if self.steps is not None:
@@ -124,6 +126,44 @@ class Runner:
             self.failure = exc
             return self.errors.format(exc)
         return None
+
+    async def call_main(self, program_globals: dict[str, Any], arguments: dict[str, Any]) -> str | None:
+        """A saved program (SPEC §17): awaits `main(**arguments)` and emits what it returns."""
+        main = program_globals.get("main")
+        if not inspect.iscoroutinefunction(main):
+            if not arguments:
+                return None
+            return "TypeError: this program has no `async def main(*, ...)` to pass arguments to"
+        try:
+            value = await main(**arguments)
+            if value is not None:
+                program_globals["emit"](value)
+        except BaseException as exc:
+            self.failure = exc
+            return self.errors.format(exc)
+        return None
+
+    async def run_saved(self, name: str, found: Any) -> Any:
+        """run_program() (SPEC §17): the saved program the parent sent, in globals of its own; what
+        its main() returns, else what it emitted."""
+        if not isinstance(found, dict) or not isinstance(found.get("code"), str):
+            raise RuntimeError("run_program(): the parent sent no program")
+        source = found["code"]
+        filename = f"<program {name}>"
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        code_obj = compile(source, filename, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+        program_globals = self.program_globals(code_obj, self.tool_names)
+        emitted: list[Any] = []
+        program_globals["emit"] = emitted.append
+        value = eval(code_obj, program_globals)
+        if code_obj.co_flags & _CO_COROUTINE:
+            await value
+        arguments = found.get("arguments")
+        if found.get("main") is True and inspect.iscoroutinefunction(program_globals.get("main")):
+            result = await program_globals["main"](**(arguments if isinstance(arguments, dict) else {}))
+            if result is not None:
+                return result
+        return emitted[-1] if emitted else None
 
     def finish(self, error: str | None) -> NoReturn:
         """Ends the output, sends `done` and exits (never returns)."""
@@ -230,7 +270,8 @@ class Runner:
         self.step("session/ ready")
         code_obj = self.compile(source)
         self.step("compiled")
-        program_globals = self.program_globals(code_obj, run.get("tools") or ())
+        self.tool_names = run.get("tools") or ()
+        program_globals = self.program_globals(code_obj, self.tool_names)
         # SPEC §6.1: a program with a mistake that can be seen before it runs does not run at all.
         problems = preflight.check(source, program_globals, run.get("preflight"))
         if problems is not None:
@@ -241,6 +282,9 @@ class Runner:
             self.channel.send({"type": "plan", "calls": planned})
         self.step("preflight")
         error = await self.execute(code_obj, program_globals)
+        main_args = run.get("main_args")
+        if error is None and isinstance(main_args, dict):
+            error = await self.call_main(program_globals, main_args)
         self.step("program")
         habits = program_habits
         if error is None:

@@ -201,6 +201,18 @@ def _server_status(runner: Runner) -> Any:
     return server_status
 
 
+def _run_program(runner: Runner) -> Any:
+    ask = runner.calls.ask
+
+    async def run_program(name, **arguments):
+        """Run the saved program `name` with its main()'s keyword arguments; returns what its main()
+        returns (or what it emits). Counted as one tool call; its own calls count too."""
+        found = await ask("run_program", program=name, arguments=arguments)
+        return await runner.run_saved(str(name), found)
+
+    return run_program
+
+
 # Name in the program's globals -> factory of its value, given the runner. In this order.
 HELPERS = {
     "ToolError": _tool_error,
@@ -214,6 +226,7 @@ HELPERS = {
     "load": _load,
     "stored": _stored,
     "forget": _forget,
+    "run_program": _run_program,
 }
 
 
