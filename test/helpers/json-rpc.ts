@@ -77,6 +77,8 @@ export function jsonLines(stream: NodeJS.ReadableStream): JsonLines {
 
 export interface RawServe {
   child: ChildProcessWithoutNullStreams
+  /** serve's answer to `initialize` (or to `server/discover` with `modern`). */
+  initialized: Message
   lines: JsonLines
   /** Everything serve wrote to stderr so far (its log). */
   stderr(): string
@@ -127,7 +129,7 @@ export async function startRawServe(setup: ServeSetup, {modern = false} = {}): P
     send({jsonrpc: '2.0', id, method, ...(params === undefined ? {} : {params})})
     return lines.waitFor((m) => m.id === id && m.method === undefined, timeoutMs)
   }
-  const raw: RawServe = {
+  const raw: Omit<RawServe, 'initialized'> = {
     child,
     lines,
     stderr: () => stderr,
@@ -149,13 +151,13 @@ export async function startRawServe(setup: ServeSetup, {modern = false} = {}): P
       throw new Error(`serve exited with code ${code}`)
     })
     gone.catch(() => {})
-    await Promise.race([lines.waitFor((m) => m.id === 0, 30_000), gone])
+    const initialized = await Promise.race([lines.waitFor((m) => m.id === 0, 30_000), gone])
     if (!modern) send({jsonrpc: '2.0', method: 'notifications/initialized'})
+    return {...raw, initialized}
   } catch (error) {
     await raw.kill()
     throw new Error(`serve did not initialize: ${stderr}`, {cause: error})
   }
-  return raw
 }
 
 function withEnvelope(params: unknown): Record<string, unknown> {

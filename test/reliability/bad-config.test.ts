@@ -90,6 +90,10 @@ describe('bad config and environment, through the CLI', () => {
     setup.args = [BIN, 'serve', '--config', join(dir, 'config-dir')]
     const serve = await startRawServe(setup)
     try {
+      // The instructions, shown from the first turn, say it before any call.
+      const {instructions} = serve.initialized.result as {instructions?: string}
+      expect(instructions).toContain('ptc-mcp cannot use its config file, so no tools are available: ')
+      expect(instructions).toContain(`Config path ${join(dir, 'config-dir')} is a directory, not a file`)
       const answers = await Promise.all(
         ['list_callable_tools', 'inspect_tool', 'execute_program'].map((tool) =>
           serve.callTool(tool, tool === 'execute_program' ? {code: 'print(1)'} : {}),
