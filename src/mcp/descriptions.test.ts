@@ -38,6 +38,9 @@ describe('tool descriptions (SPEC §5)', () => {
       'inspect_tool(tool_names=',
       'a refusal raises ToolError kind "denied"',
       'deleted afterwards but for ./out/, kept for the user (64 files, 64 MiB at most).',
+      // Saved programs (SPEC §17): how one is made, and how a program runs one.
+      'save_as="name"',
+      'await run_program("name", **arguments) runs a saved one',
     ]) {
       expect(text).toContain(needed)
     }
@@ -58,7 +61,8 @@ describe('tool descriptions (SPEC §5)', () => {
   })
 
   it('stay short: every word costs context in every session', () => {
-    expect(executeProgramDescription(executionSchema.parse({})).length).toBeLessThan(2550)
+    // Loaded on the first turn (anthropic/alwaysLoad): every character is paid in every session.
+    expect(executeProgramDescription(executionSchema.parse({})).length).toBeLessThan(2680)
     expect(LIST_CALLABLE_TOOLS_DESCRIPTION.length).toBeLessThan(400)
     expect(INSPECT_TOOL_DESCRIPTION.length).toBeLessThan(400)
   })

@@ -6,7 +6,7 @@ import {helpersOf, PROGRAM_HELPERS} from '../execution/program-helpers.js'
 import {formatByteLimit} from '../shared/byte-size.js'
 import {MAX_SEARCH_RESULTS, MAX_SHOWN_BYTES, MAX_SHOWN_IMAGES, STATE_DEFAULTS} from '../shared/limits.js'
 
-const usage = (group: 'discovery' | 'state') =>
+const usage = (group: 'discovery' | 'programs' | 'state') =>
   helpersOf(group)
     .map((name) => PROGRAM_HELPERS[name].usage)
     .join(', ')
@@ -38,6 +38,7 @@ export function executeProgramDescription(
 - Print only what is needed: output over the limit keeps its start and end (kept whole for the user).
 - Helpers, not counted: ${usage('discovery')}.
 - Kept for later programs of this session: ${usage('state')} (JSON or Media values), and files left in ./session/. At most ${formatByteLimit(state.max_bytes)}, ${formatByteLimit(state.max_value_bytes)} per value, ${state.max_keys} keys, ${state.max_session_files} files (else ToolError kind max_bytes, max_value_bytes, max_keys).
+- A program that worked becomes a tool with save_as="name" (the user is asked); ${usage('programs')} runs a saved one.
 First look up names (list_callable_tools) and signatures (inspect_tool).
 Limits: ${execution.max_tool_calls} tool calls per program, ${execution.max_concurrent_calls} at once, ${perCall}s per call, ${execution.timeout_seconds}s per program, ${formatByteLimit(execution.max_output_bytes)} of output, ${formatByteLimit(execution.max_tool_result_bytes)} per result.`
 }
