@@ -111,7 +111,13 @@ describe.each(ERAS)('the first turn inside Claude Code, protocol %s', (era) => {
           {defer_loading?: boolean; input_schema?: {properties?: Record<string, unknown>}} | undefined
         expect(execute, JSON.stringify(opening!.tools?.map((t) => t.name))).toBeDefined()
         expect(execute!.defer_loading).not.toBe(true)
-        expect(Object.keys(execute!.input_schema?.properties ?? {})).toEqual(['code'])
+        expect(Object.keys(execute!.input_schema?.properties ?? {})).toEqual([
+          'code',
+          'save_as',
+          'description',
+          'save_to',
+          'replace',
+        ])
 
         const awaited = first.api.toolResult('toolu_awaited')
         expect(awaited?.isError, failure(first)).toBe(false)
