@@ -68,6 +68,12 @@ export interface SessionOptions {
   config?: (dataDir: string) => Record<string, unknown>
   /** The model's turns, instead of a ToolSearch for execute_program and one call per program. */
   turns?: (dataDir: string) => Turn[]
+  /**
+   * The model's first turn waits (at most FIRST_TURN_WAIT_MS) until Claude Code's debug log
+   * matches this: e.g. until it has heard of a tool serve adds after its first answer, as a person
+   * typing the first prompt would give it time to.
+   */
+  firstTurnAfter?: RegExp
   /** Files to create in the data directory before the session. */
   files?: Record<string, string>
   /** Installs an accepting Elicitation hook (user settings) answering these form properties. */
@@ -325,7 +331,12 @@ export async function runClaudeSession(options: SessionOptions): Promise<Session
     mkdirSync(join(projectDir, '.claude'))
     writeFileSync(join(projectDir, '.claude', 'settings.json'), JSON.stringify(options.projectSettings))
   }
-  const api = await startFakeMessagesApi(options.turns?.(dataDir) ?? script(options.programs(dataDir)))
+  const debugLog = join(dir, 'claude-debug.log')
+  const {firstTurnAfter} = options
+  const api = await startFakeMessagesApi(
+    options.turns?.(dataDir) ?? script(options.programs(dataDir)),
+    firstTurnAfter && {beforeFirstTurn: async () => waitForLog(debugLog, firstTurnAfter)},
+  )
   const cleanup = async (): Promise<void> => {
     await api.close()
     rmSync(dir, {recursive: true, force: true})
@@ -344,7 +355,6 @@ export async function runClaudeSession(options: SessionOptions): Promise<Session
       ).done,
       'claude mcp add',
     )
-    const debugLog = join(dir, 'claude-debug.log')
     const spawnedAt = Date.now()
     const common = [
       '--allowedTools',
@@ -396,4 +406,19 @@ export async function runClaudeSession(options: SessionOptions): Promise<Session
     await cleanup()
     throw error
   }
+}
+
+/** How long the model's first turn may wait for `firstTurnAfter`; then it goes on, and the test sees why. */
+const FIRST_TURN_WAIT_MS = 30_000
+
+async function waitForLog(path: string, pattern: RegExp): Promise<void> {
+  await vi
+    .waitFor(
+      () => {
+        if (!existsSync(path) || !pattern.test(readFileSync(path, 'utf8')))
+          throw new Error(`not yet: ${pattern}`)
+      },
+      {timeout: FIRST_TURN_WAIT_MS, interval: 50},
+    )
+    .catch(() => {})
 }

@@ -123,12 +123,21 @@ function json(response: ServerResponse, status: number, value: unknown): void {
   response.end(JSON.stringify(value))
 }
 
+export interface FakeApiOptions {
+  /**
+   * Awaited before the model's first turn is answered: the model "reads" the request only once
+   * this resolves (Claude Code goes on with its MCP servers meanwhile).
+   */
+  beforeFirstTurn?: () => Promise<void>
+}
+
 /** Answers one request: the script's next turn for the main conversation, a short text otherwise. */
 async function answer(
   request: IncomingMessage,
   response: ServerResponse,
   script: Turn[],
   requests: RecordedRequest[],
+  options: FakeApiOptions,
 ): Promise<void> {
   const path = (request.url ?? '').split('?')[0]
   const body = await readBody(request)
@@ -139,9 +148,10 @@ async function answer(
   const parsed = JSON.parse(body) as RecordedRequest
   requests.push(parsed)
   const model = parsed.model ?? 'claude-fake'
-  const turn: Turn = isMain(parsed)
-    ? (script[parsed.messages.filter((m) => m.role === 'assistant').length] ?? {text: 'Done.'})
-    : {text: 'Scripted title'}
+  const main = isMain(parsed)
+  const assistantTurns = parsed.messages.filter((m) => m.role === 'assistant').length
+  if (main && assistantTurns === 0) await options.beforeFirstTurn?.()
+  const turn: Turn = main ? (script[assistantTurns] ?? {text: 'Done.'}) : {text: 'Scripted title'}
   if (parsed.stream !== false) return sse(response, turnEvents(turn, model))
   json(response, 200, {
     id: `msg_fake_${++messageCounter}`,
@@ -159,10 +169,13 @@ async function answer(
  * (past the end of the script, a final text): a request Claude Code sends again (a retry) gets
  * the same turn.
  */
-export async function startFakeMessagesApi(script: Turn[]): Promise<FakeMessagesApi> {
+export async function startFakeMessagesApi(
+  script: Turn[],
+  options: FakeApiOptions = {},
+): Promise<FakeMessagesApi> {
   const requests: RecordedRequest[] = []
   const server = createServer((request, response) => {
-    answer(request, response, script, requests).catch((error: unknown) => {
+    answer(request, response, script, requests, options).catch((error: unknown) => {
       response.writeHead(500)
       response.end(String(error))
     })

@@ -39,6 +39,9 @@ describe.each(ERAS)('a saved program inside Claude Code, protocol %s', (era) => 
         files: {'a.txt': 'a', 'b.txt': 'b', 'c.txt': 'c'},
         projectFiles: {'.ptc-mcp/programs/label_files.py': LABEL_FILES},
         allowedTools: [TOOL],
+        // serve lists saved programs once it has read them, after its first answer; Claude Code
+        // hears of them by tools/list_changed. A person's first prompt comes later than that.
+        firstTurnAfter: /MCP server "ptc": Received tools\/list_changed notification/,
         turns: (dataDir) => [
           selectTool(TOOL),
           {toolUse: [{id: CALL_ID, name: TOOL, input: {directory: dataDir, n: 2}}]},
