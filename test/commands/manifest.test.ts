@@ -10,20 +10,20 @@ const manifest = JSON.parse(readFileSync(new URL('oclif.manifest.json', root), '
   version: string
   commands: Record<string, {flags: Record<string, unknown>; args: Record<string, unknown>}>
 }
-const commandFiles = readdirSync(new URL('src/commands/', root)).filter(
+// Topics are folders: src/commands/programs/list.ts is the command `programs:list`.
+const commandFiles = readdirSync(new URL('src/commands/', root), {recursive: true, encoding: 'utf8'}).filter(
   (f) => f.endsWith('.ts') && !f.endsWith('.test.ts'),
 )
+const commandId = (file: string) => file.replace(/\.ts$/, '').replaceAll('/', ':')
 
 describe('oclif.manifest.json', () => {
   it('lists every command of src/commands and nothing else (run `npm run build` to refresh it)', () => {
-    expect(Object.keys(manifest.commands).sort()).toEqual(
-      commandFiles.map((f) => f.replace(/\.ts$/, '')).sort(),
-    )
+    expect(Object.keys(manifest.commands).sort()).toEqual(commandFiles.map((f) => commandId(f)).sort())
   })
 
   it.each(commandFiles)('has the current flags and args of %s', async (file) => {
     const {default: command} = (await import(`../../src/commands/${file}`)) as {default: typeof Command}
-    const entry = manifest.commands[file.replace(/\.ts$/, '')]
+    const entry = manifest.commands[commandId(file)]
     const flags = Object.keys({
       ...command.baseFlags,
       ...command.flags,
