@@ -16,10 +16,10 @@ describe('an OAuth server whose URL carries a secret', () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'ptc-auth-errors-'))
     config = join(dir, 'config.yaml')
-    // Port 9 (discard) is refused here: the sign-in cannot reach the server.
+    // Nothing listens on port 2 here (and fetch may connect to it, unlike port 9): the sign-in cannot reach the server.
     writeFileSync(
       config,
-      'servers:\n  - name: remote\n    transport: http\n    url: "http://127.0.0.1:9/mcp?key=${URL_KEY}"\n    oauth: {}\n',
+      'servers:\n  - name: remote\n    transport: http\n    url: "http://127.0.0.1:2/mcp?key=${URL_KEY}"\n    oauth: {}\n',
     )
   })
 
@@ -38,9 +38,9 @@ describe('an OAuth server whose URL carries a secret', () => {
       expect(shown).toContain(json ? '"code": "SERVER_UNREACHABLE"' : 'Code: SERVER_UNREACHABLE')
       expect(shown).not.toContain('USAGE')
       expect(shown.replaceAll(/\s*›\s*/g, ' ')).toContain(
-        'Check the url in the config, and that the server is up; then run this again.',
+        'Nothing is listening at that URL: start the server, or fix the url in the config.',
       )
-      expect(shown).toContain('http://127.0.0.1:9/mcp?key=[redacted]')
+      expect(shown).toContain('http://127.0.0.1:2/mcp?key=[redacted]')
       expect(shown).not.toContain(SECRET)
     }
   })
@@ -54,7 +54,7 @@ describe('an OAuth server whose URL carries a secret', () => {
       expect(run.code, run.stderr).toBe(0)
       const {oauth, servers} = JSON.parse(run.stdout) as {oauth?: unknown; servers: unknown}
       expect(args[0] === 'auth' ? servers : oauth).toMatchObject([
-        {server: 'remote', url: 'http://127.0.0.1:9/mcp?key=[redacted]', state: 'needs-sign-in'},
+        {server: 'remote', url: 'http://127.0.0.1:2/mcp?key=[redacted]', state: 'needs-sign-in'},
       ])
       expect(`${run.stdout}${run.stderr}`).not.toContain(SECRET)
     }
