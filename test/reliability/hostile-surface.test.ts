@@ -575,10 +575,11 @@ describe('`ptc-mcp run` on a terminal neutralises control sequences (real pseudo
   it('shows every control character as a visible symbol, keeping tabs and newlines', async () => {
     const {code, out} = await runOnPty([program])
     expect(code).toBe(0)
-    // The pty turns "\n" into "\r\n" (onlcr): that CR is the terminal's, not the program's.
+    // The pty turns "\n" into "\r\n" (onlcr): that CR is the terminal's, not the program's. On a
+    // terminal the output is shown as it comes, and the status line follows it.
     expect(out.replaceAll('\r\n', '\n')).toBe(
-      '[Script executed successfully]\n' +
-        'a␛]52;c;ZXZpbA==␇b␛[31mred␛[0m␛[2J\tT␍C\\u{9b}6n\\u{202e}R\nnext\n',
+      'a␛]52;c;ZXZpbA==␇b␛[31mred␛[0m␛[2J\tT␍C\\u{9b}6n\\u{202e}R\nnext\n' +
+        '[Script executed successfully]\n',
     )
     for (const control of ['\u0007', '\u001B', '\u009B', '\u202E']) expect(out).not.toContain(control)
   }, 60_000)
