@@ -223,10 +223,10 @@ export class KeptFilesWriter {
       else if (this.current) this.discard(this.current)
       this.finished = true
     }
-    const dir = this.store instanceof DiskStore ? this.store.outDir : undefined
     // Written through the run directory's descriptor; shown (and linked to) by its path.
+    const dir = this.store instanceof DiskStore ? this.store.shownOutDir : undefined
     return {
-      ...(dir !== undefined && this.files.length > 0 && {dir: shownPath(dir)}),
+      ...(dir !== undefined && this.files.length > 0 && {dir}),
       files: this.files,
       notKept: this.notKept,
       moreNotKept: this.moreNotKept,
@@ -277,8 +277,10 @@ const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL |
  * opened O_EXCL|O_NOFOLLOW, so a file can only land in a directory of this store's own.
  */
 class DiskStore implements FileStore {
-  /** `<run dir>/out`, once made. */
+  /** `<run dir>/out`, once made: the path written through. */
   outDir: string | undefined
+  /** The same as the user sees it, taken while the run directory is held (see shownPath). */
+  shownOutDir: string | undefined
   /** Directories made under out/ (relative names); '' is out/ itself. */
   private readonly made = new Set<string>()
 
@@ -287,6 +289,8 @@ class DiskStore implements FileStore {
   create(name: string): ReceivingFile {
     const path = join(this.directoryFor(name), name.slice(name.lastIndexOf('/') + 1))
     const fd = openSync(path, CREATE_FLAGS, 0o600)
+    // Now, while the run directory's descriptor is held: the path through it means nothing later.
+    const shown = shownPath(path)
     let closed = false
     const closeFd = () => {
       if (closed) return
@@ -304,7 +308,7 @@ class DiskStore implements FileStore {
       },
       close() {
         closeFd()
-        return shownPath(path)
+        return shown
       },
       discard() {
         closeFd()
@@ -318,6 +322,7 @@ class DiskStore implements FileStore {
       const dir = join(this.runDir(), 'out')
       mkdirSync(dir, {mode: 0o700})
       this.outDir = dir
+      this.shownOutDir = shownPath(dir)
       this.made.add('')
     }
     const parts = name.split('/').slice(0, -1)
