@@ -385,8 +385,8 @@ for n in range(100_000):
       expect(outcome.error).toMatch(
         /more than 33554432 bytes in its scratch directory \(execution\.max_scratch_bytes\)/,
       )
-      expect(peak).toBeGreaterThan(SCRATCH_BYTES / 2)
-      // The next best bound: the limit plus what the disk takes between two looks.
+      // The watch ends it as the files grow (inotify), often before this 50 ms sampler sees much of
+      // it: what bounds the disk is the limit plus what lands while an event reaches the server.
       expect(peak).toBeLessThan(SCRATCH_BYTES + 512 * 1024 ** 2)
       console.error(`[hostile-host] watched scratch: peak on disk ${peak} bytes against ${SCRATCH_BYTES}`)
       const next = await engine.run('print(6 * 7)')
