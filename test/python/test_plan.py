@@ -1,10 +1,10 @@
 """The calls a program's text shows, for the one question asked before it runs (SPEC §12):
-src/execution/runner/preflight.py's plan()."""
+src/execution/runner/call_plan.py's plan()."""
 
 import unittest
 
 import _paths  # noqa: F401  (sys.path for `runner`)
-from runner.preflight import plan
+from runner.call_plan import plan
 
 SPEC = {"tools": {"mcp__fs__write": {}, "mcp__fs__read": {}}}
 

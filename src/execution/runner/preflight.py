@@ -45,7 +45,7 @@ class _Unknown:
 _UNKNOWN = _Unknown()
 
 
-def _bound_names(tree: ast.AST) -> tuple[set[str], bool]:
+def bound_names(tree: ast.AST) -> tuple[set[str], bool]:
     """Every name the program binds anywhere (assignment, def, import, argument, except, match...),
     and whether it may bind names unseen (`from x import *`, globals(), exec...)."""
     bound: set[str] = set()
@@ -76,7 +76,7 @@ def _bound_names(tree: ast.AST) -> tuple[set[str], bool]:
     return bound, dynamic
 
 
-def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
+def parents_of(tree: ast.AST) -> dict[ast.AST, ast.AST]:
     parents = {}
     for node in ast.walk(tree):
         for child in ast.iter_child_nodes(node):
@@ -137,7 +137,7 @@ def _await_problem(
     return None
 
 
-def _literal(node: ast.AST) -> Any:
+def literal_value(node: ast.AST) -> Any:
     """The JSON value of a literal argument, `_UNKNOWN` when it is computed at run time; an
     f-string is a str of unknown value (`str`)."""
     if isinstance(node, ast.JoinedStr):
@@ -259,7 +259,7 @@ def _argument_weigher(
     """What a wrong keyword's value and the schema say about which parameter was meant: one whose
     type cannot take the value was not (`file="a.txt"` is not `tail`, a number), and a required one
     left out most likely was (`file` meant `path`), however unlike the names are."""
-    values = {kw.arg: _literal(kw.value) for kw in call.keywords if kw.arg is not None}
+    values = {kw.arg: literal_value(kw.value) for kw in call.keywords if kw.arg is not None}
 
     def weigh(wrong: Any, candidate: str) -> float | None:
         if not _fits(values.get(wrong, _UNKNOWN), params.get(candidate)):
@@ -300,7 +300,7 @@ def _tool_call_problems(call: ast.Call, spec: dict[str, Any]) -> list[str]:
     if params is not None:
         for kw in call.keywords:
             if kw.arg in params:
-                problem = _value_problem(kw.arg, _literal(kw.value), params[kw.arg], kw.arg in required)
+                problem = _value_problem(kw.arg, literal_value(kw.value), params[kw.arg], kw.arg in required)
                 if problem:
                     problems.append(problem)
     return problems
@@ -381,8 +381,8 @@ def check(source: str, program_globals: dict[str, Any], spec: Any) -> str | None
     spec = spec if isinstance(spec, dict) else {}
     tools = spec.get("tools") if isinstance(spec.get("tools"), dict) else {}
     unknown = spec.get("unknown") if isinstance(spec.get("unknown"), dict) else {}
-    bound, dynamic = _bound_names(tree)
-    parents = _parents(tree)
+    bound, dynamic = bound_names(tree)
+    parents = parents_of(tree)
     loads = _name_loads(tree, parents)
     report = _Report()
     reported_unknown = set()
@@ -423,78 +423,3 @@ def check(source: str, program_globals: dict[str, Any], spec: Any) -> str | None
         elif not (dynamic or hasattr(builtins, name) or name.startswith("mcp__") or name in program_globals):
             report.add(line, _unknown_name_message(name, program_globals))
     return report.render()
-
-
-_MAX_PLAN_SAMPLES = 3
-_MAX_PLAN_SAMPLE_CHARS = 200
-_MANY = "many"
-
-
-def _range_times(node: ast.AST) -> int | None:
-    """How many items `range(<literals>)` yields, or None for anything else."""
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"):
-        return None
-    if node.keywords or not 1 <= len(node.args) <= 3:
-        return None
-    values = [_literal(arg) for arg in node.args]
-    if not all(type(value) is int for value in values):
-        return None
-    try:
-        return len(range(*values))
-    except (ValueError, OverflowError):
-        return None
-
-
-def _times(call: ast.Call, parents: dict[ast.AST, ast.AST]) -> int | str:
-    """How often a call site runs, as far as the text shows: loops over `range(<literals>)`
-    multiply; any other loop, a function or a lambda may run it any number of times."""
-    times = 1
-    child: ast.AST = call
-    node = parents.get(call)
-    while node is not None:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.While)):
-            return _MANY
-        if isinstance(node, (ast.For, ast.AsyncFor)) and child in node.body:
-            count = _range_times(node.iter)
-            if count is None:
-                return _MANY
-            times *= count
-        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
-            for generator in node.generators:
-                count = _range_times(generator.iter)
-                if count is None or generator.ifs:
-                    return _MANY
-                times *= count
-        child, node = node, parents.get(node)
-    return times
-
-
-def plan(source: str, spec: Any) -> list[dict[str, Any]]:
-    """The calls of described tools the program's text shows (SPEC §12): per tool, how many times
-    it is called (or "many") and a few calls as written, for the one question asked before the run.
-    A call through a name the program binds itself is not seen (run time asks for it)."""
-    tools = spec.get("tools") if isinstance(spec, dict) and isinstance(spec.get("tools"), dict) else {}
-    if not tools:
-        return []
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return []
-    bound, _dynamic = _bound_names(tree)
-    parents = _parents(tree)
-    found: dict[str, dict[str, Any]] = {}
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
-            continue
-        name = node.func.id
-        if name not in tools or name in bound:
-            continue
-        entry = found.setdefault(name, {"tool": name, "times": 0, "samples": []})
-        times = _times(node, parents)
-        entry["times"] = _MANY if _MANY in (times, entry["times"]) else entry["times"] + times
-        samples = entry["samples"]
-        if len(samples) < _MAX_PLAN_SAMPLES:
-            segment = ast.get_source_segment(source, node) or ""
-            if segment and len(segment) <= _MAX_PLAN_SAMPLE_CHARS and segment not in samples:
-                samples.append(segment)
-    return [entry for entry in found.values() if entry["times"] != 0]

@@ -15,7 +15,18 @@ from collections.abc import Callable, Iterable
 from types import CodeType
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from . import calls, errors, helpers, kept_files, media, output, preflight, program_habits, session_files
+from . import (
+    call_plan,
+    calls,
+    errors,
+    helpers,
+    kept_files,
+    media,
+    output,
+    preflight,
+    program_habits,
+    session_files,
+)
 
 if TYPE_CHECKING:
     from .channel import Channel
@@ -277,7 +288,7 @@ class Runner:
         if problems is not None:
             self.finish(problems)
         # SPEC §12: the calls the text shows, so that one question before the run covers them.
-        planned = preflight.plan(source, run.get("preflight"))
+        planned = call_plan.plan(source, run.get("preflight"))
         if planned:
             self.channel.send({"type": "plan", "calls": planned})
         self.step("preflight")
