@@ -135,9 +135,7 @@ export interface FakeApiOptions {
 async function answer(
   request: IncomingMessage,
   response: ServerResponse,
-  script: Turn[],
-  requests: RecordedRequest[],
-  options: FakeApiOptions,
+  {script, requests, options}: {script: Turn[]; requests: RecordedRequest[]; options: FakeApiOptions},
 ): Promise<void> {
   const path = (request.url ?? '').split('?')[0]
   const body = await readBody(request)
@@ -175,7 +173,7 @@ export async function startFakeMessagesApi(
 ): Promise<FakeMessagesApi> {
   const requests: RecordedRequest[] = []
   const server = createServer((request, response) => {
-    answer(request, response, script, requests, options).catch((error: unknown) => {
+    answer(request, response, {script, requests, options}).catch((error: unknown) => {
       response.writeHead(500)
       response.end(String(error))
     })
