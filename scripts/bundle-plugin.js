@@ -1,12 +1,13 @@
 // Writes the runnable part of the Claude Code plugin (SPEC §19) into plugin/ (or the directory
 // given as the first argument): server/serve.cjs, `serve` and everything it imports bundled from
-// src/ in one CommonJS file; the Python files it starts children with, at the same places under
-// server/ as under src/; and a package.json with the package's name and version. Claude Code copies
+// src/ in one CommonJS file, and a package.json with the package's name and version. The Python
+// files it starts children with are the repository's own, under src/: the plugin is the
+// repository (its marketplace's source is `./`), so they are found there, not copied. Claude Code copies
 // a plugin's folder as it is, with no install step, so a fresh clone must carry these files
 // already built: they are committed, and test/integration/plugin-build.test.ts fails when they
 // are not what this script writes from the sources (`npm run build:plugin` rewrites them).
 import {build} from 'esbuild'
-import {copyFile, mkdir, readdir, readFile, rm, writeFile} from 'node:fs/promises'
+import {readFile, rm, writeFile} from 'node:fs/promises'
 import {dirname, join, relative, resolve, sep} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -28,9 +29,9 @@ serveStandalone(process.argv.slice(2)).then(
 )
 `
 
-// A module src/X.ts is found as server/X.js, so its Python files are at server/... and the
-// package root (src/shared/package-root.ts: two levels up) is the plugin folder.
-const toServer = (path) => relative(source, path).split(sep).join('/').replace(/\.ts$/, '.js')
+// A module src/X.ts is found as ../../src/X.js from the bundle: beside its Python files in the
+// repository, whose root is then the package root (src/shared/package-root.ts: two levels up).
+const toServer = (path) => `../../src/${relative(source, path).split(sep).join('/').replace(/\.ts$/, '.js')}`
 
 await build({
   stdin: {contents: ENTRY, resolveDir: root, sourcefile: 'plugin-entry.ts', loader: 'ts'},
@@ -48,15 +49,6 @@ await build({
   logLevel: 'warning',
 })
 
-const python = (await readdir(source, {recursive: true})).filter(
-  (file) => file.endsWith('.py') && !file.split(sep).includes('__pycache__'),
-)
-for (const file of python.sort()) {
-  const destination = join(serverDir, file)
-  await mkdir(dirname(destination), {recursive: true})
-  await copyFile(join(source, file), destination)
-}
-
 const {name, version, license} = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'))
 const manifest = {
   name,
@@ -67,4 +59,4 @@ const manifest = {
 }
 await writeFile(join(target, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`)
 
-process.stderr.write(`bundle-plugin: server/serve.cjs and ${python.length} Python file(s) in ${target}\n`)
+process.stderr.write(`bundle-plugin: server/serve.cjs in ${target}\n`)
