@@ -130,7 +130,7 @@ class WriteThroughState extends SessionState {
 }
 
 async function connectRedis(url: string, logger: Logger) {
-  const {createClient} = await import('redis')
+  const {createClient} = await import('@redis/client')
   const client = createClient({
     url,
     socket: {connectTimeout: 5000, reconnectStrategy: (retries: number) => Math.min(retries * 200, 2000)},
