@@ -2,18 +2,18 @@ import {homedir} from 'node:os'
 import {dirname} from 'node:path'
 
 import type {Config} from './config/schema.js'
+import type {UpstreamClient} from './downstream/connection/upstream.js'
 import type {ToolRegistry} from './downstream/registry.js'
-import type {UpstreamClient} from './downstream/upstream.js'
-import type {ProgramEngine} from './execution/engine.js'
-import type {SessionState} from './execution/session-state.js'
+import type {ProgramEngine} from './execution/engine/engine.js'
+import type {SessionState} from './execution/state/session-state.js'
 import type {SavedPrograms} from './programs/saved-programs.js'
 import type {PtcError} from './shared/errors.js'
 import type {Logger} from './shared/log.js'
 
 import {loadConfigLeniently} from './config/degrade.js'
 import {loadConfig} from './config/load.js'
+import {Redactor} from './downstream/connection/redactor.js'
 import {deferredRegistry} from './downstream/deferred-registry.js'
-import {Redactor} from './downstream/redactor.js'
 import {FlowRules} from './permissions/flows.js'
 import {PermissionPolicy} from './permissions/policy.js'
 import {selectBackend} from './sandbox/index.js'
@@ -62,7 +62,7 @@ export class Runtime {
     const [{SavedPrograms}, {programDirectories}, {resolvePython}] = await Promise.all([
       import('./programs/saved-programs.js'),
       import('./programs/directories.js'),
-      import('./execution/python.js'),
+      import('./execution/engine/python.js'),
     ])
     const python = await resolvePython(this.config.execution.python)
     const programs = new SavedPrograms(
@@ -79,7 +79,7 @@ export class Runtime {
    * process (one client session), in memory only. Made with the engine's modules, on first use.
    */
   private readonly sessionState = new Memo(async () => {
-    const {SessionState} = await import('./execution/session-state.js')
+    const {SessionState} = await import('./execution/state/session-state.js')
     return new SessionState(this.config.state)
   })
 
@@ -207,8 +207,8 @@ export class Runtime {
     const {execution} = this.config
     this.logger.debug('starting the program engine (Python, the sandbox check, the warm pool)')
     const [{ProgramEngine}, {resolvePython}, host] = await Promise.all([
-      import('./execution/engine.js'),
-      import('./execution/python.js'),
+      import('./execution/engine/engine.js'),
+      import('./execution/engine/python.js'),
       this.loadRegistry(),
     ])
     const python = await resolvePython(execution.python)

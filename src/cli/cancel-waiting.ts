@@ -4,9 +4,9 @@
  * was waited for, not reported as failed.
  */
 import type {DownstreamServerStatus} from '../downstream/registry.js'
-import type {ToolCallTrace} from '../execution/format.js'
+import type {ToolCallTrace} from '../execution/outcome/format.js'
 
-import {ENDED_BEFORE_FINISH} from '../execution/tool-calls.js'
+import {ENDED_BEFORE_FINISH} from '../execution/calls/tool-calls.js'
 import {formatSeconds} from '../shared/seconds.js'
 
 /** `stopped while waiting for slow to connect (4s, of up to 60s): nothing ran`, or undefined. */

@@ -1,6 +1,6 @@
 import {Listr, ListrLogger, ProcessOutput} from 'listr2'
 
-import type {ConnectFailure} from '../downstream/failure.js'
+import type {ConnectFailure} from '../downstream/connection/failure.js'
 import type {ToolRegistry} from '../downstream/registry.js'
 
 import {counted} from '../shared/plural.js'

@@ -1,11 +1,11 @@
 import chalk from 'chalk'
 
 import type {CheckResult} from '../doctor/checks.js'
-import type {ToolDescription} from '../downstream/inspect.js'
+import type {ToolDescription} from '../downstream/tools/inspect.js'
 import type {ServerStatus, ToolInfo} from '../downstream/types.js'
-import type {RunOutcome} from '../execution/engine.js'
+import type {RunOutcome} from '../execution/engine/engine.js'
 
-import {traceLines} from '../execution/format.js'
+import {traceLines} from '../execution/outcome/format.js'
 import {cutWithin} from '../shared/cut.js'
 import {terminalSafe as safe} from '../shared/terminal-safe.js'
 

@@ -3,7 +3,7 @@ import type {Logger} from '../shared/log.js'
 
 import {executionSchema} from '../config/schema.js'
 import {ToolRegistry} from '../downstream/registry.js'
-import {ProgramEngine} from '../execution/engine.js'
+import {ProgramEngine} from '../execution/engine/engine.js'
 import {type SandboxSetting, selectBackend} from '../sandbox/index.js'
 import {
   DEFAULT_PROBE,

@@ -2,24 +2,25 @@ import type {CallToolResult} from '@modelcontextprotocol/client'
 
 import type {UnusableServer} from '../config/degrade.js'
 import type {Config} from '../config/schema.js'
-import type {BackoffOptions} from './backoff.js'
-import type {ConnectFailure} from './failure.js'
-import type {TransportFactory} from './transports.js'
-import type {UpstreamClient} from './upstream.js'
+import type {BackoffOptions} from './connection/backoff.js'
+import type {ConnectFailure} from './connection/failure.js'
+import type {UpstreamClient} from './connection/upstream.js'
+import type {TransportFactory} from './transport/transports.js'
 
 import {timeoutSignal, unlessAborted} from '../shared/abortable.js'
 import {downstreamMessageBytes} from '../shared/limits.js'
 import {createLogger, type Logger} from '../shared/log.js'
 import {normaliseName, serverPrefix} from '../shared/naming.js'
-import {checkArguments, checkResult, type ResultChecks, tooLargeError} from './call-checks.js'
-import {type CatalogueEntry, catalogueEntry} from './catalogue.js'
-import {untilConnected} from './connected-wait.js'
-import {ToolFilter, type UnmatchedRule} from './filter.js'
-import {Redactor} from './redactor.js'
-import {defaultShapesDir, serverIdentity, ShapeStore} from './shape-store.js'
-import {ServerSupervisor} from './supervisor.js'
-import {type HiddenTool, ToolIndex} from './tool-index.js'
-import {lookupTool, notConnectedMessage} from './tool-lookup.js'
+import {checkArguments, checkResult, type ResultChecks, tooLargeError} from './calls/call-checks.js'
+import {SchemaValidator} from './calls/validation.js'
+import {untilConnected} from './connection/connected-wait.js'
+import {Redactor} from './connection/redactor.js'
+import {ServerSupervisor} from './connection/supervisor.js'
+import {type CatalogueEntry, catalogueEntry} from './tools/catalogue.js'
+import {ToolFilter, type UnmatchedRule} from './tools/filter.js'
+import {defaultShapesDir, serverIdentity, ShapeStore} from './tools/shape-store.js'
+import {type HiddenTool, ToolIndex} from './tools/tool-index.js'
+import {lookupTool, notConnectedMessage} from './tools/tool-lookup.js'
 import {
   type CallToolOptions,
   ResultTooLargeError,
@@ -30,7 +31,6 @@ import {
   type ToolInfo,
   type UnavailableServer,
 } from './types.js'
-import {SchemaValidator} from './validation.js'
 
 export interface ToolRegistryOptions {
   /** Default: a stderr logger at `PTC_MCP_LOG_LEVEL` (warn). */

@@ -1,5 +1,5 @@
 import type {TransportKind} from '../config/schema.js'
-import type {HiddenTool} from './tool-index.js'
+import type {HiddenTool} from './tools/tool-index.js'
 
 /** A downstream tool as programs see it. */
 export interface ToolInfo {

@@ -1,5 +1,5 @@
-import type {RunOutcome} from '../execution/outcome.js'
-import type {SessionState} from '../execution/session-state.js'
+import type {RunOutcome} from '../execution/outcome/outcome.js'
+import type {SessionState} from '../execution/state/session-state.js'
 
 /**
  * Who an MCP server instance answers, when it is not the one client of a stdio serve: the gateway

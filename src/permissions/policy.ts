@@ -3,7 +3,7 @@ import type {ToolInfo} from '../downstream/types.js'
 import type {Logger} from '../shared/log.js'
 import type {FlowReason} from './flows.js'
 
-import {patternMatcher} from '../downstream/filter.js'
+import {patternMatcher} from '../downstream/tools/filter.js'
 import {ruleMatches, type RuleTarget} from './claude-rules.js'
 import {
   type ClaudeRuleEntry,

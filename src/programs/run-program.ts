@@ -1,8 +1,8 @@
 import type {ProgramCatalogue} from './catalogue.js'
 
+import {SchemaValidator} from '../downstream/calls/validation.js'
 import {ToolError} from '../downstream/types.js'
-import {SchemaValidator} from '../downstream/validation.js'
-import {type ProgramLookup} from '../execution/program-helpers.js'
+import {type ProgramLookup} from '../execution/calls/program-helpers.js'
 import {suggestNames} from '../shared/naming.js'
 
 /**

@@ -3,8 +3,8 @@ import {dirname} from 'node:path'
 import {isDeepStrictEqual} from 'node:util'
 
 import type {ToolHost} from '../downstream/types.js'
-import type {ProgramEngine, RunOutcome} from '../execution/engine.js'
-import type {ProgramLookup} from '../execution/program-helpers.js'
+import type {ProgramLookup} from '../execution/calls/program-helpers.js'
+import type {ProgramEngine, RunOutcome} from '../execution/engine/engine.js'
 import type {SavedProgram} from './catalogue.js'
 
 import {shapeDrift} from './drift.js'

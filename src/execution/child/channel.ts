@@ -20,7 +20,7 @@ import {
   ProtocolError,
   RefusedRequest,
   type ResultMessage,
-} from '../protocol.js'
+} from '../protocol/protocol.js'
 
 /** The channel as a stream: a socket pair end, or anything with the same reading and writing. */
 export type ChildSocket = Duplex
