@@ -5,9 +5,9 @@ import type {PythonInfo} from '../sandbox/backend.js'
 import type {Logger} from '../shared/log.js'
 
 import {loadConfig} from '../config/load.js'
-import {GENERIC_FIX} from '../downstream/connection/failure.js'
-import {ToolRegistry} from '../downstream/registry.js'
-import {resolvePython} from '../execution/engine/python.js'
+import {GENERIC_FIX} from '../downstream/index.js'
+import {loadToolRegistry, type ToolRegistry} from '../downstream/index.js'
+import {resolvePython} from '../execution/index.js'
 import {describeState, describeStateLine} from '../oauth/status.js'
 import {TokenStore} from '../oauth/store.js'
 import {rejectedLine} from '../permissions/claude-settings.js'
@@ -73,6 +73,7 @@ export async function doctorChecks(
         watchIntervalMs: 0,
       })
     : undefined
+  const {ToolRegistry} = await loadToolRegistry()
   const registry = config
     ? new ToolRegistry(config, {
         logger: options.logger.child('downstream'),

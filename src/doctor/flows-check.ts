@@ -1,5 +1,5 @@
 import type {FlowsConfig} from '../config/schema.js'
-import type {ToolRegistry} from '../downstream/registry.js'
+import type {ToolRegistry} from '../downstream/index.js'
 import type {CheckResult, DoctorCheck} from './checks.js'
 
 import {FlowRules} from '../permissions/flows.js'

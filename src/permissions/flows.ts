@@ -1,8 +1,8 @@
 import type {FlowsConfig} from '../config/schema.js'
-import type {ToolInfo} from '../downstream/types.js'
+import type {ToolInfo} from '../downstream/index.js'
 import type {Logger} from '../shared/log.js'
 
-import {patternMatcher} from '../downstream/tools/filter.js'
+import {patternMatcher} from '../downstream/index.js'
 
 /**
  * Data-flow rules (SPEC §12.1): once a program received a result from a private source, its later

@@ -1,4 +1,4 @@
-import type {ToolHost, ToolInfo} from '../../downstream/types.js'
+import type {ToolHost, ToolInfo} from '../../downstream/index.js'
 
 import {isRecord} from '../../shared/guards.js'
 import {counted} from '../../shared/plural.js'

@@ -1,9 +1,6 @@
-import type {ToolHost, ToolInfo} from '../../downstream/types.js'
+import type {ToolHost, ToolInfo} from '../../downstream/index.js'
 
-import {listedProperties} from '../../downstream/calls/arguments.js'
-import {followRefs} from '../../downstream/calls/schema-ref.js'
-import {describeTool} from '../../downstream/tools/inspect.js'
-import {lookupTool} from '../../downstream/tools/tool-lookup.js'
+import {describeTool, followRefs, listedProperties, lookupTool} from '../../downstream/index.js'
 import {cutAfter} from '../../shared/cut.js'
 import {isRecord} from '../../shared/guards.js'
 import {

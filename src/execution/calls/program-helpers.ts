@@ -1,8 +1,7 @@
 import type {ProgramState} from '../state/program-state.js'
 
-import {InspectError, inspectTools} from '../../downstream/tools/inspect.js'
-import {callableTools, UnknownServerError} from '../../downstream/tools/tool-search.js'
-import {ToolError, type ToolHost} from '../../downstream/types.js'
+import {callableTools, InspectError, inspectTools, UnknownServerError} from '../../downstream/index.js'
+import {ToolError, type ToolHost} from '../../downstream/index.js'
 import {isRecord} from '../../shared/guards.js'
 
 /** A saved program as run_program() runs it (SPEC §17): its code, and main()'s arguments when it has one. */

@@ -3,7 +3,7 @@ import type {ChildRequestHandlers} from '../child/index.js'
 import type {ToolCallTrace} from '../outcome/format.js'
 import type {HelperName, PlanEntry, ResultMessage} from '../protocol/protocol.js'
 
-import {ToolError, type ToolErrorKind, type ToolHost, type ToolInfo} from '../../downstream/types.js'
+import {ToolError, type ToolErrorKind, type ToolHost, type ToolInfo} from '../../downstream/index.js'
 import {MAX_HELPER_CALLS, STATE_DEFAULTS} from '../../shared/limits.js'
 import {traceArgs, traceError, traceTool} from '../outcome/trace.js'
 import {ProgramState} from '../state/program-state.js'

@@ -9,7 +9,7 @@ import type {Duplex} from 'node:stream'
 
 import type {Logger} from '../../shared/log.js'
 
-import {JsonText} from '../../downstream/types.js'
+import {JsonText} from '../../downstream/index.js'
 import {formatBytes} from '../../shared/byte-size.js'
 import {LineFramer, LineTooLongError} from '../../shared/line-framing.js'
 import {hasMedia} from '../../shared/media.js'

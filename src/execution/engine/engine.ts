@@ -1,7 +1,7 @@
 import {dirname} from 'node:path'
 
 import type {ExecutionConfig, StateConfig} from '../../config/schema.js'
-import type {ToolHost} from '../../downstream/types.js'
+import type {ToolHost} from '../../downstream/index.js'
 import type {ApprovalPrompter} from '../../permissions/approvals.js'
 import type {PermissionPolicy} from '../../permissions/policy.js'
 import type {PythonInfo, SandboxBackend} from '../../sandbox/backend.js'

@@ -1,4 +1,4 @@
-import type {ToolErrorKind} from '../../downstream/types.js'
+import type {ToolErrorKind} from '../../downstream/index.js'
 import type {PreflightSpec} from '../calls/preflight-spec.js'
 
 import {isRecord} from '../../shared/guards.js'

@@ -1,6 +1,6 @@
 import type {ReceivedSessionFiles} from '../files/session-files.js'
 
-import {JsonText} from '../../downstream/types.js'
+import {JsonText} from '../../downstream/index.js'
 import {FlowMark, type FlowRecord, type FlowRules} from '../../permissions/flows.js'
 import {formatTraceBytes} from '../../shared/byte-size.js'
 import {notKeptText} from '../files/kept-files.js'

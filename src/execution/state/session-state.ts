@@ -1,7 +1,7 @@
 import type {StateConfig} from '../../config/schema.js'
 import type {FlowOrigin} from '../../permissions/flows.js'
 
-import {ToolError} from '../../downstream/types.js'
+import {ToolError} from '../../downstream/index.js'
 import {formatByteLimit} from '../../shared/byte-size.js'
 import {cutAfter} from '../../shared/cut.js'
 import {jsonShapeProblem} from '../../shared/json-shape.js'
