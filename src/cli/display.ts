@@ -1,6 +1,6 @@
 import chalk from 'chalk'
 
-import type {CheckResult} from '../doctor/checks.js'
+import type {CheckResult} from '../doctor/check.js'
 import type {ServerStatus, ToolDescription, ToolInfo} from '../downstream/index.js'
 import type {RunOutcome} from '../execution/index.js'
 

@@ -2,7 +2,8 @@ export {listedProperties} from './calls/arguments.js'
 export {followRefs} from './calls/schema-ref.js'
 export {SchemaValidator} from './calls/validation.js'
 
-export {type ConnectFailure, GENERIC_FIX} from './connection/failure.js'
+export type {ConnectFailure} from './connection/failure-cause.js'
+export {GENERIC_FIX} from './connection/failure.js'
 export {Redactor} from './connection/redactor.js'
 export type {UpstreamClient} from './connection/upstream.js'
 

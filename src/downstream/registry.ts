@@ -3,9 +3,9 @@ import type {CallToolResult} from '@modelcontextprotocol/client'
 import type {UnusableServer} from '../config/degrade.js'
 import type {Config} from '../config/schema.js'
 import type {BackoffOptions} from './connection/backoff.js'
-import type {ConnectFailure} from './connection/failure.js'
+import type {ConnectFailure} from './connection/failure-cause.js'
 import type {UpstreamClient} from './connection/upstream.js'
-import type {TransportFactory} from './transport/transports.js'
+import type {TransportFactory} from './transport/server-transport.js'
 
 import {timeoutSignal, unlessAborted} from '../shared/abortable.js'
 import {downstreamMessageBytes} from '../shared/limits.js'
@@ -19,10 +19,11 @@ import {ServerSupervisor} from './connection/supervisor.js'
 import {type CatalogueEntry, catalogueEntry} from './tools/catalogue.js'
 import {ToolFilter, type UnmatchedRule} from './tools/filter.js'
 import {defaultShapesDir, serverIdentity, ShapeStore} from './tools/shape-store.js'
-import {type HiddenTool, ToolIndex} from './tools/tool-index.js'
+import {ToolIndex} from './tools/tool-index.js'
 import {lookupTool, notConnectedMessage} from './tools/tool-lookup.js'
 import {
   type CallToolOptions,
+  type HiddenTool,
   ResultTooLargeError,
   type ServerStatus,
   startingText,

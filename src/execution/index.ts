@@ -14,9 +14,10 @@ export {resolvePython} from './engine/python.js'
 export {MAX_KEPT_BYTES, MAX_KEPT_FILES} from './files/kept-files.js'
 
 export {CHARS_PER_TOKEN, fitAnswer} from './outcome/answer-limit.js'
-export {type ToolCallTrace, traceLines} from './outcome/format.js'
+export {traceLines} from './outcome/format.js'
 export {type RunOutcome, startFailureOutcome} from './outcome/outcome.js'
 export {type StructuredOutcome, structuredOutcome} from './outcome/structured-outcome.js'
+export type {ToolCallTrace} from './outcome/trace.js'
 
 export {SessionState} from './state/session-state.js'
 export {readStateFile, writeStateFile} from './state/state-file.js'

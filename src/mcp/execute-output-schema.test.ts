@@ -1,8 +1,8 @@
 import {describe, expect, expectTypeOf, it} from 'vitest'
 import {z} from 'zod'
 
-import type {ToolCallTrace} from '../execution/outcome/format.js'
 import type {StructuredOutcome} from '../execution/outcome/structured-outcome.js'
+import type {ToolCallTrace} from '../execution/outcome/trace.js'
 
 import {executionSchema} from '../config/schema.js'
 import {composeOutcome, type RunOutcome} from '../execution/outcome/outcome.js'

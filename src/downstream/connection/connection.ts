@@ -4,7 +4,8 @@ import {createRequire} from 'node:module'
 import type {ServerConfig} from '../../config/schema.js'
 import type {OAuthSession} from '../../oauth/session.js'
 import type {Logger} from '../../shared/log.js'
-import type {ServerTransport, TransportFactory} from '../transport/transports.js'
+import type {ServerTransport, TransportFactory} from '../transport/server-transport.js'
+import type {ConnectFailure} from './failure-cause.js'
 import type {UpstreamClient} from './upstream.js'
 
 import {signInMessage} from '../../oauth/errors.js'
@@ -16,7 +17,7 @@ import {transportPid} from '../transport/stdio-transport.js'
 import {forwardedCapabilities, installForwarding, installRefusals} from './client-requests.js'
 import {DownstreamClient} from './downstream-client.js'
 import {describeError} from './error-text.js'
-import {type ConnectFailure, connectFailure, failure} from './failure.js'
+import {connectFailure, failure} from './failure.js'
 import {listServerTools} from './tool-listing.js'
 
 export interface ConnectionOptions {

@@ -7,7 +7,7 @@
 import {SdkHttpError} from '@modelcontextprotocol/client'
 
 import type {RemoteServerConfig} from '../../config/schema.js'
-import type {FailureCause} from './failure.js'
+import type {FailureCause} from './failure-cause.js'
 
 import {authCommand} from '../../oauth/errors.js'
 import {errnoOf} from '../../shared/errors.js'

@@ -1,6 +1,6 @@
 import type {TokenStore} from '../../oauth/store.js'
 import type {Logger} from '../../shared/log.js'
-import type {TransportFactory} from '../transport/transports.js'
+import type {TransportFactory} from '../transport/server-transport.js'
 import type {BackoffOptions} from './backoff.js'
 import type {UpstreamClient} from './upstream.js'
 

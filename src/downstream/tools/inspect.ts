@@ -1,7 +1,6 @@
 import {minimatch} from 'minimatch'
 
-import type {ToolInfo} from '../types.js'
-import type {HiddenTool} from './tool-index.js'
+import type {HiddenTool, ToolInfo} from '../types.js'
 
 import {cutAfter} from '../../shared/cut.js'
 import {MAX_INSPECT_PATTERN_CHARS, MAX_INSPECTED} from '../../shared/limits.js'

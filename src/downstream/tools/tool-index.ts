@@ -1,20 +1,6 @@
 import type {Logger} from '../../shared/log.js'
 import type {ServerSupervisor} from '../connection/supervisor.js'
-import type {ToolInfo} from '../types.js'
-
-/** A tool a connected server offers that `tools.allow` / `tools.block` or a Claude Code deny rule hides. */
-export interface HiddenTool {
-  tool: ToolInfo
-  /** `hidden by tools.block ("mcp__x__get-env")`, for the CLI. */
-  reason: string
-  /**
-   * Whether a program is told why (a Claude Code deny rule, the user's own refusal); tools.allow /
-   * tools.block curate what exists, so a program is told only that the tool does not (SPEC §4).
-   */
-  told: boolean
-  /** What makes it callable, in one line. */
-  fix: string
-}
+import type {HiddenTool, ToolInfo} from '../types.js'
 
 interface Entry {
   tool: ToolInfo

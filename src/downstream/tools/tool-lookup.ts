@@ -1,5 +1,4 @@
-import type {ToolInfo} from '../types.js'
-import type {HiddenTool} from './tool-index.js'
+import type {HiddenTool, ToolInfo} from '../types.js'
 
 import {cutAfter} from '../../shared/cut.js'
 import {MAX_SUGGESTED_NAME_CHARS} from '../../shared/limits.js'

@@ -6,7 +6,7 @@ import {
 } from '@modelcontextprotocol/client'
 
 import type {RemoteServerConfig} from '../../config/schema.js'
-import type {ServerTransport, TransportOptions} from './transports.js'
+import type {ServerTransport, TransportOptions} from './server-transport.js'
 
 import {
   isTellingResponse,

@@ -9,8 +9,8 @@ import {
 import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
 
 import type {StdioServerConfig} from '../../config/schema.js'
-import type {FailureCause} from '../connection/failure.js'
-import type {ServerTransport, TransportOptions} from './transports.js'
+import type {FailureCause} from '../connection/failure-cause.js'
+import type {ServerTransport, TransportOptions} from './server-transport.js'
 
 import {MAX_STDERR_LINE_BYTES} from '../../shared/limits.js'
 import {type FramedLine, LineFramer} from '../../shared/line-framing.js'

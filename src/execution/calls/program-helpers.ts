@@ -1,7 +1,12 @@
-import type {ProgramState} from '../state/program-state.js'
-
-import {callableTools, InspectError, inspectTools, UnknownServerError} from '../../downstream/index.js'
-import {ToolError, type ToolHost} from '../../downstream/index.js'
+import {
+  callableTools,
+  InspectError,
+  inspectTools,
+  type JsonText,
+  ToolError,
+  type ToolHost,
+  UnknownServerError,
+} from '../../downstream/index.js'
 import {isRecord} from '../../shared/guards.js'
 
 /** A saved program as run_program() runs it (SPEC §17): its code, and main()'s arguments when it has one. */
@@ -18,8 +23,16 @@ export type ProgramLookup = (name: string, args: Record<string, unknown>) => Pro
 /** What a helper answers from: the tools, the program's view of its session's state, the saved programs. */
 export interface HelperContext {
   host: ToolHost
-  state: ProgramState
+  state: HelperState
   programs?: ProgramLookup
+}
+
+/** What the state helpers use of the program's view of its session's state (`ProgramState`). */
+export interface HelperState {
+  store(key: unknown, value: unknown): number
+  load(key: unknown): JsonText | {found: false}
+  forget(key: unknown): boolean
+  readonly session: {keys(): Record<string, number>}
 }
 
 /** A helper a program asks the parent for: its answer, and how the model is told to call it. */

@@ -1,6 +1,6 @@
 import type {ApprovalDecision, PlannedCall} from '../../permissions/approvals.js'
 import type {ChildRequestHandlers} from '../child/index.js'
-import type {ToolCallTrace} from '../outcome/format.js'
+import type {ToolCallTrace} from '../outcome/trace.js'
 import type {HelperName, PlanEntry, ResultMessage} from '../protocol/protocol.js'
 
 import {ToolError, type ToolErrorKind, type ToolHost, type ToolInfo} from '../../downstream/index.js'
@@ -105,6 +105,8 @@ export class ToolCallBroker implements ChildRequestHandlers {
   private readonly runController = new AbortController()
   /** What the helpers answer from. */
   private readonly helperContext: HelperContext
+  /** The program's view of its session's state: what it stores, and its data-flow mark. */
+  private readonly state: ProgramState
 
   constructor(
     private readonly host: ToolHost,
@@ -112,9 +114,10 @@ export class ToolCallBroker implements ChildRequestHandlers {
     private readonly limits: ToolCallLimits,
     private readonly hooks: BrokerHooks = {},
   ) {
+    this.state = hooks.state ?? new ProgramState(new SessionState(DEFAULT_STATE))
     this.helperContext = {
       host,
-      state: hooks.state ?? new ProgramState(new SessionState(DEFAULT_STATE)),
+      state: this.state,
       ...(hooks.programs && {programs: hooks.programs}),
     }
   }
@@ -314,7 +317,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
     }
     // SPEC §12.1: a private source's answer marks the program before the program sees it.
     if (message.ok || message.kind === 'tool_error' || message.kind === 'schema_mismatch')
-      this.helperContext.state.flow.received(call.tool)
+      this.state.flow.received(call.tool)
     if (call.cancelled) trace.error = CANCELLED_BY_PROGRAM
     else if (!message.ok) trace.error = traceError(message.error)
     if (call.approval) trace.approval = call.approval

@@ -34,7 +34,6 @@ import {childLimits, programBounds} from './program-bounds.js'
 import {ProgramSlots, type SlotRelease} from './program-slots.js'
 import {WarmPool, warmPoolMax} from './warm-pool.js'
 
-export type {ToolCallTrace} from '../outcome/format.js'
 export {type RunOutcome, startFailureOutcome} from '../outcome/outcome.js'
 
 export interface ProgramEngineOptions {

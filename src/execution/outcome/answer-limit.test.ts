@@ -3,7 +3,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 
-import type {ToolCallTrace} from './format.js'
+import type {ToolCallTrace} from './trace.js'
 
 import {executionSchema} from '../../config/schema.js'
 import {answerChars, cutOutput, fitAnswer} from './answer-limit.js'

@@ -1,6 +1,8 @@
 import {describe, expect, test} from 'vitest'
 
-import {formatOutcome, type OutcomeSummary, type ToolCallTrace} from './format.js'
+import type {ToolCallTrace} from './trace.js'
+
+import {formatOutcome, type OutcomeSummary} from './format.js'
 
 const base: OutcomeSummary = {
   ok: true,

@@ -1,19 +1,9 @@
+import type {ToolCallTrace} from './trace.js'
+
 import {formatTraceBytes} from '../../shared/byte-size.js'
 import {shortenJson} from '../../shared/shorten-json.js'
 import {type KeptFiles, keptFilesLines} from '../files/kept-files.js'
 import {traceError} from './trace.js'
-
-/** One tool call of a program, as reported in `tool_calls` (SPEC §5). */
-export interface ToolCallTrace {
-  tool: string
-  args: Record<string, unknown>
-  ok: boolean
-  /** Duration, rounded to whole milliseconds. */
-  ms: number
-  error?: string
-  /** Set for a call that needed the user's approval (SPEC §12). */
-  approval?: 'approved' | 'denied'
-}
 
 export interface OutcomeSummary {
   ok: boolean

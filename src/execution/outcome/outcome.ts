@@ -3,10 +3,11 @@ import type {ChildEnd} from '../child/index.js'
 import type {KeptFile, KeptFiles} from '../files/kept-files.js'
 import type {ShownImage} from '../protocol/protocol.js'
 import type {StateChange} from '../state/program-state.js'
+import type {ToolCallTrace} from './trace.js'
 
 import {PtcError} from '../../shared/errors.js'
 import {stateTraceLines} from '../state/program-state.js'
-import {outcomeTextParts, type OutcomeTextParts, type ToolCallTrace} from './format.js'
+import {outcomeTextParts, type OutcomeTextParts} from './format.js'
 
 /** What `execute_program` returns: `text` is SPEC §8, the rest its structured content. */
 export interface RunOutcome {

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import type {ToolCallTrace} from './format.js'
+import type {ToolCallTrace} from './trace.js'
 
 import {executionSchema} from '../../config/schema.js'
 import {composeOutcome, type RunOutcome} from './outcome.js'

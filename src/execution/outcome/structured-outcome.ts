@@ -1,5 +1,5 @@
-import type {ToolCallTrace} from './format.js'
 import type {RunOutcome} from './outcome.js'
+import type {ToolCallTrace} from './trace.js'
 
 import {USUAL_SANDBOX_TIERS} from '../../sandbox/index.js'
 import {boundedCall} from './trace.js'

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import type {ToolCallTrace} from './format.js'
+import type {ToolCallTrace} from './trace.js'
 
 import {boundedCall, MAX_TRACE_ARGS_CHARS, traceArgs, traceError, traceTool} from './trace.js'
 

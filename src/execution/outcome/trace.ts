@@ -1,8 +1,18 @@
-import type {ToolCallTrace} from './format.js'
-
 import {cutWithin} from '../../shared/cut.js'
 import {isRecord} from '../../shared/guards.js'
 import {shortenJson} from '../../shared/shorten-json.js'
+
+/** One tool call of a program, as reported in `tool_calls` (SPEC §5). */
+export interface ToolCallTrace {
+  tool: string
+  args: Record<string, unknown>
+  ok: boolean
+  /** Duration, rounded to whole milliseconds. */
+  ms: number
+  error?: string
+  /** Set for a call that needed the user's approval (SPEC §12). */
+  approval?: 'approved' | 'denied'
+}
 
 /** Each call's `args` in the trace, as JSON text, at most this long (SPEC §5). */
 export const MAX_TRACE_ARGS_CHARS = 200
