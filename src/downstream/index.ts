@@ -14,7 +14,8 @@ export {deferredRegistry} from './deferred-registry.js'
  * The registry, and with it every transport and the MCP client, loads on first use
  * (`loadToolRegistry`): serve answers its client before any server connects.
  */
-export type {DownstreamServerStatus, ToolRegistry} from './registry.js'
+export type {DownstreamServerStatus} from './registry-options.js'
+export type {ToolRegistry} from './registry.js'
 export {defaultCatalogueDir, readCatalogue, writeCatalogueEntry} from './tools/catalogue-cache.js'
 
 export type {CatalogueEntry} from './tools/catalogue.js'
