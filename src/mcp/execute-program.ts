@@ -12,13 +12,14 @@ import {pathToFileURL} from 'node:url'
 import type {ExecutionConfig} from '../config/schema.js'
 import type {ProgramEngine, RunOutcome} from '../execution/engine.js'
 import type {ProgramLookup} from '../execution/program-helpers.js'
+import type {ApprovalPrompter} from '../permissions/approvals.js'
 import type {Runtime} from '../runtime.js'
 import type {Logger} from '../shared/log.js'
 import type {Caller} from './caller.js'
 import type {UpstreamBridge} from './upstream-bridge.js'
 
 import {fitAnswer} from '../execution/answer-limit.js'
-import {startFailureOutcome} from '../execution/outcome.js'
+import {composeOutcome, startFailureOutcome} from '../execution/outcome.js'
 import {structuredOutcome} from '../execution/structured-outcome.js'
 import {type RecordedCall, recordingHost} from '../programs/recording.js'
 import {programLookup} from '../programs/run-program.js'
@@ -176,7 +177,7 @@ function programCall(
         programs: await savedProgramLookup(runtime),
       }
       const run: ProgramEngine['run'] = caller
-        ? (...args) => runFor(caller, engine, ...args)
+        ? (...args) => runFor(caller, engine, execution, ...args)
         : engine.run.bind(engine)
       const saveAfter = async (outcome: RunOutcome, ask: SaveQuestion): Promise<RunOutcome> =>
         options.save
@@ -195,7 +196,7 @@ function programCall(
         const outcome = await run(code, {
           ...report,
           signal: ctx.mcpReq.signal,
-          prompter: elicitationPrompter(server, ctx),
+          prompter: scoped(elicitationPrompter(server, ctx), caller),
         })
         markStep(steps, 'outcome')
         const result = toCallResult(
@@ -214,7 +215,7 @@ function programCall(
             const outcome = await run(code, {
               ...report,
               signal: round.signal,
-              prompter: inputRequestPrompter(capabilities, round.ask, round.rounds),
+              prompter: scoped(inputRequestPrompter(capabilities, round.ask, round.rounds), caller),
             })
             return saveAfter(outcome, modernSaveQuestion(capabilities, round))
           },
@@ -240,12 +241,18 @@ async function savedProgramLookup(runtime: Runtime): Promise<ProgramLookup | und
   }
 }
 
-/** Runs a caller's program, telling the caller when it starts and ends. */
+/** Runs a caller's program if the caller's limits admit it, telling the caller when it starts and ends. */
 async function runFor(
   caller: Caller,
   engine: ProgramEngine,
+  execution: ExecutionConfig,
   ...args: Parameters<ProgramEngine['run']>
 ): Promise<RunOutcome> {
+  const refused = await caller.admit?.()
+  if (refused !== undefined) {
+    const nothing = {output: '', toolCalls: [], elapsedMs: 0, sandbox: ''}
+    return composeOutcome({...nothing, end: {kind: 'crashed', reason: ''}, startFailure: refused}, execution)
+  }
   caller.onStart?.()
   let outcome: RunOutcome | undefined
   try {
@@ -254,6 +261,12 @@ async function runFor(
   } finally {
     await caller.onEnd?.(outcome)
   }
+}
+
+/** A prompter whose "for the session" answers hold for the caller only (SPEC §18). */
+function scoped(prompter: ApprovalPrompter, caller: Caller | undefined): ApprovalPrompter {
+  if (caller) prompter.scope = caller.scope?.() ?? caller.principal
+  return prompter
 }
 
 /** A request of the 2026-07-28 protocol (or later): it names its revision in its envelope. */
