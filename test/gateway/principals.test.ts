@@ -70,7 +70,10 @@ describe('gateway.per_principal', () => {
   it('refuses programs beyond programs_per_minute, counted across replicas; others still run', async () => {
     // All of them in one minute window of the count.
     const left = 60 - ((Date.now() / 1000) % 60)
-    if (left < 20) await new Promise((done) => setTimeout(done, left * 1000 + 100))
+    if (left < 20)
+      await new Promise((done) => {
+        setTimeout(done, left * 1000 + 100)
+      })
     const results = []
     for (let i = 0; i <= PER_MINUTE; i++) {
       const {answer} = await program(replicas[i % 2]!, TOKENS.carol, `print("run ${i}")`)
