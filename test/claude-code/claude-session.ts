@@ -355,14 +355,7 @@ export async function runClaudeSession(options: SessionOptions): Promise<Session
     succeed(
       await spawnCollect(
         CLAUDE,
-        [
-          'mcp',
-          'add',
-          '--scope',
-          'user',
-          PTC,
-          ...registration(options, configPath),
-        ],
+        ['mcp', 'add', '--scope', 'user', PTC, ...registration(options, configPath)],
         {cwd: projectDir, env, timeoutMs: 60_000},
       ).done,
       'claude mcp add',
