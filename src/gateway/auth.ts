@@ -1,6 +1,7 @@
 import {createHash, timingSafeEqual} from 'node:crypto'
 
 import type {GatewayConfig} from '../config/schema.js'
+import type {Logger} from '../shared/log.js'
 
 import {expandString} from '../config/expand.js'
 import {PtcError} from '../shared/errors.js'
@@ -85,8 +86,12 @@ export class GatewayAuth {
     readonly jwt: JwtAuth | undefined,
   ) {}
 
-  static fromConfig(auth: GatewayConfig['auth'], env: NodeJS.ProcessEnv = process.env): GatewayAuth {
-    return new GatewayAuth(BearerAuth.fromConfig(auth, env), auth.oauth && new JwtAuth(auth.oauth))
+  static fromConfig(
+    auth: GatewayConfig['auth'],
+    env: NodeJS.ProcessEnv = process.env,
+    logger?: Logger,
+  ): GatewayAuth {
+    return new GatewayAuth(BearerAuth.fromConfig(auth, env), auth.oauth && new JwtAuth(auth.oauth, logger))
   }
 
   /** Whether any authentication is configured: without it, only loopback may listen. */

@@ -2,6 +2,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {JwtIssuer} from '../../test/helpers/jwt-issuer.js'
 import {gatewaySchema} from '../config/schema.js'
+import {silentLogger} from '../shared/log.js'
 import {GatewayAuth} from './auth.js'
 
 const RESOURCE = 'https://mcp.example.com/mcp'
@@ -72,6 +73,20 @@ describe('GatewayAuth with gateway.auth.oauth (JWT access tokens)', () => {
       scopes_supported: ['mcp'],
       resource_name: 'ptc-mcp gateway',
     })
+  })
+
+  it("refuses every token while the issuer's keys cannot be read, and tells the operator", async () => {
+    const warnings: string[] = []
+    const logger = {...silentLogger, warn: (message: string) => warnings.push(message)}
+    const {auth: config} = gatewaySchema.parse({
+      auth: {oauth: {issuer: issuer.url, jwks_uri: 'http://127.0.0.1:9/jwks', resource: RESOURCE}},
+    })
+    const unreachable = GatewayAuth.fromConfig(config, {}, logger)
+    const token = await issuer.token({aud: RESOURCE})
+    expect(await unreachable.authenticate(bearer(token))).toEqual({
+      refused: "the issuer's keys (jwks_uri) could not be read",
+    })
+    expect(warnings).toEqual([expect.stringContaining('oauth: http://127.0.0.1:9/jwks: ')])
   })
 
   it('refuses a principal claim that is missing or holds control characters', async () => {

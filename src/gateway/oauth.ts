@@ -2,9 +2,13 @@ import {getOAuthProtectedResourceMetadataUrl} from '@modelcontextprotocol/server
 import {createRemoteJWKSet, errors, type JWTPayload, jwtVerify} from 'jose'
 
 import type {GatewayConfig} from '../config/schema.js'
+import type {Logger} from '../shared/log.js'
 
 /** The longest principal a token may name: state keys and logs stay small. */
 const MAX_PRINCIPAL_CHARS = 256
+
+/** The issuer's keys could not be fetched: the token was not checked. */
+const KEYS_UNREADABLE = "the issuer's keys (jwks_uri) could not be read"
 
 /** Clocks of the issuer and the gateway may differ by this much. */
 const CLOCK_TOLERANCE_SECONDS = 30
@@ -25,7 +29,10 @@ export class JwtAuth {
   /** Where the metadata is published, as clients reach it (the path-suffixed form of RFC 9728). */
   readonly metadataUrl: string
 
-  constructor(private readonly config: OAuthConfig) {
+  constructor(
+    private readonly config: OAuthConfig,
+    private readonly logger?: Logger,
+  ) {
     this.keys = createRemoteJWKSet(new URL(config.jwks_uri))
     this.metadataUrl = getOAuthProtectedResourceMetadataUrl(new URL(config.resource))
   }
@@ -48,7 +55,11 @@ export class JwtAuth {
       })
       payload = verified.payload
     } catch (error) {
-      return {refused: refusal(error)}
+      const refused = refusal(error)
+      // The operator's problem, not the caller's: said where the operator looks.
+      if (refused === KEYS_UNREADABLE)
+        this.logger?.warn(`oauth: ${config.jwks_uri}: ${(error as Error).message}`)
+      return {refused}
     }
     const missing = config.scopes.filter((scope) => !scopesOf(payload).includes(scope))
     if (missing.length > 0) return {refused: `the token lacks the scope ${missing.join(', ')}`}
@@ -104,6 +115,6 @@ function refusal(error: unknown): string {
     error instanceof errors.JWKSInvalid ||
     !(error instanceof errors.JOSEError)
   )
-    return "the issuer's keys (jwks_uri) could not be read"
+    return KEYS_UNREADABLE
   return 'the token is not a valid JWT access token'
 }

@@ -85,7 +85,7 @@ class Gateway {
 
   static async start(runtime: Runtime, options: GatewayOptions): Promise<Gateway> {
     const {gateway} = runtime.config
-    const auth = GatewayAuth.fromConfig(gateway.auth)
+    const auth = GatewayAuth.fromConfig(gateway.auth, process.env, runtime.logger.child('auth'))
     if (!auth.configured && !isLoopbackHost(options.host)) {
       throw new PtcError('USAGE', `listening on ${options.host} (beyond loopback) needs authentication`, {
         suggestion:
