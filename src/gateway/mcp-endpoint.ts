@@ -141,7 +141,11 @@ export class McpEndpoint {
       principal,
       state: () => store.open(owner()),
       scope: owner,
-      admit: () => limits.admit(principal),
+      async admit() {
+        const refused = await limits.admit(principal)
+        if (refused !== undefined) metrics.limited()
+        return refused
+      },
       onStart() {
         starts.push(Date.now())
         metrics.started()

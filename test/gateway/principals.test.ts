@@ -63,6 +63,8 @@ describe('gateway.per_principal', () => {
       expect(text).toContain('gateway.per_principal.max_concurrent_programs: 1')
       expect(text).toContain('nothing ran')
     }
+    const metrics = await (await fetch(`${replicas[0]!}/metrics`)).text()
+    expect(metrics).toMatch(/^ptc_programs_total\{outcome="limited"\} 2$/m)
     // Once it ended, the slot is free again.
     expect(outcomeOf((await program(replicas[0]!, TOKENS.bob, 'print("again")')).answer).ok).toBe(true)
   })
