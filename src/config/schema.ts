@@ -341,6 +341,37 @@ export const serveSchema = z
   })
   .describe('How `ptc-mcp serve` presents its tools to the client (SPEC §5).')
 
+const gatewayOAuthSchema = z
+  .strictObject({
+    issuer: z
+      .string()
+      .refine(isHttpUrl, 'expected a URL (http:// or https://)')
+      .describe("The authorization server's issuer URL, as tokens' iss claim names it."),
+    jwks_uri: z
+      .string()
+      .refine(isHttpUrl, 'expected a URL (http:// or https://)')
+      .describe("Where the issuer publishes its signing keys (JWKS), e.g. its metadata's jwks_uri."),
+    resource: z
+      .string()
+      .refine(isHttpUrl, 'expected a URL (http:// or https://)')
+      .describe(
+        'The /mcp URL clients reach (https://mcp.example.com/mcp): the RFC 9728 resource, and the audience tokens must name unless audience is set.',
+      ),
+    audience: z.string().min(1).optional().describe('The aud tokens must carry. Default: resource.'),
+    principal_claim: z
+      .string()
+      .min(1)
+      .default('sub')
+      .describe("The token's claim that names the principal (their state, approvals and limits)."),
+    scopes: z
+      .array(z.string().min(1))
+      .default([])
+      .describe('Scopes every token must carry (scope or scp claim); advertised in the metadata.'),
+  })
+  .describe(
+    "OAuth 2.1 resource server: JWT access tokens checked against the issuer's JWKS (signature, iss, aud, exp).",
+  )
+
 export const gatewaySchema = z
   .strictObject({
     auth: z
@@ -360,6 +391,7 @@ export const gatewaySchema = z
           )
           .default([])
           .describe('Bearer tokens, one per principal (`Authorization: Bearer ...`).'),
+        oauth: gatewayOAuthSchema.optional(),
       })
       .default({bearer: []})
       .describe(
@@ -378,6 +410,23 @@ export const gatewaySchema = z
     shutdown_seconds: positiveSeconds('On SIGTERM, how long running programs may take to finish.').default(
       30,
     ),
+    per_principal: z
+      .strictObject({
+        max_concurrent_programs: positiveInt(
+          'Programs one principal may have running at once in each replica (paused ones count).',
+        ).default(4),
+        programs_per_minute: positiveInt(
+          'Programs one principal may start in a minute, across replicas when gateway.store is Redis.',
+        ).default(60),
+      })
+      .default({max_concurrent_programs: 4, programs_per_minute: 60})
+      .describe(
+        "Each principal's share of the gateway: a program over a limit is refused, and nothing runs.",
+      ),
+    metrics_auth: z
+      .boolean()
+      .default(false)
+      .describe('/metrics asks for a token of gateway.auth, as /mcp does (false: it answers anyone).'),
   })
   .describe('The team gateway (`ptc-mcp serve --http`): who may call it, and where replicas share state.')
 

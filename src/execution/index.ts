@@ -15,7 +15,7 @@ export {MAX_KEPT_BYTES, MAX_KEPT_FILES} from './files/kept-files.js'
 
 export {CHARS_PER_TOKEN, fitAnswer} from './outcome/answer-limit.js'
 export {traceLines} from './outcome/format.js'
-export {type RunOutcome, startFailureOutcome} from './outcome/outcome.js'
+export {composeOutcome, type RunOutcome, startFailureOutcome} from './outcome/outcome.js'
 export {type StructuredOutcome, structuredOutcome} from './outcome/structured-outcome.js'
 export type {ToolCallTrace} from './outcome/trace.js'
 

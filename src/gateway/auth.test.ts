@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {BearerAuth, isLoopbackHost, unauthorized} from './auth.js'
+import {BearerAuth, GatewayAuth, isLoopbackHost} from './auth.js'
 
 const env = {ALICE: 'alice-0123456789abcdef', BOB: 'bob-0123456789abcdef00', SHORT: 'short'}
 const auth = BearerAuth.fromConfig(
@@ -40,12 +40,23 @@ describe('BearerAuth', () => {
   })
 
   it('answers 401 with WWW-Authenticate, saying whether a token was presented', async () => {
-    const missing = unauthorized(false)
+    const gateway = GatewayAuth.fromConfig({bearer: [{principal: 'alice', token: '${ALICE}'}]}, env)
+    expect(await gateway.authenticate(`Bearer ${env.ALICE}`)).toEqual({principal: 'alice'})
+    const none = await gateway.authenticate()
+    expect(none).toEqual({})
+    const missing = gateway.unauthorized(none)
     expect(missing.status).toBe(401)
     expect(missing.headers.get('www-authenticate')).toBe('Bearer realm="ptc-mcp"')
-    const wrong = unauthorized(true)
-    expect(wrong.headers.get('www-authenticate')).toBe('Bearer realm="ptc-mcp", error="invalid_token"')
+    const wrong = gateway.unauthorized(await gateway.authenticate(`Bearer ${env.BOB}`))
+    expect(wrong.headers.get('www-authenticate')).toBe(
+      'Bearer realm="ptc-mcp", error="invalid_token", error_description="the bearer token is not one of gateway.auth.bearer"',
+    )
     expect(await wrong.text()).toContain('nothing ran')
+    const basic = await gateway.authenticate(`Basic ${env.ALICE}`)
+    expect(basic).toEqual({refused: 'the Authorization header is not "Bearer <token>"'})
+    expect(gateway.unauthorized(basic).headers.get('www-authenticate')).toContain(
+      `error_description="the Authorization header is not 'Bearer <token>'"`,
+    )
   })
 
   it('tells loopback hosts from the rest', () => {

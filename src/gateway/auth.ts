@@ -1,9 +1,11 @@
 import {createHash, timingSafeEqual} from 'node:crypto'
 
 import type {GatewayConfig} from '../config/schema.js'
+import type {Logger} from '../shared/log.js'
 
 import {expandString} from '../config/expand.js'
 import {PtcError} from '../shared/errors.js'
+import {JwtAuth} from './oauth.js'
 
 /** Tokens shorter than this are refused at start: a guessable token is no authentication. */
 export const MIN_TOKEN_CHARS = 16
@@ -70,16 +72,63 @@ export class BearerAuth {
   }
 }
 
-/** The 401 answer: nothing ran. */
-export function unauthorized(presented: boolean): Response {
-  const error = presented ? ', error="invalid_token"' : ''
-  const text = presented
-    ? 'the bearer token is not one of gateway.auth.bearer: nothing ran'
-    : 'this gateway requires Authorization: Bearer <token>: nothing ran'
-  return Response.json(
-    {jsonrpc: '2.0', id: null, error: {code: -32_001, message: text}},
-    {status: 401, headers: {'WWW-Authenticate': `Bearer realm="${REALM}"${error}`}},
-  )
+/** Who a request comes from, or why it is refused (`refused` undefined: it presented no token). */
+export type Authentication = {principal: string} | {refused?: string}
+
+/**
+ * Who may call the gateway (SPEC §18): bearer tokens of gateway.auth.bearer, and, with
+ * gateway.auth.oauth, JWT access tokens of the issuer. A token of neither is refused.
+ */
+export class GatewayAuth {
+  private constructor(
+    private readonly bearer: BearerAuth,
+    /** Set with gateway.auth.oauth. */
+    readonly jwt: JwtAuth | undefined,
+  ) {}
+
+  static fromConfig(
+    auth: GatewayConfig['auth'],
+    env: NodeJS.ProcessEnv = process.env,
+    logger?: Logger,
+  ): GatewayAuth {
+    return new GatewayAuth(BearerAuth.fromConfig(auth, env), auth.oauth && new JwtAuth(auth.oauth, logger))
+  }
+
+  /** Whether any authentication is configured: without it, only loopback may listen. */
+  get configured(): boolean {
+    return this.bearer.configured || this.jwt !== undefined
+  }
+
+  async authenticate(authorization?: null | string): Promise<Authentication> {
+    if (authorization === undefined || authorization === null) return {}
+    const principal = this.bearer.principalOf(authorization)
+    if (principal !== undefined) return {principal}
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1]
+    if (token === undefined) return {refused: 'the Authorization header is not "Bearer <token>"'}
+    if (this.jwt && JwtAuth.looksLikeJwt(token)) return this.jwt.principalOf(token)
+    return {
+      refused: this.jwt
+        ? 'the token is neither a bearer token of gateway.auth.bearer nor a JWT'
+        : 'the bearer token is not one of gateway.auth.bearer',
+    }
+  }
+
+  /** The 401 answer: nothing ran. With OAuth, `WWW-Authenticate` names the metadata a sign-in starts from. */
+  unauthorized(refused: Authentication): Response {
+    const why = 'refused' in refused ? refused.refused : undefined
+    const params = [`realm="${REALM}"`]
+    if (this.jwt) params.push(`resource_metadata="${this.jwt.metadataUrl}"`)
+    if (why !== undefined)
+      params.push('error="invalid_token"', `error_description="${why.replaceAll('"', "'")}"`)
+    const text =
+      why === undefined
+        ? `this gateway requires Authorization: Bearer <token>${this.jwt ? ' (sign in with the issuer named in the resource metadata)' : ''}: nothing ran`
+        : `${why}: nothing ran`
+    return Response.json(
+      {jsonrpc: '2.0', id: null, error: {code: -32_001, message: text}},
+      {status: 401, headers: {'WWW-Authenticate': `Bearer ${params.join(', ')}`}},
+    )
+  }
 }
 
 function sha256(text: string): Buffer {

@@ -9,9 +9,11 @@ import {
 import {randomUUID} from 'node:crypto'
 
 import type {Caller} from '../mcp/caller.js'
+import type {ServerCatalogue} from '../mcp/server-catalogue.js'
 import type {Runtime} from '../runtime.js'
 import type {Logger} from '../shared/log.js'
 import type {GatewayMetrics} from './metrics.js'
+import type {PrincipalLimits} from './principal-limits.js'
 import type {PausedRegistry, StateStore} from './state-store.js'
 
 import {createMcpServer} from '../mcp/server.js'
@@ -33,6 +35,10 @@ export interface EndpointOptions {
   version: string
   store: StateStore
   metrics: GatewayMetrics
+  /** Each principal's share: programs at once, programs a minute. */
+  limits: PrincipalLimits
+  /** The downstream servers, for the instructions (SPEC §5). */
+  catalogue?: ServerCatalogue
   /** Where paused programs are, shared by replicas (Redis); absent for one replica. */
   paused?: PausedRegistry
 }
@@ -119,25 +125,33 @@ export class McpEndpoint {
   }
 
   private createServer(principal: string, session?: () => string | undefined): McpServer {
-    const {runtime, logger, version} = this.options
-    return createMcpServer(runtime, logger, version, {caller: this.caller(principal, session)})
+    const {runtime, logger, version, catalogue} = this.options
+    return createMcpServer(runtime, logger, version, {catalogue, caller: this.caller(principal, session)})
   }
 
   /** What the principal's programs keep, and the metrics they count. */
   private caller(principal: string, session?: () => string | undefined): Caller {
-    const {store, metrics, paused, runtime} = this.options
+    const {store, metrics, paused, runtime, limits} = this.options
     const pauseSeconds = Math.ceil(runtime.permissions.approvalTimeoutMs / 1000)
-    // Principals have no ':' (the config's pattern): `alice` and `alice:<session>` cannot collide.
-    const owner = () => (session ? `${principal}:${session() ?? ''}` : principal)
+    // A principal from a token may hold ':': encoded, it cannot, so `alice` and `alice:<session>` never collide.
+    const name = encodeURIComponent(principal)
+    const owner = () => (session ? `${name}:${session() ?? ''}` : name)
     const starts: number[] = []
     return {
       principal,
       state: () => store.open(owner()),
+      scope: owner,
+      async admit() {
+        const refused = await limits.admit(principal)
+        if (refused !== undefined) metrics.limited()
+        return refused
+      },
       onStart() {
         starts.push(Date.now())
         metrics.started()
       },
       async onEnd(outcome) {
+        limits.release(principal)
         await store.flush()
         metrics.finished(outcome, Date.now() - (starts.shift() ?? Date.now()))
       },

@@ -28,6 +28,11 @@ export class GatewayMetrics {
     }
   }
 
+  /** A program refused before it started: its principal was over a limit of gateway.per_principal. */
+  limited(): void {
+    bump(this.programs, 'outcome="limited"')
+  }
+
   /** An HTTP answer of /mcp, by status (401s included). */
   answered(status: number): void {
     bump(this.requests, `status="${status}"`)
@@ -36,7 +41,7 @@ export class GatewayMetrics {
   /** The exposition text; `queued` is read from the engine when it has started. */
   text(queued: number): string {
     const lines = [
-      '# HELP ptc_programs_total Programs ended, by outcome.',
+      '# HELP ptc_programs_total Programs ended, by outcome (limited: refused by gateway.per_principal, never started).',
       '# TYPE ptc_programs_total counter',
       ...series('ptc_programs_total', this.programs),
       '# HELP ptc_tool_calls_total Tool calls made by programs, by downstream server.',
@@ -60,7 +65,7 @@ export class GatewayMetrics {
   }
 }
 
-/** ok, timeout, busy (refused: the queue was full), cancelled, or error (it raised, a limit). */
+/** ok, timeout, busy (refused: the queue was full), cancelled, or error (it raised, a limit); `limited` is counted apart. */
 function outcomeLabel(outcome: RunOutcome): string {
   if (outcome.ok) return 'ok'
   const error = outcome.error ?? ''

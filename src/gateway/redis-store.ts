@@ -2,6 +2,7 @@ import {createHash} from 'node:crypto'
 
 import type {StateConfig} from '../config/schema.js'
 import type {Logger} from '../shared/log.js'
+import type {StartCounter} from './principal-limits.js'
 import type {PausedRegistry, StateStore} from './state-store.js'
 
 import {SessionState} from '../execution/index.js'
@@ -13,6 +14,8 @@ type RedisClient = Awaited<ReturnType<typeof connectRedis>>
 const KEY_PREFIX = 'ptc-mcp:state:'
 /** Each paused program's owner, under the SHA-256 of its requestState. */
 const PAUSED_PREFIX = 'ptc-mcp:paused:'
+/** Programs a principal started in one window of the rate limit: `<principal>:<window>`. */
+const RATE_PREFIX = 'ptc-mcp:started:'
 
 /**
  * State shared by replicas through Redis (`gateway.store: redis://...`, SPEC §18). A program starts
@@ -21,7 +24,7 @@ const PAUSED_PREFIX = 'ptc-mcp:paused:'
  * write. The bounds of §6.2 are checked against what the program started with. Files left in
  * ./session/ stay in the replica's memory for that program only.
  */
-export class RedisStateStore implements PausedRegistry, StateStore {
+export class RedisStateStore implements PausedRegistry, StartCounter, StateStore {
   private readonly pending = new Set<Promise<unknown>>()
 
   private constructor(
@@ -62,6 +65,16 @@ export class RedisStateStore implements PausedRegistry, StateStore {
 
   async ownerOf(requestState: string): Promise<string | undefined> {
     return (await this.client.get(pausedKey(requestState))) ?? undefined
+  }
+
+  async countStart(principal: string, windowSeconds: number): Promise<{count: number; resetSeconds: number}> {
+    const now = Date.now() / 1000
+    const window = Math.floor(now / windowSeconds)
+    const key = `${RATE_PREFIX}${principal}:${window}`
+    const [count] = (await this.client.multi().incr(key).expire(key, windowSeconds).exec()) as unknown as [
+      number,
+    ]
+    return {count, resetSeconds: Math.ceil((window + 1) * windowSeconds - now)}
   }
 
   async flush(): Promise<void> {

@@ -4,14 +4,17 @@ import {hostname} from 'node:os'
 import type {ProgramEngine} from '../execution/index.js'
 import type {PausedRegistry, StateStore} from './state-store.js'
 
+import {defaultCatalogueDir} from '../downstream/index.js'
+import {ServerCatalogue} from '../mcp/server-catalogue.js'
 import {Runtime} from '../runtime.js'
 import {PtcError} from '../shared/errors.js'
 import {CLIENT_MESSAGE_BYTES} from '../shared/limits.js'
 import {createLogger, type Logger, type LogLevel} from '../shared/log.js'
-import {BearerAuth, isLoopbackHost, unauthorized} from './auth.js'
+import {GatewayAuth, isLoopbackHost} from './auth.js'
 import {McpEndpoint} from './mcp-endpoint.js'
 import {GatewayMetrics} from './metrics.js'
 import {sendWebResponse, textResponse, toWebRequest} from './node-http.js'
+import {MemoryStartCounter, PrincipalLimits, type StartCounter} from './principal-limits.js'
 import {MemoryStateStore} from './state-store.js'
 
 export interface GatewayOptions {
@@ -51,7 +54,7 @@ export async function runGateway(options: GatewayOptions): Promise<void> {
 interface GatewayParts {
   runtime: Runtime
   server: Server
-  auth: BearerAuth
+  auth: GatewayAuth
   store: StateStore
   endpoint: McpEndpoint
   metrics: GatewayMetrics
@@ -64,7 +67,7 @@ class Gateway {
 
   private readonly runtime: Runtime
   private readonly server: Server
-  private readonly auth: BearerAuth
+  private readonly auth: GatewayAuth
   private readonly store: StateStore
   private readonly endpoint: McpEndpoint
   private readonly metrics: GatewayMetrics
@@ -82,21 +85,34 @@ class Gateway {
 
   static async start(runtime: Runtime, options: GatewayOptions): Promise<Gateway> {
     const {gateway} = runtime.config
-    const auth = BearerAuth.fromConfig(gateway.auth)
+    const auth = GatewayAuth.fromConfig(gateway.auth, process.env, runtime.logger.child('auth'))
     if (!auth.configured && !isLoopbackHost(options.host)) {
       throw new PtcError('USAGE', `listening on ${options.host} (beyond loopback) needs authentication`, {
         suggestion:
-          'add gateway.auth.bearer: [{principal: alice, token: "${ALICE_TOKEN}"}] to the config, or listen on --host 127.0.0.1',
+          'add gateway.auth.bearer: [{principal: alice, token: "${ALICE_TOKEN}"}] or gateway.auth.oauth to the config, or listen on --host 127.0.0.1',
       })
     }
     const store = await openStore(runtime, runtime.logger)
     const metrics = new GatewayMetrics()
+    // The servers' catalogue in the instructions, as stdio serve gives it (SPEC §5).
+    const catalogue = await ServerCatalogue.load(
+      runtime.config.servers,
+      defaultCatalogueDir(),
+      runtime.logger,
+    )
+    catalogue.follow(runtime.registry)
     const endpoint = new McpEndpoint({
       runtime,
       logger: runtime.logger,
       version: options.version,
       store,
       metrics,
+      catalogue,
+      limits: new PrincipalLimits(
+        gateway.per_principal,
+        'countStart' in store ? (store as StartCounter & StateStore) : new MemoryStartCounter(),
+        runtime.logger,
+      ),
       paused: 'ownerOf' in store ? (store as PausedRegistry & StateStore) : undefined,
     })
     const server = createServer()
@@ -146,11 +162,11 @@ class Gateway {
   }
 
   private async answer(req: IncomingMessage): Promise<Response> {
-    const path = (req.url ?? '/').split('?')[0]
+    const path = (req.url ?? '/').split('?')[0] ?? '/'
     if (path === '/healthz') return textResponse(200, 'ok\n')
     if (path === '/readyz') return this.readiness()
-    if (path === '/metrics')
-      return textResponse(200, this.metrics.text(this.engine?.queued ?? 0), 'text/plain; version=0.0.4')
+    if (path === '/metrics') return this.metricsText(req)
+    if (this.auth.jwt?.servesMetadataAt(path)) return Response.json(this.auth.jwt.metadata())
     if (path !== '/mcp') return textResponse(404, 'not found: the MCP endpoint is /mcp\n')
     const response = await this.mcp(req)
     this.metrics.answered(response.status)
@@ -159,15 +175,31 @@ class Gateway {
 
   private async mcp(req: IncomingMessage): Promise<Response> {
     // Nothing is read or run before the caller is known.
-    const {authorization} = req.headers
-    const principal = this.auth.configured ? this.auth.principalOf(authorization) : LOCAL_PRINCIPAL
-    if (principal === undefined) return unauthorized(authorization !== undefined)
+    const principal = await this.principalOf(req)
+    if (typeof principal !== 'string') return principal
     if (this.draining)
       return textResponse(503, 'this gateway replica is shutting down: send it to another one\n')
     const request = await toWebRequest(req, CLIENT_MESSAGE_BYTES)
     if (request === 'too large')
       return textResponse(413, `the request is over ${CLIENT_MESSAGE_BYTES} bytes\n`)
     return this.endpoint.handle(request, principal)
+  }
+
+  /** The caller's principal, or the 401 that refuses them. */
+  private async principalOf(req: IncomingMessage): Promise<Response | string> {
+    if (!this.auth.configured) return LOCAL_PRINCIPAL
+    const authentication = await this.auth.authenticate(req.headers.authorization)
+    if ('principal' in authentication) return authentication.principal
+    return this.auth.unauthorized(authentication)
+  }
+
+  /** Prometheus text; with gateway.metrics_auth, only for a token of gateway.auth. */
+  private async metricsText(req: IncomingMessage): Promise<Response> {
+    if (this.runtime.config.gateway.metrics_auth) {
+      const principal = await this.principalOf(req)
+      if (typeof principal !== 'string') return principal
+    }
+    return textResponse(200, this.metrics.text(this.engine?.queued ?? 0), 'text/plain; version=0.0.4')
   }
 
   /** 200 once programs can run, the store answers and every server is connected; else 503 and why. */

@@ -9,6 +9,17 @@ export interface Caller {
   principal: string
   /** The state its programs keep (SPEC §6.2), in place of the runtime's one session. */
   state(): Promise<SessionState>
+  /**
+   * Whose "allow for the rest of the session" answers its programs' approvals keep (SPEC §12): the
+   * principal, or in the 2025 era the principal's session. Default: the principal.
+   */
+  scope?(): string
+  /**
+   * Asked before each new program (not a resume): a refusal the model reads when the principal is
+   * over a limit of gateway.per_principal, and nothing runs; undefined when it may run, and then
+   * onStart and onEnd follow.
+   */
+  admit?(): Promise<string | undefined>
   /** Told when one of its programs starts. */
   onStart?(): void
   /** Told when one of its programs ended (undefined: it threw); awaited before the answer goes out. */

@@ -11,12 +11,13 @@ import {pathToFileURL} from 'node:url'
 
 import type {ExecutionConfig} from '../config/schema.js'
 import type {ProgramEngine, ProgramLookup, RunOutcome} from '../execution/index.js'
+import type {ApprovalPrompter} from '../permissions/approvals.js'
 import type {Runtime} from '../runtime.js'
 import type {Logger} from '../shared/log.js'
 import type {Caller} from './caller.js'
 import type {UpstreamBridge} from './upstream-bridge.js'
 
-import {fitAnswer, startFailureOutcome, structuredOutcome} from '../execution/index.js'
+import {composeOutcome, fitAnswer, startFailureOutcome, structuredOutcome} from '../execution/index.js'
 import {type RecordedCall, recordingHost} from '../programs/recording.js'
 import {programLookup} from '../programs/run-program.js'
 import {isRecord} from '../shared/guards.js'
@@ -173,7 +174,7 @@ function programCall(
         programs: await savedProgramLookup(runtime),
       }
       const run: ProgramEngine['run'] = caller
-        ? (...args) => runFor(caller, engine, ...args)
+        ? (...args) => runFor(caller, engine, execution, ...args)
         : engine.run.bind(engine)
       const saveAfter = async (outcome: RunOutcome, ask: SaveQuestion): Promise<RunOutcome> =>
         options.save
@@ -192,7 +193,7 @@ function programCall(
         const outcome = await run(code, {
           ...report,
           signal: ctx.mcpReq.signal,
-          prompter: elicitationPrompter(server, ctx),
+          prompter: scoped(elicitationPrompter(server, ctx), caller),
         })
         markStep(steps, 'outcome')
         const result = toCallResult(
@@ -211,7 +212,7 @@ function programCall(
             const outcome = await run(code, {
               ...report,
               signal: round.signal,
-              prompter: inputRequestPrompter(capabilities, round.ask, round.rounds),
+              prompter: scoped(inputRequestPrompter(capabilities, round.ask, round.rounds), caller),
             })
             return saveAfter(outcome, modernSaveQuestion(capabilities, round))
           },
@@ -237,12 +238,18 @@ async function savedProgramLookup(runtime: Runtime): Promise<ProgramLookup | und
   }
 }
 
-/** Runs a caller's program, telling the caller when it starts and ends. */
+/** Runs a caller's program if the caller's limits admit it, telling the caller when it starts and ends. */
 async function runFor(
   caller: Caller,
   engine: ProgramEngine,
+  execution: ExecutionConfig,
   ...args: Parameters<ProgramEngine['run']>
 ): Promise<RunOutcome> {
+  const refused = await caller.admit?.()
+  if (refused !== undefined) {
+    const nothing = {output: '', toolCalls: [], elapsedMs: 0, sandbox: ''}
+    return composeOutcome({...nothing, end: {kind: 'crashed', reason: ''}, startFailure: refused}, execution)
+  }
   caller.onStart?.()
   let outcome: RunOutcome | undefined
   try {
@@ -251,6 +258,12 @@ async function runFor(
   } finally {
     await caller.onEnd?.(outcome)
   }
+}
+
+/** A prompter whose "for the session" answers hold for the caller only (SPEC §18). */
+function scoped(prompter: ApprovalPrompter, caller: Caller | undefined): ApprovalPrompter {
+  if (caller) prompter.scope = caller.scope?.() ?? caller.principal
+  return prompter
 }
 
 /** A request of the 2026-07-28 protocol (or later): it names its revision in its envelope. */

@@ -60,6 +60,11 @@ export interface ApprovalPrompter {
   roundsUsed?(): number
   /** True for a prompter no client bounds (the terminal, --yes): permissions.max_question_rounds does not apply. */
   readonly uncapped?: boolean
+  /**
+   * Whose answers these are, when one process asks many people (the gateway's principal, SPEC §18):
+   * "for the rest of the session" allows the tool for this scope only. Default: the one user.
+   */
+  scope?: string
 }
 
 /** The program's clock: stopped while the user decides (SPEC §12). */

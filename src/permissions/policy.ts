@@ -52,6 +52,9 @@ export function askUnlisted(config: PermissionsConfig): AskUnlisted {
  * unless the tool declares `destructiveHint: false` when it is `destructive`, and runs when false.
  * "Allow for the rest of this session" exempts a tool until serve exits or the rules change.
  */
+/** Principals (and their sessions) whose "allow for the session" answers are kept at once. */
+export const MAX_ALLOWANCE_SCOPES = 4096
+
 export class PermissionPolicy {
   readonly approvalTimeoutMs: number
   /** Question rounds one program may put to a client (permissions.max_question_rounds). */
@@ -60,8 +63,8 @@ export class PermissionPolicy {
   private readonly askPatterns: {pattern: string; matches: (name: string) => boolean}[]
   private readonly allowPatterns: {pattern: string; matches: (name: string) => boolean}[]
   private readonly askUnlisted: AskUnlisted
-  /** Tools the user allowed for the rest of this session, by namespaced name. */
-  private readonly sessionAllowed = new Set<string>()
+  /** Tools allowed for the rest of the session, by namespaced name, per scope (whose answer: '' for the one user). */
+  private readonly sessionAllowed = new Map<string, Set<string>>()
   /** Per tool object (a refreshed tool list brings new objects); cleared when the rules change. */
   private reasons = new WeakMap<ToolInfo, ApprovalReason | null>()
   private readonly listeners = new Set<() => void>()
@@ -112,13 +115,24 @@ export class PermissionPolicy {
     return this.claude?.rejected() ?? []
   }
 
-  /** "Allow for the rest of this session": later calls of the tool run without asking, in every program. */
-  allowForSession(tool: Pick<ToolInfo, 'name'>): void {
-    this.sessionAllowed.add(tool.name)
+  /**
+   * "Allow for the rest of this session": later calls of the tool run without asking, in every
+   * program of the same `scope` (the gateway's principal, SPEC §18; one user when undefined).
+   */
+  allowForSession(tool: Pick<ToolInfo, 'name'>, scope = ''): void {
+    let allowed = this.sessionAllowed.get(scope)
+    if (!allowed) {
+      allowed = new Set()
+      // Scopes come and go with the gateway's principals and sessions: the oldest is forgotten.
+      if (this.sessionAllowed.size >= MAX_ALLOWANCE_SCOPES)
+        this.sessionAllowed.delete(this.sessionAllowed.keys().next().value!)
+    }
+    this.sessionAllowed.delete(scope)
+    this.sessionAllowed.set(scope, allowed.add(tool.name))
   }
 
-  allowedForSession(tool: Pick<ToolInfo, 'name'>): boolean {
-    return this.sessionAllowed.has(tool.name)
+  allowedForSession(tool: Pick<ToolInfo, 'name'>, scope = ''): boolean {
+    return this.sessionAllowed.get(scope)?.has(tool.name) ?? false
   }
 
   /** The Claude Code deny rule that hides this tool, as `deny rule "mcp__x" in <file>`; undefined when none does. */

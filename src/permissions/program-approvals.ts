@@ -197,7 +197,7 @@ export class ProgramApprovals {
     }
     for (const {tool, times} of calls) {
       if (answer === 'deny') this.deniedTools.add(tool.name)
-      else if (answer === 'session') policy.allowForSession(tool)
+      else if (answer === 'session') policy.allowForSession(tool, this.scope)
       else if (answer === 'program' || (answer === 'once' && times === 'many'))
         this.allowance.set(tool.name, Infinity)
       else if (answer === 'once' && times !== 'many')
@@ -296,7 +296,7 @@ export class ProgramApprovals {
         continue
       }
       if (answer === 'program') this.allowance.set(allowanceKey(request), Infinity)
-      if (answer === 'session') policy.allowForSession({name: allowanceKey(request)})
+      if (answer === 'session') policy.allowForSession({name: allowanceKey(request)}, this.scope)
       logger.info(
         `approval: ${request.tool.name} ${request.argsText} approved ${APPROVED_FOR[answer]} (${request.why})`,
       )
@@ -317,7 +317,7 @@ export class ProgramApprovals {
    */
   private takeAllowance(request: Pick<ApprovalRequest, 'reason' | 'tool'>): boolean {
     const name = allowanceKey(request)
-    if (this.options.policy.allowedForSession({name})) return true
+    if (this.options.policy.allowedForSession({name}, this.scope)) return true
     const left = this.allowance.get(name) ?? 0
     if (left <= 0) return false
     this.allowance.set(name, left - 1)
@@ -325,7 +325,14 @@ export class ProgramApprovals {
   }
 
   private allowed(tool: ToolInfo): boolean {
-    return this.allowance.get(tool.name) === Infinity || this.options.policy.allowedForSession(tool)
+    return (
+      this.allowance.get(tool.name) === Infinity || this.options.policy.allowedForSession(tool, this.scope)
+    )
+  }
+
+  /** Whose "for the rest of the session" answers these are (the prompter's scope). */
+  private get scope(): string | undefined {
+    return this.options.prompter?.scope
   }
 
   /** The user's answer to `question`, or why there is none. */

@@ -96,6 +96,11 @@ export interface SessionOptions {
    * for the requests the model received; then close it. Default: the prompt as an argument.
    */
   streamInput?: {until: (api: FakeMessagesApi) => boolean}
+  /**
+   * What follows `claude mcp add --scope user ptc` (e.g. `--transport http URL --header ...` for a
+   * gateway). Default: the built CLI's `serve` with the session's config, over stdio.
+   */
+  register?: string[]
 }
 
 export interface HookRequest {
@@ -350,7 +355,7 @@ export async function runClaudeSession(options: SessionOptions): Promise<Session
     succeed(
       await spawnCollect(
         CLAUDE,
-        ['mcp', 'add', '--scope', 'user', PTC, '--', process.execPath, BIN, 'serve', '--config', configPath],
+        ['mcp', 'add', '--scope', 'user', PTC, ...registration(options, configPath)],
         {cwd: projectDir, env, timeoutMs: 60_000},
       ).done,
       'claude mcp add',
@@ -406,6 +411,11 @@ export async function runClaudeSession(options: SessionOptions): Promise<Session
     await cleanup()
     throw error
   }
+}
+
+/** How `claude mcp add` reaches ptc-mcp: the session's `register`, or the built CLI's `serve` over stdio. */
+function registration(options: SessionOptions, configPath: string): string[] {
+  return options.register ?? ['--', process.execPath, BIN, 'serve', '--config', configPath]
 }
 
 /** How long the model's first turn may wait for `firstTurnAfter`; then it goes on, and the test sees why. */

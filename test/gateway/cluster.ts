@@ -10,7 +10,11 @@ import {stringify} from 'yaml'
 
 import {BIN} from '../helpers/serve.js'
 
-export const TOKENS = {alice: 'alice-0123456789abcdef', bob: 'bob-0123456789abcdef00'}
+export const TOKENS = {
+  alice: 'alice-0123456789abcdef',
+  bob: 'bob-0123456789abcdef00',
+  carol: 'carol-0123456789abcdef',
+}
 const HAPROXY_EXAMPLE = resolve(import.meta.dirname, '../../examples/gateway/haproxy.cfg')
 
 export interface Started {
@@ -77,16 +81,17 @@ export class Cluster {
   }
 
   /** Starts `serve --http` on a free port; resolves with its base URL once it listens. */
-  async replica(configPath: string): Promise<{url: string; process: Started}> {
+  async replica(configPath: string, port = 0): Promise<{url: string; process: Started}> {
     const tmp = join(this.dir, `tmp-${this.started.length}`)
     mkdirSync(tmp)
     const replica = this.spawn(
       process.execPath,
-      [BIN, 'serve', '--http', '--port', '0', '--config', configPath],
+      [BIN, 'serve', '--http', '--port', String(port), '--config', configPath],
       {
         ...(process.env as Record<string, string>),
         ALICE_TOKEN: TOKENS.alice,
         BOB_TOKEN: TOKENS.bob,
+        CAROL_TOKEN: TOKENS.carol,
         TMPDIR: tmp,
         PTC_MCP_LOG_LEVEL: 'warn',
         PTC_MCP_CLAUDE_MANAGED_DIR: join(this.dir, 'managed'),
