@@ -5,6 +5,7 @@ import type {PythonInfo} from '../sandbox/backend.js'
 import type {Logger} from '../shared/log.js'
 
 import {loadConfig} from '../config/load.js'
+import {isRemoteServer} from '../config/transports.js'
 import {GENERIC_FIX} from '../downstream/failure.js'
 import {ToolRegistry} from '../downstream/registry.js'
 import {resolvePython} from '../execution/python.js'
@@ -223,7 +224,7 @@ async function checkServer(
   const ms = Math.round(performance.now() - started)
   if (status?.connected) {
     const detail = `${status.transport}, ${counted(status.tools, 'tool')}, connected in ${ms} ms`
-    const signIn = server.transport === 'stdio' ? undefined : await signInDetail(server)
+    const signIn = isRemoteServer(server) ? await signInDetail(server) : undefined
     return {status: 'pass', detail: signIn ? `${detail}; ${signIn}` : detail}
   }
   const error = status?.lastError ?? 'no answer'

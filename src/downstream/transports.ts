@@ -1,6 +1,6 @@
 import type {AuthProvider, Transport} from '@modelcontextprotocol/client'
 
-import type {ServerConfig} from '../config/schema.js'
+import type {ServerConfig, TransportKind} from '../config/schema.js'
 import type {Logger} from '../shared/log.js'
 import type {FailureCause} from './failure.js'
 import type {StderrRecord} from './stderr-record.js'
@@ -25,8 +25,8 @@ export interface TransportOptions {
 
 /**
  * What the supervisor needs of one server's kind of transport; everything that differs between
- * stdio and remote servers is here. A new transport is a module returning one of these, and a
- * case in {@link transportFor}.
+ * stdio and remote servers is here. A new transport is a module returning one of these, its row in
+ * {@link CONNECTORS}, and its entry in the config's TRANSPORTS table (`src/config/transports.ts`).
  */
 export interface ServerTransport {
   /** A transport for one connection attempt. */
@@ -39,16 +39,17 @@ export interface ServerTransport {
   pingsOnError: boolean
 }
 
+/** How each transport of the config's TRANSPORTS table connects: its module, one row each. */
+export const CONNECTORS: {
+  [K in TransportKind]: (server: Extract<ServerConfig, {transport: K}>) => ServerTransport
+} = {
+  stdio: stdioTransport,
+  http: remoteTransport,
+  sse: remoteTransport,
+}
+
 export function transportFor(server: ServerConfig): ServerTransport {
-  switch (server.transport) {
-    case 'http':
-    case 'sse': {
-      return remoteTransport(server)
-    }
-    case 'stdio': {
-      return stdioTransport(server)
-    }
-  }
+  return (CONNECTORS[server.transport] as (server: ServerConfig) => ServerTransport)(server)
 }
 
 /** Makes the transport of each connection attempt: {@link createTransport}, or another for tests and embedders. */
