@@ -64,10 +64,10 @@ export function programLimits(settings: LimitSettings): ProgramLimits {
   }
 }
 
-function scratchBounds(scratchBytes: number): ProgramBounds {
+function scratchBounds(bytes: number): ProgramBounds {
   return {
-    scratchBytes,
-    scratchFiles: Math.max(1024, Math.floor(scratchBytes / SCRATCH_BYTES_PER_FILE)),
+    scratchBytes: bytes,
+    scratchFiles: Math.max(1024, Math.floor(bytes / SCRATCH_BYTES_PER_FILE)),
     threads: MAX_PROGRAM_THREADS,
   }
 }
