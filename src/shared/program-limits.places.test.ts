@@ -1,4 +1,4 @@
-import {readdirSync, readFileSync} from 'node:fs'
+import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import {basename, join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
@@ -66,5 +66,18 @@ describe('a limit is built in one place and read where it is enforced', () => {
   it("the CPU limit's hard value sits a second above its soft one, and the defaults come from the builder", () => {
     expect(built.child.cpu_hard_seconds - built.child.cpu_seconds).toBe(1)
     expect(DEFAULT_BOUNDS.scratchFiles).toBe(DEFAULT_BOUNDS.scratchBytes / 4096)
+  })
+
+  it("ARCHITECTURE.md's recipe names at most three files, each of which exists", () => {
+    const text = readFileSync(join(PACKAGE_ROOT, 'ARCHITECTURE.md'), 'utf8')
+    const recipe = /\*\*A limit\*\*([\s\S]*?)\n\n/.exec(text)?.[1] ?? ''
+    const files = new Set(
+      [...recipe.matchAll(/`(src\/[\w./-]+\.(?:ts|py))`/g)]
+        .map(([, path]) => path!)
+        .filter((path) => !path.endsWith('.test.ts')),
+    )
+    expect(files.size).toBeGreaterThan(0)
+    expect(files.size).toBeLessThanOrEqual(3)
+    for (const file of files) expect(existsSync(join(PACKAGE_ROOT, file)), file).toBe(true)
   })
 })
