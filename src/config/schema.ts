@@ -7,6 +7,7 @@ import {
   DEFAULT_MAX_TOOL_RESULT_BYTES,
   MAX_STATE_KEY_CHARS,
   MAX_TOOL_RESULT_CEILING,
+  SCRATCH_BYTES_PER_FILE,
   STATE_DEFAULTS,
 } from '../shared/limits.js'
 import {normaliseName, serverPrefix} from '../shared/naming.js'
@@ -158,7 +159,7 @@ export const executionSchema = z
       MAX_TOOL_RESULT_CEILING,
     ).default(DEFAULT_MAX_TOOL_RESULT_BYTES),
     max_scratch_bytes: positiveInt(
-      'Bytes a program may keep in its scratch directory (a private tmpfs; one file per 4 KiB of it).',
+      `Bytes a program may keep in its scratch directory (a private tmpfs; one file per ${SCRATCH_BYTES_PER_FILE / 1024} KiB of it).`,
     ).default(DEFAULT_MAX_SCRATCH_BYTES),
     python: z
       .string()
