@@ -1,10 +1,11 @@
 import {Args, Flags} from '@oclif/core'
 
-import type {Config, RemoteServerConfig} from '../config/schema.js'
+import type {Config, RemoteServerConfig, ServerConfig} from '../config/schema.js'
 
 import {BaseCommand} from '../cli/base-command.js'
 import {formatOAuthStates, formatSignIn, formatSignOut} from '../cli/oauth-display.js'
 import {loadConfig} from '../config/load.js'
+import {isRemoteServer, remoteTransportNames} from '../config/transports.js'
 import {Redactor} from '../downstream/index.js'
 import {routeSdkWarnings} from '../oauth/sdk-warnings.js'
 import {signIn, type SignInResult} from '../oauth/sign-in.js'
@@ -109,25 +110,23 @@ export default class Auth extends BaseCommand {
   }
 }
 
-function remoteServer(
-  servers: readonly {name: string; transport: string}[],
-  name: string | undefined,
-): RemoteServerConfig {
-  const remote = servers.filter((s) => s.transport !== 'stdio') as RemoteServerConfig[]
+function remoteServer(servers: readonly ServerConfig[], name: string | undefined): RemoteServerConfig {
+  const remote = servers.filter(isRemoteServer)
+  const kinds = remoteTransportNames()
   const names = remote.map((s) => s.name).join(', ') || 'none'
   if (name === undefined) {
     throw new PtcError('USAGE', 'Name the server to sign in to, or pass --list.', {
-      suggestion: `Servers that can sign in (http and sse): ${names}.`,
+      suggestion: `Servers that can sign in (${kinds}): ${names}.`,
     })
   }
   const server = remote.find((s) => s.name === name)
   if (server) return server
-  const stdio = servers.some((s) => s.name === name)
+  const local = servers.find((s) => s.name === name)
   throw new PtcError(
     'USAGE',
-    stdio
-      ? `Server "${name}" is a stdio server: only http and sse servers sign in with OAuth.`
+    local
+      ? `Server "${name}" is a ${local.transport} server: only ${kinds} servers sign in with OAuth.`
       : `No server named "${name}" in the config.`,
-    {suggestion: `Servers that can sign in (http and sse): ${names}.`},
+    {suggestion: `Servers that can sign in (${kinds}): ${names}.`},
   )
 }

@@ -11,7 +11,13 @@ import {type ConfigLookup, findConfig, type FoundConfig} from './discover.js'
 import {configIssuesError, formatPath} from './issues.js'
 import {checkConfig, type LoadedConfig, validateConfig, withResolvedPaths} from './load.js'
 import {parseYaml, readConfigFile} from './read.js'
-import {type ConfigIssue, configSchema, type TransportKind, TRANSPORTS} from './schema.js'
+import {
+  type ConfigIssue,
+  configSchema,
+  DEFAULT_TRANSPORT,
+  TRANSPORT_KINDS,
+  type TransportKind,
+} from './schema.js'
 
 /** A server entry that cannot be used as written: listed as unavailable, with why. */
 export interface UnusableServer {
@@ -103,7 +109,7 @@ function describeEntry(entry: unknown, index: number, problems: ConfigIssue[], p
   const record = isRecord(entry) ? entry : {}
   const name =
     typeof record.name === 'string' && /^[\w-]+$/.test(record.name) ? record.name : `servers[${index}]`
-  const transport = TRANSPORTS.find((t) => t === record.transport) ?? 'stdio'
+  const transport = TRANSPORT_KINDS.find((t) => t === record.transport) ?? DEFAULT_TRANSPORT
   const lines = problems.map((problem) => `${formatPath(problem.path)}: ${problem.message}`)
   return {name, transport, reason: `invalid config entry (${lines.join('; ')}); fix it in ${path}`}
 }

@@ -11,7 +11,7 @@ import {isRecord} from '../shared/guards.js'
 import {levenshtein} from '../shared/naming.js'
 import {CONFIG_SCHEMA_FILE} from '../shared/package-root.js'
 import {keysAt} from './known-keys.js'
-import {type ConfigIssue, configSchema, TRANSPORTS} from './schema.js'
+import {type ConfigIssue, configSchema, DEFAULT_TRANSPORT, TRANSPORT_KINDS, TRANSPORTS} from './schema.js'
 
 const SUGGESTION = `Correct these entries in the file. For an editor to check it as you type, make its first line: # yaml-language-server: $schema=${CONFIG_SCHEMA_FILE}`
 
@@ -156,7 +156,8 @@ function unknownKey(
 
   const owners = elsewhere.filter((other) => other.keys.includes(key)).map((other) => other.label)
   if (owners.length > 0) {
-    const transport = isRecord(input) && typeof input.transport === 'string' ? input.transport : 'stdio'
+    const transport =
+      isRecord(input) && typeof input.transport === 'string' ? input.transport : DEFAULT_TRANSPORT
     return {
       message: `unknown key for a ${transport} server (${key} is for ${listOr(owners)} servers: is transport set?)`,
     }
@@ -176,10 +177,10 @@ function unknownKey(
 }
 
 function unknownTransport(value: unknown): string {
-  const expected = listOr([...TRANSPORTS])
+  const expected = listOr([...TRANSPORT_KINDS])
   if (typeof value !== 'string') return `expected ${expected}`
   const lower = value.toLowerCase()
-  const guess = TRANSPORTS.find((t) => lower === t || (t === 'http' && /streamable|^https?$/.test(lower)))
+  const guess = TRANSPORT_KINDS.find((t) => lower === t || TRANSPORTS[t].alsoWritten?.test(lower))
   const shown = value.length <= 40 ? ` "${value}"` : ''
   return `unknown transport${shown}; expected ${expected}${guess ? ` (did you mean "${guess}"?)` : ''}`
 }

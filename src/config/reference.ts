@@ -1,4 +1,5 @@
 import {alternatives, configJsonSchema} from './json-schema.js'
+import {TRANSPORT_KINDS} from './transports.js'
 
 type Schema = Record<string, unknown>
 
@@ -48,7 +49,9 @@ function collect(schema: Schema, path: string, note = ''): Row[] {
     }
     return [...rows.values()].map(({variants: names, ...row}) => ({
       ...row,
-      type: row.key.endsWith('.transport') ? '"stdio" | "http" | "sse"' : row.type,
+      type: row.key.endsWith('.transport')
+        ? TRANSPORT_KINDS.map((kind) => `"${kind}"`).join(' | ')
+        : row.type,
       description:
         names.length === variants.length ? row.description : `(${names.join(', ')}) ${row.description}`,
     }))

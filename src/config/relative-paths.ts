@@ -7,13 +7,15 @@ import {isAbsolute, resolve} from 'node:path'
 
 import type {ServerConfig} from './schema.js'
 
+import {isStdioServer} from './transports.js'
+
 /**
  * The server with its relative paths resolved against `base` (the config file's directory), where
  * they name something that exists there. A bare command (`node`) is looked up on PATH as always;
  * with a `cwd`, the command and arguments are the server's to resolve against that directory.
  */
 export function resolveServerPaths(server: ServerConfig, base: string): ServerConfig {
-  if (server.transport !== 'stdio') return server
+  if (!isStdioServer(server)) return server
   const existing = (path: string) => {
     const candidate = resolve(base, path)
     return existsSync(candidate) ? candidate : undefined

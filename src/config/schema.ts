@@ -1,17 +1,18 @@
 import {z} from 'zod'
 
 import {SANDBOX_SETTINGS} from '../sandbox/index.js'
-import {blockedPort} from '../shared/blocked-ports.js'
 import {isRecord} from '../shared/guards.js'
 import {
   DEFAULT_MAX_SCRATCH_BYTES,
   DEFAULT_MAX_TOOL_RESULT_BYTES,
   MAX_STATE_KEY_CHARS,
-  MAX_TIMER_SECONDS,
   MAX_TOOL_RESULT_CEILING,
+  SCRATCH_BYTES_PER_FILE,
   STATE_DEFAULTS,
 } from '../shared/limits.js'
 import {normaliseName, serverPrefix} from '../shared/naming.js'
+import {isHttpUrl, positiveInt, positiveSeconds, toolPatterns} from './schema-parts.js'
+import {oauthSchema, serverSchema} from './transports.js'
 
 /**
  * The single source of truth for config.yaml (SPEC §3): the types below, the JSON Schema shipped as
@@ -20,11 +21,6 @@ import {normaliseName, serverPrefix} from '../shared/naming.js'
  * format in the JSON Schema and are checked here with refinements instead.
  */
 
-export const TRANSPORTS = ['stdio', 'http', 'sse'] as const
-
-/** The config's `transport` values. */
-export type TransportKind = (typeof TRANSPORTS)[number]
-
 /** A problem with a config, before it is formatted: where (`['servers', 1, 'url']`) and what. */
 export interface ConfigIssue {
   path: readonly PropertyKey[]
@@ -32,17 +28,6 @@ export interface ConfigIssue {
   /** An environment variable the value names is not set: fixed in the environment, not the file. */
   unsetVariable?: string
 }
-
-const positiveInt = (description: string, max?: number) => {
-  const base = z.number().int().positive()
-  return (max === undefined ? base : base.max(max)).describe(description)
-}
-
-/** A duration key (`*_seconds`): positive, and no longer than a timer can wait (MAX_TIMER_SECONDS). */
-const positiveSeconds = (description: string) =>
-  z.number().positive().max(MAX_TIMER_SECONDS).describe(description)
-
-const stringMap = (description: string) => z.record(z.string(), z.string()).describe(description)
 
 /**
  * A section left empty in YAML (`servers:` with every entry commented out) parses as null: treat it as
@@ -54,108 +39,6 @@ function section<T extends z.ZodType>(schema: T, fallback: z.output<T>) {
     .nullable()
     .transform((value): z.output<T> => value ?? fallback)
 }
-
-/** Whether `value` is an absolute http:// or https:// URL. */
-export function isHttpUrl(value: string): boolean {
-  if (!URL.canParse(value)) return false
-  const {protocol} = new URL(value)
-  return protocol === 'http:' || protocol === 'https:'
-}
-
-const serverName = z
-  .string()
-  .regex(/^[A-Za-z0-9_-]+$/, 'must be one or more letters, digits, "_" or "-"')
-  .describe('Unique name; tools are exposed as mcp__<name>__<tool> (every "-" becomes "_").')
-
-const transportDescription = 'How to reach the server: stdio (default), http (streamable HTTP) or sse.'
-
-const stdioServer = z
-  .strictObject({
-    name: serverName,
-    transport: z.literal('stdio').default('stdio').describe(transportDescription),
-    command: z
-      .string()
-      .min(1)
-      .describe('Executable to launch (stdio). ${VAR} and ${VAR:-default} are expanded.'),
-    args: z.array(z.string()).default([]).describe('Arguments for the command. ${VAR} expanded.'),
-    env: stringMap(
-      "Environment for the server, on top of a minimal safe one (PATH, HOME, LANG...); ptc-mcp's own environment is not passed on. Values: ${VAR} expanded.",
-    ).default({}),
-    cwd: z
-      .string()
-      .min(1)
-      .optional()
-      .describe("Working directory for the command (default: ptc-mcp's own). ${VAR} expanded."),
-    connect_timeout_seconds: positiveSeconds(
-      'Bound on one connection attempt (start, handshake, first tool listing); calls to a server still starting wait at most this long. Default: the top-level connect_timeout_seconds, else 30.',
-    ).optional(),
-  })
-  .describe('A server launched as a child process and spoken to over stdin/stdout.')
-
-export const oauthSchema = z
-  .strictObject({
-    client_id: z
-      .string()
-      .min(1)
-      .optional()
-      .describe(
-        'A client registered with the authorization server in advance. Default: ptc-mcp registers itself (dynamic client registration).',
-      ),
-    client_secret: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('Secret of client_id, for a confidential client. ${VAR} expanded; never logged.'),
-    scopes: z
-      .array(z.string().min(1))
-      .optional()
-      .describe("Scopes to ask for. Default: the ones the server's metadata lists."),
-    callback_port: z
-      .number()
-      .int()
-      .min(1)
-      .max(65_535)
-      .optional()
-      .describe(
-        'Loopback port for the sign-in redirect (http://127.0.0.1:<port>/callback), for a client_id registered with a fixed redirect. Default: a free port.',
-      ),
-  })
-  .describe(
-    'Sign in with OAuth 2.1 (run `ptc-mcp auth <name>` once). Also used, without this key, when the server answers 401 with OAuth metadata.',
-  )
-
-const remoteServer = (transport: 'http' | 'sse', description: string) =>
-  z
-    .strictObject({
-      name: serverName,
-      transport: z.literal(transport).describe(transportDescription),
-      url: z
-        .string()
-        .refine(isHttpUrl, 'expected a URL (http:// or https://)')
-        .refine((url) => blockedPort(url) === undefined, {
-          error: (issue) =>
-            `port ${blockedPort(String(issue.input))} is one fetch never connects to (a blocked port of the Fetch standard): serve the endpoint on another port`,
-        })
-        .describe('Endpoint URL (http:// or https://). ${VAR} expanded.'),
-      headers: stringMap(
-        'HTTP headers sent with every request, e.g. Authorization. Values: ${VAR} expanded.',
-      ).default({}),
-      oauth: oauthSchema.optional(),
-      connect_timeout_seconds: positiveSeconds(
-        'Bound on one connection attempt (start, handshake, first tool listing); calls to a server still starting wait at most this long. Default: the top-level connect_timeout_seconds, else 30.',
-      ).optional(),
-    })
-    .describe(description)
-
-export const serverSchema = z
-  .discriminatedUnion('transport', [
-    stdioServer,
-    remoteServer('http', 'A server reached over streamable HTTP.'),
-    remoteServer('sse', 'A server reached over the legacy HTTP+SSE transport.'),
-  ])
-  .describe('A downstream MCP server.')
-
-const toolPatterns = (description: string) => z.array(z.string().min(1)).describe(description)
 
 export const toolsSchema = z
   .strictObject({
@@ -276,7 +159,7 @@ export const executionSchema = z
       MAX_TOOL_RESULT_CEILING,
     ).default(DEFAULT_MAX_TOOL_RESULT_BYTES),
     max_scratch_bytes: positiveInt(
-      'Bytes a program may keep in its scratch directory (a private tmpfs; one file per 4 KiB of it).',
+      `Bytes a program may keep in its scratch directory (a private tmpfs; one file per ${SCRATCH_BYTES_PER_FILE / 1024} KiB of it).`,
     ).default(DEFAULT_MAX_SCRATCH_BYTES),
     python: z
       .string()
@@ -513,17 +396,30 @@ export const configSchema = z
   .describe('ptc-mcp configuration')
 
 export type Config = z.infer<typeof configSchema>
-export type ServerConfig = z.infer<typeof serverSchema>
-export type StdioServerConfig = Extract<ServerConfig, {transport: 'stdio'}>
-export type RemoteServerConfig = Exclude<ServerConfig, StdioServerConfig>
 export type ExecutionConfig = z.infer<typeof executionSchema>
 export type StateConfig = z.infer<typeof stateSchema>
 export type ServeConfig = z.infer<typeof serveSchema>
 export type GatewayConfig = z.infer<typeof gatewaySchema>
 export type ToolsConfig = z.infer<typeof toolsSchema>
-export type OAuthConfig = z.infer<typeof oauthSchema>
 export type PermissionsConfig = z.infer<typeof permissionsSchema>
 export type FlowsConfig = z.infer<typeof flowsSchema>
 export type ProgramsConfig = z.infer<typeof programsSchema>
 
 export {MAX_TOOL_RESULT_CEILING} from '../shared/limits.js'
+export {isHttpUrl} from './schema-parts.js'
+export {
+  DEFAULT_TRANSPORT,
+  isRemoteServer,
+  isStdioServer,
+  oauthSchema,
+  type RemoteServerConfig,
+  type ServerConfig,
+  serverSchema,
+  type StdioServerConfig,
+  TRANSPORT_KINDS,
+  transportEntry,
+  type TransportKind,
+  TRANSPORTS,
+} from './transports.js'
+
+export type OAuthConfig = z.infer<typeof oauthSchema>

@@ -4,6 +4,7 @@ import {basename, join, resolve} from 'node:path'
 import type {ServerConfig} from './schema.js'
 
 import {PACKAGE_ROOT} from '../shared/package-root.js'
+import {isStdioServer} from './transports.js'
 
 const OWN_BINS = new Set([join(PACKAGE_ROOT, 'bin', 'dev.js'), join(PACKAGE_ROOT, 'bin', 'run.js')])
 
@@ -12,7 +13,7 @@ const OWN_BINS = new Set([join(PACKAGE_ROOT, 'bin', 'dev.js'), join(PACKAGE_ROOT
  * version, or a path ending in it), or this package's bin/run.js, together with a `serve` argument.
  */
 export function launchesSelf(server: ServerConfig): boolean {
-  if (server.transport !== 'stdio') return false
+  if (!isStdioServer(server)) return false
   // A command run through a shell (`sh -c "ptc-mcp serve"`) hides the words in one argument.
   const words = [server.command, ...server.args].flatMap((token) => token.split(/\s+/)).filter(Boolean)
   if (!words.includes('serve')) return false

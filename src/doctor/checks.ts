@@ -6,6 +6,7 @@ import type {Logger} from '../shared/log.js'
 import type {CheckResult, DoctorCheck} from './check.js'
 
 import {loadConfig} from '../config/load.js'
+import {isRemoteServer} from '../config/transports.js'
 import {GENERIC_FIX, loadToolRegistry, type ToolRegistry} from '../downstream/index.js'
 import {resolvePython} from '../execution/index.js'
 import {describeState, describeStateLine} from '../oauth/status.js'
@@ -190,7 +191,7 @@ async function checkServer(
   const ms = Math.round(performance.now() - started)
   if (status?.connected) {
     const detail = `${status.transport}, ${counted(status.tools, 'tool')}, connected in ${ms} ms`
-    const signIn = server.transport === 'stdio' ? undefined : await signInDetail(server)
+    const signIn = isRemoteServer(server) ? await signInDetail(server) : undefined
     return {status: 'pass', detail: signIn ? `${detail}; ${signIn}` : detail}
   }
   const error = status?.lastError ?? 'no answer'

@@ -1,4 +1,5 @@
 import type {TransportKind} from '../config/schema.js'
+import type {ToolErrorKind} from '../shared/tool-error-kinds.js'
 
 /** A downstream tool as programs see it. */
 export interface ToolInfo {
@@ -66,24 +67,7 @@ export interface UnavailableServer {
   unusable?: true
 }
 
-/** What went wrong with a tool call: Python's `ToolError.kind` (SPEC §6). */
-export const TOOL_ERROR_KINDS = [
-  'tool_error',
-  'invalid_arguments',
-  'unknown_tool',
-  'unavailable',
-  'timeout',
-  'budget',
-  'too_large',
-  'schema_mismatch',
-  'denied',
-  'protocol',
-  // Over a bound of the state between programs (SPEC §6.2): the kind is the config key.
-  'max_bytes',
-  'max_value_bytes',
-  'max_keys',
-] as const
-export type ToolErrorKind = (typeof TOOL_ERROR_KINDS)[number]
+export {TOOL_ERROR_KINDS, type ToolErrorKind} from '../shared/tool-error-kinds.js'
 
 /**
  * A failure the program can act on. Raised inside the program as Python `ToolError`, with this

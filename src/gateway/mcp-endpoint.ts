@@ -23,7 +23,8 @@ import {forwardResume} from './forward.js'
 /** 2025-era sessions kept at once; beyond it, the one unused longest is closed. */
 export const MAX_SESSIONS = 1024
 
-interface Session {
+/** A 2025-era client's MCP session (`Mcp-Session-Id`): not the state it keeps, not a sandbox. */
+interface McpSession {
   transport: WebStandardStreamableHTTPServerTransport
   server: McpServer
   principal: string
@@ -52,7 +53,7 @@ export interface EndpointOptions {
 export class McpEndpoint {
   private readonly modern: McpHttpHandler
   /** In order of last use. */
-  private readonly sessions = new Map<string, Session>()
+  private readonly sessions = new Map<string, McpSession>()
   /** This replica's address, as the others reach it (known once it listens). */
   self = ''
 
@@ -118,7 +119,7 @@ export class McpEndpoint {
 
   private evict(): void {
     while (this.sessions.size > MAX_SESSIONS) {
-      const [oldest, session] = this.sessions.entries().next().value as [string, Session]
+      const [oldest, session] = this.sessions.entries().next().value as [string, McpSession]
       this.sessions.delete(oldest)
       session.server.close().catch(() => {})
     }

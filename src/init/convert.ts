@@ -1,7 +1,14 @@
-import type {RemoteServerConfig, ServerConfig} from '../config/schema.js'
+import type {RemoteServerConfig, ServerConfig, StdioServerConfig} from '../config/schema.js'
 
 import {isHttpUrl} from '../config/schema.js'
 import {launchesSelf} from '../config/self-launch.js'
+import {
+  DEFAULT_TRANSPORT,
+  isStdioServer,
+  TRANSPORT_KINDS,
+  type TransportKind,
+  TRANSPORTS,
+} from '../config/transports.js'
 import {isRecord} from '../shared/guards.js'
 import {DEFAULT_CONNECT_TIMEOUT_SECONDS, PACKAGE_RUNNER_CONNECT_TIMEOUT_SECONDS} from '../shared/limits.js'
 import {normaliseName} from '../shared/naming.js'
@@ -9,8 +16,6 @@ import {type RawServer} from './sources.js'
 
 export type ConvertResult =
   {ok: true; server: ServerConfig; notes: string[]} | {ok: false; reason: string; self?: boolean}
-
-const HTTP_TYPES = new Set(['http', 'streamable-http', 'streamable_http', 'streamableHttp'])
 
 /**
  * One Claude server entry as a ptc-mcp server. Field values are kept as written: Claude Code expands
@@ -25,8 +30,15 @@ export function convertServer({name, entry, origin}: RawServer): ConvertResult {
   const notes: string[] = []
   const type = transportOf(entry, notes)
   if (type === undefined) return {ok: false, reason: 'neither a "command" (stdio) nor a "url" (http, sse)'}
+  const kind = TRANSPORT_KINDS.find((k) => TRANSPORTS[k].claudeTypes.includes(type))
+  if (kind === undefined) {
+    return {
+      ok: false,
+      reason: `transport "${type}" is not supported by ptc-mcp (${TRANSPORT_KINDS.join(', ')})`,
+    }
+  }
 
-  if (type === 'stdio') {
+  if (!TRANSPORTS[kind].remote) {
     if (typeof entry.command !== 'string' || entry.command.trim() === '') {
       return {ok: false, reason: 'stdio entry without a "command"'}
     }
@@ -51,16 +63,13 @@ export function convertServer({name, entry, origin}: RawServer): ConvertResult {
     return {ok: true, server, notes}
   }
 
-  if (type !== 'http' && type !== 'sse') {
-    return {ok: false, reason: `transport "${type}" is not supported by ptc-mcp (stdio, http, sse)`}
-  }
   if (entry.headersHelper !== undefined) {
     return {ok: false, reason: 'its headers come from a "headersHelper" command, which ptc-mcp cannot run'}
   }
   const oauth = entry.oauth === undefined ? undefined : convertOAuth(entry.oauth)
   if (oauth === null) return {ok: false, reason: '"oauth" is not an object with clientId and callbackPort'}
   if (typeof entry.url !== 'string' || entry.url.trim() === '')
-    return {ok: false, reason: `${type} entry without a "url"`}
+    return {ok: false, reason: `${kind} entry without a "url"`}
   const {url} = entry
   // A URL built from ${VAR} can only be checked once expanded, when ptc-mcp loads the config.
   if (!url.includes('${') && !isHttpUrl(url)) return {ok: false, reason: `"url" is not an http(s) URL`}
@@ -70,7 +79,7 @@ export function convertServer({name, entry, origin}: RawServer): ConvertResult {
     ok: true,
     server: {
       name,
-      transport: type,
+      transport: kind as RemoteServerConfig['transport'],
       url: literal(url),
       headers: mapValues(headers, literal),
       ...(oauth === undefined ? {} : {oauth}),
@@ -100,12 +109,12 @@ function convertOAuth(value: unknown): NonNullable<RemoteServerConfig['oauth']> 
  */
 function transportOf(entry: Record<string, unknown>, notes: string[]): string | undefined {
   const {type} = entry
-  if (typeof type === 'string' && type !== '') return HTTP_TYPES.has(type) ? 'http' : type
-  if (entry.command !== undefined) return 'stdio'
+  if (typeof type === 'string' && type !== '') return type
+  if (entry.command !== undefined) return DEFAULT_TRANSPORT
   if (typeof entry.url !== 'string') return undefined
   const sse = /\/sse\/?$/.test(entry.url.split(/[?#]/, 1)[0] ?? '')
   notes.push(`no "type" given for ${entry.url}; assumed ${sse ? 'sse' : 'http (streamable HTTP)'}`)
-  return sse ? 'sse' : 'http'
+  return sse ? 'sse' : ('http' satisfies TransportKind)
 }
 
 /** Commands that fetch a package and run it, and the subcommands that make others do so. */
@@ -119,7 +128,7 @@ const RUNNER_SUBCOMMANDS: Record<string, readonly string[]> = {
 }
 
 /** A server a package runner starts gets a longer connect timeout, and a note that says why. */
-function raiseRunnerTimeout(server: ServerConfig & {transport: 'stdio'}, notes: string[]): void {
+function raiseRunnerTimeout(server: StdioServerConfig, notes: string[]): void {
   const runner = packageRunner(server.command, server.args)
   if (runner === undefined) return
   server.connect_timeout_seconds = PACKAGE_RUNNER_CONNECT_TIMEOUT_SECONDS
@@ -141,7 +150,7 @@ export function packageRunner(command: string, args: readonly string[]): string 
  * bin), and any command or argument naming ptc-mcp (or the Python original's `ptc_mcp`).
  */
 export function runsPtcMcp(server: ServerConfig): boolean {
-  if (server.transport !== 'stdio') return false
+  if (!isStdioServer(server)) return false
   return launchesSelf(server) || [server.command, ...server.args].some((word) => /ptc[-_]mcp/i.test(word))
 }
 

@@ -7,6 +7,7 @@ import {join} from 'node:path'
 
 import type {ServerConfig} from '../config/schema.js'
 
+import {isRemoteServer} from '../config/transports.js'
 import {assignNames, convertServer} from './convert.js'
 import {runningLauncher} from './launcher.js'
 import {
@@ -174,11 +175,7 @@ export async function planInit(options: InitOptions = {}): Promise<InitPlan> {
   const launcher = options.launcher ?? runningLauncher()
   const authLine = (name: string) => signInLine(launcher, name, output, environment)
   for (const server of renamed) {
-    if (
-      server.transport !== 'stdio' &&
-      server.oauth === undefined &&
-      Object.keys(server.headers).length === 0
-    )
+    if (isRemoteServer(server) && server.oauth === undefined && Object.keys(server.headers).length === 0)
       notes.push(
         `${server.name}: no headers: if it signs in with OAuth, run \`${authLine(server.name)}\` once`,
       )
@@ -234,7 +231,7 @@ export async function planInit(options: InitOptions = {}): Promise<InitPlan> {
     mcpJson: mcpJsonEntry(output, launcher),
     removeCommands: converted.flatMap(({raw}) => removeCommand(raw, environment.platform)),
     signIn: servers
-      .filter((server) => server.transport !== 'stdio' && server.oauth !== undefined)
+      .filter((server) => isRemoteServer(server) && server.oauth !== undefined)
       .map((server) => ({server: server.name, command: authLine(server.name)})),
     projectRegistration: projectRegistration(discovered, {
       output,

@@ -2,6 +2,8 @@ import {Document, isMap, isSeq} from 'yaml'
 
 import type {ServerConfig} from '../config/schema.js'
 
+import {transportEntry} from '../config/transports.js'
+
 /** Claude Code's scopes for `claude mcp add --scope`. */
 export const CLAUDE_SCOPES = ['user', 'project', 'local'] as const
 export type ClaudeScope = (typeof CLAUDE_SCOPES)[number]
@@ -37,26 +39,7 @@ export function renderConfigYaml(entries: readonly ConfigEntry[], header: readon
 
 /** The fields worth writing, in the order people read them. */
 function compact(server: ServerConfig): Record<string, unknown> {
-  if (server.transport === 'stdio') {
-    return {
-      name: server.name,
-      transport: server.transport,
-      command: server.command,
-      ...(server.args.length > 0 && {args: server.args}),
-      ...(Object.keys(server.env).length > 0 && {env: server.env}),
-      ...(server.cwd !== undefined && {cwd: server.cwd}),
-      ...(server.connect_timeout_seconds !== undefined && {
-        connect_timeout_seconds: server.connect_timeout_seconds,
-      }),
-    }
-  }
-  return {
-    name: server.name,
-    transport: server.transport,
-    url: server.url,
-    ...(Object.keys(server.headers).length > 0 && {headers: server.headers}),
-    ...(server.oauth !== undefined && {oauth: server.oauth}),
-  }
+  return transportEntry(server).written(server)
 }
 
 /** The argv that starts ptc-mcp with this config; `launcher` starts ptc-mcp itself (see launcher.ts). */

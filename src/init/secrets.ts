@@ -1,5 +1,7 @@
 import type {ServerConfig} from '../config/schema.js'
 
+import {isStdioServer, transportEntry} from '../config/transports.js'
+
 /** A literal secret found in a converted server. The value itself is never kept. */
 export interface SecretFinding {
   /** ptc-mcp server name. */
@@ -111,7 +113,7 @@ export function protectSecrets(
   }
 
   const protectedServers = servers.map((server): ServerConfig => {
-    if (server.transport === 'stdio') {
+    if (isStdioServer(server)) {
       const env = Object.fromEntries(
         Object.entries(server.env).map(([key, value]) => [
           key,
@@ -198,14 +200,7 @@ function protectQuery(url: string, replace: (param: string, value: string) => st
 
 /** Where a server's values may hold `${VAR}` (the fields ptc-mcp expands). */
 function expandedValues(server: ServerConfig): string[] {
-  return server.transport === 'stdio'
-    ? [
-        server.command,
-        ...server.args,
-        ...Object.values(server.env),
-        ...(server.cwd === undefined ? [] : [server.cwd]),
-      ]
-    : [server.url, ...Object.values(server.headers)]
+  return transportEntry(server).expandable(server)
 }
 
 /**

@@ -1,6 +1,8 @@
 import type {ServerConfig} from '../config/schema.js'
 import type {RawServer} from './sources.js'
 
+import {isStdioServer} from '../config/transports.js'
+
 /**
  * `init` copies servers; it does not move them. A server Claude Code (or Claude Desktop) also runs
  * then runs twice, and when it keeps state in a file, both processes write that file (two
@@ -15,7 +17,7 @@ const STATEFUL_PACKAGES = ['@modelcontextprotocol/server-memory']
 
 /** `MEMORY_FILE_PATH=/home/me/memory.json`, or the package's default file, when the server keeps state in a file. */
 export function stateFile(server: ServerConfig): string | undefined {
-  if (server.transport !== 'stdio') return undefined
+  if (!isStdioServer(server)) return undefined
   const named = Object.entries(server.env).filter(([key]) => key !== 'PATH' && STATE_VARIABLE.test(key))
   if (named.length > 0) return named.map(([key, value]) => `${key}=${value}`).join(', ')
   const stateful = STATEFUL_PACKAGES.find((name) => server.args.some((arg) => arg.includes(name)))

@@ -10,7 +10,7 @@ import {createConfigErrorServer} from './config-error-server.js'
 import {limitOutput, userOutputLimit} from './output-limit.js'
 import {ServerCatalogue} from './server-catalogue.js'
 import {createMcpServer} from './server.js'
-import {JsonLinesServerTransport} from './stdio-transport.js'
+import {JsonLinesServerTransport} from './stdio-server-transport.js'
 import {UpstreamBridge} from './upstream-bridge.js'
 
 export interface ServeOptions {

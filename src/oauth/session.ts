@@ -11,6 +11,7 @@ import {
 import type {RemoteServerConfig, ServerConfig} from '../config/schema.js'
 import type {Logger} from '../shared/log.js'
 
+import {isRemoteServer} from '../config/transports.js'
 import {oauthFetch} from '../shared/bounded-fetch.js'
 import {Memo} from '../shared/memo.js'
 import {NeedsSignInError, RefreshUnavailableError} from './errors.js'
@@ -204,7 +205,7 @@ export function createOAuthSession(
   log: Logger,
   onSecrets?: (values: string[]) => void,
 ): OAuthSession | undefined {
-  if (server.transport === 'stdio') return undefined
+  if (!isRemoteServer(server)) return undefined
   const hasAuthorization = Object.keys(server.headers).some((name) => name.toLowerCase() === 'authorization')
   if (hasAuthorization && !server.oauth) return undefined
   return new OAuthSession(server, store, log, onSecrets)

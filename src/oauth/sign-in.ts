@@ -9,6 +9,7 @@ import {MAX_REFUSAL_BYTES, REFUSAL_TIMEOUT_MS, SIGN_IN_TIMEOUT_MS} from '../shar
 import {answerText} from './answer-text.js'
 import {openBrowser} from './browser.js'
 import {CALLBACK_PATH, listenForCallback} from './callback.js'
+import {askWithoutToken} from './no-token-probe.js'
 import {StoreProvider} from './provider.js'
 import {expiresAt, type TokenStore} from './store.js'
 
@@ -214,29 +215,7 @@ async function probe(server: RemoteServerConfig): Promise<{resourceMetadataUrl?:
   const controller = new AbortController()
   const timer = setTimeout(() => controller.abort(), 15_000)
   try {
-    const init: Parameters<typeof fetch>[1] =
-      server.transport === 'sse'
-        ? {method: 'GET', headers: {...server.headers, accept: 'text/event-stream'}}
-        : {
-            method: 'POST',
-            headers: {
-              ...server.headers,
-              'content-type': 'application/json',
-              accept: 'application/json, text/event-stream',
-            },
-            body: JSON.stringify({
-              jsonrpc: '2.0',
-              id: 0,
-              method: 'initialize',
-              params: {
-                protocolVersion: '2025-06-18',
-                capabilities: {},
-                clientInfo: {name: 'ptc-mcp', version: '0'},
-              },
-            }),
-          }
-    const response = await oauthFetch(server.url, {...init, signal: controller.signal})
-    await response.body?.cancel().catch(() => {})
+    const response = await askWithoutToken(server, controller.signal)
     if (response.status !== 401 && !server.oauth) {
       throw new PtcError(
         'USAGE',

@@ -1,6 +1,8 @@
 import type {RemoteServerConfig, ServerConfig} from '../config/schema.js'
 
+import {isRemoteServer} from '../config/transports.js'
 import {authCommand} from './errors.js'
+import {askWithoutToken} from './no-token-probe.js'
 import {expiresAt, type OAuthRecord, type TokenStore} from './store.js'
 
 export type OAuthState = 'signed-in' | 'expired' | 'needs-sign-in'
@@ -30,7 +32,7 @@ export async function oauthStates(
   store: TokenStore,
   detected: (server: RemoteServerConfig) => boolean | Promise<boolean> = () => false,
 ): Promise<OAuthServerState[]> {
-  const remote = servers.filter((s): s is RemoteServerConfig => s.transport !== 'stdio')
+  const remote = servers.filter(isRemoteServer)
   const states = await Promise.all(
     remote.map(async (server) => {
       const record = await store.read(server.url)
@@ -82,17 +84,7 @@ function hasAuthorization(server: RemoteServerConfig): boolean {
 export async function wantsOAuth(server: RemoteServerConfig, timeoutMs = 5000): Promise<boolean> {
   const signal = AbortSignal.timeout(timeoutMs)
   try {
-    const response = await fetch(server.url, {
-      method: server.transport === 'sse' ? 'GET' : 'POST',
-      headers: {
-        ...server.headers,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      ...(server.transport === 'sse' ? {} : {body: JSON.stringify({jsonrpc: '2.0', id: 0, method: 'ping'})}),
-      signal,
-    })
-    await response.body?.cancel().catch(() => {})
+    const response = await askWithoutToken(server, signal)
     const challenge = response.headers.get('www-authenticate') ?? ''
     if (response.status !== 401 || !/^\s*bearer\b/i.test(challenge)) return false
     if (/resource_metadata=/i.test(challenge)) return true

@@ -1,10 +1,11 @@
+import type {ProgramBounds} from '../shared/program-limits.js'
 // One small interface for every sandbox backend (SPEC §7). A backend turns "run this interpreter
 // with these arguments" into the command that runs it confined, and says what the child must apply
 // to itself before it reads the program (the bootstrap's `confine` step). The backends themselves
 // are listed in index.ts.
 import type {ProbePlan} from './probe-plan.js'
 
-import {DEFAULT_MAX_SCRATCH_BYTES, MAX_PROGRAM_THREADS, SCRATCH_BYTES_PER_FILE} from '../shared/limits.js'
+export {DEFAULT_BOUNDS, type ProgramBounds} from '../shared/program-limits.js'
 
 /** The way out when no sandbox can run here, in every message that says so (confine.py writes it too). */
 export const NO_ISOLATION_FIX = 'set execution.sandbox: none to run programs without isolation'
@@ -17,16 +18,6 @@ export interface PythonInfo {
   prefixes: string[]
   /** Directories the interpreter imports the standard library from. */
   stdlibPaths: string[]
-}
-
-/** Per-program bounds a backend enforces where its platform allows (SPEC §15). */
-export interface ProgramBounds {
-  /** Bytes the program may keep in its scratch directory (execution.max_scratch_bytes). */
-  scratchBytes: number
-  /** Files and directories it may keep there. */
-  scratchFiles: number
-  /** Threads (the only tasks a sandboxed program can start). */
-  threads: number
 }
 
 /** How each bound is enforced on this host, in words (`threads: "256 (user namespace)"`). */
@@ -66,13 +57,6 @@ export interface ForkServerRequest {
   socketDir: string
   /** Where the children's scratch directories are made (sandbox/scratch.ts). */
   scratchRoot: string
-}
-
-/** The bounds when the request names none: SPEC §15's defaults. */
-export const DEFAULT_BOUNDS: ProgramBounds = {
-  scratchBytes: DEFAULT_MAX_SCRATCH_BYTES,
-  scratchFiles: DEFAULT_MAX_SCRATCH_BYTES / SCRATCH_BYTES_PER_FILE,
-  threads: MAX_PROGRAM_THREADS,
 }
 
 export interface Launch {

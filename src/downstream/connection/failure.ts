@@ -1,6 +1,7 @@
 import type {ServerConfig} from '../../config/schema.js'
 import type {ConnectFailure, ConnectFailureKind, FailureCause} from './failure-cause.js'
 
+import {isRemoteServer, isStdioServer} from '../../config/transports.js'
 import {authCommand, signInMessage} from '../../oauth/errors.js'
 import {DEFAULT_CONNECT_TIMEOUT_SECONDS} from '../../shared/limits.js'
 import {describeError, withStderr} from './error-text.js'
@@ -99,10 +100,10 @@ const FIXES: Record<
 export const GENERIC_FIX = "run with --log-level debug to see the server's output"
 
 function commandOf(server: ServerConfig): string {
-  return server.transport === 'stdio' ? server.command : ''
+  return isStdioServer(server) ? server.command : ''
 }
 
 /** The fix for a remote server's kinds (remote-failure.ts decides them). */
 function remote(cause: FailureCause, server: ServerConfig): string {
-  return server.transport === 'stdio' ? GENERIC_FIX : remoteFix(cause, server)
+  return isRemoteServer(server) ? remoteFix(cause, server) : GENERIC_FIX
 }

@@ -1,6 +1,7 @@
 import type {ServerConfig} from '../../config/schema.js'
 import type {Logger} from '../../shared/log.js'
 
+import {transportEntry} from '../../config/transports.js'
 import {PtcError} from '../../shared/errors.js'
 import {ToolError} from '../types.js'
 
@@ -55,14 +56,7 @@ export class Redactor {
    */
   static fromConfig(servers: readonly ServerConfig[], expanded: Iterable<string> = []): Redactor {
     const secrets = [...expanded]
-    for (const server of servers) {
-      const values = server.transport === 'stdio' ? server.env : server.headers
-      secrets.push(...Object.values(values))
-      if (server.transport === 'stdio') continue
-      // `Bearer <token>`: the token alone, too, as an error body may quote it without its scheme.
-      secrets.push(...Object.values(values).flatMap((v) => v.split(/\s+/)))
-      if (server.oauth?.client_secret) secrets.push(server.oauth.client_secret)
-    }
+    for (const server of servers) secrets.push(...transportEntry(server).secrets(server))
     return new Redactor(secrets)
   }
 

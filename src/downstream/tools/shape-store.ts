@@ -15,6 +15,7 @@ import type {ServerConfig} from '../../config/schema.js'
 import type {Logger} from '../../shared/log.js'
 import type {ToolInfo} from '../types.js'
 
+import {transportEntry} from '../../config/transports.js'
 import {isRecord} from '../../shared/guards.js'
 import {MAX_SHAPE_FILES, MAX_SHAPE_FILES_PER_TOOL, MAX_SHAPES_IN_MEMORY} from '../../shared/limits.js'
 import {ownDirSync, type OwnedDir} from '../../shared/private-dir.js'
@@ -52,9 +53,7 @@ const PRUNE_EVERY = 64
 
 /** How a server is known in the cache: its command and arguments, or its URL. */
 export function serverIdentity(server: ServerConfig): string {
-  return server.transport === 'stdio'
-    ? JSON.stringify(['stdio', server.command, server.args ?? []])
-    : `${server.transport} ${server.url}`
+  return transportEntry(server).identity(server)
 }
 
 export class ShapeStore {

@@ -22,8 +22,8 @@ export interface TransportOptions {
 
 /**
  * What the supervisor needs of one server's kind of transport; everything that differs between
- * stdio and remote servers is here. A new transport is a module returning one of these, and a
- * case in `transportFor` (transports.ts).
+ * stdio and remote servers is here. A new transport is a module returning one of these, its row in
+ * {@link CONNECTORS}, and its entry in the config's TRANSPORTS table (`src/config/transports.ts`).
  */
 export interface ServerTransport {
   /** A transport for one connection attempt. */

@@ -1,19 +1,20 @@
-import type {ServerConfig} from '../../config/schema.js'
+import type {ServerConfig, TransportKind} from '../../config/schema.js'
 import type {ServerTransport, TransportFactory} from './server-transport.js'
 
 import {remoteTransport} from './remote-transport.js'
 import {stdioTransport} from './stdio-transport.js'
 
+/** How each transport of the config's TRANSPORTS table connects: its module, one row each. */
+export const CONNECTORS: {
+  [K in TransportKind]: (server: Extract<ServerConfig, {transport: K}>) => ServerTransport
+} = {
+  stdio: stdioTransport,
+  http: remoteTransport,
+  sse: remoteTransport,
+}
+
 export function transportFor(server: ServerConfig): ServerTransport {
-  switch (server.transport) {
-    case 'http':
-    case 'sse': {
-      return remoteTransport(server)
-    }
-    case 'stdio': {
-      return stdioTransport(server)
-    }
-  }
+  return (CONNECTORS[server.transport] as (server: ServerConfig) => ServerTransport)(server)
 }
 
 /** A transport for one connection attempt to a downstream server. */

@@ -12,7 +12,7 @@ export const CHANNEL_MESSAGES = {
     fields: {
       confine: "the sandbox backend's object for confine.py's apply() (its `module` path), or null",
       limits:
-        "rlimits the child sets on itself, soft = hard, the CPU limit's hard one a second above (ChildLimits)",
+        "rlimits the child sets on itself, soft = hard except the CPU limit's (cpu_hard_seconds) (ChildLimits)",
     },
   },
   ready: {

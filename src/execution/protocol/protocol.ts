@@ -1,4 +1,5 @@
 import type {ToolErrorKind} from '../../downstream/index.js'
+import type {ChildLimits} from '../../shared/program-limits.js'
 import type {PreflightSpec} from '../calls/preflight-spec.js'
 
 import {isRecord} from '../../shared/guards.js'
@@ -24,14 +25,6 @@ import {imageTypeOf, SHOWN_IMAGE_TYPES, SIGNATURE_BYTES} from './image-types.js'
  * costs bounded memory once parsed), accepts only the
  * shapes below and caps `done`, so a hostile or broken child ends its own run, never the server.
  */
-
-/** Rlimits the child sets on itself before confinement; soft = hard (the CPU limit's hard one a second above). */
-export interface ChildLimits {
-  cpu_seconds: number
-  address_space_bytes: number
-  file_size_bytes: number
-  open_files: number
-}
 
 /** First line to the child, before it confines itself. */
 export interface StartMessage {
@@ -162,6 +155,7 @@ export const FILE_SKIPPED_REASONS = [
 ] as const
 export type FileSkippedReason = (typeof FILE_SKIPPED_REASONS)[number]
 
+export {type ChildLimits} from '../../shared/program-limits.js'
 export type {HelperName} from '../calls/program-helpers.js'
 
 const BASE64 = /^(?:[A-Za-z\d+/]{4})*(?:[A-Za-z\d+/]{2}==|[A-Za-z\d+/]{3}=)?$/

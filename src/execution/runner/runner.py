@@ -85,19 +85,20 @@ __package__ = load_package(_PACKAGE, _HERE).__name__
 def _set_limits(limits: dict[str, Any]) -> None:
     import resource
 
-    def hard_set(which: int, value: Any, slack: int = 0) -> None:
+    def hard_set(which: int, value: Any, top: Any = None) -> None:
         if value is None:
             return
         value = int(value)
+        top = value if top is None else max(value, int(top))
         _soft, hard = resource.getrlimit(which)
-        if hard != resource.RLIM_INFINITY and value + slack > hard:
-            value, slack = hard, 0
-        resource.setrlimit(which, (value, value + slack))
+        if hard != resource.RLIM_INFINITY and top > hard:
+            value, top = hard, hard
+        resource.setrlimit(which, (value, top))
 
     hard_set(resource.RLIMIT_CORE, 0)
-    # A second between the soft and the hard CPU limit: the kernel sends SIGXCPU at the soft one,
-    # which the parent names as the CPU limit; at a hard limit equal to it, a bare SIGKILL.
-    hard_set(resource.RLIMIT_CPU, limits.get("cpu_seconds"), slack=1)
+    # The hard CPU limit above the soft one (the parent's limits say by how much): the kernel sends
+    # SIGXCPU at the soft one, which the parent names as the CPU limit; at the hard one, SIGKILL.
+    hard_set(resource.RLIMIT_CPU, limits.get("cpu_seconds"), limits.get("cpu_hard_seconds"))
     hard_set(resource.RLIMIT_FSIZE, limits.get("file_size_bytes"))
     hard_set(resource.RLIMIT_NOFILE, limits.get("open_files"))
     # Address space last: the limits above must not fail for lack of memory.

@@ -9,8 +9,8 @@ namespaces.py, landlock.py, seccomp.py (the policy), kernel.py (the raw calls an
 numbers the standard library lacks), syscalls.py (the syscall numbers); apply() puts them together.
 Everything is applied to this process, in this order:
 
-  1. every rlimit: soft = hard (the program can never raise one again; the CPU limit's hard
-     one a second above, for SIGXCPU to come first);
+  1. every rlimit: soft = hard (the program can never raise one again; the CPU limit keeps the
+     hard one the runner set above it, cpu_hard_seconds, for SIGXCPU to come first);
   2. the bounds that need namespaces (namespaces.py): the scratch directory becomes a tmpfs capped
      in bytes and files, RLIMIT_NPROC counts this program's threads alone, and for root without
      bwrap the paths the interpreter reads are made reachable by the uid it drops to;

@@ -1,6 +1,6 @@
 """The privileges layer of the linux sandbox (SPEC §7, §15): rlimits, credentials and capabilities.
 
-freeze_rlimits() makes every soft limit the hard one (the CPU limit's hard one a second above);
+freeze_rlimits() makes every soft limit the hard one (the CPU limit keeps the hard one the runner set);
 drop_privileges() gives up root and every capability; forbid_new_privileges() sets no_new_privs;
 die_with_parent() arms the death signal (after the credential change, which clears it).
 """
@@ -37,8 +37,9 @@ from .kernel import (
 
 def freeze_rlimits() -> None:
     """soft = hard for every limit: what the runner set, and what was inherited. RLIMIT_CPU keeps
-    at most one second above its soft value: the kernel sends SIGXCPU at the soft limit (which
-    the parent names as the CPU limit) and SIGKILL at the hard one."""
+    the finite hard limit the runner set from the start message (cpu_hard_seconds, a little above
+    the soft one: SIGXCPU at the soft limit, which the parent names, SIGKILL at the hard one); an
+    unlimited one becomes the soft value."""
     import resource
 
     for name in dir(resource):
@@ -48,8 +49,8 @@ def freeze_rlimits() -> None:
         try:
             soft, hard = resource.getrlimit(which)
             frozen = soft
-            if which == resource.RLIMIT_CPU and soft != resource.RLIM_INFINITY:
-                frozen = soft + 1 if hard == resource.RLIM_INFINITY else min(hard, soft + 1)
+            if which == resource.RLIMIT_CPU and hard != resource.RLIM_INFINITY:
+                frozen = hard
             if frozen != hard:
                 resource.setrlimit(which, (soft, frozen))
         except (OSError, ValueError) as exc:

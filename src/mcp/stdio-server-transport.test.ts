@@ -4,7 +4,7 @@ import {PassThrough} from 'node:stream'
 import {describe, expect, it} from 'vitest'
 
 import {silentLogger} from '../shared/log.js'
-import {JsonLinesServerTransport} from './stdio-transport.js'
+import {JsonLinesServerTransport} from './stdio-server-transport.js'
 
 /** A transport on in-memory streams; `replies` collects what it writes back. */
 async function open(limit = 1000) {
