@@ -3,6 +3,9 @@
 // planted text as if it were a file of src/; a cycle needs the path of a real file, whose importers
 // ptc/no-cycle reads from disk.
 import {ESLint} from 'eslint'
+import {readFileSync, statSync} from 'node:fs'
+import {dirname, relative, resolve} from 'node:path'
+import ts from 'typescript'
 import {describe, expect, it} from 'vitest'
 
 const RULES = new Set(['import/no-restricted-paths', 'ptc/no-cycle'])
@@ -86,5 +89,37 @@ describe('ptc/no-cycle', () => {
       "import type {HelperState} from '../calls/program-helpers.js'\n\nexport type Planted = HelperState\n",
     )
     expect(errors).toEqual([])
+  })
+})
+
+/** The files loading `entry` loads: its imports that stay in the built JavaScript, not `import type` or `import()`. */
+function loadedWith(entry: string): string[] {
+  const loaded = new Set<string>()
+  const visit = (file: string) => {
+    if (loaded.has(file)) return
+    loaded.add(file)
+    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest)
+    for (const statement of source.statements) {
+      const specifier = ts.isImportDeclaration(statement)
+        ? !statement.importClause?.isTypeOnly && statement.moduleSpecifier
+        : ts.isExportDeclaration(statement) && !statement.isTypeOnly && statement.moduleSpecifier
+      if (!specifier || !ts.isStringLiteral(specifier) || !specifier.text.startsWith('.')) continue
+      const target = resolve(dirname(file), specifier.text.replace(/\.js$/, '.ts'))
+      if (statSync(target, {throwIfNoEntry: false})?.isFile()) visit(target)
+    }
+  }
+  visit(resolve(entry))
+  return [...loaded].map((file) => relative(process.cwd(), file))
+}
+
+describe('the index files', () => {
+  it('leave the registry and the engine to load on first use (serve answers before either starts)', () => {
+    const downstream = loadedWith('src/downstream/index.ts')
+    const execution = loadedWith('src/execution/index.ts')
+    expect(downstream).toContain('src/downstream/tools/inspect.ts')
+    expect(execution).toContain('src/execution/outcome/outcome.ts')
+    const heavy =
+      /^src\/(downstream\/(registry|connection\/supervisor|transport\/transports)|execution\/(engine\/engine|child\/))/
+    expect([...downstream, ...execution].filter((file) => heavy.test(file))).toEqual([])
   })
 })
