@@ -1,3 +1,4 @@
+// @tier unit
 import {describe, expect, test} from 'vitest'
 
 import {formatOutcome, type OutcomeSummary, type ToolCallTrace} from './format.js'

@@ -1,3 +1,4 @@
+// @tier integration
 // The Python runtime's own unit tests (stdlib unittest, test/python/test_*.py): the seccomp
 // filter's assembler, the runner's error formatter and its channel framer, the preflight check
 // (SPEC §6.1) and the bootstrap's pure parts, run by the interpreter the suite uses.
