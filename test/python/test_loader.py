@@ -1,5 +1,5 @@
 """The runtime's one module loader (runner.py's load_package/load_module): a package is a directory
-with its __init__.py, and a module is loaded from the directory asked for, never silently from the one
+and its __init__.py, and a module is loaded from the directory asked for, never silently from the one
 a package was first registered with."""
 
 import os
@@ -44,9 +44,15 @@ class LoaderTest(unittest.TestCase):
         self.assertEqual(package.__file__, os.path.join(self.dirs[1].name, "__init__.py"))
         self.assertIs(module, package.member)
 
-    def test_a_directory_without_init_is_refused_and_not_registered(self):
+    def test_a_directory_without_init_is_a_package_of_its_modules_alone(self):
         os.remove(os.path.join(self.dirs[0].name, "__init__.py"))
-        with self.assertRaisesRegex(ImportError, "no __init__.py"):
+        self.assertEqual(load_module(self.path(0), self.package).WHO, 0)
+        self.assertFalse(hasattr(sys.modules[self.package], "PACKAGE_OF"))
+
+    def test_an_init_that_raises_leaves_no_package_registered(self):
+        with open(os.path.join(self.dirs[0].name, "__init__.py"), "w") as f:
+            f.write("raise RuntimeError('broken package')\n")
+        with self.assertRaisesRegex(RuntimeError, "broken package"):
             load_module(self.path(0), self.package)
         self.assertNotIn(self.package, sys.modules)
 

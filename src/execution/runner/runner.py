@@ -34,6 +34,7 @@ module is loaded with it too.
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import importlib.util
 import os
 import resource
@@ -57,18 +58,25 @@ _CONFINE_PACKAGE = "_ptc_confine"
 
 
 def load_package(name: str, directory: str) -> ModuleType:
-    """The package `name` of `directory` (its __init__.py), registered once per process (a fork
-    server registers it for its children). The directory never goes on sys.path."""
+    """The package `name` of `directory`, registered once per process (a fork server registers it
+    for its children): its __init__.py runs, as the runtime's own packages have one; a directory
+    without one (a test backend's confine module) is a package of its modules alone. The directory
+    never goes on sys.path."""
     package = sys.modules.get(name)
     if package is None:
         init = os.path.join(directory, "__init__.py")
-        spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[directory])
-        if spec is None or spec.loader is None or not os.path.isfile(init):
-            raise ImportError(f"{directory}: not a package (no __init__.py)")
+        if os.path.isfile(init):
+            spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[directory])
+        else:
+            spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
+            spec.submodule_search_locations = [directory]
+        if spec is None:
+            raise ImportError(f"{directory}: cannot be the package {name}")
         package = importlib.util.module_from_spec(spec)
         sys.modules[name] = package
         try:
-            spec.loader.exec_module(package)
+            if spec.loader is not None:
+                spec.loader.exec_module(package)
         except BaseException:
             del sys.modules[name]
             raise
