@@ -1,13 +1,22 @@
 // @tier unit
-// Every test file declares its tier on its first line (test/setup/tiers.ts), and a file declared
-// `unit` imports nothing that starts a process: not child_process, not a test or bench helper that
-// spawns. Planted files show each check refusing.
+// Every test file declares its tier on its first line (test/setup/tiers.ts); a file declared `unit`
+// imports nothing that starts a process (not child_process, not a test or bench helper that spawns),
+// and a file that starts sandboxed children through the sandbox harness is declared `sandbox`.
+// Planted files show each check refusing.
 import {existsSync, readFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
 
-import {declaredTier, spawningImports, testFiles, testsByTier, valueImports} from '../setup/tiers.js'
+import {
+  declaredTier,
+  SANDBOX_HARNESS,
+  spawningImports,
+  testFiles,
+  testsByTier,
+  usesSandboxHarness,
+  valueImports,
+} from '../setup/tiers.js'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const onDisk = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8') : undefined)
@@ -34,6 +43,18 @@ describe('test tiers', () => {
       .unit.map((file) => ({file, imports: spawningImports(root, file, onDisk)}))
       .filter(({imports}) => imports.length > 0)
     expect(offenders).toEqual([])
+  })
+
+  it('a test file that starts sandboxed children through the sandbox harness is declared sandbox', () => {
+    const byTier = testsByTier(root)
+    const elsewhere = [...byTier.unit, ...byTier.integration, ...byTier['claude-code']]
+    expect(elsewhere.filter((file) => usesSandboxHarness(root, file, onDisk))).toEqual([])
+    expect(byTier.sandbox.filter((file) => usesSandboxHarness(root, file, onDisk)).length).toBeGreaterThan(5)
+    const planted = withPlanted({
+      'test/integration/planted.test.ts': "import {startEngine} from '../sandbox/harness.js'\n",
+    })
+    expect(usesSandboxHarness(root, 'test/integration/planted.test.ts', planted)).toBe(true)
+    expect(SANDBOX_HARNESS).toBe('test/sandbox/harness.ts')
   })
 
   it('refuses a file without a tier, and a tier that does not exist', () => {

@@ -125,3 +125,18 @@ export function spawningImports(
 
   return found
 }
+
+/** The helper that starts sandboxed program children: a test file that imports it is a sandbox test. */
+export const SANDBOX_HARNESS = 'test/sandbox/harness.ts'
+
+/** Whether the test file at `file` imports the sandbox harness (directly). */
+export function usesSandboxHarness(
+  root: string,
+  file: string,
+  read: (path: string) => string | undefined,
+): boolean {
+  const exists = (path: string) => read(path) !== undefined
+  return valueImports(read(join(root, file)) ?? '').some(
+    (specifier) => resolveRelative(root, file, specifier, exists) === SANDBOX_HARNESS,
+  )
+}
