@@ -16,13 +16,14 @@ extra_only=false
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 user="${PTC_SANDBOX_TEST_USER:-ptcsandbox}"
-# The sandbox layer: vitest's `sandbox` project (vitest.config.ts lists it: the escape and isolation
-# suites, the sandbox units, scratch removal (as a user without DAC override too) and the
-# hostile-program suites (test/reliability/hostile-*)). Those that run `serve` get the tier from
-# PTC_MCP_BWRAP, so the hostile suites run once more with PTC_MCP_BWRAP=0 (Landlock + seccomp alone).
+# The sandbox tier: vitest's `sandbox` project, the test files whose first line is `// @tier sandbox`
+# (test/setup/tiers.ts): the escape and isolation suites, scratch removal (as a user without DAC
+# override too) and the hostile-program suites (test/reliability/hostile-*). Those that run `serve`
+# get the tier from PTC_MCP_BWRAP, so the hostile suites of the sandbox tier run once more with
+# PTC_MCP_BWRAP=0 (Landlock + seccomp alone).
 hostile=()
 for file in "$repo"/test/reliability/hostile-*.test.ts; do
-  [ -e "$file" ] && hostile+=("test/reliability/$(basename "$file")")
+  [ -e "$file" ] && [ "$(head -n 1 "$file")" = "// @tier sandbox" ] && hostile+=("test/reliability/$(basename "$file")")
 done
 suite=(--project sandbox)
 

@@ -1,3 +1,4 @@
+// @tier unit
 /**
  * `npm ci` on a fresh clone prints no warning about held-back install scripts (npm 11 lists every
  * dependency with an install script that package.json's `allowScripts` does not cover). Each one

@@ -1,3 +1,4 @@
+// @tier unit
 /**
  * The files that describe ptc-mcp to the places it is got from (SPEC §19) agree with package.json:
  * the MCP registry's server.json, the Claude Code plugin and its marketplace, and the plugin's

@@ -1,3 +1,4 @@
+// @tier integration
 import {describe, expect, test} from 'vitest'
 
 import {spawnToDiscover} from './discover.js'

@@ -1,3 +1,4 @@
+// @tier integration
 import {spawn} from 'node:child_process'
 import {once} from 'node:events'
 import {existsSync, readFileSync} from 'node:fs'

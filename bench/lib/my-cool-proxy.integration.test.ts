@@ -1,3 +1,4 @@
+// @tier integration
 // my-cool-proxy as the bench drives it, when it is installed (bench/README.md); skipped otherwise.
 import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'

@@ -1,3 +1,4 @@
+// @tier unit
 import {describe, expect, test} from 'vitest'
 
 import {benchDownstream, everythingDownstream} from './downstreams.js'

@@ -1,3 +1,4 @@
+// @tier integration
 import {afterAll, describe, expect, test} from 'vitest'
 
 import type {Gateway} from './gateway.js'

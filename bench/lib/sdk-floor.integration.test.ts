@@ -1,3 +1,4 @@
+// @tier integration
 import {afterAll, describe, expect, test} from 'vitest'
 
 import {closeAll} from './client.js'

@@ -1,3 +1,4 @@
+// @tier unit
 import {describe, expect, it} from 'vitest'
 
 import {STEPS_PREFIX} from '../../src/shared/steps.js'

@@ -1,3 +1,4 @@
+// @tier integration
 // The bench code itself, run once quickly against the built server: what it records, not how fast.
 import {expect, test} from 'vitest'
 

@@ -1,3 +1,4 @@
+// @tier unit
 import chalk from 'chalk'
 import {describe, expect, it} from 'vitest'
 

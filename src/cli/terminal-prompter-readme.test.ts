@@ -1,3 +1,4 @@
+// @tier unit
 /**
  * The README names exactly the answers the approval question offers on the terminal: no answer it
  * does not show (`s` was once documented and never offered), none it shows left out.

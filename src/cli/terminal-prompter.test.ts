@@ -1,3 +1,4 @@
+// @tier unit
 import {PassThrough} from 'node:stream'
 import {describe, expect, it} from 'vitest'
 

@@ -1,3 +1,4 @@
+// @tier unit
 // A server URL on a port fetch never connects to is a problem of the URL, said where the config is
 // read: the entry is unusable with that reason (serve, list), and the strict load names it.
 import {mkdtemp, rm, writeFile} from 'node:fs/promises'

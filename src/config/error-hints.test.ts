@@ -1,3 +1,4 @@
+// @tier unit
 // The fix a config error carries fits the error: an unset variable is fixed in the environment, a
 // YAML indentation mistake is shown where it is, with the lines around it (values that could be
 // secrets hidden).

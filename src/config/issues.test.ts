@@ -1,3 +1,4 @@
+// @tier unit
 import {existsSync} from 'node:fs'
 import {isAbsolute} from 'node:path'
 import {describe, expect, it} from 'vitest'

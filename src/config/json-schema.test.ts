@@ -1,3 +1,4 @@
+// @tier unit
 import {readFile} from 'node:fs/promises'
 import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'

@@ -1,3 +1,4 @@
+// @tier unit
 import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
 

@@ -1,3 +1,4 @@
+// @tier unit
 import {InMemoryTransport} from '@modelcontextprotocol/client'
 import {McpServer} from '@modelcontextprotocol/server'
 import {existsSync, readdirSync, readFileSync} from 'node:fs'

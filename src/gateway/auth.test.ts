@@ -1,3 +1,4 @@
+// @tier unit
 import {describe, expect, it} from 'vitest'
 
 import {BearerAuth, GatewayAuth, isLoopbackHost} from './auth.js'

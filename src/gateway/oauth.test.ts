@@ -1,3 +1,4 @@
+// @tier unit
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {JwtIssuer} from '../../test/helpers/jwt-issuer.js'

@@ -1,3 +1,4 @@
+// @tier unit
 import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
 

@@ -1,3 +1,4 @@
+// @tier unit
 import {existsSync} from 'node:fs'
 import {mkdir, readFile, rename, stat, writeFile} from 'node:fs/promises'
 import {join, resolve} from 'node:path'

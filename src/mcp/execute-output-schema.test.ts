@@ -1,3 +1,4 @@
+// @tier unit
 import {describe, expect, expectTypeOf, it} from 'vitest'
 import {z} from 'zod'
 

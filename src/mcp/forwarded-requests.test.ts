@@ -1,3 +1,4 @@
+// @tier unit
 import type {CreateMessageRequestParams} from '@modelcontextprotocol/client'
 
 import {describe, expect, it} from 'vitest'

@@ -1,3 +1,4 @@
+// @tier unit
 import type {JSONRPCMessage} from '@modelcontextprotocol/server'
 
 import {PassThrough} from 'node:stream'

@@ -1,3 +1,4 @@
+// @tier unit
 import {afterEach, describe, expect, it, vi} from 'vitest'
 
 import {createLogger} from '../shared/log.js'

@@ -1,3 +1,4 @@
+// @tier unit
 import {mkdtemp, rm} from 'node:fs/promises'
 import {createServer, type Server} from 'node:http'
 import {type AddressInfo} from 'node:net'

@@ -1,3 +1,4 @@
+// @tier unit
 import {afterEach, describe, expect, it} from 'vitest'
 
 import type {ToolInfo} from '../downstream/types.js'

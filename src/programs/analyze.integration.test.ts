@@ -1,3 +1,4 @@
+// @tier integration
 /**
  * What a saved program declares, read by analyze.py with the real Python (SPEC §17): its
  * parameters as a JSON Schema, an annotation that has none named with its line, the tools it

@@ -1,3 +1,4 @@
+// @tier unit
 import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'

@@ -1,3 +1,4 @@
+// @tier unit
 import {readFileSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
 import {describe, expect, test} from 'vitest'

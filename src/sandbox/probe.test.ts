@@ -1,3 +1,4 @@
+// @tier sandbox
 import {execFile} from 'node:child_process'
 import {existsSync} from 'node:fs'
 import {writeFile} from 'node:fs/promises'

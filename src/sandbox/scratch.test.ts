@@ -1,3 +1,4 @@
+// @tier sandbox
 import {spawn} from 'node:child_process'
 import {existsSync} from 'node:fs'
 import {

@@ -1,3 +1,4 @@
+// @tier unit
 import type {AddressInfo} from 'node:net'
 
 import {createServer, type Server} from 'node:http'

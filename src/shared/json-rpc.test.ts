@@ -1,3 +1,4 @@
+// @tier unit
 import {deserializeMessage} from '@modelcontextprotocol/server'
 import {describe, expect, it} from 'vitest'
 

@@ -1,3 +1,4 @@
+// @tier unit
 import {describe, expect, test} from 'vitest'
 
 import {type FramedLine, LineFramer, LineTooLongError} from './line-framing.js'

@@ -1,3 +1,4 @@
+// @tier unit
 import {mkdtempSync, rmSync, statSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'

@@ -1,3 +1,4 @@
+// @tier unit
 import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import {basename, join} from 'node:path'
 import {describe, expect, it} from 'vitest'

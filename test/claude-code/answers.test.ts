@@ -1,3 +1,4 @@
+// @tier claude-code
 /**
  * What the model reads of execute_program inside the real Claude Code (SPEC §5, §16): one answer
  * format without padding, the user's MAX_MCP_OUTPUT_TOKENS, and a program that outlives Claude

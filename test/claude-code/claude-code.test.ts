@@ -1,3 +1,4 @@
+// @tier claude-code
 /**
  * ptc-mcp inside the real Claude Code (SPEC §16): `claude -p` from npm, a scripted model behind a
  * fake Messages API, ptc-mcp registered with `claude mcp add`. Every scenario runs in both protocol

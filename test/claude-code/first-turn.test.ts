@@ -1,3 +1,4 @@
+// @tier claude-code
 /**
  * What the model knows on its first turn inside the real Claude Code (SPEC §5, §16): ptc-mcp's
  * instructions name every configured server with its tool count (from the last session's catalogue

@@ -1,3 +1,4 @@
+// @tier claude-code
 /**
  * The data-flow rules (SPEC §12.1) inside the real Claude Code, in both protocol revisions: a
  * program reads a secret from the vault fixture and posts it with the web fixture (openWorldHint;

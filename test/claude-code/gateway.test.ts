@@ -1,3 +1,4 @@
+// @tier claude-code
 /**
  * The real Claude Code through the team gateway (SPEC §18): registered with
  * `claude mcp add --transport http URL --header "Authorization: Bearer ..."`, it connects to a

@@ -1,3 +1,4 @@
+// @tier claude-code
 /**
  * The repository as a Claude Code plugin (SPEC §19), the way a user gets it: a fresh clone of the
  * committed HEAD (no node_modules, no dist/), `claude plugin validate --strict`, then

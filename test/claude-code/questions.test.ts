@@ -1,3 +1,4 @@
+// @tier claude-code
 /**
  * Few questions, never a lost program (SPEC §12), inside the real Claude Code: it ends a tools/call
  * after 10 input_required rounds and loses the program's output, and a person asked 25 times stops

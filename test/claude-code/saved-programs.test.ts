@@ -1,3 +1,4 @@
+// @tier claude-code
 /**
  * A saved program inside the real Claude Code (SPEC §16, §17): the project's
  * .ptc-mcp/programs/label_files.py is a tool of ptc-mcp; the scripted model finds it with

@@ -1,3 +1,4 @@
+// @tier integration
 // The built CLI as a new user meets it: help, version, a bad log level, Ctrl-C during `run` and `doctor`.
 import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'

@@ -1,3 +1,4 @@
+// @tier integration
 // `ptc-mcp doctor`'s data-flow check (SPEC §12.1), in-process, against the vault and web fixture
 // servers: the sources and sinks in force, and the warnings for what no rule covers.
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'

@@ -1,3 +1,4 @@
+// @tier integration
 import {runCommand} from '@oclif/test'
 // `ptc-mcp doctor` in-process: the real checks (Node, Python, a live sandbox probe, the config, each
 // server) against the bundled example server and against servers that cannot be reached.

@@ -1,3 +1,4 @@
+// @tier integration
 /**
  * The examples in `--help` run as printed from any directory (SPEC §9: they use the bundled
  * example): pasted into a shell whose working directory has no examples/ of its own, each exits 0.

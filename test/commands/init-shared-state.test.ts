@@ -1,3 +1,4 @@
+// @tier integration
 // init copies Claude Code's servers; it does not move them. A server that keeps state in a file then
 // runs twice on that file: init warns, with the line that removes it from Claude Code.
 import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'

@@ -1,3 +1,4 @@
+// @tier integration
 import {runCommand} from '@oclif/test'
 import {execFileSync} from 'node:child_process'
 import {existsSync} from 'node:fs'

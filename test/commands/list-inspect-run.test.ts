@@ -1,3 +1,4 @@
+// @tier integration
 import {runCommand} from '@oclif/test'
 // `list`, `inspect` and `run` in-process, against the fixture over stdio, streamable HTTP and SSE.
 import {existsSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'

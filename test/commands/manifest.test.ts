@@ -1,3 +1,4 @@
+// @tier unit
 import type {Command} from '@oclif/core'
 
 // oclif.manifest.json is produced by the build and shipped: a stale one makes the installed CLI

@@ -1,3 +1,4 @@
+// @tier integration
 // A misspelt command given with its arguments is answered with the command it meant, arguments
 // kept (oclif hands the hook the words joined into one id).
 import {expect, it} from 'vitest'

@@ -1,3 +1,4 @@
+// @tier integration
 // An OAuth server's URL carrying a ${VAR} value, from the built CLI: `auth` and `list` never show the
 // value, in errors or in --json (SPEC §15).
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'

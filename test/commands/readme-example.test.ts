@@ -1,3 +1,4 @@
+// @tier integration
 // The README shows what the bundled example really prints: run it and compare.
 import {readFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'

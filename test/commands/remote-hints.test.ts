@@ -1,3 +1,4 @@
+// @tier integration
 import {runCommand} from '@oclif/test'
 // What doctor (and so list_callable_tools and every ToolError) says of a remote server that cannot be
 // used, decided from what the URL really answered: a web page where MCP was expected, a URL that is no

@@ -1,3 +1,4 @@
+// @tier integration
 // `ptc-mcp run` and the calls that need approval (SPEC §12): asked on a real pseudo-terminal
 // (Python's pty module drives the built binary), approved by --yes, denied without a terminal.
 import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'

@@ -1,3 +1,4 @@
+// @tier integration
 // `run` on a terminal names each server it connects and how long it gives it; a server that does
 // not answer in that time is named with its timeout and the fix (a first start may need longer).
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'

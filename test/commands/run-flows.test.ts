@@ -1,3 +1,4 @@
+// @tier integration
 // `ptc-mcp run` and the data-flow rules (SPEC §12.1), on the built binary with two small servers:
 // a vault (read_secret, read-only) and a web server (post, openWorldHint) that logs every call it
 // receives. permissions.allow covers post, so only the flow rule can stop it.

@@ -1,3 +1,4 @@
+// @tier integration
 // Ctrl-C in `run` names what it stopped waiting for: a server still connecting (not reported as
 // failed), or a tool call still running.
 import {existsSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'

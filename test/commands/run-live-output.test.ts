@@ -1,3 +1,4 @@
+// @tier integration
 // `run` on a terminal shows the program's output as it comes, then the outcome without repeating it.
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'

@@ -1,3 +1,4 @@
+// @tier integration
 // The team gateway as it would run (SPEC §18): Redis, two `serve --http` replicas, HAProxy with
 // examples/gateway/haproxy.cfg, driven by SDK clients of both eras with bearer tokens.
 import {Client, StreamableHTTPClientTransport} from '@modelcontextprotocol/client'

@@ -1,3 +1,4 @@
+// @tier integration
 // One `serve --http` replica's life (SPEC §18): refusing to listen beyond loopback without
 // authentication, and SIGTERM: no more work taken, the running program answered, a clean exit.
 import {Client, StreamableHTTPClientTransport} from '@modelcontextprotocol/client'

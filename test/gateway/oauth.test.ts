@@ -1,3 +1,4 @@
+// @tier integration
 // The gateway as an OAuth 2.1 resource server (SPEC §18): a real issuer in the test (an HTTP server
 // publishing a JWKS made with jose), one `serve --http` replica checking JWT access tokens against
 // it. A good token runs a program; a wrong audience, an expired token, a foreign key or no token is

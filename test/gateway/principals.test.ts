@@ -1,3 +1,4 @@
+// @tier integration
 // Each principal's share of the gateway (SPEC §18, gateway.per_principal), tried to the breaking
 // point through two replicas sharing Redis: programs at once, programs a minute (counted across
 // replicas), and "allow for the rest of the session" answers that hold for their principal only.

@@ -1,5 +1,5 @@
 // What hostile programs need to write to the child's end of the private channel themselves,
-// past the runner (runner.py `_PRIVATE_FD`).
+// past the runner (runner.py `PRIVATE_FD`).
 
 /** Python that defines `send(data)`: writes bytes to the channel, whole. */
 export const RAW_CHANNEL = [

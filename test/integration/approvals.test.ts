@@ -1,3 +1,4 @@
+// @tier integration
 // SPEC §12 end to end: the built `ptc-mcp serve` with Claude Code settings in a temporary HOME and
 // project, two fixture servers (one with a dashed name) that count the calls they receive, and a
 // real SDK v2 client that answers (or not) the approval questions asked by elicitation.

@@ -1,3 +1,4 @@
+// @tier integration
 // The downstream side against real servers: the fixture over stdio, streamable HTTP and SSE, plus a
 // tiny hand-written stdio server that paginates tools/list.
 import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'

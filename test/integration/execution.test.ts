@@ -1,3 +1,4 @@
+// @tier integration
 /**
  * The program engine with real Python children (SPEC §6, §7, §8): every test runs real programs
  * through `ProgramEngine.run`. The sandbox is `none` unless PTC_MCP_TEST_SANDBOX names another

@@ -1,3 +1,4 @@
+// @tier integration
 // The first program of a session, sent the moment serve has answered initialize, calls a server
 // that takes 8 s to start: the call waits for it and succeeds (SPEC §5), and list_callable_tools
 // says the server is starting rather than unavailable.

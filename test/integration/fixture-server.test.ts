@@ -1,3 +1,4 @@
+// @tier integration
 import {
   Client,
   SSEClientTransport,

@@ -1,3 +1,4 @@
+// @tier integration
 // The data-flow rules (SPEC §12.1) through the built `ptc-mcp serve`, with real SDK v2 clients of
 // both protocol eras answering the questions (2025-11-25: elicitation/create during the call;
 // 2026-07-28: input_required answers), a vault server (read_secret, read-only) and a web server

@@ -1,3 +1,4 @@
+// @tier integration
 // A new user's first hour, end to end: a fresh clone is packed (prepack builds dist/), the tarball
 // is installed into a private prefix, `init` writes a config from Claude Code's servers and prints
 // the registration line, that line goes into a real `claude mcp add`, and `claude mcp list` shows

@@ -1,3 +1,4 @@
+// @tier integration
 // A config entry that cannot be used is said in list_callable_tools as a config error, apart from
 // servers that are down and being retried: nothing retries it, the file must be fixed.
 import {resolve} from 'node:path'

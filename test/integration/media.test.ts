@@ -1,3 +1,4 @@
+// @tier integration
 /**
  * Non-text content of tool results reaches programs as `Media` (SPEC §6, §14). Real
  * server-everything (`@modelcontextprotocol/server-everything`) from npm, a real ToolRegistry and real Python children.

@@ -1,3 +1,4 @@
+// @tier integration
 /**
  * Programs written the way models write them (SPEC §5, §6, §8), run through one real `serve`
  * against the fixture and the servers people run (@modelcontextprotocol/server-filesystem and

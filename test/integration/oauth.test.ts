@@ -1,3 +1,4 @@
+// @tier integration
 import type {AddressInfo} from 'node:net'
 
 // OAuth sign-in end to end (SPEC §13): a fixture authorization server and the MCP server it

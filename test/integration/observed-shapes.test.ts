@@ -1,3 +1,4 @@
+// @tier integration
 // inspect_tool's observed_result (SPEC §5): the shape of a text-only tool's first result, with
 // samples only when execution.record_samples is on, kept across registries (restarts) on disk.
 import {mkdtempSync, readdirSync, rmSync, statSync} from 'node:fs'

@@ -1,3 +1,4 @@
+// @tier integration
 /**
  * serve under the user's limit on MCP output (MAX_MCP_OUTPUT_TOKENS, SPEC §5): what a client is
  * told (maxResultSizeChars, the output cap in the description), what it receives (text and JSON

@@ -1,3 +1,4 @@
+// @tier integration
 /**
  * The npm package runs as installed (SPEC §19): the tarball of a fresh clone (prepack builds it),
  * `npm install --ignore-scripts` into an empty directory, and with a fresh HOME `ptc-mcp --version`

@@ -1,3 +1,4 @@
+// @tier integration
 /**
  * The Claude Code plugin's committed build (plugin/package.json, plugin/server/: serve bundled in
  * one file, and its Python files) is what scripts/bundle-plugin.js writes from the sources now: a

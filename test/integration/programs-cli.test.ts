@@ -1,3 +1,4 @@
+// @tier integration
 /**
  * `ptc-mcp programs` (SPEC §17, §9) with the built CLI: a program saved from a real serve session
  * (execute_program save_as, programs.save: allow) replays with no server configured and fails once

@@ -1,3 +1,4 @@
+// @tier integration
 // SPEC §12 "Few questions, never a lost program", through the built `ptc-mcp serve` with real SDK
 // clients of both eras: a v2 client of 2026-07-28 answering input_required (bounded at 10 rounds,
 // as Claude Code is) and a v1 client of 2025-11-25 answering elicitation/create. The fixture's

@@ -1,3 +1,4 @@
+// @tier integration
 // A 2026-07-28 client (raw JSON-RPC, as Claude Code sends it) answering approval questions through
 // input_required: the requestState serve hands out is MAC'd with a key of that process, names one
 // round of one program and its code, expires, and is good for one answer (SPEC §12). Anything else

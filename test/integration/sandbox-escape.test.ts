@@ -1,3 +1,4 @@
+// @tier sandbox
 import {createSocket, type Socket as UdpSocket} from 'node:dgram'
 /**
  * Escape attempts against the real linux backend, through the real engine (SPEC §7, §10), in every

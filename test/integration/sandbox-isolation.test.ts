@@ -1,3 +1,4 @@
+// @tier sandbox
 /**
  * Two programs at once, each the other's adversary (SPEC §7): through a tool of the test host they
  * learn each other's scratch path and host pid, then try to read, list, stat and write the other's

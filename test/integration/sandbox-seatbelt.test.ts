@@ -1,3 +1,4 @@
+// @tier sandbox
 /**
  * Escape attempts against the seatbelt backend (macOS), through the real engine. Each attempt is
  * paired with a control that must work. The profile and argv are unit-tested on every platform in

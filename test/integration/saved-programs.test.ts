@@ -1,3 +1,4 @@
+// @tier integration
 /**
  * Saved programs (SPEC §17) through the built `serve` and a real SDK client: a program file in the
  * project's .ptc-mcp/programs/ is a tool with the schema of its main(), runs as execute_program

@@ -1,3 +1,4 @@
+// @tier integration
 /* eslint-disable no-bitwise -- file modes are bit patterns */
 import {execFileSync} from 'node:child_process'
 import {

@@ -1,3 +1,4 @@
+// @tier integration
 // serve with a config that is partly wrong, or found by discovery next to another application's
 // config.yaml: the servers that can run, run (SPEC §3).
 import {spawn} from 'node:child_process'

@@ -1,3 +1,4 @@
+// @tier integration
 // serve's start (SPEC §5): the first answer goes out before anything else is started. A downstream
 // server that never answers and a Python that never answers delay none of server/discover,
 // initialize and tools/list; the program engine and the downstream code start only after the

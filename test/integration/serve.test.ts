@@ -1,3 +1,4 @@
+// @tier integration
 import {Client as ClientV2} from '@modelcontextprotocol/client'
 import {StdioClientTransport as StdioV2} from '@modelcontextprotocol/client/stdio'
 import {Client as ClientV1} from '@modelcontextprotocol/sdk/client/index.js'

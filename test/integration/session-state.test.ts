@@ -1,3 +1,4 @@
+// @tier integration
 /**
  * State between programs (SPEC §6.2), through a real `serve` over stdio: the values a program
  * stores and the files it leaves in ./session/ are there for the next program of the same serve

@@ -1,3 +1,4 @@
+// @tier integration
 /**
  * show() end to end (SPEC §14): through `ptc-mcp serve` a real SDK v2 client receives the image as
  * MCP image content after the text; `ptc-mcp run` writes it to a file and prints the path. Real

@@ -1,3 +1,4 @@
+// @tier integration
 // PTC_MCP_STEPS=1 (the bench's --steps view, src/shared/steps.ts): serve prints each tools/call's
 // timed steps on stderr once the answer is written, the child's among them, in order; off (the
 // default), nothing is printed and nothing reaches the client either way.

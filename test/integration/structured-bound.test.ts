@@ -1,3 +1,4 @@
+// @tier integration
 /**
  * Structured content of execute_program stays within its bound (SPEC §5): the text plus at most
  * 600 bytes (the failed calls listed with short arguments, in both); and the server does

@@ -1,3 +1,4 @@
+// @tier integration
 /**
  * Tool results that are one text item reach the program unparsed by the server (`JsonText`): the
  * child receives the raw text after a header line and applies SPEC §6 "one text item → JSON if it

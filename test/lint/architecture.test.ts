@@ -1,3 +1,4 @@
+// @tier unit
 // ARCHITECTURE.md is a map: every path it names in backquotes exists, so the map cannot point at a
 // file that moved. A path with a <placeholder> is a pattern for a new file, and is left out.
 import {existsSync, readFileSync} from 'node:fs'

@@ -1,6 +1,7 @@
+// @tier unit
 // Every "SPEC §N" (and the bare "§N" of a list such as "SPEC §3, §5") in the repository names a
 // section of the contract in docs/: a heading that starts with that section's sign. A section an
-// RFC numbers ("RFC 6749 §5.2") is the RFC's, not ours. Reads files only; spawns nothing (unit layer).
+// RFC numbers ("RFC 6749 §5.2") is the RFC's, not ours. Reads files only; spawns nothing.
 import {readdirSync, readFileSync} from 'node:fs'
 import {dirname, extname, join, relative} from 'node:path'
 import {fileURLToPath} from 'node:url'

@@ -1,3 +1,4 @@
+// @tier integration
 // downstream/ and execution/ are entered through their index.ts only, and no file imports round a
 // circle, `import type` included: eslint.config.js (GATED, ptc/no-cycle) refuses both. ESLint lints
 // planted text as if it were a file of src/; a cycle needs the path of a real file, whose importers

@@ -1,3 +1,4 @@
+// @tier integration
 // The layer rules of eslint.config.js really refuse what ARCHITECTURE.md forbids: an import that
 // points up a layer, and a cycle. ESLint lints planted text as if it were a file of src/.
 import {ESLint} from 'eslint'

@@ -1,4 +1,4 @@
-"""Where the tests find the shipped Python: the linux sandbox's modules as the package `linux` and
+"""Where the tests find the shipped Python: the linux sandbox's package as `linux` and
 the runner's as the package `runner` (each imports its siblings relatively), and the BPF
 interpreter the seccomp policy test runs the filter in."""
 

@@ -9,7 +9,7 @@ import unittest
 
 import _paths  # noqa: F401  (sys.path for `runner`)
 from runner import program_habits
-from runner.runner import _apply_confine, _hinted_limits
+from runner.runner import apply_confine, hinted_limits
 
 FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 MIB = 1024 * 1024
@@ -41,29 +41,29 @@ class HintedLimitsTest(unittest.TestCase):
         self.start = {"limits": {"file_size_bytes": 128 * MIB}, "confine": {"scratch": scratch}}
 
     def test_the_scratch_cap_is_named_only_when_the_sandbox_made_scratch_a_capped_tmpfs(self):
-        capped = _hinted_limits(self.start, {"tier": "bwrap", "bounds": {"scratch": "tmpfs size=256m"}})
+        capped = hinted_limits(self.start, {"tier": "bwrap", "bounds": {"scratch": "tmpfs size=256m"}})
         self.assertEqual(
             capped,
             {"file_bytes": 64 * MIB, "scratch": {"bytes": 256 * MIB, "files": 65536}, "confined": True},
         )
-        on_disk = _hinted_limits(self.start, {"tier": "landlock", "bounds": {"scratch": "rlimit"}})
+        on_disk = hinted_limits(self.start, {"tier": "landlock", "bounds": {"scratch": "rlimit"}})
         self.assertEqual(on_disk, {"file_bytes": 64 * MIB, "scratch": None, "confined": True})
 
     def test_a_report_of_any_other_shape_names_no_scratch_cap(self):
         for report in (None, "tmpfs", ["tmpfs"], {"bounds": "tmpfs"}, {"bounds": {"scratch": 1}}):
             with self.subTest(report=report):
-                self.assertIsNone(_hinted_limits(self.start, report)["scratch"])
+                self.assertIsNone(hinted_limits(self.start, report)["scratch"])
 
     def test_a_start_without_confine_names_no_scratch_cap_and_no_confinement(self):
         expected = {"file_bytes": 64 * MIB, "scratch": None, "confined": False}
-        self.assertEqual(_hinted_limits({}, None), expected)
+        self.assertEqual(hinted_limits({}, None), expected)
 
 
 class ConfineSpecTest(unittest.TestCase):
     def test_the_confine_module_must_be_an_absolute_path(self):
         for spec in ({}, {"module": "confine.py"}, {"module": "./linux/confine.py"}, {"module": 3}):
             with self.subTest(spec=spec), self.assertRaisesRegex(ValueError, 'absolute "module" path'):
-                _apply_confine(spec)
+                apply_confine(spec)
 
 
 class EventLoopHabitsTest(unittest.TestCase):

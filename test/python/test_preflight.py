@@ -5,6 +5,7 @@ import unittest
 
 import _paths  # noqa: F401  (sys.path for `runner`)
 from runner import preflight
+from runner.arguments import match_names
 
 QUERY_SIGNATURE = (
     "await mcp__fin__query(*, ticker: str, limit: int | None = None, period: str | None = None) -> dict"
@@ -139,8 +140,8 @@ class ArgumentsTest(unittest.TestCase):
         report = check("await mcp__calc__get_sum(x=1, y=2)\n")
         self.assertIn("unexpected argument 'x' (did you mean 'a'?)", report)
         self.assertIn("unexpected argument 'y' (did you mean 'b'?)", report)
-        self.assertEqual(preflight.match_names(["x", "y"], ["a", "b"]), {"x": "a", "y": "b"})
-        self.assertEqual(preflight.match_names(["sort_by"], ["sortBy", "limit"]), {"sort_by": "sortBy"})
+        self.assertEqual(match_names(["x", "y"], ["a", "b"]), {"x": "a", "y": "b"})
+        self.assertEqual(match_names(["sort_by"], ["sortBy", "limit"]), {"sort_by": "sortBy"})
 
     def test_a_keyword_near_nothing_lists_what_is_accepted(self):
         report = check("await mcp__fin__query(ticker='A', zzzzzz=1)\n")
@@ -256,7 +257,7 @@ class ReportTest(unittest.TestCase):
 
     def test_matching_is_bounded_for_a_call_with_thousands_of_made_up_names(self):
         names = [f"n{i}" for i in range(5000)]
-        meant = preflight.match_names(names, ["n1x", "n2x"])
+        meant = match_names(names, ["n1x", "n2x"])
         self.assertLessEqual(len(meant), 2)
 
     def test_a_spec_of_the_wrong_shape_checks_names_only(self):

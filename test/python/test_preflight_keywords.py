@@ -1,4 +1,4 @@
-"""The preflight check's guess at the parameter a wrong keyword meant (src/execution/runner/preflight.py):
+"""The preflight check's guess at the parameter a wrong keyword meant (src/execution/runner/arguments.py):
 by the names' likeness, and by what the call and the schema say besides (the value's type, the
 required parameter left out)."""
 
@@ -6,7 +6,7 @@ import ast
 import unittest
 
 import _paths  # noqa: F401  (sys.path for `runner`)
-from runner import preflight
+from runner.arguments import tool_call_problems
 
 # server-filesystem's read_text_file: path (required), and head/tail (numbers of lines).
 READ_TEXT_FILE = {
@@ -18,7 +18,7 @@ READ_TEXT_FILE = {
 def problems(source, spec):
     call = ast.parse(source).body[0].value
     assert isinstance(call, ast.Call)
-    return preflight._tool_call_problems(call, spec)
+    return tool_call_problems(call, spec)
 
 
 class MeantParameter(unittest.TestCase):

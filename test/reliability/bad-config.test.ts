@@ -1,3 +1,4 @@
+// @tier integration
 // A config or an environment that cannot work: one clear message each, from the real CLI, with the
 // documented exit code (2: usage or config; the Python problems too, being the user's to fix).
 import {chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'

@@ -1,3 +1,4 @@
+// @tier integration
 // What a broken or hostile client can send to `serve`: every bad message gets a clear answer
 // (by id whenever there is one), and the server goes on serving.
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'

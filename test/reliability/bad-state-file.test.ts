@@ -1,3 +1,4 @@
+// @tier integration
 /**
  * `ptc-mcp run --state FILE` given what is no state file (SPEC §6.2, §15): a 470 MB file (it made
  * V8 crash at 4.9 GB), a FIFO (it blocked for good, Ctrl-C ignored), a link. Each is refused before

@@ -1,3 +1,4 @@
+// @tier integration
 // Downstream servers that fail in every way we know of: each fault must reach the program as a
 // ToolError, or list_callable_tools as an unavailable server with its reason, and the server must
 // come back by itself, without restarting ptc-mcp. One `serve` holds all the faulty servers.

@@ -1,3 +1,4 @@
+// @tier sandbox
 /**
  * Another local user against the artifacts root (SPEC §14, §15): a user who can rename inside the
  * parent of `execution.artifacts_dir` swaps root's artifacts directory with a link to a root-only

@@ -1,3 +1,4 @@
+// @tier sandbox
 /**
  * Another local user against the shapes cache (SPEC §15, "nothing on disk is trusted as found"),
  * with XDG_CACHE_HOME where that user can write (a shared cache, a CI runner's home): links planted

@@ -1,3 +1,4 @@
+// @tier sandbox
 // A program that speaks the child's channel itself (fd 255 in the child) or sends what the runner
 // would never send: every message is checked by the parent (SPEC §15). Each attack gets a clear
 // answer; afterwards the server answers the next request, its memory stayed under a stated bound,

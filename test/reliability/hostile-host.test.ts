@@ -1,3 +1,4 @@
+// @tier sandbox
 /**
  * Hostile programs and hostile local users against the host (SPEC §15): per-program bounds on
  * threads, memory outside RLIMIT_AS and scratch space, in every Linux tier this machine has; the

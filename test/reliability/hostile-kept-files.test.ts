@@ -1,3 +1,4 @@
+// @tier sandbox
 /**
  * Files a program writes under ./out/ are kept (SPEC §14), through the real engine and real
  * sandboxed children in every Linux tier this machine has: regular files only, no link followed,

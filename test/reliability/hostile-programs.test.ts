@@ -1,3 +1,4 @@
+// @tier sandbox
 // Programs that break things on purpose or by accident: each gets a clear outcome, and `serve`
 // (its downstream server, its warm pool, its scratch space) is healthy afterwards.
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'

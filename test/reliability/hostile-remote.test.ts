@@ -1,3 +1,4 @@
+// @tier integration
 /**
  * A hostile remote server against ptc-mcp's memory (SPEC §15): every answer it sends is read to a
  * bound, whatever its size. Error pages, OAuth discovery documents and tool results that go on

@@ -1,3 +1,4 @@
+// @tier sandbox
 /**
  * A predictable path someone else created first (SPEC §15): another local user makes
  * `<tmp>/ptc-mcp-<uid>` before root's first program (in /tmp anyone can). Before, every program of

@@ -1,3 +1,4 @@
+// @tier sandbox
 /**
  * Programs that try to break the state between programs (SPEC §6.2, §15): values over the bounds,
  * too many keys, values nested 200,000 deep, links in ./session/, two programs storing one key at

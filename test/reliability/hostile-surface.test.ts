@@ -1,3 +1,4 @@
+// @tier sandbox
 import {runCommand} from '@oclif/test'
 // The surface around the sandbox, tried the way the issue-12 findings broke it: secrets from the
 // config reaching programs and logs, one oversized result tearing down a shared connection, a

@@ -1,3 +1,4 @@
+// @tier integration
 // Many programs through one `serve`: every output right, and nothing left behind — no processes,
 // no file descriptors, no scratch directories — with the server's memory within a stated bound.
 import {readdirSync, readFileSync} from 'node:fs'

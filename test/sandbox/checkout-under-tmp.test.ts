@@ -1,3 +1,4 @@
+// @tier sandbox
 // A checkout (or an unpacked package) under /tmp, readable by everyone: the bwrap tier binds its
 // runtime files read-only on top of the private /tmp, and as root the child hands /tmp to the uid it
 // drops to. That hand-over must stop at the binds (it once failed on them with EROFS).

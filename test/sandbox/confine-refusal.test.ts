@@ -1,3 +1,4 @@
+// @tier sandbox
 import {describe, expect, test} from 'vitest'
 
 import {runWithConfine} from './harness.js'

@@ -1,3 +1,4 @@
+// @tier sandbox
 /**
  * A host without unprivileged user namespaces (off, capped, or used up: SPEC §15), reproduced for
  * this test's process tree alone (test/helpers/no_userns.py: a seccomp filter under which clone

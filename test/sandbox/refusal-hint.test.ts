@@ -1,3 +1,4 @@
+// @tier sandbox
 /**
  * A program that opens a file outside its scratch directory under the real Linux sandbox reads,
  * in its error, why: the sandbox refused it, and what is reachable (in every Linux tier: with bwrap

@@ -1,3 +1,4 @@
+// @tier sandbox
 /**
  * The scratch bound held by the kernel in every tier (SPEC §15), against programs that write or
  * fallocate 2 GiB with max_scratch_bytes at 64 MiB: in one file, or in 32 files of 63 MiB (before,

@@ -1,3 +1,4 @@
+// @tier sandbox
 import {execFileSync} from 'node:child_process'
 import {fileURLToPath} from 'node:url'
 import {describe, expect, test} from 'vitest'

@@ -25,6 +25,6 @@ afterEach(() => {
   if (attempts.length === 0) return
   const tried = [...new Set(attempts.splice(0))].join(', ')
   throw new Error(
-    `a unit test tried child_process.${tried}: a test that starts a process belongs in the integration layer (name it *.integration.test.ts or put it under test/)`,
+    `a unit test tried child_process.${tried}: a test that starts a process is not a unit test (make its first line \`// @tier integration\`, or \`sandbox\` when it starts sandboxed children; see test/setup/tiers.ts)`,
   )
 })

@@ -1,3 +1,4 @@
+// @tier unit
 import {readdirSync, readFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {dirname, join} from 'node:path'

@@ -1,3 +1,4 @@
+// @tier unit
 import {describe, expect, it} from 'vitest'
 
 import {followRefs, pointerSegments, refTarget} from './schema-ref.js'

@@ -1,3 +1,4 @@
+// @tier unit
 import {setFlagsFromString} from 'node:v8'
 import {runInNewContext} from 'node:vm'
 import {describe, expect, it} from 'vitest'

@@ -1,3 +1,4 @@
+// @tier integration
 import {SdkError, SdkErrorCode} from '@modelcontextprotocol/client'
 import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
 import {afterEach, describe, expect, it} from 'vitest'

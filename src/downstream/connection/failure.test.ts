@@ -1,3 +1,4 @@
+// @tier unit
 import {SdkError, SdkErrorCode} from '@modelcontextprotocol/client'
 import {describe, expect, it} from 'vitest'
 

@@ -1,3 +1,4 @@
+// @tier integration
 import {describe, expect, it} from 'vitest'
 
 import type {ServerConfig} from '../../config/schema.js'

@@ -1,3 +1,4 @@
+// @tier unit
 import {
   chmodSync,
   mkdirSync,

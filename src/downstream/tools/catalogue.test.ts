@@ -1,3 +1,4 @@
+// @tier unit
 import {describe, expect, it} from 'vitest'
 
 import {aboutServer, catalogueEntry, MAX_ABOUT_CHARS, oneLine, tellingNames, toolsKey} from './catalogue.js'

@@ -1,5 +1,6 @@
+// @tier integration
 // Ten thousand shapes written to disk: no process spawned, but seconds of file system work, so it
-// runs with the integration layer (vitest.config.ts, `stress`) and the unit layer stays fast.
+// runs with the integration tier (declared above) and the unit tier stays fast.
 import {mkdtempSync, readdirSync, rmSync, statSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'

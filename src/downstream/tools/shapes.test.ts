@@ -1,3 +1,4 @@
+// @tier unit
 import {describe, expect, it} from 'vitest'
 
 import {MAX_SHAPE_CHARS, MAX_SHAPE_TYPE_CHARS, shapeOf, shapeReturnType, textShape} from './shapes.js'

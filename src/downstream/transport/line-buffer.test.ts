@@ -1,3 +1,4 @@
+// @tier unit
 import {ReadBuffer} from '@modelcontextprotocol/client'
 import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
 import {describe, expect, it} from 'vitest'

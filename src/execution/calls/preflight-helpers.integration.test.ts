@@ -1,3 +1,4 @@
+// @tier integration
 // The state helpers are awaited like tools (SPEC §6.1): `x = load("k")` without await is named by
 // the preflight check, with its line and the awaited form, before anything runs; the ways a
 // coroutine may still be awaited later (kept, passed on, awaited by name) are left alone. Through

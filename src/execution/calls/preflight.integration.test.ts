@@ -1,3 +1,4 @@
+// @tier integration
 import {execFileSync} from 'node:child_process'
 import {fileURLToPath} from 'node:url'
 import {describe, expect, test} from 'vitest'
@@ -8,14 +9,14 @@ import {MAX_PREFLIGHT_NAMES} from '../../shared/limits.js'
 import {type PreflightSpec, preflightSpec} from './preflight-spec.js'
 
 const PYTHON = process.env.PTC_MCP_TEST_PYTHON ?? 'python3'
-const PREFLIGHT = fileURLToPath(new URL('../runner/preflight.py', import.meta.url))
+/** The folder holding the runner's package. */
+const EXECUTION = fileURLToPath(new URL('..', import.meta.url))
 
-/** Loads runner/preflight.py by path and runs check() on each program, as the runner does. */
+/** Imports runner/preflight.py from its package and runs check() on each program, as the runner does. */
 const DRIVER = `
-import importlib.util, json, sys
-spec = importlib.util.spec_from_file_location("preflight", sys.argv[1])
-module = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(module)
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from runner import preflight as module
 cases = json.load(sys.stdin)
 async def list_callable_tools(query=None, server=None): pass
 async def store(key, value): pass
@@ -64,7 +65,7 @@ function host(tools: ToolInfo[], unavailable: string[] = []): ToolHost {
 
 function check(programs: {code: string; with_store?: boolean}[], tools = [ADD, OPEN]): (string | null)[] {
   const cases = programs.map((program) => ({...program, spec: preflightSpec(program.code, host(tools))}))
-  const output = execFileSync(PYTHON, ['-I', '-S', '-B', '-c', DRIVER, PREFLIGHT], {
+  const output = execFileSync(PYTHON, ['-I', '-S', '-B', '-c', DRIVER, EXECUTION], {
     input: JSON.stringify(cases),
     encoding: 'utf8',
   })

@@ -1,3 +1,4 @@
+// @tier unit
 import {describe, expect, test} from 'vitest'
 
 import {ProgramsBusyError, ProgramSlots} from './program-slots.js'

@@ -1,3 +1,4 @@
+// @tier integration
 import {mkdtempSync, realpathSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'

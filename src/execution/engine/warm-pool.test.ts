@@ -1,3 +1,4 @@
+// @tier unit
 import {afterEach, beforeEach, describe, expect, test, vi} from 'vitest'
 
 import type {ProgramChild} from '../child/index.js'

@@ -1,3 +1,4 @@
+// @tier unit
 import {describe, expect, test} from 'vitest'
 
 import {EndMarkedStream, omittedMarker, OutputCapture, utf8SafeEnd} from './output-capture.js'

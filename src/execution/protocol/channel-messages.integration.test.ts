@@ -1,3 +1,4 @@
+// @tier integration
 import {execFileSync} from 'node:child_process'
 import {fileURLToPath} from 'node:url'
 import {describe, expect, expectTypeOf, test} from 'vitest'

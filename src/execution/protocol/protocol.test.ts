@@ -1,3 +1,4 @@
+// @tier unit
 import {describe, expect, test} from 'vitest'
 
 import {jsonShapeProblem} from '../../shared/json-shape.js'

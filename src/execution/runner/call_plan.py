@@ -7,6 +7,7 @@ import ast
 from typing import Any
 
 from . import preflight
+from .arguments import literal_value
 
 _MAX_PLAN_SAMPLES = 3
 _MAX_PLAN_SAMPLE_CHARS = 200
@@ -19,7 +20,7 @@ def _range_times(node: ast.AST) -> int | None:
         return None
     if node.keywords or not 1 <= len(node.args) <= 3:
         return None
-    values = [preflight.literal_value(arg) for arg in node.args]
+    values = [literal_value(arg) for arg in node.args]
     if not all(type(value) is int for value in values):
         return None
     try:

@@ -8,7 +8,7 @@ import os
 import sys
 
 # Where the held descriptor of the stdout pipe lives: out of the way of the descriptors a program
-# opens, next to the channel's (runner.py `_PRIVATE_FD`).
+# opens, next to the channel's (runner.py `PRIVATE_FD`).
 HELD_FD = 254
 
 

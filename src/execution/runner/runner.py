@@ -22,11 +22,13 @@ wrapper still holds the pipe), points fd 1 and 2 at /dev/null (leftover tasks an
 print later), sends `done` and waits to be killed. A descriptor of the pipe held since the run
 began keeps it open until then: the parent reads `done` before the pipe's end.
 
-The runner's modules sit next to this file and form the package `_ptc_runner` (load_package): they
-import each other relatively (`from . import calls`), and nothing is added to sys.path, so a
-program's `import errors` or `import calls` finds nothing of the runner's. load_package is the
-runtime's one module loader: the runner loads the sandbox's confine module with it too, and the
-fork server (zygote.py) runs this file (runpy) and loads everything else through it.
+The runner's modules sit next to this file and form the package `_ptc_runner` (this directory,
+with its __init__.py; load_package): they import each other relatively (`from . import calls`), and
+nothing is added to sys.path, so a program's `import errors` or `import calls` finds nothing of the
+runner's. Run as a script, this file registers the package and makes itself its member (PEP 366);
+the fork server (zygote.py) registers the package the same way and imports this module as
+`_ptc_runner.runner`. load_package is the runtime's one module loader: the sandbox's confine
+module is loaded with it too.
 """
 
 from __future__ import annotations
@@ -47,22 +49,37 @@ if TYPE_CHECKING:
 _CHANNEL_FD = 3
 # Where the channel lives once the runner holds it: out of the way of the descriptors a program
 # opens, not inherited by anything, and fd 3 itself is closed.
-_PRIVATE_FD = 255
+PRIVATE_FD = 255
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_PACKAGE = "_ptc_runner"
+# The package these modules form in a child (and a fork server).
+PACKAGE = "_ptc_runner"
 # The package a confine module is loaded into, with the modules next to it.
 _CONFINE_PACKAGE = "_ptc_confine"
 
 
 def load_package(name: str, directory: str) -> ModuleType:
-    """The package `name` made of the modules in `directory`, registered once per process (a fork
-    server registers it for its children). The directory never goes on sys.path."""
+    """The package `name` of `directory`, registered once per process (a fork server registers it
+    for its children): its __init__.py runs, as the runtime's own packages have one; a directory
+    without one (a test backend's confine module) is a package of its modules alone. The directory
+    never goes on sys.path."""
     package = sys.modules.get(name)
     if package is None:
-        spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
-        spec.submodule_search_locations = [directory]
+        init = os.path.join(directory, "__init__.py")
+        if os.path.isfile(init):
+            spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[directory])
+        else:
+            spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
+            spec.submodule_search_locations = [directory]
+        if spec is None:
+            raise ImportError(f"{directory}: cannot be the package {name}")
         package = importlib.util.module_from_spec(spec)
         sys.modules[name] = package
+        try:
+            if spec.loader is not None:
+                spec.loader.exec_module(package)
+        except BaseException:
+            del sys.modules[name]
+            raise
     return package
 
 
@@ -77,9 +94,10 @@ def load_module(path: str, package: str) -> ModuleType:
     return importlib.import_module(f"{package}.{os.path.splitext(file)[0]}")
 
 
-# Run as a script (a program child) or by the fork server, this file is the package's entry: its
-# relative imports below resolve in `_ptc_runner`.
-__package__ = load_package(_PACKAGE, _HERE).__name__
+# Run as a script (a program child), this file makes itself a member of its package (PEP 366): its
+# relative imports below resolve in `_ptc_runner`. Imported (the fork server, tests), it is one.
+if __name__ == "__main__":
+    __package__ = load_package(PACKAGE, _HERE).__name__
 
 
 def _set_limits(limits: dict[str, Any]) -> None:
@@ -106,7 +124,7 @@ def _set_limits(limits: dict[str, Any]) -> None:
         hard_set(resource.RLIMIT_AS, limits.get("address_space_bytes"))
 
 
-def _hinted_limits(start: dict[str, Any], confine_report: Any) -> dict[str, Any]:
+def hinted_limits(start: dict[str, Any], confine_report: Any) -> dict[str, Any]:
     """What an error's hint may name: the file size limit, and the scratch cap when the sandbox
     made the scratch directory a capped tmpfs (it says so in its report), and whether it confined the
     child."""
@@ -123,7 +141,7 @@ def _hinted_limits(start: dict[str, Any], confine_report: Any) -> dict[str, Any]
     }
 
 
-def _apply_confine(spec: dict[str, Any]) -> Any:
+def apply_confine(spec: dict[str, Any]) -> Any:
     path = spec.get("module")
     if not isinstance(path, str) or not os.path.isabs(path):
         raise ValueError('confine spec needs an absolute "module" path')
@@ -158,7 +176,7 @@ def _runner_files() -> frozenset[str]:
     """The runtime's files (this one and the package's modules): left out of tracebacks."""
     from .calls import CALL_FILE
 
-    prefix = f"{_PACKAGE}."
+    prefix = f"{PACKAGE}."
     modules = [module for name, module in sys.modules.items() if name.startswith(prefix)]
     files = [getattr(module, "__file__", None) for module in modules]
     return frozenset([__file__, CALL_FILE, *filter(None, files)])
@@ -190,7 +208,7 @@ def main(channel_fd: int | None = None, start: Any = None) -> NoReturn:
         if channel_fd is None:
             from .output import copy_out_of_the_way
 
-            channel_fd = copy_out_of_the_way(_CHANNEL_FD, _PRIVATE_FD)
+            channel_fd = copy_out_of_the_way(_CHANNEL_FD, PRIVATE_FD)
             os.close(_CHANNEL_FD)
         channel = channel_from_fd(channel_fd)
     except Exception as exc:  # no channel: nobody to tell
@@ -220,14 +238,14 @@ def main(channel_fd: int | None = None, start: Any = None) -> NoReturn:
     confine = start.get("confine")
     if confine is not None:
         try:
-            confine_report = _apply_confine(confine)
+            confine_report = apply_confine(confine)
             channel.to_bytes(confine_report)
         except BaseException as exc:
             startup_failed("confine", exc)
 
     # (c) The rest of the runtime, already confined.
     try:
-        limits = _hinted_limits(start, confine_report)
+        limits = hinted_limits(start, confine_report)
         runner = _load_runtime(channel, devnull, limits)
     except BaseException as exc:
         startup_failed("load", exc)

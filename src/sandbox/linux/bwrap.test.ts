@@ -1,3 +1,4 @@
+// @tier unit
 import {describe, expect, test} from 'vitest'
 
 import {bwrapArgs, mirrorPath, planMounts, SCRATCH_BYTES} from './bwrap.js'

@@ -53,6 +53,7 @@ __all__ = [
     "ConfineError",
     "apply",
     "build_seccomp_filter",
+    "compiled_filter",
     "kernel",
     "landlock",
     "landlock_abi",
@@ -73,7 +74,7 @@ _PR_GET_SECCOMP = kernel.PR_GET_SECCOMP
 _filters: dict[tuple[str, int], bytes] = {}
 
 
-def _compiled_filter(arch: str, self_pid: int) -> bytes:
+def compiled_filter(arch: str, self_pid: int) -> bytes:
     """build_seccomp_filter, once per (arch, pid): a fork server's children all run as pid 2 of
     their own PID namespace and share the compiled filter."""
     key = (arch, self_pid)
@@ -127,7 +128,7 @@ def apply(spec: dict[str, Any]) -> dict[str, Any]:
             " sandbox needs bwrap (install bubblewrap)"
         )
     ruleset = landlock.prepare_ruleset(rules, abi) if abi >= 1 else None
-    program = _compiled_filter(arch, os.getpid())
+    program = compiled_filter(arch, os.getpid())
 
     identity = privileges.drop_privileges(spec)
     if os.getuid() == 0 and bounds.get("threads"):

@@ -1,3 +1,4 @@
+// @tier sandbox
 import {existsSync} from 'node:fs'
 import {mkdtemp, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'

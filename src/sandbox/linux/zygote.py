@@ -27,14 +27,19 @@ Channel (newline-delimited JSON, framed by the runner's channel.py as a child's 
   zygote -> server  {"type":"fork_failed","id":N,"error":"..."}
 The zygote exits when its channel closes, and dies with its parent (PR_SET_PDEATHSIG).
 
-It loads nothing by hand: runpy runs runner.py, whose load_module loads confine.py (and with it
-this directory's modules) and the runner's own modules, as a program child loads them.
+It imports the runner as any package: the runner's directory is registered as the package
+`_ptc_runner` from its __init__.py (as runner.py registers it in a spawned child; nothing goes on
+sys.path), and `_ptc_runner.runner` is imported; its preload() loads confine.py (and with it this
+directory's modules, the package `_ptc_confine`) and the runner's own modules, as a program child
+loads them.
 """
 
 from __future__ import annotations
 
 import ctypes
 import errno
+import importlib
+import importlib.util
 import os
 import signal
 import socket
@@ -44,19 +49,36 @@ from typing import Any, NoReturn
 
 _CHANNEL_FD = 3
 _MAX_LINE = 1 << 20
+_RUNNER_PACKAGE = "_ptc_runner"
+
+
+def import_runner(runner_dir: str) -> ModuleType:
+    """The runner's bootstrap module, `_ptc_runner.runner`, its package registered from
+    `runner_dir`'s __init__.py first (the directory never goes on sys.path)."""
+    if _RUNNER_PACKAGE not in sys.modules:
+        init = os.path.join(runner_dir, "__init__.py")
+        spec = importlib.util.spec_from_file_location(
+            _RUNNER_PACKAGE, init, submodule_search_locations=[runner_dir]
+        )
+        if spec is None or spec.loader is None or not os.path.isfile(init):
+            raise ImportError(f"{runner_dir}: not the runner's package (no __init__.py)")
+        package = importlib.util.module_from_spec(spec)
+        sys.modules[_RUNNER_PACKAGE] = package
+        spec.loader.exec_module(package)
+    return importlib.import_module(f"{_RUNNER_PACKAGE}.runner")
 
 
 class _Zygote:
     def __init__(
         self,
-        runner: dict[str, Any],
+        runner: ModuleType,
         confine: ModuleType,
         socket_path: str,
         proc_path: str,
         namespaces: str,
     ) -> None:
-        self.runner_main = runner["main"]
-        self.private_fd: int = runner["_PRIVATE_FD"]
+        self.runner_main = runner.main
+        self.private_fd: int = runner.PRIVATE_FD
         self.syscalls = confine.syscalls
         self.kernel = kernel = confine.kernel
         self.machine = kernel.machine()
@@ -74,7 +96,7 @@ class _Zygote:
         named = {"net": kernel.CLONE_NEWNET, "uts": kernel.CLONE_NEWUTS, "cgroup": kernel.CLONE_NEWCGROUP}
         for name in filter(None, namespaces.split(",")):
             self.flags |= named[name]
-        self.channel = runner["channel_from_fd"](_CHANNEL_FD)
+        self.channel = runner.channel_from_fd(_CHANNEL_FD)
         self.pids: dict[int, Any] = {}  # pid -> request id, until reaped
         self.ids: dict[Any, int] = {}  # request id -> pid
         self.wake_fds: tuple[int, int] = (-1, -1)
@@ -246,13 +268,11 @@ class _Zygote:
 def main() -> None:
     # The runner's directory, not its path: only program interpreters name runner.py.
     runner_dir, confine_path, socket_path, proc_path, namespaces = sys.argv[1:6]
-    import runpy
-
-    runner = runpy.run_path(os.path.join(runner_dir, "runner.py"), run_name="_ptc_runner.runner")
-    confine = runner["preload"](confine_path)
+    runner = import_runner(runner_dir)
+    confine = runner.preload(confine_path)
     kernel = confine.kernel
     kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)
-    confine._compiled_filter(kernel.machine(), 2)
+    confine.compiled_filter(kernel.machine(), 2)
     # What is loaded now is never collected: a child's collections then leave these pages shared.
     import gc
 

@@ -1,3 +1,4 @@
+// @tier unit
 // blockedPort agrees with Node's own fetch: each port it names is one fetch refuses ("bad port"),
 // and the ports around them are not (a differential test against the library it stands in for).
 import {expect, it} from 'vitest'
