@@ -13,7 +13,7 @@ const LAYERS = [
   ['permissions'],
   ['execution'],
   ['programs'],
-  ['doctor'],
+  ['doctor', 'telemetry'],
   ['runtime.ts'],
   ['mcp'],
   ['gateway'],

@@ -8,6 +8,7 @@ import {
 import type {RemoteServerConfig} from '../config/schema.js'
 import type {ServerTransport, TransportOptions} from './transports.js'
 
+import {withTraceHeader} from '../shared/trace-context.js'
 import {cappedFetch} from './capped-fetch.js'
 import {oversizedAnswer} from './oversized-answer.js'
 import {isTellingResponse, remoteFailureCause, type ResponseFacts, responseFacts} from './remote-failure.js'
@@ -43,7 +44,8 @@ function createRemoteTransport(
   const limit = options.maxMessageBytes ?? STDIO_DEFAULT_MAX_BUFFER_SIZE
   // The SDK reads a message whole, whatever its size: one over the limit fails its call alone.
   const observed: typeof globalThis.fetch = async (input, init) => {
-    const response = await globalThis.fetch(input, init)
+    // A traced call's context goes on to the server as its `traceparent` header (SPEC §18).
+    const response = await globalThis.fetch(input, withTraceHeader(init))
     onAnswer(responseFacts(response, init?.method))
     return response
   }
