@@ -102,6 +102,9 @@ describe('config.schema.json', () => {
         'dirs',
         'expose',
         'save',
+        'telemetry',
+        'otlp',
+        'arguments',
       ].sort(),
     )
   })
