@@ -2,6 +2,8 @@
 // OpenTelemetry SDK and its OTLP/HTTP exporter (JSON).
 import {
   type Attributes,
+  diag,
+  DiagLogLevel,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
@@ -26,6 +28,7 @@ import {formatTraceparent, parseTraceparent} from '../shared/trace-context.js'
 export const MAX_ATTRIBUTE_CHARS = 8192
 
 export function createOtelTracer(settings: ExportSettings): ProgramTracer {
+  logDiagnostics(process.env.OTEL_LOG_LEVEL)
   const exporter = new OTLPTraceExporter(settings.url === undefined ? {} : {url: settings.url})
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({'service.name': process.env.OTEL_SERVICE_NAME || 'ptc-mcp'}),
@@ -142,4 +145,14 @@ function startCall(tracer: Tracer, inside: typeof ROOT_CONTEXT, call: CallStart)
 function traceparentOf(span: Span): string {
   const {traceId, spanId, traceFlags} = span.spanContext()
   return formatTraceparent({traceId, spanId, flags: traceFlags})
+}
+
+/** OTEL_LOG_LEVEL (error, warn, info, debug): the SDK's own messages on stderr (stdout is serve's protocol). */
+function logDiagnostics(level: string | undefined): void {
+  const chosen = level && DiagLogLevel[level.trim().toUpperCase() as keyof typeof DiagLogLevel]
+  if (!chosen) return
+  const write = (message: string, ...args: unknown[]) => {
+    process.stderr.write(`ptc-mcp telemetry: ${[message, ...args.map(String)].join(' ')}\n`)
+  }
+  diag.setLogger({error: write, warn: write, info: write, debug: write, verbose: write}, chosen)
 }
