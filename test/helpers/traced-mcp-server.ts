@@ -61,8 +61,8 @@ export class TracedMcpServer {
 
   async stop(): Promise<void> {
     this.server?.closeAllConnections()
-    await new Promise((done) => {
-      if (this.server) this.server.close(done)
+    await new Promise<void>((done) => {
+      if (this.server) this.server.close(() => done())
       else done()
     })
   }
