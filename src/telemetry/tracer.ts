@@ -87,7 +87,7 @@ let exporting: Promise<ProgramTracer> | undefined
  */
 export async function programTracer(
   config: TelemetryConfig,
-  parent: string | undefined,
+  parent?: string,
 ): Promise<ProgramTracer | undefined> {
   if (exporting) return exporting
   let settings = settingsOf.get(config)
