@@ -3,6 +3,9 @@
 // server and a streamable HTTP server here that records the trace context its calls arrive with.
 import {Client} from '@modelcontextprotocol/client'
 import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
+import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {fixtureCommand} from '../fixtures/start-fixture.js'
@@ -23,11 +26,37 @@ const CODE = [
   'print(r["sum"], e)',
 ].join('\n')
 
+const probeDir = mkdtempSync(join(tmpdir(), 'ptc-otel-probe-'))
 const receiver = new OtlpReceiver()
 const web = new TracedMcpServer()
 const opened: Array<{client: Client; setup: ServeSetup}> = []
 
-async function serve(telemetry?: Record<string, unknown>): Promise<Client> {
+/**
+ * A preload that notes every OpenTelemetry module serve loads, one line each, in its own file:
+ * unconfigured, serve must not load any (SPEC §18; the bench measures its start and CPU).
+ */
+function otelLoadsProbe(dir: string): {env: Record<string, string>; loaded: () => string[]} {
+  const log = join(dir, 'otel-loads.txt')
+  const hook = join(dir, 'otel-loads.cjs')
+  writeFileSync(
+    hook,
+    `const Module = require('node:module'), {appendFileSync} = require('node:fs'), load = Module._load
+Module._load = function (request, ...rest) {
+  if (String(request).startsWith('@opentelemetry/')) appendFileSync(${JSON.stringify(log)}, request + '\\n')
+  return load.call(this, request, ...rest)
+}
+`,
+  )
+  return {
+    env: {NODE_OPTIONS: `--require ${hook}`},
+    loaded: () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []),
+  }
+}
+
+async function serve(
+  telemetry?: Record<string, unknown>,
+  extraEnv: Record<string, string> = {},
+): Promise<Client> {
   const fixture = fixtureCommand(['--name', 'fx'])
   const setup = prepareServe({
     servers: [
@@ -38,7 +67,7 @@ async function serve(telemetry?: Record<string, unknown>): Promise<Client> {
     ...(telemetry && {telemetry}),
   })
   // Spans go out within 100 ms, not the SDK's default 5 s.
-  const env: Record<string, string> = {...setup.env, OTEL_BSP_SCHEDULE_DELAY: '100'}
+  const env: Record<string, string> = {...setup.env, OTEL_BSP_SCHEDULE_DELAY: '100', ...extraEnv}
   delete env.OTEL_EXPORTER_OTLP_ENDPOINT
   delete env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
   const transport = new StdioClientTransport({
@@ -96,6 +125,7 @@ afterAll(async () => {
   for (const {setup} of opened) setup.cleanup()
   await web.stop()
   await receiver.stop()
+  rmSync(probeDir, {recursive: true, force: true})
 })
 
 describe('serve over stdio with telemetry.otlp', () => {
@@ -151,9 +181,11 @@ describe('serve over stdio with telemetry.otlp', () => {
 
 describe('serve over stdio with telemetry.arguments: true', () => {
   it("puts the program's code and each call's arguments in the spans", async () => {
-    const client = await serve({otlp: receiver.url, arguments: true})
+    const probe = otelLoadsProbe(mkdtempSync(join(probeDir, 'on-')))
+    const client = await serve({otlp: receiver.url, arguments: true}, probe.env)
     const trace = freshTraceparent()
     await program(client, trace.traceparent)
+    expect(probe.loaded()).toContain('@opentelemetry/sdk-trace-base')
     const {root, calls} = await traceOf(trace.traceId)
     expect(root.attributes['ptc.program.code']).toBe(CODE)
     const echo = calls.find((call) => call.attributes['gen_ai.tool.name'] === 'echo')!
@@ -162,8 +194,9 @@ describe('serve over stdio with telemetry.arguments: true', () => {
 })
 
 describe('serve over stdio without telemetry', () => {
-  it("passes the client's traceparent on to HTTP servers as it came, and exports nothing", async () => {
-    const client = await serve()
+  it("passes the client's traceparent on to HTTP servers as it came, exports nothing, loads no OpenTelemetry", async () => {
+    const probe = otelLoadsProbe(mkdtempSync(join(probeDir, 'off-')))
+    const client = await serve(undefined, probe.env)
     const trace = freshTraceparent()
     const received = receiver.spans.length
     await program(client, trace.traceparent)
@@ -173,5 +206,6 @@ describe('serve over stdio without telemetry', () => {
     })
     expect(receiver.spans.filter((span) => span.traceId === trace.traceId)).toEqual([])
     expect(receiver.spans).toHaveLength(received)
+    expect(probe.loaded()).toEqual([])
   }, 90_000)
 })
