@@ -1,5 +1,7 @@
 import oclif from 'eslint-config-oclif'
 
+import ptc from './scripts/eslint-plugin-ptc.js'
+
 /**
  * The layers of src/, from the ground up (ARCHITECTURE.md): a folder imports only from the folders
  * before it in this list, never from one after it. Folders on one floor do not import each other.
@@ -32,6 +34,19 @@ const layerZones = LAYERS.flatMap((floor, level) =>
     message: `src/${folder} is below this: layers import downwards only (ARCHITECTURE.md, eslint.config.js LAYERS).`,
   })),
 )
+
+/**
+ * Folders with one way in (ARCHITECTURE.md): from anywhere else in src/, only their index.ts.
+ * What lies past it (transport/, connection/, engine/, child/ …) is the folder's own to rearrange.
+ */
+const GATED = ['downstream', 'execution']
+
+const gateZones = GATED.map((folder) => ({
+  target: [`./src/!(${folder})/**`, './src/*.ts'],
+  from: `./src/${folder}`,
+  except: ['./index.ts'],
+  message: `src/${folder} is entered through its index.ts only (ARCHITECTURE.md, eslint.config.js GATED).`,
+}))
 
 export default [
   {
@@ -95,13 +110,15 @@ export default [
     },
   },
   {
-    // Layers point down (ARCHITECTURE.md): no cycle, and no import from a layer above.
-    // Tests may reach across layers to check how they meet.
+    // Layers point down (ARCHITECTURE.md): no cycle (type-only imports count: ptc/no-cycle), no
+    // import from a layer above, and none past a gated folder's index.ts. Tests may reach across
+    // layers and into folders to check how they meet.
     files: ['src/**/*.ts'],
     ignores: ['**/*.test.ts'],
+    plugins: {ptc},
     rules: {
-      'import/no-cycle': ['error', {ignoreExternal: true}],
-      'import/no-restricted-paths': ['error', {zones: layerZones}],
+      'ptc/no-cycle': 'error',
+      'import/no-restricted-paths': ['error', {zones: [...layerZones, ...gateZones]}],
     },
   },
   {

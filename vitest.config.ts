@@ -12,7 +12,7 @@ const sandbox = [
   'test/reliability/hostile-*.test.ts',
   'test/sandbox/**/*.test.ts',
   'src/sandbox/**/*.test.ts',
-  'src/execution/artifacts.test.ts',
+  'src/execution/files/artifacts.test.ts',
 ]
 const claudeCode = ['test/claude-code/**/*.test.ts']
 const integrationNextToCode = [

@@ -2,18 +2,16 @@ import {homedir} from 'node:os'
 import {dirname} from 'node:path'
 
 import type {Config} from './config/schema.js'
-import type {ToolRegistry} from './downstream/registry.js'
-import type {UpstreamClient} from './downstream/upstream.js'
-import type {ProgramEngine} from './execution/engine.js'
-import type {SessionState} from './execution/session-state.js'
+import type {ToolRegistry, UpstreamClient} from './downstream/index.js'
+import type {ProgramEngine} from './execution/index.js'
 import type {SavedPrograms} from './programs/saved-programs.js'
 import type {PtcError} from './shared/errors.js'
 import type {Logger} from './shared/log.js'
 
 import {loadConfigLeniently} from './config/degrade.js'
 import {loadConfig} from './config/load.js'
-import {deferredRegistry} from './downstream/deferred-registry.js'
-import {Redactor} from './downstream/redactor.js'
+import {deferredRegistry, loadToolRegistry, Redactor} from './downstream/index.js'
+import {loadProgramEngine, resolvePython, SessionState} from './execution/index.js'
 import {FlowRules} from './permissions/flows.js'
 import {PermissionPolicy} from './permissions/policy.js'
 import {selectBackend} from './sandbox/index.js'
@@ -60,10 +58,9 @@ export class Runtime {
 
   /** The saved programs (SPEC §17), read once the engine's Python is known; watched by serve. */
   private readonly savedPrograms = new Memo(async () => {
-    const [{SavedPrograms}, {programDirectories}, {resolvePython}] = await Promise.all([
+    const [{SavedPrograms}, {programDirectories}] = await Promise.all([
       import('./programs/saved-programs.js'),
       import('./programs/directories.js'),
-      import('./execution/python.js'),
     ])
     const python = await resolvePython(this.config.execution.python)
     const programs = new SavedPrograms(
@@ -77,12 +74,9 @@ export class Runtime {
 
   /**
    * What programs keep for the next ones (SPEC §6.2): one session per runtime, that is per serve
-   * process (one client session), in memory only. Made with the engine's modules, on first use.
+   * process (one client session), in memory only. Made on first use.
    */
-  private readonly sessionState = new Memo(async () => {
-    const {SessionState} = await import('./execution/session-state.js')
-    return new SessionState(this.config.state)
-  })
+  private readonly sessionState = new Memo(async () => new SessionState(this.config.state))
 
   private constructor(
     readonly config: Config,
@@ -121,7 +115,7 @@ export class Runtime {
       ? {...loaded.config, servers: loaded.config.servers.filter((server) => chosen.has(server.name))}
       : loaded.config
     const createRegistry = async (): Promise<ToolRegistry> => {
-      const {ToolRegistry} = await import('./downstream/registry.js')
+      const {ToolRegistry} = await loadToolRegistry()
       logger.debug('downstream code loaded')
       return new ToolRegistry(connected, {
         logger: logger.child('downstream'),
@@ -212,11 +206,7 @@ export class Runtime {
   private async createEngine(): Promise<ProgramEngine> {
     const {execution} = this.config
     this.logger.debug('starting the program engine (Python, the sandbox check, the warm pool)')
-    const [{ProgramEngine}, {resolvePython}, host] = await Promise.all([
-      import('./execution/engine.js'),
-      import('./execution/python.js'),
-      this.loadRegistry(),
-    ])
+    const [{ProgramEngine}, host] = await Promise.all([loadProgramEngine(), this.loadRegistry()])
     const python = await resolvePython(execution.python)
     const backend = await selectBackend(execution.sandbox)
     await backend.check(python)

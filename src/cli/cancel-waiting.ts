@@ -3,10 +3,10 @@
  * servers still connecting, or the tool calls still running. A slow server is then named as what
  * was waited for, not reported as failed.
  */
-import type {DownstreamServerStatus} from '../downstream/registry.js'
-import type {ToolCallTrace} from '../execution/format.js'
+import type {DownstreamServerStatus} from '../downstream/index.js'
+import type {ToolCallTrace} from '../execution/index.js'
 
-import {ENDED_BEFORE_FINISH} from '../execution/tool-calls.js'
+import {ENDED_BEFORE_FINISH} from '../execution/index.js'
 import {formatSeconds} from '../shared/seconds.js'
 
 /** `stopped while waiting for slow to connect (4s, of up to 60s): nothing ran`, or undefined. */

@@ -1,7 +1,6 @@
 import {Listr, ListrLogger, ProcessOutput} from 'listr2'
 
-import type {ConnectFailure} from '../downstream/failure.js'
-import type {ToolRegistry} from '../downstream/registry.js'
+import type {ConnectFailure, ToolRegistry} from '../downstream/index.js'
 
 import {counted} from '../shared/plural.js'
 import {formatSeconds} from '../shared/seconds.js'

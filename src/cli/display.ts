@@ -1,11 +1,10 @@
 import chalk from 'chalk'
 
-import type {CheckResult} from '../doctor/checks.js'
-import type {ToolDescription} from '../downstream/inspect.js'
-import type {ServerStatus, ToolInfo} from '../downstream/types.js'
-import type {RunOutcome} from '../execution/engine.js'
+import type {CheckResult} from '../doctor/check.js'
+import type {ServerStatus, ToolDescription, ToolInfo} from '../downstream/index.js'
+import type {RunOutcome} from '../execution/index.js'
 
-import {traceLines} from '../execution/format.js'
+import {traceLines} from '../execution/index.js'
 import {cutWithin} from '../shared/cut.js'
 import {terminalSafe as safe} from '../shared/terminal-safe.js'
 

@@ -1,6 +1,6 @@
 import {Listr} from 'listr2'
 
-import {type CheckResult, type DoctorCheck, runCheck} from '../doctor/checks.js'
+import {type CheckResult, type DoctorCheck, runCheck} from '../doctor/check.js'
 import {formatCheckDetail} from './display.js'
 import {ensureTerminalWidth} from './terminal-width.js'
 

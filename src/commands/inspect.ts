@@ -4,8 +4,7 @@ import {BaseCommand} from '../cli/base-command.js'
 import {formatToolDescription} from '../cli/display.js'
 import {EXAMPLE_CONFIG} from '../cli/help-examples.js'
 import {openConnectedRuntime} from '../cli/open-runtime.js'
-import {describeTool, type ToolDescription, withApprovalNote} from '../downstream/inspect.js'
-import {lookupTool} from '../downstream/tool-lookup.js'
+import {describeTool, lookupTool, type ToolDescription, withApprovalNote} from '../downstream/index.js'
 import {PtcError} from '../shared/errors.js'
 
 export default class Inspect extends BaseCommand {

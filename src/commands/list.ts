@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {existsSync} from 'node:fs'
 
-import type {ServerStatus, ToolInfo} from '../downstream/types.js'
+import type {ServerStatus, ToolInfo} from '../downstream/index.js'
 
 import {BaseCommand} from '../cli/base-command.js'
 import {formatHiddenTools, formatServerStatus, formatToolTable} from '../cli/display.js'

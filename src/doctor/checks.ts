@@ -3,39 +3,21 @@ import {homedir} from 'node:os'
 import type {Config, ServerConfig} from '../config/schema.js'
 import type {PythonInfo} from '../sandbox/backend.js'
 import type {Logger} from '../shared/log.js'
+import type {CheckResult, DoctorCheck} from './check.js'
 
 import {loadConfig} from '../config/load.js'
-import {GENERIC_FIX} from '../downstream/failure.js'
-import {ToolRegistry} from '../downstream/registry.js'
-import {resolvePython} from '../execution/python.js'
+import {GENERIC_FIX, loadToolRegistry, type ToolRegistry} from '../downstream/index.js'
+import {resolvePython} from '../execution/index.js'
 import {describeState, describeStateLine} from '../oauth/status.js'
 import {TokenStore} from '../oauth/store.js'
 import {rejectedLine} from '../permissions/claude-settings.js'
 import {askUnlisted, PermissionPolicy} from '../permissions/policy.js'
-import {PtcError} from '../shared/errors.js'
 import {CONFIG_EXAMPLE_FILE} from '../shared/package-root.js'
 import {counted} from '../shared/plural.js'
+import {failure} from './check.js'
 import {flowsChecks} from './flows-check.js'
 import {programsChecks} from './programs-check.js'
 import {probeSandbox} from './sandbox-probe.js'
-
-export type CheckStatus = 'pass' | 'warn' | 'fail'
-
-export interface CheckResult {
-  id: string
-  title: string
-  status: CheckStatus
-  detail: string
-  /** What to do about a warn or fail, in one line. */
-  fix?: string
-  ms: number
-}
-
-export interface DoctorCheck {
-  id: string
-  title: string
-  run(): Promise<Omit<CheckResult, 'id' | 'ms' | 'title'>>
-}
 
 export interface DoctorOptions {
   configFlag?: string
@@ -73,6 +55,7 @@ export async function doctorChecks(
         watchIntervalMs: 0,
       })
     : undefined
+  const {ToolRegistry} = await loadToolRegistry()
   const registry = config
     ? new ToolRegistry(config, {
         logger: options.logger.child('downstream'),
@@ -123,22 +106,6 @@ export async function doctorChecks(
       await registry?.close()
     },
   }
-}
-
-/** Runs every check concurrently, timing each; a check that throws is a fail, never a crash. */
-export function runChecks(checks: DoctorCheck[]): Promise<CheckResult[]> {
-  return Promise.all(checks.map((check) => runCheck(check)))
-}
-
-export async function runCheck(check: DoctorCheck): Promise<CheckResult> {
-  const started = performance.now()
-  const result = await check.run().catch((error: unknown) => failure(error))
-  return {id: check.id, title: check.title, ...result, ms: Math.round(performance.now() - started)}
-}
-
-function failure(error: unknown): Omit<CheckResult, 'id' | 'ms' | 'title'> {
-  if (error instanceof PtcError) return {status: 'fail', detail: error.message, fix: error.suggestion}
-  return {status: 'fail', detail: error instanceof Error ? error.message : String(error)}
 }
 
 function configCheck(loaded: {

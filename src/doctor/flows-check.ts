@@ -1,6 +1,6 @@
 import type {FlowsConfig} from '../config/schema.js'
-import type {ToolRegistry} from '../downstream/registry.js'
-import type {CheckResult, DoctorCheck} from './checks.js'
+import type {ToolRegistry} from '../downstream/index.js'
+import type {CheckResult, DoctorCheck} from './check.js'
 
 import {FlowRules} from '../permissions/flows.js'
 

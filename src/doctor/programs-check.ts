@@ -2,9 +2,9 @@ import {existsSync} from 'node:fs'
 import {dirname} from 'node:path'
 
 import type {Config} from '../config/schema.js'
-import type {ToolHost} from '../downstream/types.js'
+import type {ToolHost} from '../downstream/index.js'
 import type {PythonInfo} from '../sandbox/backend.js'
-import type {CheckResult, DoctorCheck} from './checks.js'
+import type {CheckResult, DoctorCheck} from './check.js'
 
 import {loadPrograms} from '../programs/catalogue.js'
 import {programDirectories} from '../programs/directories.js'

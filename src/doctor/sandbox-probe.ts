@@ -2,8 +2,8 @@ import type {BoundsInForce, PythonInfo} from '../sandbox/backend.js'
 import type {Logger} from '../shared/log.js'
 
 import {executionSchema} from '../config/schema.js'
-import {ToolRegistry} from '../downstream/registry.js'
-import {ProgramEngine} from '../execution/engine.js'
+import {loadToolRegistry} from '../downstream/index.js'
+import {loadProgramEngine} from '../execution/index.js'
 import {type SandboxSetting, selectBackend} from '../sandbox/index.js'
 import {
   DEFAULT_PROBE,
@@ -40,6 +40,7 @@ export async function probeSandbox(
   const {bounds} = await backend.check(python)
   const plan = backend.probe ?? DEFAULT_PROBE
   const execution = executionSchema.parse({sandbox: setting, warm_pool: 0, timeout_seconds: 20, trace: 'off'})
+  const [{ToolRegistry}, {ProgramEngine}] = await Promise.all([loadToolRegistry(), loadProgramEngine()])
   const host = new ToolRegistry({servers: []}, {logger})
   const engine = new ProgramEngine({execution, host, backend, python, logger})
   const targets = await openProbeTargets()

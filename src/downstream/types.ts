@@ -1,5 +1,4 @@
 import type {TransportKind} from '../config/schema.js'
-import type {HiddenTool} from './tool-index.js'
 
 /** A downstream tool as programs see it. */
 export interface ToolInfo {
@@ -14,6 +13,20 @@ export interface ToolInfo {
   outputSchema?: Record<string, unknown>
   /** The hints the permission rules read (SPEC §12); absent when the server declares neither. */
   annotations?: ToolHints
+}
+
+/** A tool a connected server offers that `tools.allow` / `tools.block` or a Claude Code deny rule hides. */
+export interface HiddenTool {
+  tool: ToolInfo
+  /** `hidden by tools.block ("mcp__x__get-env")`, for the CLI. */
+  reason: string
+  /**
+   * Whether a program is told why (a Claude Code deny rule, the user's own refusal); tools.allow /
+   * tools.block curate what exists, so a program is told only that the tool does not (SPEC §4).
+   */
+  told: boolean
+  /** What makes it callable, in one line. */
+  fix: string
 }
 
 export interface ToolHints {

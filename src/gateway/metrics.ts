@@ -1,4 +1,4 @@
-import type {RunOutcome} from '../execution/outcome.js'
+import type {RunOutcome} from '../execution/index.js'
 
 /**
  * What `/metrics` tells (SPEC §18), in Prometheus's text format: programs by outcome, tool calls by

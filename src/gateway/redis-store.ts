@@ -4,7 +4,7 @@ import type {StateConfig} from '../config/schema.js'
 import type {Logger} from '../shared/log.js'
 import type {PausedRegistry, StateStore} from './state-store.js'
 
-import {SessionState} from '../execution/session-state.js'
+import {SessionState} from '../execution/index.js'
 
 /** The part of a Redis client this store uses. */
 type RedisClient = Awaited<ReturnType<typeof connectRedis>>

@@ -1,7 +1,7 @@
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import {hostname} from 'node:os'
 
-import type {ProgramEngine} from '../execution/engine.js'
+import type {ProgramEngine} from '../execution/index.js'
 import type {PausedRegistry, StateStore} from './state-store.js'
 
 import {Runtime} from '../runtime.js'

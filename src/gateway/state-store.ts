@@ -1,6 +1,6 @@
 import type {StateConfig} from '../config/schema.js'
 
-import {SessionState} from '../execution/session-state.js'
+import {SessionState} from '../execution/index.js'
 
 /**
  * Where the gateway keeps what programs store (SPEC §6.2, §18): per owner, that is per principal

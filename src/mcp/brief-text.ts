@@ -1,4 +1,4 @@
-import type {BriefToolDescription} from '../downstream/inspect.js'
+import type {BriefToolDescription} from '../downstream/index.js'
 
 import {cutWithin} from '../shared/cut.js'
 

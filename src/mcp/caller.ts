@@ -1,5 +1,4 @@
-import type {RunOutcome} from '../execution/outcome.js'
-import type {SessionState} from '../execution/session-state.js'
+import type {RunOutcome, SessionState} from '../execution/index.js'
 
 /**
  * Who an MCP server instance answers, when it is not the one client of a stdio serve: the gateway

@@ -1,8 +1,7 @@
 import type {ExecutionConfig, StateConfig} from '../config/schema.js'
 
-import {TOOL_ERROR_KINDS} from '../downstream/types.js'
-import {MAX_KEPT_BYTES, MAX_KEPT_FILES} from '../execution/kept-files.js'
-import {helpersOf, PROGRAM_HELPERS} from '../execution/program-helpers.js'
+import {TOOL_ERROR_KINDS} from '../downstream/index.js'
+import {helpersOf, MAX_KEPT_BYTES, MAX_KEPT_FILES, PROGRAM_HELPERS} from '../execution/index.js'
 import {formatByteLimit} from '../shared/byte-size.js'
 import {MAX_SEARCH_RESULTS, MAX_SHOWN_BYTES, MAX_SHOWN_IMAGES, STATE_DEFAULTS} from '../shared/limits.js'
 

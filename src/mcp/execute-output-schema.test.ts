@@ -1,12 +1,12 @@
 import {describe, expect, expectTypeOf, it} from 'vitest'
 import {z} from 'zod'
 
-import type {ToolCallTrace} from '../execution/format.js'
-import type {StructuredOutcome} from '../execution/structured-outcome.js'
+import type {StructuredOutcome} from '../execution/outcome/structured-outcome.js'
+import type {ToolCallTrace} from '../execution/outcome/trace.js'
 
 import {executionSchema} from '../config/schema.js'
-import {composeOutcome, type RunOutcome} from '../execution/outcome.js'
-import {structuredOutcome} from '../execution/structured-outcome.js'
+import {composeOutcome, type RunOutcome} from '../execution/outcome/outcome.js'
+import {structuredOutcome} from '../execution/outcome/structured-outcome.js'
 import {executeOutputSchema, listedOnly, listedOutputSchema} from './execute-output-schema.js'
 
 const execution = executionSchema.parse({})

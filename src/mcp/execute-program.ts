@@ -10,16 +10,13 @@ import {
 import {pathToFileURL} from 'node:url'
 
 import type {ExecutionConfig} from '../config/schema.js'
-import type {ProgramEngine, RunOutcome} from '../execution/engine.js'
-import type {ProgramLookup} from '../execution/program-helpers.js'
+import type {ProgramEngine, ProgramLookup, RunOutcome} from '../execution/index.js'
 import type {Runtime} from '../runtime.js'
 import type {Logger} from '../shared/log.js'
 import type {Caller} from './caller.js'
 import type {UpstreamBridge} from './upstream-bridge.js'
 
-import {fitAnswer} from '../execution/answer-limit.js'
-import {startFailureOutcome} from '../execution/outcome.js'
-import {structuredOutcome} from '../execution/structured-outcome.js'
+import {fitAnswer, startFailureOutcome, structuredOutcome} from '../execution/index.js'
 import {type RecordedCall, recordingHost} from '../programs/recording.js'
 import {programLookup} from '../programs/run-program.js'
 import {isRecord} from '../shared/guards.js'

@@ -1,4 +1,4 @@
-import type {CatalogueEntry} from '../downstream/catalogue.js'
+import type {CatalogueEntry} from '../downstream/index.js'
 
 import {cutWithin} from '../shared/cut.js'
 import {counted} from '../shared/plural.js'

@@ -1,7 +1,7 @@
 import type {ExecutionConfig} from '../config/schema.js'
 import type {Logger} from '../shared/log.js'
 
-import {CHARS_PER_TOKEN} from '../execution/answer-limit.js'
+import {CHARS_PER_TOKEN} from '../execution/index.js'
 
 /** The user's bound on one MCP answer, in tokens (Claude Code's; serve inherits its environment). */
 export const OUTPUT_TOKENS_VARIABLE = 'MAX_MCP_OUTPUT_TOKENS'

@@ -6,7 +6,7 @@ import {
 } from '@modelcontextprotocol/server'
 import {createHash, randomBytes} from 'node:crypto'
 
-import type {RunOutcome} from '../execution/outcome.js'
+import type {RunOutcome} from '../execution/index.js'
 
 /** What a requestState carries: which paused program, which of its rounds, and for which code. */
 interface RoundState {

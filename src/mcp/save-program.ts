@@ -7,7 +7,7 @@ import {
 import {existsSync} from 'node:fs'
 import {z} from 'zod'
 
-import type {RunOutcome} from '../execution/outcome.js'
+import type {RunOutcome} from '../execution/index.js'
 import type {RecordedCall} from '../programs/recording.js'
 import type {Runtime} from '../runtime.js'
 import type {RoundRun} from './program-rounds.js'

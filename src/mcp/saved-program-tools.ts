@@ -6,7 +6,7 @@ import type {Runtime} from '../runtime.js'
 import type {Logger} from '../shared/log.js'
 import type {ProgramCall} from './execute-program.js'
 
-import {SchemaValidator} from '../downstream/validation.js'
+import {SchemaValidator} from '../downstream/index.js'
 import {RESERVED_PROGRAM_NAMES} from '../programs/names.js'
 import {programReadsOnly} from '../programs/saved-programs.js'
 import {listedOutputSchema} from './execute-output-schema.js'

@@ -2,7 +2,7 @@ import type {Transport} from '@modelcontextprotocol/server'
 
 import {serveStdio as serveMcpStdio} from '@modelcontextprotocol/server/stdio'
 
-import {defaultCatalogueDir} from '../downstream/catalogue-cache.js'
+import {defaultCatalogueDir} from '../downstream/index.js'
 import {Runtime} from '../runtime.js'
 import {CLIENT_MESSAGE_BYTES, UPSTREAM_INITIALIZE_WAIT_MS} from '../shared/limits.js'
 import {createLogger, type Logger, type LogLevel} from '../shared/log.js'

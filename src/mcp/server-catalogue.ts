@@ -1,9 +1,8 @@
 import type {ServerConfig} from '../config/schema.js'
-import type {CatalogueEntry} from '../downstream/catalogue.js'
-import type {ToolRegistry} from '../downstream/registry.js'
+import type {CatalogueEntry, ToolRegistry} from '../downstream/index.js'
 import type {Logger} from '../shared/log.js'
 
-import {readCatalogue, writeCatalogueEntry} from '../downstream/catalogue-cache.js'
+import {readCatalogue, writeCatalogueEntry} from '../downstream/index.js'
 import {cutWithin} from '../shared/cut.js'
 import {counted} from '../shared/plural.js'
 import {serverInstructions} from './instructions.js'

@@ -7,9 +7,14 @@ import type {Caller} from './caller.js'
 import type {ServerCatalogue} from './server-catalogue.js'
 import type {UpstreamBridge} from './upstream-bridge.js'
 
-import {InspectError, inspectTools} from '../downstream/inspect.js'
-import {callableTools, UnknownServerError} from '../downstream/tool-search.js'
-import {startingText, type UnavailableServer} from '../downstream/types.js'
+import {
+  callableTools,
+  InspectError,
+  inspectTools,
+  startingText,
+  type UnavailableServer,
+  UnknownServerError,
+} from '../downstream/index.js'
 import {INITIAL_CONNECT_WAIT_MS} from '../shared/limits.js'
 import {markStep, stepsOf} from '../shared/steps.js'
 import {briefText} from './brief-text.js'

@@ -8,7 +8,7 @@ import {
   ProtocolErrorCode,
 } from '@modelcontextprotocol/server'
 
-import type {UpstreamClient} from '../downstream/upstream.js'
+import type {UpstreamClient} from '../downstream/index.js'
 import type {Logger} from '../shared/log.js'
 import type {ProgramRounds} from './program-rounds.js'
 

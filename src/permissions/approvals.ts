@@ -1,4 +1,4 @@
-import type {ToolInfo} from '../downstream/types.js'
+import type {ToolInfo} from '../downstream/index.js'
 import type {ApprovalReason} from './policy.js'
 
 import {shortenJson} from '../shared/shorten-json.js'

@@ -1,14 +1,14 @@
 import type {FlowsConfig} from '../config/schema.js'
-import type {ToolInfo} from '../downstream/types.js'
+import type {ToolInfo} from '../downstream/index.js'
 import type {Logger} from '../shared/log.js'
 
-import {patternMatcher} from '../downstream/filter.js'
+import {patternMatcher} from '../downstream/index.js'
 
 /**
  * Data-flow rules (SPEC §12.1): once a program received a result from a private source, its later
  * calls to an external sink ask the user (or are refused), whatever the per-call rules say. The
  * mark is per program and errs on the side of asking; it follows the data through the session's
- * state (execution/program-state.ts carries it across store()/load() and ./session/ files).
+ * state (execution/state/program-state.ts carries it across store()/load() and ./session/ files).
  */
 
 /** Where a program's private data came from: the source tool, and how it reached this program. */

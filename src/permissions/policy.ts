@@ -1,9 +1,9 @@
 import type {PermissionsConfig} from '../config/schema.js'
-import type {ToolInfo} from '../downstream/types.js'
+import type {ToolInfo} from '../downstream/index.js'
 import type {Logger} from '../shared/log.js'
 import type {FlowReason} from './flows.js'
 
-import {patternMatcher} from '../downstream/filter.js'
+import {patternMatcher} from '../downstream/index.js'
 import {ruleMatches, type RuleTarget} from './claude-rules.js'
 import {
   type ClaudeRuleEntry,

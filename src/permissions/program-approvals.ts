@@ -1,7 +1,7 @@
-import type {ToolInfo} from '../downstream/types.js'
+import type {ToolInfo} from '../downstream/index.js'
 import type {Logger} from '../shared/log.js'
 
-import {ToolError} from '../downstream/types.js'
+import {ToolError} from '../downstream/index.js'
 import {timeoutSignal, unlessAborted} from '../shared/abortable.js'
 import {formatSeconds} from '../shared/seconds.js'
 import {

@@ -1,6 +1,6 @@
-import type {CallToolOptions, ToolHost} from '../downstream/types.js'
+import type {CallToolOptions, ToolHost} from '../downstream/index.js'
 
-import {JsonText} from '../downstream/types.js'
+import {JsonText} from '../downstream/index.js'
 import {isRecord} from '../shared/guards.js'
 
 /** The largest recording kept beside a saved program (SPEC §17). */

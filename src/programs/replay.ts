@@ -6,7 +6,7 @@ import {
   ToolError,
   type ToolHost,
   type ToolInfo,
-} from '../downstream/types.js'
+} from '../downstream/index.js'
 import {cutResult, type Recording} from './recording.js'
 
 /** `mcp__fin__query` → `{server: 'fin', tool: 'query'}`. */

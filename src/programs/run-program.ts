@@ -1,8 +1,7 @@
 import type {ProgramCatalogue} from './catalogue.js'
 
-import {ToolError} from '../downstream/types.js'
-import {SchemaValidator} from '../downstream/validation.js'
-import {type ProgramLookup} from '../execution/program-helpers.js'
+import {SchemaValidator, ToolError} from '../downstream/index.js'
+import {type ProgramLookup} from '../execution/index.js'
 import {suggestNames} from '../shared/naming.js'
 
 /**

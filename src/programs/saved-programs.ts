@@ -1,6 +1,6 @@
 import {type FSWatcher, watch} from 'node:fs'
 
-import type {ToolHost} from '../downstream/types.js'
+import type {ToolHost} from '../downstream/index.js'
 
 import {type Logger, silentLogger} from '../shared/log.js'
 import {analyzePrograms, type ProgramAnalysis} from './analyze.js'

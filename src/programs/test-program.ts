@@ -2,9 +2,8 @@ import {existsSync, readFileSync} from 'node:fs'
 import {dirname} from 'node:path'
 import {isDeepStrictEqual} from 'node:util'
 
-import type {ToolHost} from '../downstream/types.js'
-import type {ProgramEngine, RunOutcome} from '../execution/engine.js'
-import type {ProgramLookup} from '../execution/program-helpers.js'
+import type {ToolHost} from '../downstream/index.js'
+import type {ProgramEngine, ProgramLookup, RunOutcome} from '../execution/index.js'
 import type {SavedProgram} from './catalogue.js'
 
 import {shapeDrift} from './drift.js'

@@ -2,8 +2,7 @@
 // with these arguments" into the command that runs it confined, and says what the child must apply
 // to itself before it reads the program (the bootstrap's `confine` step). The backends themselves
 // are listed in index.ts.
-import type {SandboxName} from './index.js'
-import type {ProbePlan} from './probe.js'
+import type {ProbePlan} from './probe-plan.js'
 
 import {DEFAULT_MAX_SCRATCH_BYTES, MAX_PROGRAM_THREADS, SCRATCH_BYTES_PER_FILE} from '../shared/limits.js'
 
@@ -90,7 +89,8 @@ export interface Launch {
 }
 
 export interface SandboxBackend {
-  readonly name: SandboxName
+  /** Its name in the BACKENDS table (index.ts): the value of `execution.sandbox` that selects it. */
+  readonly name: string
   /**
    * What the escape probe (probe.py) tries against this backend, at its own check and in `doctor`.
    * Default: DEFAULT_PROBE (the attempts every sandbox refuses; the scratch dir works).

@@ -7,6 +7,7 @@ import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import type {Launch} from './backend.js'
+import type {EscapeAttempt, ProbeControl, ProbePlan} from './probe-plan.js'
 
 import {PROBE_TIMEOUT_MS} from '../shared/limits.js'
 import {createProbeDir, removeScratchDir} from './scratch.js'
@@ -20,28 +21,7 @@ export const PROBE_SCRIPT = fileURLToPath(new URL('probe.py', import.meta.url))
 /** The directory a sandboxed probe must be able to read (probe.py, and the linux confine modules under it). */
 export const PROBE_DIR = dirname(PROBE_SCRIPT)
 
-/** probe.py's ATTEMPTS: each must be refused where a backend lists it. */
-export type EscapeAttempt =
-  | 'fork'
-  | 'list /Users'
-  | 'read /etc/passwd'
-  | 'read outside'
-  | 'signal the parent'
-  | 'socket'
-  | 'spawn'
-  | 'unix socket'
-  | 'write outside'
-
-/** probe.py's WORKS: what programs need, which must still work. */
-export type ProbeControl = 'scratch' | 'socketpair' | 'thread'
-
-/** What one backend's probe tries (SandboxBackend.probe). */
-export interface ProbePlan {
-  /** Must be refused (by `none`: shown by doctor as what a program can do). */
-  refuse: readonly EscapeAttempt[]
-  /** Must still work. */
-  work: readonly ProbeControl[]
-}
+export type {EscapeAttempt, ProbeControl, ProbePlan} from './probe-plan.js'
 
 /** What every sandbox refuses, whatever its platform: the start of every backend's plan. */
 export const COMMON_ATTEMPTS = ['read outside', 'write outside', 'socket', 'fork'] as const

@@ -133,7 +133,7 @@ export const MAX_PREFLIGHT_ENUM_VALUES = 64
 /** An enum longer than this, as JSON, is left to the run-time check: the run message stays small. */
 export const MAX_PREFLIGHT_ENUM_CHARS = 4096
 
-// The child's channel (execution/protocol.ts checks them).
+// The child's channel (execution/protocol/protocol.ts checks them).
 
 /** Most images one run may show() (the bytes they may hold in total: `MAX_SHOWN_BYTES`). */
 export const MAX_SHOWN_IMAGES = 4

@@ -16,11 +16,11 @@ import {OTLPTraceExporter} from '@opentelemetry/exporter-trace-otlp-http'
 import {resourceFromAttributes} from '@opentelemetry/resources'
 import {BasicTracerProvider, BatchSpanProcessor} from '@opentelemetry/sdk-trace-base'
 
-import type {ToolInfo} from '../downstream/types.js'
-import type {RunOutcome} from '../execution/engine.js'
-import type {CallSpan, ExportSettings, ProgramSpan, ProgramStart, ProgramTracer} from './tracer.js'
+import type {ToolInfo} from '../downstream/index.js'
+import type {RunOutcome} from '../execution/index.js'
+import type {CallSpan, ExportSettings, ProgramSpan, ProgramStart, ProgramTracer} from './types.js'
 
-import {ToolError} from '../downstream/types.js'
+import {ToolError} from '../downstream/index.js'
 import {cutWithin} from '../shared/cut.js'
 import {formatTraceparent, parseTraceparent} from '../shared/trace-context.js'
 

@@ -1,7 +1,7 @@
 import type {TelemetryConfig} from '../config/schema.js'
-import type {ToolHost} from '../downstream/types.js'
-import type {ProgramEngine, RunOutcome} from '../execution/engine.js'
-import type {ProgramSpan} from './tracer.js'
+import type {ToolHost} from '../downstream/index.js'
+import type {ProgramEngine, RunOutcome} from '../execution/index.js'
+import type {ProgramSpan} from './types.js'
 
 import {parseTraceparent, withTraceparent} from '../shared/trace-context.js'
 import {programTracer} from './tracer.js'

@@ -6,7 +6,8 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {stringify} from 'yaml'
 
-import {doctorChecks, runCheck} from '../../src/doctor/checks.js'
+import {runCheck} from '../../src/doctor/check.js'
+import {doctorChecks} from '../../src/doctor/checks.js'
 import {silentLogger} from '../../src/shared/log.js'
 import {flowServerCommand} from '../fixtures/flow-servers.js'
 

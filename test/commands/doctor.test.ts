@@ -11,7 +11,8 @@ import {stringify} from 'yaml'
 
 import type {DoctorResult} from '../../src/commands/doctor.js'
 
-import {doctorChecks, runCheck} from '../../src/doctor/checks.js'
+import {runCheck} from '../../src/doctor/check.js'
+import {doctorChecks} from '../../src/doctor/checks.js'
 import {silentLogger} from '../../src/shared/log.js'
 import {ROOT, withExitCode} from '../helpers/command-exit.js'
 import {withNoConfig} from '../helpers/serve.js'

@@ -7,8 +7,8 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {stringify} from 'yaml'
 
 import type {ListResult} from '../../src/commands/list.js'
-import type {ToolDescription} from '../../src/downstream/inspect.js'
-import type {StructuredOutcome} from '../../src/execution/structured-outcome.js'
+import type {ToolDescription} from '../../src/downstream/tools/inspect.js'
+import type {StructuredOutcome} from '../../src/execution/outcome/structured-outcome.js'
 
 import {fixtureCommand, type HttpFixture, startHttpFixture} from '../fixtures/start-fixture.js'
 import {ROOT, withExitCode} from '../helpers/command-exit.js'

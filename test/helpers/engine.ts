@@ -5,8 +5,8 @@ import type {ToolHost} from '../../src/downstream/types.js'
 import type {PythonInfo} from '../../src/sandbox/backend.js'
 
 import {executionSchema} from '../../src/config/schema.js'
-import {ProgramEngine, type ProgramEngineOptions} from '../../src/execution/engine.js'
-import {resolvePython} from '../../src/execution/python.js'
+import {ProgramEngine, type ProgramEngineOptions} from '../../src/execution/engine/engine.js'
+import {resolvePython} from '../../src/execution/engine/python.js'
 import {noneBackend} from '../../src/sandbox/none.js'
 
 /** The interpreter tests run programs with: PTC_MCP_TEST_PYTHON, else python3 on PATH. */

@@ -1,7 +1,7 @@
 // A small real ToolHost for engine tests: tools are in-process functions, and the host records
 // what reached it (calls, concurrency peak, the options passed) so tests can check the engine's
 // limits from the outside.
-import {unknownToolMessage} from '../../src/downstream/tool-lookup.js'
+import {unknownToolMessage} from '../../src/downstream/tools/tool-lookup.js'
 import {
   type CallToolOptions,
   type ServerStatus,

@@ -1,8 +1,8 @@
 // The three tools of a running `serve`, as a test calls them over raw JSON-RPC.
 import {expect, vi} from 'vitest'
 
-import type {ToolCallTrace} from '../../src/execution/format.js'
-import type {StructuredOutcome} from '../../src/execution/structured-outcome.js'
+import type {StructuredOutcome} from '../../src/execution/outcome/structured-outcome.js'
+import type {ToolCallTrace} from '../../src/execution/outcome/trace.js'
 import type {ServeSetup} from './serve.js'
 
 import {UNUSABLE_ENTRIES_PREFIX} from '../../src/mcp/server.js'

@@ -7,8 +7,9 @@ import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it, vi} from 'vitest'
 
 import type {ServerConfig} from '../../src/config/schema.js'
+import type {ToolRegistryOptions} from '../../src/downstream/registry-options.js'
 
-import {ToolRegistry, type ToolRegistryOptions} from '../../src/downstream/registry.js'
+import {ToolRegistry} from '../../src/downstream/registry.js'
 import {ToolError} from '../../src/downstream/types.js'
 import {silentLogger} from '../../src/shared/log.js'
 import {fixtureCommand, type HttpFixture, startHttpFixture} from '../fixtures/start-fixture.js'

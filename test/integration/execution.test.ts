@@ -14,7 +14,7 @@ import type {SandboxBackend} from '../../src/sandbox/backend.js'
 
 import {type ExecutionConfig} from '../../src/config/schema.js'
 import {ToolRegistry} from '../../src/downstream/registry.js'
-import {ProgramEngine, type RunOptions, type RunOutcome} from '../../src/execution/engine.js'
+import {ProgramEngine, type RunOptions, type RunOutcome} from '../../src/execution/engine/engine.js'
 import {type SandboxSetting, selectBackend} from '../../src/sandbox/index.js'
 import {noneBackend} from '../../src/sandbox/none.js'
 import {SCRATCH_PREFIX, scratchRoot} from '../../src/sandbox/scratch.js'

@@ -5,7 +5,7 @@
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 
 import {ToolRegistry} from '../../src/downstream/registry.js'
-import {ProgramEngine} from '../../src/execution/engine.js'
+import {ProgramEngine} from '../../src/execution/engine/engine.js'
 import {silentLogger} from '../../src/shared/log.js'
 import {closeTestEngines, createTestEngine} from '../helpers/engine.js'
 import {testDependency} from '../helpers/test-deps.js'

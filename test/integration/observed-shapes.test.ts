@@ -6,8 +6,8 @@ import {join} from 'node:path'
 import {afterAll, expect, it} from 'vitest'
 
 import {executionSchema} from '../../src/config/schema.js'
-import {describeTool} from '../../src/downstream/inspect.js'
 import {ToolRegistry} from '../../src/downstream/registry.js'
+import {describeTool} from '../../src/downstream/tools/inspect.js'
 import {silentLogger} from '../../src/shared/log.js'
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 

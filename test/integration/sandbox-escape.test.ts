@@ -12,7 +12,7 @@ import {homedir, tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 
-import type {RunOutcome} from '../../src/execution/engine.js'
+import type {RunOutcome} from '../../src/execution/engine/engine.js'
 
 import {findBwrap} from '../../src/sandbox/linux/bwrap.js'
 import {createLinuxBackend, RUN_UID_BASE} from '../../src/sandbox/linux/index.js'

@@ -9,7 +9,7 @@
 import {readdirSync, readFileSync, readlinkSync} from 'node:fs'
 import {describe, expect, test} from 'vitest'
 
-import type {RunOutcome} from '../../src/execution/engine.js'
+import type {RunOutcome} from '../../src/execution/engine/engine.js'
 
 import {findBwrap} from '../../src/sandbox/linux/bwrap.js'
 import {createLinuxBackend} from '../../src/sandbox/linux/index.js'

@@ -5,9 +5,9 @@
  */
 import {afterAll, beforeAll, expect, test} from 'vitest'
 
-import {ProgramEngine} from '../../src/execution/engine.js'
-import {STRUCTURE_ALLOWANCE_BYTES, structuredOutcome} from '../../src/execution/structured-outcome.js'
-import {MAX_TRACE_ARGS_CHARS, MAX_TRACE_ERROR_CHARS} from '../../src/execution/trace.js'
+import {ProgramEngine} from '../../src/execution/engine/engine.js'
+import {STRUCTURE_ALLOWANCE_BYTES, structuredOutcome} from '../../src/execution/outcome/structured-outcome.js'
+import {MAX_TRACE_ARGS_CHARS, MAX_TRACE_ERROR_CHARS} from '../../src/execution/outcome/trace.js'
 import {closeTestEngines, createTestEngine} from '../helpers/engine.js'
 import {LocalHost} from '../helpers/local-host.js'
 

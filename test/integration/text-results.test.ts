@@ -7,7 +7,7 @@ import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 
 import {ToolRegistry} from '../../src/downstream/registry.js'
 import {JsonText, type ToolHost} from '../../src/downstream/types.js'
-import {ProgramEngine} from '../../src/execution/engine.js'
+import {ProgramEngine} from '../../src/execution/engine/engine.js'
 import {closeTestEngines, createTestEngine} from '../helpers/engine.js'
 import {LocalHost, type LocalTool} from '../helpers/local-host.js'
 import {startFixtureRegistry} from '../helpers/registry.js'

@@ -34,7 +34,7 @@ describe('ARCHITECTURE.md', () => {
 
   it('names the files of a program life and the recipes', () => {
     expect(paths.length).toBeGreaterThan(30)
-    expect(paths).toContain('src/execution/engine.ts')
+    expect(paths).toContain('src/execution/engine/engine.ts')
   })
 
   it('names only paths that exist', () => {

@@ -11,7 +11,7 @@ import {chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, write
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it, vi} from 'vitest'
 
-import type {ProgramEngine} from '../../src/execution/engine.js'
+import type {ProgramEngine} from '../../src/execution/engine/engine.js'
 
 import {closeTestEngines, createTestEngine} from '../helpers/engine.js'
 import {noTools} from '../sandbox/harness.js'

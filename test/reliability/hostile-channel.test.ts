@@ -7,7 +7,7 @@ import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
-import {warmPoolMax} from '../../src/execution/warm-pool.js'
+import {warmPoolMax} from '../../src/execution/engine/warm-pool.js'
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {type RawServe, resultText, startRawServe, toolResult} from '../helpers/json-rpc.js'
 import {programInterpreters} from '../helpers/processes.js'

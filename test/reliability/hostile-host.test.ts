@@ -12,7 +12,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, test, vi} from 'vitest'
 
-import type {RunOutcome} from '../../src/execution/engine.js'
+import type {RunOutcome} from '../../src/execution/engine/engine.js'
 
 import {findBwrap} from '../../src/sandbox/linux/bwrap.js'
 import {createLinuxBackend, RUN_UID_BASE} from '../../src/sandbox/linux/index.js'
@@ -452,14 +452,18 @@ for n in range(100_000):
     })
 
     test('the fallback is what the backend reports', async () => {
-      const python = await import('../../src/execution/python.js').then((m) => m.resolvePython(testPython()))
+      const python = await import('../../src/execution/engine/python.js').then((m) =>
+        m.resolvePython(testPython()),
+      )
       const checked = await createLinuxBackend({bwrap: false, ownNamespaces: false}).check(python)
       expect(checked.bounds?.scratch).toMatch(/^on the host file system, watched by the server/)
     })
   })
 
   test('the backend reports which bounds are in force (doctor shows them)', async () => {
-    const python = await import('../../src/execution/python.js').then((m) => m.resolvePython(testPython()))
+    const python = await import('../../src/execution/engine/python.js').then((m) =>
+      m.resolvePython(testPython()),
+    )
     for (const {bwrap} of TIERS) {
       const checked = await createLinuxBackend({bwrap}).check(python)
       expect(checked.bounds?.threads).toMatch(/^256 \((a uid of its own|user namespace)\)$/)

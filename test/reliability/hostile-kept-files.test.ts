@@ -26,9 +26,9 @@ import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, test, vi} from 'vitest'
 
-import type {RunOutcome} from '../../src/execution/engine.js'
+import type {RunOutcome} from '../../src/execution/engine/engine.js'
 
-import {pruneArtifacts} from '../../src/execution/artifacts.js'
+import {pruneArtifacts} from '../../src/execution/files/artifacts.js'
 import {findBwrap} from '../../src/sandbox/linux/bwrap.js'
 import {createLinuxBackend} from '../../src/sandbox/linux/index.js'
 import {prepareServe, type ServeSetup} from '../helpers/serve.js'

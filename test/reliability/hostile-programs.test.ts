@@ -2,7 +2,7 @@
 // (its downstream server, its warm pool, its scratch space) is healthy afterwards.
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {warmPoolMax} from '../../src/execution/warm-pool.js'
+import {warmPoolMax} from '../../src/execution/engine/warm-pool.js'
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {type RawServe, startRawServe} from '../helpers/json-rpc.js'
 import {commandLine, descendants, programInterpreters} from '../helpers/processes.js'

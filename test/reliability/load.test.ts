@@ -3,7 +3,7 @@
 import {readdirSync, readFileSync} from 'node:fs'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {warmPoolMax} from '../../src/execution/warm-pool.js'
+import {warmPoolMax} from '../../src/execution/engine/warm-pool.js'
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {type RawServe, startRawServe} from '../helpers/json-rpc.js'
 import {commandLine, descendants, isAlive, programInterpreters} from '../helpers/processes.js'

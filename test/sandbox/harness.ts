@@ -5,7 +5,7 @@ import type {ToolHost, ToolInfo} from '../../src/downstream/types.js'
 import type {SandboxBackend} from '../../src/sandbox/backend.js'
 
 import {type ExecutionConfig} from '../../src/config/schema.js'
-import {type RunOutcome} from '../../src/execution/engine.js'
+import {type RunOutcome} from '../../src/execution/engine/engine.js'
 import {CONFINE_MODULE} from '../../src/sandbox/linux/index.js'
 import {createTestEngine, testPython} from '../helpers/engine.js'
 

@@ -9,7 +9,7 @@ import type {Duplex} from 'node:stream'
 
 import type {Logger} from '../../shared/log.js'
 
-import {JsonText} from '../../downstream/types.js'
+import {JsonText} from '../../downstream/index.js'
 import {formatBytes} from '../../shared/byte-size.js'
 import {LineFramer, LineTooLongError} from '../../shared/line-framing.js'
 import {hasMedia} from '../../shared/media.js'
@@ -20,7 +20,7 @@ import {
   ProtocolError,
   RefusedRequest,
   type ResultMessage,
-} from '../protocol.js'
+} from '../protocol/protocol.js'
 
 /** The channel as a stream: a socket pair end, or anything with the same reading and writing. */
 export type ChildSocket = Duplex

@@ -6,7 +6,7 @@ import {join} from 'node:path'
 
 import type {PythonInfo, SandboxBackend} from '../../sandbox/backend.js'
 import type {Logger} from '../../shared/log.js'
-import type {StartMessage} from '../protocol.js'
+import type {StartMessage} from '../protocol/protocol.js'
 
 import {createForkServerDir, ensureScratchRoot, removeScratchDir} from '../../sandbox/scratch.js'
 import {SandboxError} from '../../shared/errors.js'

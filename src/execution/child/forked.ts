@@ -8,7 +8,7 @@
 import type {SandboxBackend} from '../../sandbox/backend.js'
 import type {ChildSpawner, SpawnedChild} from './spawner.js'
 
-import {startMessage} from '../protocol.js'
+import {startMessage} from '../protocol/protocol.js'
 import {ForkServer, ForkServerUnavailable} from './fork-server.js'
 import {runnerLaunch, spawnThroughBackend} from './process.js'
 

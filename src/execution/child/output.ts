@@ -6,8 +6,8 @@ import type {Readable} from 'node:stream'
 
 import {randomBytes} from 'node:crypto'
 
-import {ARTIFACT_MAX_RUN_BYTES, type RunArtifacts} from '../artifacts.js'
-import {EndMarkedStream, OutputCapture, type OutputSpill} from '../output-capture.js'
+import {ARTIFACT_MAX_RUN_BYTES, type RunArtifacts} from '../files/artifacts.js'
+import {EndMarkedStream, OutputCapture, type OutputSpill} from '../outcome/output-capture.js'
 
 /** Keeps output over the cap whole in the run's artifacts directory (SPEC §14). */
 function outputSpill(artifacts: RunArtifacts | undefined): OutputSpill | undefined {

@@ -5,7 +5,8 @@ import type {ChildEnd, ChildOptions, ChildRunOptions, ChildRunResult} from './ty
 
 import {MAX_STEPS} from '../../shared/limits.js'
 import {childSteps, markStep, type Steps} from '../../shared/steps.js'
-import {RunArtifacts} from '../artifacts.js'
+import {RunArtifacts} from '../files/artifacts.js'
+import {sessionFileLines} from '../files/session-files.js'
 import {
   type ChildMessage,
   ProtocolError,
@@ -13,8 +14,7 @@ import {
   type ResultMessage,
   type RunMessage,
   startMessage,
-} from '../protocol.js'
-import {sessionFileLines} from '../session-files.js'
+} from '../protocol/protocol.js'
 import {ChildChannel} from './channel.js'
 import {ChildOutput} from './output.js'
 import {childEnvironment, describeExit, spawnThroughBackend} from './process.js'

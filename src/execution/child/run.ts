@@ -3,7 +3,8 @@ import {performance} from 'node:perf_hooks'
 import type {ChildEnd, ChildRequestHandlers} from './types.js'
 
 import {MAX_SHOWN_BYTES, MAX_SHOWN_IMAGES} from '../../shared/limits.js'
-import {type KeptFiles, KeptFilesWriter} from '../kept-files.js'
+import {type KeptFiles, KeptFilesWriter} from '../files/kept-files.js'
+import {type ReceivedSessionFiles, SessionFilesReceiver} from '../files/session-files.js'
 import {
   type ChildMessage,
   type FileArea,
@@ -11,8 +12,7 @@ import {
   type RefusedRequest,
   type ResultMessage,
   type ShownImage,
-} from '../protocol.js'
-import {type ReceivedSessionFiles, SessionFilesReceiver} from '../session-files.js'
+} from '../protocol/protocol.js'
 import {PausableDeadline} from './deadline.js'
 
 /**

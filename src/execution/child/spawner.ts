@@ -8,7 +8,7 @@
 import type {Readable} from 'node:stream'
 
 import type {ProgramBounds, PythonInfo} from '../../sandbox/backend.js'
-import type {ChildLimits} from '../protocol.js'
+import type {ChildLimits} from '../protocol/protocol.js'
 import type {ChildSocket} from './channel.js'
 
 export interface SpawnRequest {

@@ -1,9 +1,9 @@
 import type {ProgramBounds, PythonInfo, SandboxBackend} from '../../sandbox/backend.js'
 import type {Logger} from '../../shared/log.js'
 import type {Steps} from '../../shared/steps.js'
-import type {KeptFiles} from '../kept-files.js'
-import type {ChildLimits, HelperName, PlanEntry, ShownImage} from '../protocol.js'
-import type {ReceivedSessionFiles} from '../session-files.js'
+import type {KeptFiles} from '../files/kept-files.js'
+import type {ReceivedSessionFiles} from '../files/session-files.js'
+import type {ChildLimits, HelperName, PlanEntry, ShownImage} from '../protocol/protocol.js'
 import type {ChildSpawner} from './spawner.js'
 
 export interface ChildOptions {

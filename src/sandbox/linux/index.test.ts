@@ -6,7 +6,7 @@ import {afterAll, beforeAll, describe, expect, test} from 'vitest'
 
 import type {LaunchRequest, PythonInfo} from '../backend.js'
 
-import {resolvePython} from '../../execution/python.js'
+import {resolvePython} from '../../execution/engine/python.js'
 import {findBwrap} from './bwrap.js'
 import {CONFINE_MODULE, createLinuxBackend, type LinuxConfineSpec, RUN_UID_BASE} from './index.js'
 
