@@ -15,7 +15,7 @@ const LAYERS = [
   ['permissions'],
   ['execution'],
   ['programs'],
-  ['doctor'],
+  ['doctor', 'telemetry'],
   ['runtime.ts'],
   ['mcp'],
   ['gateway'],

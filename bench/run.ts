@@ -4,7 +4,7 @@
 // slop-mcp beside ptc-mcp when it is installed (bench/README.md). Prints a table and writes
 // bench/results.json. Timing belongs here, never in test assertions.
 //
-//   tsx bench/run.ts [--quick] [--load=N] [--only=discover,pause,cadence,...] [--gateways=ptc-mcp,...]
+//   tsx bench/run.ts [--quick] [--load=N] [--only=discover,pause,cadence,...,gateway] [--gateways=ptc-mcp,...]
 //                    [--downstreams=bench,everything] [--out=bench/results.json] [--steps]
 import {writeFileSync} from 'node:fs'
 import {parseArgs} from 'node:util'
@@ -28,6 +28,7 @@ import {gatewayStart} from './scenarios/gateway-start.js'
 import {rssGrowth} from './scenarios/rss-growth.js'
 import {sandboxTiers} from './scenarios/sandbox-tiers.js'
 import {steps} from './scenarios/steps.js'
+import {teamGateway} from './scenarios/team-gateway.js'
 import {trivialBurst} from './scenarios/trivial-burst.js'
 import {trivialCadence} from './scenarios/trivial-cadence.js'
 import {trivialPause} from './scenarios/trivial-pause.js'
@@ -46,6 +47,7 @@ export const SCENARIOS: readonly Scenario[] = [
   bigResult,
   sandboxTiers,
   contextSaved,
+  teamGateway,
 ]
 
 const list = (value: string | undefined): string[] | undefined => value?.split(',').filter(Boolean)

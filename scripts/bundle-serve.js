@@ -26,7 +26,13 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   // Only on a failure before serving (printed as oclif prints it): resolved from node_modules then.
-  external: ['@oclif/core'],
+  // OpenTelemetry too: it is loaded only when telemetry is configured (src/telemetry/tracer.ts), so
+  // its 300 KB stay out of what every start reads; node_modules has it beside the bundle.
+  external: ['@oclif/core', '@opentelemetry/*'],
+  // import() of what stays outside (a Node module, @oclif/core) becomes require(): the bundle runs
+  // as a vm.Script whose functions, once read from the code cache, have no dynamic import callback
+  // (the OTLP exporter imports node:http so when it first sends).
+  supported: {'dynamic-import': false},
   plugins: [ownUrls],
   minify: process.env.PTC_BUNDLE_MINIFY !== '0',
   metafile: true,

@@ -16,6 +16,7 @@ import {FlowRules} from './permissions/flows.js'
 import {PermissionPolicy} from './permissions/policy.js'
 import {selectBackend} from './sandbox/index.js'
 import {Memo} from './shared/memo.js'
+import {shutdownTelemetry} from './telemetry/tracer.js'
 
 export interface RuntimeOptions {
   /** `--config` flag value, if any. */
@@ -194,7 +195,12 @@ export class Runtime {
     const engine = this.engineStart.current?.catch(() => {})
     this.permissions.close()
     this.savedPrograms.current?.then((programs) => programs.close()).catch(() => {})
-    await Promise.allSettled([engine?.then((e) => e?.close()), this.registry.close()])
+    await Promise.allSettled([
+      engine?.then((e) => e?.close()),
+      this.registry.close(),
+      // The spans still buffered are sent, within a bound (SPEC §18).
+      shutdownTelemetry(),
+    ])
   }
 
   private async createEngine(): Promise<ProgramEngine> {

@@ -31,7 +31,7 @@ export function resetPeak(pid: number): void {
   writeFileSync(`/proc/${pid}/clear_refs`, '5')
 }
 
-function descendants(root: number): number[] {
+export function descendants(root: number): number[] {
   const children = new Map<number, number[]>()
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue

@@ -18,6 +18,7 @@ import {PtcError} from '../shared/errors.js'
 import {CLI_CONNECT_WAIT_MS} from '../shared/limits.js'
 import {createLogger} from '../shared/log.js'
 import {terminalSafe} from '../shared/terminal-safe.js'
+import {tracedRun} from '../telemetry/traced-run.js'
 
 export default class Run extends BaseCommand {
   static override summary = 'Run a Python program exactly as execute_program would.'
@@ -94,7 +95,14 @@ export default class Run extends BaseCommand {
       const live = this.jsonEnabled() ? undefined : liveOutput(flags.raw)
       // run_program() (SPEC §17): the saved programs, unless they cannot be read.
       const programs = code.includes('run_program') ? await runtime.programs().catch(() => {}) : undefined
-      const outcome = await engine.run(code, {
+      // Traced when telemetry is configured (SPEC §18), in $TRACEPARENT's trace when it is set.
+      const run = await tracedRun(engine.run.bind(engine), {
+        telemetry: runtime.config.telemetry,
+        host: runtime.registry,
+        meta: {traceparent: process.env.TRACEPARENT},
+        tool: 'run',
+      })
+      const outcome = await run(code, {
         signal: interrupt.signal,
         prompter,
         keepShownImages: true,

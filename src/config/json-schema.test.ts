@@ -111,6 +111,9 @@ describe('config.schema.json', () => {
         'dirs',
         'expose',
         'save',
+        'telemetry',
+        'otlp',
+        'arguments',
       ].sort(),
     )
   })

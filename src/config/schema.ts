@@ -313,6 +313,26 @@ export const gatewaySchema = z
   })
   .describe('The team gateway (`ptc-mcp serve --http`): who may call it, and where replicas share state.')
 
+export const telemetrySchema = z
+  .strictObject({
+    otlp: z
+      .string()
+      .regex(/^https?:\/\/\S+$/, 'an http:// or https:// URL')
+      .optional()
+      .describe(
+        "Where spans are sent by OTLP/HTTP (JSON): the collector's base URL, e.g. http://127.0.0.1:4318 (/v1/traces is added). Unset: OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else no telemetry.",
+      ),
+    arguments: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Put the program's code and each tool call's arguments in the spans (gen_ai.tool.call.arguments). Default: names, outcomes, durations and sizes only.",
+      ),
+  })
+  .describe(
+    "OpenTelemetry spans (SPEC §18): one per program, one per tool call, joined to the traceparent in the request's _meta and passed on to HTTP servers.",
+  )
+
 export const PROGRAM_SAVE_POLICIES = ['ask', 'allow', 'deny'] as const
 
 export const programsSchema = z
@@ -385,6 +405,9 @@ export const configSchema = z
     serve: section(serveSchema, serveSchema.parse({})).describe(serveSchema.description ?? ''),
     gateway: section(gatewaySchema, gatewaySchema.parse({})).describe(gatewaySchema.description ?? ''),
     programs: section(programsSchema, programsSchema.parse({})).describe(programsSchema.description ?? ''),
+    telemetry: section(telemetrySchema, telemetrySchema.parse({})).describe(
+      telemetrySchema.description ?? '',
+    ),
     connect_timeout_seconds: positiveSeconds(
       "Default for every server's connect_timeout_seconds: the bound on one connection attempt (a first npx start downloads the package: raise it).",
     )
@@ -404,6 +427,7 @@ export type ToolsConfig = z.infer<typeof toolsSchema>
 export type PermissionsConfig = z.infer<typeof permissionsSchema>
 export type FlowsConfig = z.infer<typeof flowsSchema>
 export type ProgramsConfig = z.infer<typeof programsSchema>
+export type TelemetryConfig = z.infer<typeof telemetrySchema>
 
 export {MAX_TOOL_RESULT_CEILING} from '../shared/limits.js'
 export {isHttpUrl} from './schema-parts.js'

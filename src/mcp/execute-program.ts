@@ -23,6 +23,7 @@ import {programLookup} from '../programs/run-program.js'
 import {isRecord} from '../shared/guards.js'
 import {INITIAL_CONNECT_WAIT_MS} from '../shared/limits.js'
 import {markStep, stepsOf} from '../shared/steps.js'
+import {tracedRun} from '../telemetry/traced-run.js'
 import {elicitationPrompter, FIRST_MODERN_REVISION, inputRequestPrompter} from './approval-prompter.js'
 import {executeProgramDescription} from './descriptions.js'
 import {listedOutputSchema} from './execute-output-schema.js'
@@ -173,9 +174,17 @@ function programCall(
         ...(options.save && {host: recordingHost(runtime.registry, recorded)}),
         programs: await savedProgramLookup(runtime),
       }
-      const run: ProgramEngine['run'] = caller
+      const untraced: ProgramEngine['run'] = caller
         ? (...args) => runFor(caller, engine, execution, ...args)
         : engine.run.bind(engine)
+      // A span per program and per tool call, in the client's trace (SPEC §18), when configured.
+      const run = await tracedRun(untraced, {
+        telemetry: runtime.config.telemetry,
+        host: runtime.registry,
+        meta: ctx.mcpReq._meta,
+        tool: options.mainArguments ? 'saved_program' : 'execute_program',
+        principal: caller?.principal,
+      })
       const saveAfter = async (outcome: RunOutcome, ask: SaveQuestion): Promise<RunOutcome> =>
         options.save
           ? {

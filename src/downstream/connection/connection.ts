@@ -11,6 +11,7 @@ import type {UpstreamClient} from './upstream.js'
 import {signInMessage} from '../../oauth/errors.js'
 import {MAX_TOOL_PAGES, VERIFY_TIMEOUT_MS} from '../../shared/limits.js'
 import {formatSeconds} from '../../shared/seconds.js'
+import {traceMeta} from '../../shared/trace-context.js'
 import {callFailure, type CallOptions, isTimeout} from '../calls/call-error.js'
 import {StderrRecord} from '../transport/stderr-record.js'
 import {transportPid} from '../transport/stdio-transport.js'
@@ -148,7 +149,8 @@ export class ServerConnection {
     if (!client) throw new Error('callTool on a connection that is not open')
     try {
       return await client.requestTool(
-        {name: tool, arguments: args},
+        // A traced call's context goes on to the server (SPEC §18).
+        {name: tool, arguments: args, ...traceMeta()},
         {signal: options.signal, timeout: options.timeoutMs},
       )
     } catch (error) {

@@ -47,7 +47,7 @@ export class DownstreamClient extends Client {
 
   /** Not async: the request's own promise is the call's (a synchronous throw is the SDK's, as in `request()`). */
   requestTool(
-    params: {arguments: Record<string, unknown>; name: string},
+    params: {arguments: Record<string, unknown>; name: string; _meta?: Record<string, unknown>},
     options: RequestOptions,
   ): Promise<CallToolResult> {
     if (this.getProtocolEra() !== 'legacy') return this.callTool(params, options)

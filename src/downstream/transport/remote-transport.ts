@@ -8,6 +8,7 @@ import {
 import type {RemoteServerConfig} from '../../config/schema.js'
 import type {ServerTransport, TransportOptions} from './server-transport.js'
 
+import {withTraceHeader} from '../../shared/trace-context.js'
 import {
   isTellingResponse,
   remoteFailureCause,
@@ -48,7 +49,8 @@ function createRemoteTransport(
   const limit = options.maxMessageBytes ?? STDIO_DEFAULT_MAX_BUFFER_SIZE
   // The SDK reads a message whole, whatever its size: one over the limit fails its call alone.
   const observed: typeof globalThis.fetch = async (input, init) => {
-    const response = await globalThis.fetch(input, init)
+    // A traced call's context goes on to the server as its `traceparent` header (SPEC §18).
+    const response = await globalThis.fetch(input, withTraceHeader(init))
     onAnswer(responseFacts(response, init?.method))
     return response
   }
