@@ -263,11 +263,12 @@ async function linuxLaunch(request: LaunchRequest, state: Verified): Promise<Lau
 
 /**
  * Where the scratch tmpfs is mounted: inside bwrap, /tmp when the scratch dir is under it (bwrap's
- * tmpfs, or for a forked child its own covering the fork server's), else the scratch dir itself
- * (a forked child's covers the scratch root, the fork server's mount point).
+ * tmpfs, or for a forked child its own covering the fork server's), else the scratch dir itself;
+ * a forked child's covers the scratch root (the fork server's mount point), in either tier: its
+ * scratch dir is made in that tmpfs, never on the host (SPEC §11).
  */
 function scratchMountPoint(request: LaunchRequest, inBwrap: boolean): string {
-  if (!inBwrap) return request.scratchDir
+  if (!inBwrap) return request.forked ? dirname(request.scratchDir) : request.scratchDir
   if (request.scratchDir.startsWith('/tmp/')) return '/tmp'
   return request.forked ? dirname(request.scratchDir) : request.scratchDir
 }
