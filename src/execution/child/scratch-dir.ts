@@ -1,9 +1,9 @@
+import {mkdir} from 'node:fs/promises'
+
 import type {ProgramBounds} from '../../sandbox/backend.js'
 import type {Logger} from '../../shared/log.js'
 
 import {watchScratch} from '../../sandbox/scratch-watch.js'
-import {mkdir} from 'node:fs/promises'
-
 import {createScratchDir, nameScratchDir, removeScratchDir} from '../../sandbox/scratch.js'
 
 /**

@@ -9,8 +9,8 @@ code, and its children hold nothing of it: each one is made like this:
      maps to itself: RLIMIT_NPROC then counts this program alone), and those named in <namespaces>
      (without bwrap: ipc; in bwrap none: the IPC, network, UTS and cgroup namespaces are bwrap's,
      made once for the session, SPEC §11: the program's seccomp filter refuses sockets, IPC and
-     sethostname, and its Landlock domain scopes signals and abstract sockets). This process is PID 1 there: it forks the program's process (PID 2), waits for it and
-     exits with its status; when it dies, the kernel kills everything in the namespace. The
+     sethostname, and its Landlock domain scopes signals and abstract sockets). This process is
+     PID 1 there: it forks the program's process (PID 2), waits for it and exits with its status; when it dies, the kernel kills everything in the namespace. The
      server kills a child through this server, by the pid of a child it has not reaped yet
      (never a pid that could be reused).
   2. PID 2 makes a session of its own, connects twice to the server's socket `<socket>` (channel,
