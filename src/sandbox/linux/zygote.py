@@ -10,9 +10,9 @@ code, and its children hold nothing of it: each one is made like this:
      (without bwrap: ipc; in bwrap none: the IPC, network, UTS and cgroup namespaces are bwrap's,
      made once for the session, SPEC §11: the program's seccomp filter refuses sockets, IPC and
      sethostname, and its Landlock domain scopes signals and abstract sockets). This process is
-     PID 1 there: it forks the program's process (PID 2), waits for it and exits with its status; when it dies, the kernel kills everything in the namespace. The
-     server kills a child through this server, by the pid of a child it has not reaped yet
-     (never a pid that could be reused).
+     PID 1 there: it forks the program's process (PID 2), waits for it and exits with its status;
+     when it dies, the kernel kills everything in the namespace. The server kills a child through
+     this server, by the pid of a child it has not reaped yet (never a pid that could be reused).
   2. PID 2 makes a session of its own, connects twice to the server's socket `<socket>` (channel,
      then output: its fd 1 and fd 2), each time sending the token of its request first, and runs
      the runner with its request's start message, which confines it (confine.py, with `forked`
