@@ -8,7 +8,8 @@ import {performance} from 'node:perf_hooks'
 import {setTimeout as sleep} from 'node:timers/promises'
 
 import {accountTree} from '../lib/cpu.js'
-import {readyChildren} from '../lib/proc.js'
+import {MiB} from '../lib/paths.js'
+import {forkServerChildrenPss, readyChildren} from '../lib/proc.js'
 import {type PtcGateway, waitForWarmPool} from '../lib/ptc-mcp.js'
 import {addFigure, addRow, series} from '../lib/results.js'
 import {type Scenario} from '../lib/scenario.js'
@@ -35,6 +36,7 @@ export const cpuPerProgram: Scenario = {
     await waitForWarmPool(ptc)
     await sleep(1000)
     const pool = readyChildren(ptc.pid)
+    const pss = forkServerChildrenPss(ptc.pid) / MiB
     const account = accountTree(ptc.pid)
     try {
       for (let round = 0; round < rounds; round++) {
@@ -65,6 +67,10 @@ export const cpuPerProgram: Scenario = {
       `serve's idle CPU per second, ${pool} children ready (serve + children)`,
       'ms',
       idlePerSecond,
+    )
+    bench.results.extra.readyChildren = {count: pool, pssMiB: Math.round(pss * 10) / 10}
+    bench.note(
+      `${pool} children wait ready (the reservoir): ${pss.toFixed(1)} MiB PSS together, ${(pss / Math.max(pool, 1)).toFixed(1)} MiB each (with its namespace init)`,
     )
     const row = addRow(bench.results, {
       key: `cpu/${downstream.name}`,
