@@ -4,7 +4,7 @@
 // slop-mcp beside ptc-mcp when it is installed (bench/README.md). Prints a table and writes
 // bench/results.json. Timing belongs here, never in test assertions.
 //
-//   tsx bench/run.ts [--quick] [--load=N] [--only=discover,pause,cadence,...,gateway] [--gateways=ptc-mcp,...]
+//   tsx bench/run.ts [--quick] [--load=N] [--only=discover,pause,cadence,cpu,...,gateway] [--gateways=ptc-mcp,...]
 //                    [--downstreams=bench,everything] [--out=bench/results.json] [--steps]
 import {writeFileSync} from 'node:fs'
 import {parseArgs} from 'node:util'
@@ -21,6 +21,7 @@ import {type StepMedian, stepsTable} from './lib/steps.js'
 import {bigResult} from './scenarios/big-result.js'
 import {sequentialCalls} from './scenarios/calls.js'
 import {contextSaved} from './scenarios/context-saved.js'
+import {cpuPerProgram} from './scenarios/cpu.js'
 import {discover} from './scenarios/discover.js'
 import {fanOut} from './scenarios/fanout.js'
 import {firstBurst} from './scenarios/first-burst.js'
@@ -39,6 +40,7 @@ export const SCENARIOS: readonly Scenario[] = [
   gatewayStart,
   trivialPause,
   trivialCadence,
+  cpuPerProgram,
   trivialBurst,
   firstBurst,
   sequentialCalls,

@@ -11,6 +11,7 @@ import type {Gateway, GatewayKind} from './gateway.js'
 
 import {closeAll} from './client.js'
 import {DOWNSTREAMS} from './downstreams.js'
+import {type FreshProcess, freshProcessSamples} from './fresh-process.js'
 import {BusyLoops} from './load.js'
 import {myCoolProxy} from './my-cool-proxy.js'
 import {loadavg} from './proc.js'
@@ -44,6 +45,7 @@ export class Bench {
   /** Why a peer was left out of the running scenario (cleared before each scenario). */
   readonly failures = new Map<Gateway, string>()
   private readonly bare: number[] = []
+  private readonly fresh = {paused: [] as number[], backToBack: [] as number[], cpu: [] as number[]}
   private dirs = 0
   private readonly busyLoops?: BusyLoops
 
@@ -142,6 +144,30 @@ export class Bench {
     this.bare.push(...batch)
     this.results.details.bareStart = series('bare python3 -I -S -c pass, the whole run', 'ms', this.bare)
     return batch
+  }
+
+  /**
+   * P (SPEC §11), taken now: `rounds` fresh processes, each `pauseMs` after the one before (0:
+   * back to back); pooled into the run's details (latency after a pause, back to back, CPU).
+   */
+  freshProcess(rounds: number, pauseMs: number): FreshProcess {
+    const measured = freshProcessSamples(this.python, rounds, pauseMs)
+    const {fresh} = this
+    const kind = pauseMs > 0 ? 'paused' : 'backToBack'
+    fresh[kind].push(...measured.ms)
+    fresh.cpu.push(measured.parentCpuMs + measured.childCpuMs)
+    const label = pauseMs > 0 ? `after a ${pauseMs} ms pause` : 'back to back'
+    this.results.details[`fresh-${kind}`] = series(
+      `P: fork, one line each way, reap (${label})`,
+      'ms',
+      fresh[kind],
+    )
+    this.results.details['fresh-cpu'] = series(
+      "P's CPU per round, parent + child (getrusage)",
+      'ms',
+      fresh.cpu,
+    )
+    return measured
   }
 
   async close(): Promise<void> {

@@ -62,3 +62,19 @@ export function readyChildren(servePid: number): number {
     (pid) => readProc(pid, 'cmdline').includes('runner') && readProc(pid, 'wchan') === 'do_epoll_wait',
   ).length
 }
+
+/**
+ * The proportional memory (PSS, smaps_rollup) of the fork server's children under a serve process:
+ * the ready children and their namespace inits, in bytes. 0 without a fork server.
+ */
+export function forkServerChildrenPss(servePid: number): number {
+  const all = descendants(servePid)
+  const isZygote = (pid: number) => readProc(pid, 'cmdline').includes('zygote.py')
+  const parentOf = (pid: number) => Number(readProc(pid, 'stat').split(') ')[1]?.split(' ')[1])
+  const server = all.find((pid) => isZygote(pid) && !isZygote(parentOf(pid)))
+  if (server === undefined) return 0
+  let kb = 0
+  for (const pid of descendants(server))
+    kb += Number(/^Pss:\s+(\d+) kB/m.exec(readProc(pid, 'smaps_rollup'))?.[1] ?? 0)
+  return kb * 1024
+}

@@ -4,7 +4,16 @@ import type {Bench} from './bench.js'
 import type {Downstream} from './downstreams.js'
 import type {Code, Gateway, Program} from './gateway.js'
 
-import {addFigure, addMissing, addRow, measuredReference, type Row, type Series, series} from './results.js'
+import {
+  addFigure,
+  addMissing,
+  addRow,
+  measuredReference,
+  type Reference,
+  type Row,
+  type Series,
+  series,
+} from './results.js'
 
 export interface Scenario {
   /** Its name for --only. */
@@ -145,11 +154,12 @@ export function record(
 /**
  * Two rows (SPEC §11), both measured in alternation: the floor, each gateway's own answer to a
  * tool call that runs no program (ptc-mcp's is the floor proper); then the trivial program, every
- * gateway's figure held against ptc-mcp's floor, with the target ratio.
+ * gateway's figure held against ptc-mcp's floor (or what `row.reference` makes of it), with the
+ * target ratio.
  */
 export function addFloorRows(
   bench: Bench,
-  row: RowOf & {when: string},
+  row: RowOf & {when: string; reference?: (floor: Series) => Reference},
   floors: Map<Gateway, number[]>,
   programs: Map<Gateway, number[]>,
 ): void {
@@ -169,7 +179,7 @@ export function addFloorRows(
     key: `${row.key}/${downstream}`,
     scenario: `${row.scenario}, ${row.when}`,
     downstream,
-    reference: ptcFloor && measuredReference('floor', ptcFloor),
+    reference: ptcFloor && (row.reference ?? ((floor) => measuredReference('floor', floor)))(ptcFloor),
     target: {value: row.targetRatio, comparison: '<=', of: 'ratio'},
   })
   for (const [gateway, times] of programs)

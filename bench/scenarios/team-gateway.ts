@@ -15,7 +15,7 @@ import type {Bench} from '../lib/bench.js'
 
 import {Cluster, TOKENS} from '../../test/gateway/cluster.js'
 import {connect} from '../lib/client.js'
-import {treeCpuMs} from '../lib/cpu.js'
+import {accountTree} from '../lib/cpu.js'
 import {benchDownstream} from '../lib/downstreams.js'
 import {PTC_SETTINGS, ptcCode} from '../lib/ptc-mcp.js'
 import {addFigure, addRow, measuredReference, series} from '../lib/results.js'
@@ -120,11 +120,13 @@ async function throughput(bench: Bench, {replica, balancer, open}: Setup): Promi
   const cpuPerProgram: number[] = []
   const wallPerProgram: number[] = []
   const perSecond: number[] = []
+  // The CPU one program costs a replica (serve, fork server, the program's child), one at a time:
+  // counted by a cgroup where one can be made (/proc misses a killed namespace init's children).
+  const account = accountTree(pid)
   for (let round = 0; round < bench.reps(5, 1); round++) {
-    // The CPU one program costs a replica (serve, fork server, the program's child), one at a time.
-    const before = treeCpuMs(pid)
+    const before = account.ms()
     for (let i = 0; i < sequential; i++) await run(direct, code)
-    cpuPerProgram.push((treeCpuMs(pid) - before) / sequential / cores)
+    cpuPerProgram.push((account.ms() - before) / sequential / cores)
     const ms = bench.reps(10_000, 3000)
     const t0 = performance.now()
     const answered = await flood(clients, code, ms)
@@ -132,6 +134,7 @@ async function throughput(bench: Bench, {replica, balancer, open}: Setup): Promi
     wallPerProgram.push(elapsed / answered)
     perSecond.push((answered * 1000) / elapsed)
   }
+  account.close()
   const row = addRow(bench.results, {
     key: 'gateway/throughput',
     scenario: `print(1) from ${CLIENTS} clients through HAProxy to 2 replicas: wall time per program`,

@@ -14,7 +14,7 @@ test('the pause scenario records ptc-mcp beside its floor, measured in alternati
   }
   const floor = bench.results.rows.find((r) => r.key === 'floor-pause/bench')
   const row = bench.results.rows.find((r) => r.key === 'pause/bench')
-  expect(row?.target).toEqual({value: 1.5, comparison: '<=', of: 'ratio'})
+  expect(row?.target).toEqual({value: 2, comparison: '<=', of: 'ratio'})
   // One no-program answer before each of the three programs, and the row held against it.
   expect(floor?.figures['ptc-mcp']?.series.n).toBe(3)
   expect(row?.reference?.label).toBe('floor')

@@ -1,5 +1,6 @@
 import type {Stats} from 'node:fs'
 
+import {randomBytes} from 'node:crypto'
 import {lstat, mkdir, mkdtemp, readdir, rmdir} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -82,6 +83,16 @@ async function sharedRootProblem(root: string, uid: number): Promise<string | un
 export async function createScratchDir(base = tmpdir()): Promise<string> {
   const root = await ensureScratchRoot(base)
   return mkdtemp(join(root, `${SCRATCH_PREFIX}${process.pid}-`))
+}
+
+/**
+ * A name for one child's scratch directory under this server's root, `ptc-run-<pid>-<random>`,
+ * made nowhere: for a child that covers the root with a tmpfs of its own (the fork server's), where
+ * the directory is made inside that tmpfs (SPEC §11: nothing on the host per program).
+ */
+export async function nameScratchDir(base = tmpdir()): Promise<string> {
+  const root = await ensureScratchRoot(base)
+  return join(root, `${SCRATCH_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`)
 }
 
 /**

@@ -1,3 +1,4 @@
+// @tier integration
 // Telemetry through the team gateway (SPEC §18): two `serve --http` replicas behind HAProxy sharing
 // Redis, each exporting to an OTLP/HTTP receiver in this test; SDK clients of both eras send
 // `traceparent` in `_meta`; a streamable HTTP server here records the context its calls arrive with.

@@ -65,9 +65,12 @@ class Rendezvous {
  * The namespaces each program must have of its own: every one a spawned bwrap child has, and with
  * a fork server mount, PID and IPC at least (SPEC §7).
  */
-function ownNamespaces(bwrap: boolean, forkServer: boolean): string[] {
-  if (bwrap) return ['mnt', 'pid', 'ipc', 'net', 'uts', 'cgroup']
-  return forkServer ? ['mnt', 'pid', 'ipc'] : ['mnt']
+function ownNamespaces(bwrap: boolean, forkServer: boolean): {own: string[]; session: string[]} {
+  // A forked child in bwrap: mount and PID namespaces of its own, the others bwrap's, made once for
+  // the fork server (SPEC §11); its seccomp filter and Landlock domain keep programs apart there.
+  if (bwrap && forkServer) return {own: ['mnt', 'pid'], session: ['ipc', 'net', 'uts', 'cgroup']}
+  if (bwrap) return {own: ['mnt', 'pid', 'ipc', 'net', 'uts', 'cgroup'], session: []}
+  return {own: forkServer ? ['mnt', 'pid', 'ipc'] : ['mnt'], session: []}
 }
 
 /** The namespaces of a host process, by kind (`net:[4026531840]`). */
@@ -191,7 +194,8 @@ describe.skipIf(process.platform !== 'linux')('two programs at once cannot reach
       let bystanders: number[] = []
       let dead: number[] | undefined
       const programPids: unknown[] = []
-      const kinds = ownNamespaces(bwrap, forkServer)
+      const {own, session} = ownNamespaces(bwrap, forkServer)
+      const kinds = [...own, ...session]
       const namespaces: Record<string, string>[] = []
       rendezvous.onRound = (round, infos) => {
         if (round === 'hello') {
@@ -237,9 +241,15 @@ describe.skipIf(process.platform !== 'linux')('two programs at once cannot reach
         expect(programPids).toEqual([expect.any(Number), expect.any(Number)])
         // Each program in namespaces of its own: none shared with the other, or with this process.
         const mine = namespacesOf(process.pid, kinds)
-        for (const kind of kinds) {
+        for (const kind of own) {
           const seen = [mine[kind], namespaces[0]?.[kind], namespaces[1]?.[kind]]
           expect(new Set(seen).size, `${kind}: ${seen.join(' ')}`).toBe(3)
+        }
+        // The session's: the same for both programs, not this process's.
+        for (const kind of session) {
+          const seen = [mine[kind], namespaces[0]?.[kind], namespaces[1]?.[kind]]
+          expect(seen[1], `${kind}: ${seen.join(' ')}`).toBe(seen[2])
+          expect(seen[1], `${kind}: ${seen.join(' ')}`).not.toBe(seen[0])
         }
         // With a fork server, more than the two programs: the server and each program's init.
         expect(bystanders.length).toBeGreaterThan(forkServer ? 4 : 1)

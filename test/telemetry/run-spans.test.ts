@@ -1,3 +1,4 @@
+// @tier integration
 // Telemetry of `ptc-mcp run` (SPEC §18): the program's span joins $TRACEPARENT's trace, each tool
 // call a child span, all sent to an OTLP/HTTP receiver in this test before the command exits.
 import {writeFileSync} from 'node:fs'

@@ -1,3 +1,4 @@
+// @tier integration
 // Telemetry of `ptc-mcp serve` over stdio (SPEC §18), as it runs: the built binary driven by an SDK
 // v2 client, an OTLP/HTTP receiver in this process taking the exporter's spans, a stdio fixture
 // server and a streamable HTTP server here that records the trace context its calls arrive with.

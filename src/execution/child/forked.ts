@@ -22,13 +22,17 @@ const KILL_AFTER_DONE_MS = 4
 export function forkServerSpawner(server: ForkServer, backend: SandboxBackend): ChildSpawner {
   const spawned = spawnThroughBackend(backend)
   return {
+    ownScratch: true,
     async spawn(request): Promise<SpawnedChild> {
       const launch = await backend.launch({...runnerLaunch(request), forked: true})
       let child
       try {
         child = await server.fork(request.env, startMessage(launch.confine, request.limits))
       } catch (error) {
-        if (error instanceof ForkServerUnavailable) return spawned.spawn(request)
+        if (error instanceof ForkServerUnavailable) {
+          await request.makeScratchOnHost?.()
+          return spawned.spawn(request)
+        }
         throw error
       }
       return {

@@ -182,10 +182,11 @@ export class ProgramChild {
   private async boot(): Promise<void> {
     const {options} = this
     try {
-      const scratchDir = await this.scratch.create()
-      if (this.phase.name !== 'starting') throw stoppedBeforeReady()
       const spawner = options.spawner ?? spawnThroughBackend(options.backend)
+      const scratchDir = await this.scratch.create(spawner.ownScratch !== true)
+      if (this.phase.name !== 'starting') throw stoppedBeforeReady()
       const spawned = await spawner.spawn({
+        makeScratchOnHost: () => this.scratch.makeOnHost(),
         python: options.python,
         scratchDir,
         env: childEnvironment(scratchDir),

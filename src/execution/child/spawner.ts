@@ -21,6 +21,11 @@ export interface SpawnRequest {
   bounds?: ProgramBounds
   /** The rlimits of the `start` message. */
   limits: ChildLimits
+  /**
+   * Makes `scratchDir` on the host, when the spawner has `ownScratch` (it was only named) and falls
+   * back to a process that needs it there.
+   */
+  makeScratchOnHost?: () => Promise<void>
 }
 
 /** How the process ended. `failure`: why it could not be started (then code and signal are null). */
@@ -68,6 +73,11 @@ export interface SpawnedChild {
 }
 
 export interface ChildSpawner {
+  /**
+   * Every child covers the scratch root with a tmpfs of its own and makes its scratch directory
+   * there (the fork server's): the lifecycle only names it, nothing is made or removed on the host.
+   */
+  ownScratch?: boolean
   /** Rejects when the child cannot even be asked for (the backend refused); a failed exec is an exit. */
   spawn(request: SpawnRequest): Promise<SpawnedChild>
 }

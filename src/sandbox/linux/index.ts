@@ -170,8 +170,11 @@ async function forkServerLaunch(
     CONFINE_MODULE,
     socketPath,
     proc,
-    // bwrap gave the fork server these namespaces: each child gets its own too (SPEC §7).
-    inBwrap ? 'net,uts,cgroup' : '',
+    // SPEC §7, §11: each child gets a mount and a PID namespace of its own. The others are the
+    // session's: bwrap's (made once for the fork server) or, without bwrap, an IPC namespace per
+    // child. A program reaches none of them anyway: its seccomp filter refuses sockets, SysV and
+    // POSIX IPC and sethostname, and its Landlock domain scopes signals and abstract sockets.
+    inBwrap ? '' : 'ipc',
   ]
   const env = {PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8'}
   if (state.bwrap === undefined) return {command: request.python.executable, args, env, tier: state.tier}
@@ -260,11 +263,12 @@ async function linuxLaunch(request: LaunchRequest, state: Verified): Promise<Lau
 
 /**
  * Where the scratch tmpfs is mounted: inside bwrap, /tmp when the scratch dir is under it (bwrap's
- * tmpfs, or for a forked child its own covering the fork server's), else the scratch dir itself
- * (a forked child's covers the scratch root, the fork server's mount point).
+ * tmpfs, or for a forked child its own covering the fork server's), else the scratch dir itself;
+ * a forked child's covers the scratch root (the fork server's mount point), in either tier: its
+ * scratch dir is made in that tmpfs, never on the host (SPEC §11).
  */
 function scratchMountPoint(request: LaunchRequest, inBwrap: boolean): string {
-  if (!inBwrap) return request.scratchDir
+  if (!inBwrap) return request.forked ? dirname(request.scratchDir) : request.scratchDir
   if (request.scratchDir.startsWith('/tmp/')) return '/tmp'
   return request.forked ? dirname(request.scratchDir) : request.scratchDir
 }

@@ -139,10 +139,11 @@ def _mount_scratch(
     """The scratch tmpfs with its two limits; the process's cwd moves onto it."""
     path = scratch["path"]
     options = f"size={int(scratch['bytes'])},nr_inodes={int(scratch['files'])}"
-    if namespace and forked:
-        # Inside the fork server's bwrap: a new tmpfs of this program's own covers the mount point
-        # (/tmp, shared by nothing now), and with it what the server kept there (its channel's
-        # socket, its /proc). The way down to the scratch dir is made in it.
+    if forked:
+        # Made by the fork server, in a mount namespace of its own: a new tmpfs of this program's
+        # own covers the mount point (in bwrap /tmp, shared by nothing now, and with it what the
+        # server kept there: its channel's socket, its /proc; without bwrap the scratch root), and
+        # the way down to the scratch dir is made in it: nothing of it on the host's disk.
         top = scratch["mountPoint"]
         mode = "0755" if drop else "0700"
         _mount("tmpfs", top, "tmpfs", MS_NOSUID | MS_NODEV, f"{options},mode={mode}")

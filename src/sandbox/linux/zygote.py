@@ -5,13 +5,14 @@ Started once per engine, as `[bwrap ...] python -I -S -B zygote.py <runner's dir
 the runner and what every child needs, then forks children on request. It never runs program
 code, and its children hold nothing of it: each one is made like this:
 
-  1. clone() into new mount, PID and IPC namespaces, a new user namespace when unprivileged
-     (its uid maps to itself: RLIMIT_NPROC then counts this program alone), and those named in
-     <namespaces> (in bwrap: net,uts,cgroup, as a spawned child has; cgroup where the kernel has
-     it). This process is PID 1 there: it forks the program's process (PID 2), waits for it and
-     exits with its status; when it dies, the kernel kills everything in the namespace. The
-     server kills a child through this server, by the pid of a child it has not reaped yet
-     (never a pid that could be reused).
+  1. clone() into new mount and PID namespaces, a new user namespace when unprivileged (its uid
+     maps to itself: RLIMIT_NPROC then counts this program alone), and those named in <namespaces>
+     (without bwrap: ipc; in bwrap none: the IPC, network, UTS and cgroup namespaces are bwrap's,
+     made once for the session, SPEC §11: the program's seccomp filter refuses sockets, IPC and
+     sethostname, and its Landlock domain scopes signals and abstract sockets). This process is
+     PID 1 there: it forks the program's process (PID 2), waits for it and exits with its status;
+     when it dies, the kernel kills everything in the namespace. The server kills a child through
+     this server, by the pid of a child it has not reaped yet (never a pid that could be reused).
   2. PID 2 makes a session of its own, connects twice to the server's socket `<socket>` (channel,
      then output: its fd 1 and fd 2), each time sending the token of its request first, and runs
      the runner with its request's start message, which confines it (confine.py, with `forked`
@@ -90,10 +91,15 @@ class _Zygote:
         self.libc = ctypes.CDLL(None, use_errno=True)
         self.uid = os.getuid()
         self.gid = os.getgid()
-        self.flags = kernel.CLONE_NEWNS | kernel.CLONE_NEWPID | kernel.CLONE_NEWIPC | signal.SIGCHLD
+        self.flags = kernel.CLONE_NEWNS | kernel.CLONE_NEWPID | signal.SIGCHLD
         if os.geteuid() != 0:
             self.flags |= kernel.CLONE_NEWUSER
-        named = {"net": kernel.CLONE_NEWNET, "uts": kernel.CLONE_NEWUTS, "cgroup": kernel.CLONE_NEWCGROUP}
+        named = {
+            "ipc": kernel.CLONE_NEWIPC,
+            "net": kernel.CLONE_NEWNET,
+            "uts": kernel.CLONE_NEWUTS,
+            "cgroup": kernel.CLONE_NEWCGROUP,
+        }
         for name in filter(None, namespaces.split(",")):
             self.flags |= named[name]
         self.channel = runner.channel_from_fd(_CHANNEL_FD)
