@@ -11,7 +11,7 @@ import type {Logger} from './shared/log.js'
 import {loadConfigLeniently} from './config/degrade.js'
 import {loadConfig} from './config/load.js'
 import {deferredRegistry, loadToolRegistry, Redactor} from './downstream/index.js'
-import {loadProgramEngine, resolvePython, SessionState} from './execution/index.js'
+import {loadProgramEngine, resolvePython, KeptState} from './execution/index.js'
 import {FlowRules} from './permissions/flows.js'
 import {PermissionPolicy} from './permissions/policy.js'
 import {selectBackend} from './sandbox/index.js'
@@ -73,10 +73,10 @@ export class Runtime {
   })
 
   /**
-   * What programs keep for the next ones (SPEC §6.2): one session per runtime, that is per serve
-   * process (one client session), in memory only. Made on first use.
+   * What programs keep for the next ones (SPEC §6.2): one per runtime, that is per serve process
+   * (one client's MCP session) or `run`, in memory only. Made on first use.
    */
-  private readonly sessionState = new Memo(async () => new SessionState(this.config.state))
+  private readonly kept = new Memo(async () => new KeptState(this.config.state))
 
   private constructor(
     readonly config: Config,
@@ -168,9 +168,9 @@ export class Runtime {
     this.markWarm = resolve
   })
 
-  /** The session's state: what its programs store and leave in ./session/ for the next ones. */
-  session(): Promise<SessionState> {
-    return this.sessionState.get()
+  /** The kept state: what programs store and leave in ./session/ for the next ones. */
+  keptState(): Promise<KeptState> {
+    return this.kept.get()
   }
 
   /** The config file's directory (relative paths in it are from there), else the working directory. */

@@ -77,7 +77,7 @@ export default class Run extends BaseCommand {
     }
     try {
       // The state file first: one that cannot be used is refused at once, before Python starts.
-      const state = await runtime.session()
+      const state = await runtime.keptState()
       if (flags.state !== undefined) readStateFile(flags.state, state)
       const ready = Promise.all([
         runtime.engine(),

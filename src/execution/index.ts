@@ -19,7 +19,7 @@ export {composeOutcome, type RunOutcome, startFailureOutcome} from './outcome/ou
 export {type StructuredOutcome, structuredOutcome} from './outcome/structured-outcome.js'
 export type {ToolCallTrace} from './outcome/trace.js'
 
-export {SessionState} from './state/session-state.js'
+export {KeptState} from './state/kept-state.js'
 export {readStateFile, writeStateFile} from './state/state-file.js'
 
 /** The engine's module: slots, children, the warm pool (loaded on first use). */

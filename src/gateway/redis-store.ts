@@ -5,7 +5,7 @@ import type {Logger} from '../shared/log.js'
 import type {StartCounter} from './principal-limits.js'
 import type {PausedRegistry, StateStore} from './state-store.js'
 
-import {SessionState} from '../execution/index.js'
+import {KeptState} from '../execution/index.js'
 
 /** The part of a Redis client this store uses. */
 type RedisClient = Awaited<ReturnType<typeof connectRedis>>
@@ -43,7 +43,7 @@ export class RedisStateStore implements PausedRegistry, StartCounter, StateStore
     return new RedisStateStore(await connectRedis(url, logger), limits, Math.ceil(idleSeconds))
   }
 
-  async open(owner: string): Promise<SessionState> {
+  async open(owner: string): Promise<KeptState> {
     const key = KEY_PREFIX + owner
     const {client, idleSeconds} = this
     const [values] = (await client.multi().hGetAll(key).expire(key, idleSeconds).exec()) as unknown as [
@@ -103,8 +103,8 @@ export class RedisStateStore implements PausedRegistry, StartCounter, StateStore
 /** Passes on one change: a value's JSON, or undefined for a key forgotten. */
 type Write = (key: string, json?: string) => void
 
-/** A session state whose changes are passed on as they are made. */
-class WriteThroughState extends SessionState {
+/** Kept state whose changes are passed on as they are made. */
+class WriteThroughState extends KeptState {
   private loading = false
 
   constructor(

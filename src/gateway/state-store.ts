@@ -1,6 +1,6 @@
 import type {StateConfig} from '../config/schema.js'
 
-import {SessionState} from '../execution/index.js'
+import {KeptState} from '../execution/index.js'
 
 /**
  * Where the gateway keeps what programs store (SPEC §6.2, §18): per owner, that is per principal
@@ -10,7 +10,7 @@ import {SessionState} from '../execution/index.js'
  */
 export interface StateStore {
   /** The owner's state as it is now: what the next program starts with. */
-  open(owner: string): Promise<SessionState>
+  open(owner: string): Promise<KeptState>
   /** Resolves once every write made so far has reached the store. */
   flush(): Promise<void>
   /** Whether the store can be used now (`/readyz`). */
@@ -30,19 +30,19 @@ export interface PausedRegistry {
 
 /** One replica's states, in memory: the same object for every program of an owner. */
 export class MemoryStateStore implements StateStore {
-  private readonly states = new Map<string, {state: SessionState; used: number}>()
+  private readonly states = new Map<string, {state: KeptState; used: number}>()
 
   constructor(
     private readonly limits: StateConfig,
     private readonly idleMs: number,
   ) {}
 
-  async open(owner: string): Promise<SessionState> {
+  async open(owner: string): Promise<KeptState> {
     const now = Date.now()
     for (const [key, entry] of this.states) if (now - entry.used > this.idleMs) this.states.delete(key)
     let entry = this.states.get(owner)
     if (!entry) {
-      entry = {state: new SessionState(this.limits), used: now}
+      entry = {state: new KeptState(this.limits), used: now}
       this.states.set(owner, entry)
     }
     entry.used = now

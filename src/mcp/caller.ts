@@ -1,4 +1,4 @@
-import type {RunOutcome, SessionState} from '../execution/index.js'
+import type {RunOutcome, KeptState} from '../execution/index.js'
 
 /**
  * Who an MCP server instance answers, when it is not the one client of a stdio serve: the gateway
@@ -7,8 +7,8 @@ import type {RunOutcome, SessionState} from '../execution/index.js'
 export interface Caller {
   /** The authenticated principal: a requestState minted for it is refused to anyone else (SPEC §12). */
   principal: string
-  /** The state its programs keep (SPEC §6.2), in place of the runtime's one session. */
-  state(): Promise<SessionState>
+  /** The state its programs keep (SPEC §6.2), in place of the runtime's own kept state. */
+  state(): Promise<KeptState>
   /**
    * Whose "allow for the rest of the session" answers its programs' approvals keep (SPEC §12): the
    * principal, or in the 2025 era the principal's session. Default: the principal.

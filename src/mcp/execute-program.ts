@@ -168,7 +168,7 @@ function programCall(
         onServerWait: (server: string, waitMs: number) => progress.serverStarting(server, waitMs),
         onQueue: (ahead?: number) => progress.queued(ahead),
         // What programs keep for the next ones in this session (SPEC §6.2).
-        state: await (caller ? caller.state() : runtime.session()),
+        state: await (caller ? caller.state() : runtime.keptState()),
         steps,
         ...(options.mainArguments && {mainArguments: options.mainArguments}),
         ...(options.save && {host: recordingHost(runtime.registry, recorded)}),

@@ -1,5 +1,5 @@
 """What the runner's Python sends and reads on the channel, read from its source (for
-src/execution/channel-messages.integration.test.ts). argv: the runner's directory; prints JSON:
+src/execution/protocol/channel-messages.integration.test.ts). argv: the runner's directory; prints JSON:
 
   {"sends": {type: [field, ...]}, "reads": {type: [field, ...]}, "asks": [helper name, ...]}
 

@@ -60,7 +60,7 @@ describe('the gates of downstream/ and execution/', () => {
 
 describe('ptc/no-cycle', () => {
   it('refuses a circle closed by a type-only import (program-helpers.ts reaching back for ProgramState)', async () => {
-    // program-state.ts → session-state.ts → kept-files.ts → protocol.ts → program-helpers.ts
+    // program-state.ts → kept-state.ts → kept-files.ts → protocol.ts → program-helpers.ts
     const errors = await refusals(
       'src/execution/calls/program-helpers.ts',
       "import type {ProgramState} from '../state/program-state.js'\n\nexport type Planted = ProgramState\n",

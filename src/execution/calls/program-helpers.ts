@@ -27,12 +27,12 @@ export interface HelperContext {
   programs?: ProgramLookup
 }
 
-/** What the state helpers use of the program's view of its session's state (`ProgramState`). */
+/** What the state helpers use of the program's view of the kept state (`ProgramState`). */
 export interface HelperState {
   store(key: unknown, value: unknown): number
   load(key: unknown): JsonText | {found: false}
   forget(key: unknown): boolean
-  readonly session: {keys(): Record<string, number>}
+  readonly kept: {keys(): Record<string, number>}
 }
 
 /** A helper a program asks the parent for: its answer, and how the model is told to call it. */
@@ -106,7 +106,7 @@ export const PROGRAM_HELPERS = {
   },
   stored: {
     group: 'state',
-    answer: ({state}) => state.session.keys(),
+    answer: ({state}) => state.kept.keys(),
     usage: 'await stored()',
   },
   forget: {

@@ -7,7 +7,7 @@ import {ToolError, type ToolErrorKind, type ToolHost, type ToolInfo} from '../..
 import {MAX_HELPER_CALLS, STATE_DEFAULTS} from '../../shared/limits.js'
 import {traceArgs, traceError, traceTool} from '../outcome/trace.js'
 import {ProgramState} from '../state/program-state.js'
-import {SessionState} from '../state/session-state.js'
+import {KeptState} from '../state/kept-state.js'
 import {budgetError} from './call-budget.js'
 import {HELPER_LIST, type HelperContext, PROGRAM_HELPERS, type ProgramLookup} from './program-helpers.js'
 
@@ -114,7 +114,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
     private readonly limits: ToolCallLimits,
     private readonly hooks: BrokerHooks = {},
   ) {
-    this.state = hooks.state ?? new ProgramState(new SessionState(DEFAULT_STATE))
+    this.state = hooks.state ?? new ProgramState(new KeptState(DEFAULT_STATE))
     this.helperContext = {
       host,
       state: this.state,

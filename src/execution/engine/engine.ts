@@ -14,6 +14,7 @@ import {sweepOrphanedScratchDirs} from '../../sandbox/scratch.js'
 import {unlessAborted} from '../../shared/abortable.js'
 import {CHILD_START_TIMEOUT_MS, childMessageBytes, STATE_DEFAULTS} from '../../shared/limits.js'
 import {type Logger, silentLogger} from '../../shared/log.js'
+import {programLimits} from '../../shared/program-limits.js'
 import {markStep, type Steps} from '../../shared/steps.js'
 import {preflightSpec} from '../calls/preflight-spec.js'
 import {
@@ -29,8 +30,7 @@ import {artifactsRoot, artifactsRootProblem, pruneArtifacts} from '../files/arti
 import {writeShownImages} from '../files/shown-files.js'
 import {composeOutcome, type OutcomeParts, type RunOutcome, startFailureText} from '../outcome/outcome.js'
 import {ProgramState, sessionLimits} from '../state/program-state.js'
-import {SessionState} from '../state/session-state.js'
-import {childLimits, programBounds} from './program-bounds.js'
+import {KeptState} from '../state/kept-state.js'
 import {ProgramSlots, type SlotRelease} from './program-slots.js'
 import {WarmPool, warmPoolMax} from './warm-pool.js'
 
@@ -78,7 +78,7 @@ export interface RunOptions {
    * The session whose values and ./session/ files the program reads and changes (SPEC §6.2): one
    * per serve process. Default: a session of its own, gone when the program ends.
    */
-  state?: SessionState
+  state?: KeptState
   /** Where the run's steps are timed (shared/steps.ts, opt-in); the child is asked for its own. */
   steps?: Steps
   /** Each piece of the program's output as it arrives (`run` on a terminal shows it live). */
@@ -147,16 +147,17 @@ export class ProgramEngine {
             logger: this.logger,
           })
         : undefined
+    const limits = programLimits(execution)
     const childOptions = {
       ...(this.forkServer && {spawner: forkServerSpawner(this.forkServer, options.backend)}),
       python: options.python,
       backend: options.backend,
-      limits: childLimits(execution),
+      limits: limits.child,
       maxMessageBytes: this.maxMessageBytes,
       maxOutputBytes: execution.max_output_bytes,
       artifactsRoot: this.artifactsRoot,
       startTimeoutMs: CHILD_START_TIMEOUT_MS,
-      bounds: programBounds(execution),
+      bounds: limits.bounds,
       logger: this.logger,
     }
     this.slots = new ProgramSlots(execution.max_concurrent_programs)
@@ -220,7 +221,7 @@ export class ProgramEngine {
 
     const {execution} = this
     const host = options.host ?? this.host
-    const state = new ProgramState(options.state ?? new SessionState(this.stateLimits), this.flows)
+    const state = new ProgramState(options.state ?? new KeptState(this.stateLimits), this.flows)
     const broker = new ToolCallBroker(
       host,
       (message) => child.reply(message),

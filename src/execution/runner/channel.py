@@ -1,5 +1,5 @@
 """The child's end of the private channel to the parent: newline-delimited JSON, one object per
-line, both ways (message types and fields: src/execution/channel-messages.ts). Loaded by runner.py
+line, both ways (message types and fields: src/execution/protocol/channel-messages.ts). Loaded by runner.py
 before confinement.
 
 A result whose value is a tool's lone text item arrives as a header line (the parent always writes

@@ -1,7 +1,7 @@
 """What a program finds in its globals besides its tools (SPEC §6, §6.2, §14): the table HELPERS.
 
 Adding a helper: write its factory here and give it an entry in HELPERS. A helper the parent
-answers calls `runner.calls.ask(name, ...)` and has its answer in src/execution/program-helpers.ts;
+answers calls `runner.calls.ask(name, ...)` and has its answer in src/execution/calls/program-helpers.ts;
 channel-messages.integration.test.ts checks that both sides name the same helpers.
 """
 

@@ -2,7 +2,7 @@
 anything runs. Loaded by runner.py; a tool call's arguments are checked by arguments.py.
 
 The parent sends, in the run message's `preflight`, what it knows of the tools the program's text
-names (src/execution/preflight-spec.ts): per tool its signature, parameters (JSON types, enums),
+names (src/execution/calls/preflight-spec.ts): per tool its signature, parameters (JSON types, enums),
 required ones and whether other names are allowed; per unknown `mcp__` name the message saying so
 and the closest tool's signature. Helpers are checked against their Python signatures, so a helper
 added to helpers.py is known here without a list of its own. Only what is certain statically is

@@ -4,7 +4,7 @@ Started as `python -I -S -B runner.py` with an empty environment, cwd = the run'
 fd 3 = a private stream socket to the parent (Node's `'pipe'` stdio entry is a unix socketpair).
 fd 1 and fd 2 are captured by the parent, which counts them itself; nothing written there is ever
 read as a message. The messages on the channel, their fields and who sends them are written down
-once, in src/execution/channel-messages.ts (checked against these modules by a test).
+once, in src/execution/protocol/channel-messages.ts (checked against these modules by a test).
 
   (a) take the channel (channel.py) and read `start` (a fork server passes it on instead);
   (b) set the rlimits, then confine: when `start.confine` is an object, its "module" key is the

@@ -5,15 +5,15 @@ import {FlowMark, type FlowRecord, type FlowRules} from '../../permissions/flows
 import {formatTraceBytes} from '../../shared/byte-size.js'
 import {notKeptText} from '../files/kept-files.js'
 import {traceTool} from '../outcome/trace.js'
-import {type FilesChange, type SessionState, shownKey} from './session-state.js'
+import {type FilesChange, type KeptState, shownKey} from './kept-state.js'
 
 /**
- * One program's view of its session's state (SPEC §6.2): the helpers store(), load(), stored()
- * and forget() act on the session through it, and it records what the program changed, for the
+ * One program's view of the kept state (SPEC §6.2): the helpers store(), load(), stored()
+ * and forget() act on the kept state through it, and it records what the program changed, for the
  * trace the model reads (`[stored: rows 1.2 MB; session/: 2 files, 1.3 MB]`).
  */
 export class ProgramState {
-  /** The session's ./session/ files when the program started: what it is given, and what it changed. */
+  /** The kept ./session/ files when the program started: what it is given, and what it changed. */
   readonly filesBefore: ReadonlyMap<string, Buffer>
   /** Keys this program stored, with the size of the last value stored. */
   private readonly stored = new Map<string, number>()
@@ -23,25 +23,25 @@ export class ProgramState {
   readonly flow: FlowMark
 
   constructor(
-    readonly session: SessionState,
+    readonly kept: KeptState,
     flowRules?: FlowRules,
   ) {
-    this.filesBefore = session.files()
+    this.filesBefore = kept.files()
     this.flow = new FlowMark(flowRules)
-    if (this.filesBefore.size > 0) this.flow.reached(session.filesFlow, './session/ files')
+    if (this.filesBefore.size > 0) this.flow.reached(kept.filesFlow, './session/ files')
   }
 
   /** The bounds the child applies to what it sends back. */
-  get limits(): SessionState['limits'] {
-    return this.session.limits
+  get limits(): KeptState['limits'] {
+    return this.kept.limits
   }
 
   store(key: unknown, value: unknown): number {
-    const bytes = this.session.store(key, value)
+    const bytes = this.kept.store(key, value)
     const name = key as string
     const {read} = this.flow
-    if (read) this.session.flowMarks.set(name, {tool: read.tool})
-    else this.session.flowMarks.delete(name)
+    if (read) this.kept.flowMarks.set(name, {tool: read.tool})
+    else this.kept.flowMarks.delete(name)
     this.stored.set(name, bytes)
     this.forgotten.delete(name)
     return bytes
@@ -52,20 +52,20 @@ export class ProgramState {
    * value: runner/helpers.py's load() tells the two apart and returns its default).
    */
   load(key: unknown): JsonText | {found: false} {
-    const json = this.session.load(key)
+    const json = this.kept.load(key)
     if (json === undefined) return {found: false}
     this.flow.reached(
-      this.session.flowMarks.get(key as string),
+      this.kept.flowMarks.get(key as string),
       `load(${JSON.stringify(shownKey(key as string))})`,
     )
     return new JsonText(json)
   }
 
   forget(key: unknown): boolean {
-    const existed = this.session.forget(key)
+    const existed = this.kept.forget(key)
     const name = key as string
     if (existed) {
-      this.session.flowMarks.delete(name)
+      this.kept.flowMarks.delete(name)
       this.stored.delete(name)
       this.forgotten.add(name)
     }
@@ -75,7 +75,7 @@ export class ProgramState {
   /** Applies what the program left in ./session/ (if its transfer completed); returns what changed. */
   finish(received?: ReceivedSessionFiles): StateChange {
     const files =
-      received?.files === undefined ? undefined : this.session.applyFiles(this.filesBefore, received.files)
+      received?.files === undefined ? undefined : this.kept.applyFiles(this.filesBefore, received.files)
     if (files) this.markFiles(files)
     return {
       stored: [...this.stored].map(([key, bytes]) => ({key, bytes})),
@@ -90,12 +90,12 @@ export class ProgramState {
   /** Files a marked program wrote are marked; with none left, ./session/ is clean again. */
   private markFiles(files: FilesChange): void {
     const {read} = this.flow
-    if (this.session.fileCount === 0) this.session.filesFlow = undefined
-    else if (read && files.written.length > 0) this.session.filesFlow = {tool: read.tool}
+    if (this.kept.fileCount === 0) this.kept.filesFlow = undefined
+    else if (read && files.written.length > 0) this.kept.filesFlow = {tool: read.tool}
   }
 }
 
-/** What one program changed in its session's state. */
+/** What one program changed in the kept state. */
 export interface StateChange {
   stored: {key: string; bytes: number}[]
   forgotten: string[]
@@ -116,7 +116,7 @@ const MAX_NAMED_KEYS = 5
  * session/: 2 files, 1.3 MB; 1 removed]`, then `  not kept: session/evil (a link: ...)`. None
  * when nothing changed.
  */
-export function stateTraceLines(change: StateChange | undefined, limits: SessionState['limits']): string[] {
+export function stateTraceLines(change: StateChange | undefined, limits: KeptState['limits']): string[] {
   if (!change) return []
   const parts: string[] = []
   if (change.stored.length > 0)
@@ -165,7 +165,7 @@ function flowTraceLines(records: readonly FlowRecord[]): string[] {
 }
 
 /** The ./session/ file bounds of a session's limits. */
-export function sessionLimits(limits: SessionState['limits']): {files: number; bytes: number} {
+export function sessionLimits(limits: KeptState['limits']): {files: number; bytes: number} {
   return {files: limits.max_session_files, bytes: limits.max_bytes}
 }
 

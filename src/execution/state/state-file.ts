@@ -8,7 +8,7 @@ import {jsonShapeProblem} from '../../shared/json-shape.js'
 import {base64Chars, MAX_KEPT_NAME_BYTES, MAX_STATE_DEPTH, MAX_STATE_KEY_CHARS} from '../../shared/limits.js'
 import {readRegularFileSync, RefusedFile} from '../../shared/regular-file.js'
 import {keptNameProblem} from '../files/kept-files.js'
-import {type SessionState} from './session-state.js'
+import {type KeptState} from './kept-state.js'
 
 /**
  * `ptc-mcp run --state FILE` (SPEC §6.2): a session's values and ./session/ files, read before the
@@ -31,7 +31,7 @@ const FORMAT_VERSION = 1
  * them), plus each key and name quoted and escaped, plus the frame. A larger file is refused
  * before a byte of it is read.
  */
-export function maxStateFileBytes(limits: SessionState['limits']): number {
+export function maxStateFileBytes(limits: KeptState['limits']): number {
   const perKey = 6 * MAX_STATE_KEY_CHARS + 4
   const perFile = 2 * MAX_KEPT_NAME_BYTES + 8
   return base64Chars(limits.max_bytes) + limits.max_keys * perKey + limits.max_session_files * perFile + 4096
@@ -62,9 +62,9 @@ function stateFileError(path: string, problem: string, cause?: unknown): PtcErro
   })
 }
 
-/** Reads `path` into `session`; a file that does not exist yet is an empty session. Throws PtcError. */
-export function readStateFile(path: string, session: SessionState): void {
-  const data = readBounded(path, maxStateFileBytes(session.limits))
+/** Reads `path` into `kept`; a file that does not exist yet is an empty kept. Throws PtcError. */
+export function readStateFile(path: string, kept: KeptState): void {
+  const data = readBounded(path, maxStateFileBytes(kept.limits))
   if (data === undefined) return
   const shape = jsonShapeProblem(data, MAX_STATE_DEPTH + 2)
   if (shape !== undefined) throw stateFileError(path, `holds JSON ${shape}`)
@@ -82,7 +82,7 @@ export function readStateFile(path: string, session: SessionState): void {
   )
     throw stateFileError(path, `is not a ptc-mcp state file (version ${FORMAT_VERSION})`)
   try {
-    for (const [key, value] of Object.entries(parsed.values)) session.store(key, value)
+    for (const [key, value] of Object.entries(parsed.values)) kept.store(key, value)
   } catch (error) {
     throw stateFileError(path, `holds a value that cannot be kept: ${(error as Error).message}`, error)
   }
@@ -93,40 +93,40 @@ export function readStateFile(path: string, session: SessionState): void {
       throw stateFileError(path, `holds a file that cannot be kept (${problem ?? 'not base64 text'})`)
     files.set(name, Buffer.from(content, 'base64'))
   }
-  const {refused} = session.applyFiles(new Map(), files)
+  const {refused} = kept.applyFiles(new Map(), files)
   if (refused.length > 0)
     throw stateFileError(
       path,
       `holds more ./session/ files than state.max_session_files or state.max_bytes allow`,
     )
-  readFlowMarks(parsed.flows, session)
+  readFlowMarks(parsed.flows, kept)
 }
 
 /** The marks of private data (SPEC §12.1); what is not a mark of a kept value or of the files is ignored. */
-function readFlowMarks(flows: unknown, session: SessionState): void {
+function readFlowMarks(flows: unknown, kept: KeptState): void {
   if (!isRecord(flows)) return
   if (isRecord(flows.values)) {
     for (const [key, tool] of Object.entries(flows.values)) {
-      if (typeof tool === 'string' && session.load(key) !== undefined) session.flowMarks.set(key, {tool})
+      if (typeof tool === 'string' && kept.load(key) !== undefined) kept.flowMarks.set(key, {tool})
     }
   }
-  if (typeof flows.files === 'string' && session.fileCount > 0) session.filesFlow = {tool: flows.files}
+  if (typeof flows.files === 'string' && kept.fileCount > 0) kept.filesFlow = {tool: flows.files}
 }
 
 /** `,"flows":{...}` when the session holds private data; '' when it holds none. */
-function flowMarksJson(session: SessionState): string {
-  if (session.flowMarks.size === 0 && session.filesFlow === undefined) return ''
-  const values = Object.fromEntries([...session.flowMarks].map(([key, origin]) => [key, origin.tool]))
-  return `,"flows":${JSON.stringify({values, ...(session.filesFlow && {files: session.filesFlow.tool})})}`
+function flowMarksJson(kept: KeptState): string {
+  if (kept.flowMarks.size === 0 && kept.filesFlow === undefined) return ''
+  const values = Object.fromEntries([...kept.flowMarks].map(([key, origin]) => [key, origin.tool]))
+  return `,"flows":${JSON.stringify({values, ...(kept.filesFlow && {files: kept.filesFlow.tool})})}`
 }
 
-/** Writes `session` to `path`: a new 0600 file in the same directory, synced, then renamed over it. */
-export function writeStateFile(path: string, session: SessionState): void {
-  const values = [...session.entries()].map(([key, json]) => `${JSON.stringify(key)}:${json}`)
-  const files = [...session.files()].map(
+/** Writes `kept` to `path`: a new 0600 file in the same directory, synced, then renamed over it. */
+export function writeStateFile(path: string, kept: KeptState): void {
+  const values = [...kept.entries()].map(([key, json]) => `${JSON.stringify(key)}:${json}`)
+  const files = [...kept.files()].map(
     ([name, data]) => `${JSON.stringify(name)}:"${data.toString('base64')}"`,
   )
-  const text = `{"${FORMAT_KEY}":${FORMAT_VERSION},"values":{${values.join(',')}},"files":{${files.join(',')}}${flowMarksJson(session)}}\n`
+  const text = `{"${FORMAT_KEY}":${FORMAT_VERSION},"values":{${values.join(',')}},"files":{${files.join(',')}}${flowMarksJson(kept)}}\n`
   const temporary = join(dirname(path), `.${randomBytes(6).toString('hex')}.ptc-mcp-state`)
   let fd: number | undefined
   try {

@@ -8,7 +8,7 @@ import {stateSchema} from '../../config/schema.js'
 import {ToolError} from '../../downstream/types.js'
 import {sessionFileLines} from '../files/session-files.js'
 import {ProgramState, stateTraceLines} from './program-state.js'
-import {SessionState} from './session-state.js'
+import {KeptState} from './kept-state.js'
 import {readStateFile, writeStateFile} from './state-file.js'
 
 const limits = (overrides: Record<string, number> = {}) => stateSchema.parse(overrides)
@@ -24,9 +24,9 @@ function refusal(action: () => unknown): ToolError {
   throw new Error('expected a ToolError')
 }
 
-describe('SessionState (SPEC §6.2)', () => {
+describe('KeptState (SPEC §6.2)', () => {
   it('keeps values as their JSON, replaces by key, forgets, lists keys with sizes', () => {
-    const state = new SessionState(limits())
+    const state = new KeptState(limits())
     expect(state.store('rows', [1, 2, 3])).toBe(7)
     expect(state.store('rows', {a: 'é'})).toBe(10)
     state.store('other', null)
@@ -42,7 +42,7 @@ describe('SessionState (SPEC §6.2)', () => {
   })
 
   it('refuses each bound with a ToolError of its kind, and loses nothing already stored', () => {
-    const state = new SessionState(limits({max_bytes: 100, max_value_bytes: 40, max_keys: 3}))
+    const state = new KeptState(limits({max_bytes: 100, max_value_bytes: 40, max_keys: 3}))
     state.store('a', 'x'.repeat(30))
     expect(refusal(() => state.store('b', 'x'.repeat(40)))).toMatchObject({kind: 'max_value_bytes'})
     state.store('b', 'x'.repeat(30))
@@ -58,7 +58,7 @@ describe('SessionState (SPEC §6.2)', () => {
   })
 
   it('refuses keys that are not short printable strings, and values too deep or not JSON', () => {
-    const state = new SessionState(limits())
+    const state = new KeptState(limits())
     for (const key of ['', 5, null, 'k'.repeat(257), 'bidi\u202Ekey', 'line\nbreak', '\uD800'])
       expect(refusal(() => state.store(key, 1)).kind).toBe('invalid_arguments')
     expect(state.store('k'.repeat(256), 1)).toBe(1)
@@ -70,7 +70,7 @@ describe('SessionState (SPEC §6.2)', () => {
   })
 
   it("applies a program's ./session/ as a change: what it wrote or removed, not what another program changed meanwhile", () => {
-    const state = new SessionState(limits())
+    const state = new KeptState(limits())
     const a = Buffer.from('a')
     state.applyFiles(
       new Map(),
@@ -95,7 +95,7 @@ describe('SessionState (SPEC §6.2)', () => {
   })
 
   it('leaves out files over max_session_files or max_bytes, keeping the version before', () => {
-    const state = new SessionState(limits({max_bytes: 12, max_session_files: 2}))
+    const state = new KeptState(limits({max_bytes: 12, max_session_files: 2}))
     state.store('v', 'xx')
     state.applyFiles(new Map(), new Map([['one', Buffer.from('1')]]))
     const before = state.files()
@@ -118,10 +118,10 @@ describe('SessionState (SPEC §6.2)', () => {
 
 describe('the trace of what a program kept', () => {
   it('names the keys stored with their sizes, those forgotten, and ./session/ changes, briefly', () => {
-    const state = new ProgramState(new SessionState(limits()))
+    const state = new ProgramState(new KeptState(limits()))
     state.store('rows', 'x'.repeat(1_258_000))
     for (let i = 0; i < 7; i++) state.store(`k${i}`, i)
-    state.session.store('old', 1)
+    state.kept.store('old', 1)
     state.forget('old')
     const change = state.finish({
       files: new Map([
@@ -138,7 +138,7 @@ describe('the trace of what a program kept', () => {
   })
 
   it('says nothing when nothing changed, and takes back no file from a program that did not end', () => {
-    const state = new ProgramState(new SessionState(limits()))
+    const state = new ProgramState(new KeptState(limits()))
     expect(
       stateTraceLines(state.finish({files: new Map(), notKept: [], moreNotKept: 0}), state.limits),
     ).toEqual([])
@@ -183,29 +183,29 @@ describe('run --state FILE', () => {
   it('writes values and files 0600 and reads them back; checks what it reads as a program would be', () => {
     dir = mkdtempSync(join(tmpdir(), 'ptc-state-file-'))
     const path = join(dir, 'state.json')
-    const state = new SessionState(limits())
+    const state = new KeptState(limits())
     state.store('summary', {n: 3, text: 'é\u2028'})
     state.applyFiles(new Map(), new Map([['a/b.csv', Buffer.from('x,y\n')]]))
     writeStateFile(path, state)
     // eslint-disable-next-line no-bitwise -- the permission bits of a mode
     expect(statSync(path).mode & 0o777).toBe(0o600)
-    const again = new SessionState(limits())
+    const again = new KeptState(limits())
     readStateFile(path, again)
     expect(again.keys()).toEqual(state.keys())
     expect(again.load('summary')).toBe(state.load('summary'))
     expect(again.files().get('a/b.csv')?.toString()).toBe('x,y\n')
 
-    readStateFile(join(dir, 'missing.json'), new SessionState(limits()))
-    const tooMany = new SessionState(limits({max_keys: 1}))
+    readStateFile(join(dir, 'missing.json'), new KeptState(limits()))
+    const tooMany = new KeptState(limits({max_keys: 1}))
     writeFileSync(path, JSON.stringify({ptc_mcp_state: 1, values: {a: 1, b: 2}, files: {}}))
     expect(() => readStateFile(path, tooMany)).toThrow(/max_keys/)
     writeFileSync(path, JSON.stringify({ptc_mcp_state: 1, values: {}, files: {'../escape': ''}}))
-    expect(() => readStateFile(path, new SessionState(limits()))).toThrow(/a file that cannot be kept/)
+    expect(() => readStateFile(path, new KeptState(limits()))).toThrow(/a file that cannot be kept/)
     writeFileSync(
       path,
       `{"ptc_mcp_state":1,"values":{"d":${'['.repeat(200_000)}${']'.repeat(200_000)}},"files":{}}`,
     )
-    expect(() => readStateFile(path, new SessionState(limits()))).toThrow(/nested deeper than/)
+    expect(() => readStateFile(path, new KeptState(limits()))).toThrow(/nested deeper than/)
     expect(readFileSync(path, 'utf8')).toContain('ptc_mcp_state')
   })
 })

@@ -9,13 +9,13 @@ import {MAX_STATE_DEPTH, MAX_STATE_KEY_CHARS} from '../../shared/limits.js'
 import {printableNameProblem} from '../files/kept-files.js'
 
 /**
- * What one session keeps between programs (SPEC §6.2): values stored by key, as their JSON, and
- * the files of ./session/. One per serve process (one client session) or `run`; in memory only
+ * Kept state: what programs keep between runs (SPEC §6.2): values stored by key, as their JSON, and
+ * the files of ./session/. One per serve process (one client's MCP session) or `run`; in memory only
  * (state-file.ts writes it out for `run --state`). Everything here arrives from a program, already
  * parsed by the channel within its bounds, and is checked again: key, depth, bytes, count. A
  * refused store changes nothing.
  */
-export class SessionState {
+export class KeptState {
   /**
    * JSON text, kept as a string: every load() answers with this same string (the channel sends it
    * a slice at a time), so a program asking for a large value many times costs no copy each time.
