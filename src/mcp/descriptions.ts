@@ -10,7 +10,7 @@ const usage = (group: 'discovery' | 'programs' | 'state') =>
     .map((name) => PROGRAM_HELPERS[name].usage)
     .join(', ')
 
-/** The kinds of a ToolError over a bound of the session's state: the state line names them. */
+/** The kinds of a ToolError over a bound of the kept state: the state line names them. */
 const STATE_KINDS = new Set<string>([
   'max_bytes',
   'max_keys',

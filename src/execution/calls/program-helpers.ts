@@ -20,7 +20,7 @@ export interface ProgramToRun {
 /** Finds a saved program and checks the arguments against its parameters; throws ToolError. */
 export type ProgramLookup = (name: string, args: Record<string, unknown>) => ProgramToRun
 
-/** What a helper answers from: the tools, the program's view of its session's state, the saved programs. */
+/** What a helper answers from: the tools, the program's view of the kept state, the saved programs. */
 export interface HelperContext {
   host: ToolHost
   state: HelperState

@@ -56,7 +56,7 @@ export interface BrokerHooks {
   planner?: CallPlanner
   /** Stops (true) or resumes reading the child's requests: `ProgramChild.holdRequests`. */
   holdRequests?: (hold: boolean) => void
-  /** The program's view of its session's state (SPEC §6.2). Default: a session of its own, with the default bounds. */
+  /** The program's view of the kept state (SPEC §6.2). Default: a kept state of its own, with the default bounds. */
   state?: ProgramState
   /** The saved programs run_program() runs (SPEC §17). Default: none. */
   programs?: ProgramLookup
@@ -105,7 +105,7 @@ export class ToolCallBroker implements ChildRequestHandlers {
   private readonly runController = new AbortController()
   /** What the helpers answer from. */
   private readonly helperContext: HelperContext
-  /** The program's view of its session's state: what it stores, and its data-flow mark. */
+  /** The program's view of the kept state: what it stores, and its data-flow mark. */
   private readonly state: ProgramState
 
   constructor(

@@ -49,7 +49,7 @@ export interface OutcomeParts {
   resultBytes?: number
   images?: ShownImage[]
   kept?: KeptFiles
-  /** What the program changed in its session's state (SPEC §6.2), and the session's bounds. */
+  /** What the program changed in the kept state (SPEC §6.2), and its bounds. */
   state?: {change: StateChange; limits: StateConfig}
   shownImageFiles?: string[]
   elapsedMs: number
