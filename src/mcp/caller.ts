@@ -1,4 +1,4 @@
-import type {RunOutcome, KeptState} from '../execution/index.js'
+import type {KeptState, RunOutcome} from '../execution/index.js'
 
 /**
  * Who an MCP server instance answers, when it is not the one client of a stdio serve: the gateway

@@ -6,8 +6,8 @@ import type {HelperName, PlanEntry, ResultMessage} from '../protocol/protocol.js
 import {ToolError, type ToolErrorKind, type ToolHost, type ToolInfo} from '../../downstream/index.js'
 import {MAX_HELPER_CALLS, STATE_DEFAULTS} from '../../shared/limits.js'
 import {traceArgs, traceError, traceTool} from '../outcome/trace.js'
-import {ProgramState} from '../state/program-state.js'
 import {KeptState} from '../state/kept-state.js'
+import {ProgramState} from '../state/program-state.js'
 import {budgetError} from './call-budget.js'
 import {HELPER_LIST, type HelperContext, PROGRAM_HELPERS, type ProgramLookup} from './program-helpers.js'
 

@@ -7,8 +7,8 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {stateSchema} from '../../config/schema.js'
 import {ToolError} from '../../downstream/types.js'
 import {sessionFileLines} from '../files/session-files.js'
-import {ProgramState, stateTraceLines} from './program-state.js'
 import {KeptState} from './kept-state.js'
+import {ProgramState, stateTraceLines} from './program-state.js'
 import {readStateFile, writeStateFile} from './state-file.js'
 
 const limits = (overrides: Record<string, number> = {}) => stateSchema.parse(overrides)
