@@ -152,7 +152,7 @@ class Gateway {
   }
 
   private serve(req: IncomingMessage, res: ServerResponse): void {
-    this.answer(req)
+    this.answer(req, res)
       .then((response) => sendWebResponse(res, response))
       .catch((error: unknown) => {
         this.runtime.logger.warn(`http: ${String(error)}`)
@@ -161,25 +161,25 @@ class Gateway {
       })
   }
 
-  private async answer(req: IncomingMessage): Promise<Response> {
+  private async answer(req: IncomingMessage, res: ServerResponse): Promise<Response> {
     const path = (req.url ?? '/').split('?')[0] ?? '/'
     if (path === '/healthz') return textResponse(200, 'ok\n')
     if (path === '/readyz') return this.readiness()
     if (path === '/metrics') return this.metricsText(req)
     if (this.auth.jwt?.servesMetadataAt(path)) return Response.json(this.auth.jwt.metadata())
     if (path !== '/mcp') return textResponse(404, 'not found: the MCP endpoint is /mcp\n')
-    const response = await this.mcp(req)
+    const response = await this.mcp(req, res)
     this.metrics.answered(response.status)
     return response
   }
 
-  private async mcp(req: IncomingMessage): Promise<Response> {
+  private async mcp(req: IncomingMessage, res: ServerResponse): Promise<Response> {
     // Nothing is read or run before the caller is known.
     const principal = await this.principalOf(req)
     if (typeof principal !== 'string') return principal
     if (this.draining)
       return textResponse(503, 'this gateway replica is shutting down: send it to another one\n')
-    const request = await toWebRequest(req, CLIENT_MESSAGE_BYTES)
+    const request = await toWebRequest(req, res, CLIENT_MESSAGE_BYTES)
     if (request === 'too large')
       return textResponse(413, `the request is over ${CLIENT_MESSAGE_BYTES} bytes\n`)
     return this.endpoint.handle(request, principal)
