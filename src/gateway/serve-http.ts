@@ -190,7 +190,7 @@ class Gateway {
     if (!this.auth.configured) return LOCAL_PRINCIPAL
     const authentication = await this.auth.authenticate(req.headers.authorization)
     if ('principal' in authentication) return authentication.principal
-    return this.auth.unauthorized(authentication)
+    return this.auth.refuse(authentication)
   }
 
   /** Prometheus text; with gateway.metrics_auth, only for a token of gateway.auth. */
@@ -222,13 +222,15 @@ class Gateway {
 async function openStore(runtime: Runtime, logger: Logger): Promise<StateStore> {
   const {gateway, state} = runtime.config
   if (gateway.store === 'memory') return new MemoryStateStore(state, gateway.state_idle_seconds * 1000)
-  const {expandString} = await import('../config/expand.js')
-  const url = expandString(gateway.store)
-  if (url.unset.length > 0)
-    throw new PtcError('CONFIG_INVALID', `gateway.store: environment variable ${url.unset[0]} is not set`)
+  // ${VAR} in gateway.store is expanded with the config (config/expand.ts).
   const {RedisStateStore} = await import('./redis-store.js')
   try {
-    return await RedisStateStore.connect(url.value, state, gateway.state_idle_seconds, logger.child('store'))
+    return await RedisStateStore.connect(
+      gateway.store,
+      state,
+      gateway.state_idle_seconds,
+      logger.child('store'),
+    )
   } catch (error) {
     throw new PtcError('CONFIG_INVALID', `gateway.store: cannot reach Redis (${(error as Error).message})`, {
       suggestion: 'start Redis, or check the host and port of gateway.store',
