@@ -78,7 +78,10 @@ export async function loadConfigLeniently(options: ConfigLookup = {}): Promise<D
   // No issue outside server entries: the file is a mapping, and `servers` a list when present.
   const file = isRecord(raw) ? raw : {}
   const entries = Array.isArray(file.servers) ? (file.servers as unknown[]) : []
-  const usable = {...file, servers: entries.filter((_, index) => !perServer.has(index))}
+  const usable: Record<string, unknown> = {
+    ...file,
+    servers: entries.filter((_, index) => !perServer.has(index)),
+  }
   // Only `serve --http` reads the gateway section (and loads the config strictly): here, a problem
   // in it (e.g. a variable set only where the gateway runs) leaves it out, with a warning.
   if (inGateway.length > 0) delete usable.gateway
