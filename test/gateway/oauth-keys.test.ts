@@ -1,16 +1,19 @@
 // @tier integration
 // gateway.auth.oauth as an operator writes it (SPEC §18): its URLs from the environment (`${VAR}`),
 // and an issuer whose keys cannot be read. A token that cannot be checked is answered 503 with
-// Retry-After (it may be fine), nothing runs, and the replica's log says what to fix.
+// Retry-After (it may be fine), nothing runs, and the replica's log says what to fix. And many
+// requests on one keep-alive connection leave no listeners piling up (no MaxListenersExceededWarning).
+import {Agent, request} from 'node:http'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {MODERN_ENVELOPE} from '../helpers/json-rpc.js'
 import {JwtIssuer} from '../helpers/jwt-issuer.js'
 import {outcomeOf, rawCall} from './calls.js'
 import {Cluster, type Started} from './cluster.js'
 
 const cluster = new Cluster()
 let issuer: JwtIssuer
-let expanded: {url: string; resource: string}
+let expanded: {url: string; resource: string; process: Started}
 let unreachable: {url: string; resource: string; process: Started; jwksUri: string}
 
 beforeAll(async () => {
@@ -53,6 +56,48 @@ describe('gateway.auth.oauth with ${VAR} URLs', () => {
     })
     const metadata = await (await fetch(`${expanded.url}/.well-known/oauth-protected-resource/mcp`)).json()
     expect(metadata).toMatchObject({resource: expanded.resource, authorization_servers: [issuer.url]})
+  })
+})
+
+/** A 2026-07-28 tools/list on the agent's connection: its status. */
+function listTools(url: string, token: string, agent: Agent): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${url}/mcp`,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          Authorization: `Bearer ${token}`,
+          'MCP-Protocol-Version': '2026-07-28',
+          'Mcp-Method': 'tools/list',
+        },
+      },
+      (res) => {
+        res.resume()
+        res.on('end', () => resolve(res.statusCode ?? 0))
+      },
+    )
+    req.on('error', reject)
+    req.end(JSON.stringify({jsonrpc: '2.0', id: 1, method: 'tools/list', params: {_meta: MODERN_ENVELOPE}}))
+  })
+}
+
+describe('one keep-alive connection', () => {
+  it('serves many requests without a MaxListenersExceededWarning', async () => {
+    const token = await issuer.token({sub: 'alice', aud: expanded.resource})
+    const agent = new Agent({keepAlive: true, maxSockets: 1})
+    const sockets = new Set<unknown>()
+    agent.on('free', (socket) => sockets.add(socket))
+    try {
+      for (let i = 0; i < 24; i++) expect(await listTools(expanded.url, token, agent)).toBe(200)
+    } finally {
+      agent.destroy()
+    }
+    expect(sockets.size).toBe(1)
+    expect(expanded.process.output()).not.toContain('MaxListenersExceededWarning')
   })
 })
 
