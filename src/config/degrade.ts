@@ -65,10 +65,12 @@ export async function loadConfigLeniently(options: ConfigLookup = {}): Promise<D
   const {issues, secrets} = checkConfig(raw, env)
   const perServer = new Map<number, ConfigIssue[]>()
   const elsewhere: ConfigIssue[] = []
+  const inGateway: ConfigIssue[] = []
   for (const issue of issues) {
     const [section, index] = issue.path
     if (section === 'servers' && typeof index === 'number')
       perServer.set(index, [...(perServer.get(index) ?? []), issue])
+    else if (section === 'gateway' && issue.path.length > 1) inGateway.push(issue)
     else elsewhere.push(issue)
   }
 
@@ -76,7 +78,16 @@ export async function loadConfigLeniently(options: ConfigLookup = {}): Promise<D
   // No issue outside server entries: the file is a mapping, and `servers` a list when present.
   const file = isRecord(raw) ? raw : {}
   const entries = Array.isArray(file.servers) ? (file.servers as unknown[]) : []
-  const usable = {...file, servers: entries.filter((_, index) => !perServer.has(index))}
+  const usable: Record<string, unknown> = {
+    ...file,
+    servers: entries.filter((_, index) => !perServer.has(index)),
+  }
+  // Only `serve --http` reads the gateway section (and loads the config strictly): here, a problem
+  // in it (e.g. a variable set only where the gateway runs) leaves it out, with a warning.
+  if (inGateway.length > 0) delete usable.gateway
+  const gatewayWarnings = inGateway.map(
+    (issue) => `${formatPath(issue.path)}: ${issue.message} (the gateway section is ignored here)`,
+  )
   let validated: ReturnType<typeof validateConfig>
   try {
     validated = validateConfig(usable, {path, env})
@@ -86,7 +97,7 @@ export async function loadConfigLeniently(options: ConfigLookup = {}): Promise<D
 
   const kept = new Set(validated.config.servers.map((server) => server.name))
   const unusable: UnusableServer[] = []
-  const warnings = [...yamlWarnings, ...validated.warnings]
+  const warnings = [...yamlWarnings, ...gatewayWarnings, ...validated.warnings]
   for (const [index, problems] of perServer) {
     const server = describeEntry(entries[index], index, problems, path)
     // A duplicate of a kept name is not listed as a second server of that name: the log says it.

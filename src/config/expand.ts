@@ -10,9 +10,12 @@
  *   `${` without its `}`, is an error rather than being passed on silently.
  *
  * Expanded: a server's `command`, `args`, `env` values, `cwd`, `url`, `headers` values and
- * `oauth.client_id` / `oauth.client_secret`. Nothing
- * else, and never keys. Values never appear in messages, only variable names; the values that
- * variables took are returned as `secrets`, for the downstream layer's redaction (SPEC §15).
+ * `oauth.client_id` / `oauth.client_secret`; in the `gateway` section (SPEC §18), `store` and
+ * `auth.oauth`'s `issuer`, `jwks_uri`, `resource` and `audience` (its bearer tokens are expanded
+ * when the gateway starts, by gateway/auth.ts). Nothing else, and never keys. Values never appear in
+ * messages, only variable names; the values that variables took are returned as `secrets`, for the
+ * downstream layer's redaction (SPEC §15), except the gateway's OAuth URLs: public, and what the
+ * operator's log must show.
  */
 import type {ConfigIssue} from './schema.js'
 
@@ -102,28 +105,72 @@ export function expandConfig(
   raw: unknown,
   env: Environment = process.env,
 ): {value: unknown; issues: ConfigIssue[]; secrets: string[]} {
-  if (!isRecord(raw) || !Array.isArray(raw.servers)) return {value: raw, issues: [], secrets: []}
+  if (!isRecord(raw)) return {value: raw, issues: [], secrets: []}
   const issues: ConfigIssue[] = []
   const secrets = new Set<string>()
-  const servers = raw.servers.map((server: unknown, index) => {
+  const value = {...raw}
+  if (Array.isArray(raw.servers)) value.servers = expandServers(raw.servers, env, issues, secrets)
+  if (isRecord(raw.gateway)) value.gateway = expandGateway(raw.gateway, env, issues, secrets)
+  return {value, issues, secrets: [...secrets]}
+}
+
+/** Expands one value at `path`, recording its problems (naming `label`) and the values variables took. */
+function expandAt(
+  text: unknown,
+  path: PropertyKey[],
+  label: string,
+  context: {env: Environment; issues: ConfigIssue[]; secrets?: Set<string>},
+): unknown {
+  if (typeof text !== 'string') return text
+  const result = expandString(text, context.env)
+  for (const name of result.unset) {
+    context.issues.push({
+      path,
+      unsetVariable: name,
+      message: `environment variable ${name} is not set (${label}); set it, or give a default: \${${name}:-...}`,
+    })
+  }
+  for (const problem of result.malformed) context.issues.push({path, message: `${problem} (${label})`})
+  for (const secret of result.substituted) context.secrets?.add(secret)
+  return result.value
+}
+
+const GATEWAY_OAUTH_FIELDS = new Set(['audience', 'issuer', 'jwks_uri', 'resource'])
+
+/** The `gateway` section with `store` and the OAuth URLs expanded (a copy). */
+function expandGateway(
+  gateway: Record<string, unknown>,
+  env: Environment,
+  issues: ConfigIssue[],
+  secrets: Set<string>,
+): Record<string, unknown> {
+  const value = {...gateway}
+  if ('store' in gateway)
+    value.store = expandAt(gateway.store, ['gateway', 'store'], 'gateway.store', {env, issues, secrets})
+  const {auth} = gateway
+  if (isRecord(auth) && isRecord(auth.oauth)) {
+    const oauth = Object.entries(auth.oauth).map(([key, text]): [string, unknown] => [
+      key,
+      GATEWAY_OAUTH_FIELDS.has(key)
+        ? expandAt(text, ['gateway', 'auth', 'oauth', key], 'gateway.auth.oauth', {env, issues})
+        : text,
+    ])
+    value.auth = {...auth, oauth: Object.fromEntries(oauth)}
+  }
+  return value
+}
+
+function expandServers(
+  entries: unknown[],
+  env: Environment,
+  issues: ConfigIssue[],
+  secrets: Set<string>,
+): unknown[] {
+  return entries.map((server: unknown, index) => {
     if (!isRecord(server)) return server
     const label = typeof server.name === 'string' ? `server "${server.name}"` : `servers[${index}]`
-    const expand = (text: unknown, path: PropertyKey[]): unknown => {
-      if (typeof text !== 'string') return text
-      const result = expandString(text, env)
-      const at = ['servers', index, ...path]
-      for (const name of result.unset) {
-        issues.push({
-          path: at,
-          unsetVariable: name,
-          message: `environment variable ${name} is not set (${label}); set it, or give a default: \${${name}:-...}`,
-        })
-      }
-
-      for (const problem of result.malformed) issues.push({path: at, message: `${problem} (${label})`})
-      for (const secret of result.substituted) secrets.add(secret)
-      return result.value
-    }
+    const expand = (text: unknown, path: PropertyKey[]): unknown =>
+      expandAt(text, ['servers', index, ...path], label, {env, issues, secrets})
 
     // In the file's own order, so problems are reported as they appear.
     const expanded = Object.entries(server).map(([field, value]): [string, unknown] => {
@@ -153,5 +200,4 @@ export function expandConfig(
     })
     return Object.fromEntries(expanded)
   })
-  return {value: {...raw, servers}, issues, secrets: [...secrets]}
 }

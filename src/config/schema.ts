@@ -141,18 +141,24 @@ const gatewayOAuthSchema = z
     issuer: z
       .string()
       .refine(isHttpUrl, 'expected a URL (http:// or https://)')
-      .describe("The authorization server's issuer URL, as tokens' iss claim names it."),
+      .describe("The authorization server's issuer URL, as tokens' iss claim names it. ${VAR} expanded."),
     jwks_uri: z
       .string()
       .refine(isHttpUrl, 'expected a URL (http:// or https://)')
-      .describe("Where the issuer publishes its signing keys (JWKS), e.g. its metadata's jwks_uri."),
+      .describe(
+        "Where the issuer publishes its signing keys (JWKS), e.g. its metadata's jwks_uri. ${VAR} expanded.",
+      ),
     resource: z
       .string()
       .refine(isHttpUrl, 'expected a URL (http:// or https://)')
       .describe(
-        'The /mcp URL clients reach (https://mcp.example.com/mcp): the RFC 9728 resource, and the audience tokens must name unless audience is set.',
+        'The /mcp URL clients reach (https://mcp.example.com/mcp): the RFC 9728 resource, and the audience tokens must name unless audience is set. ${VAR} expanded.',
       ),
-    audience: z.string().min(1).optional().describe('The aud tokens must carry. Default: resource.'),
+    audience: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('The aud tokens must carry. Default: resource. ${VAR} expanded.'),
     principal_claim: z
       .string()
       .min(1)
@@ -197,7 +203,7 @@ export const gatewaySchema = z
       .regex(/^(memory|rediss?:\/\/\S+)$/, 'memory, or a redis:// URL')
       .default('memory')
       .describe(
-        'Where state and paused programs live: memory (one replica), or redis://host:port shared by replicas.',
+        'Where state and paused programs live: memory (one replica), or redis://host:port shared by replicas. ${VAR} expanded.',
       ),
     state_idle_seconds: positiveSeconds("A principal's state expires after this long without use.").default(
       86_400,

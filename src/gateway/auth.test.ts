@@ -45,17 +45,17 @@ describe('BearerAuth', () => {
     expect(await gateway.authenticate(`Bearer ${env.ALICE}`)).toEqual({principal: 'alice'})
     const none = await gateway.authenticate()
     expect(none).toEqual({})
-    const missing = gateway.unauthorized(none)
+    const missing = gateway.refuse(none)
     expect(missing.status).toBe(401)
     expect(missing.headers.get('www-authenticate')).toBe('Bearer realm="ptc-mcp"')
-    const wrong = gateway.unauthorized(await gateway.authenticate(`Bearer ${env.BOB}`))
+    const wrong = gateway.refuse(await gateway.authenticate(`Bearer ${env.BOB}`))
     expect(wrong.headers.get('www-authenticate')).toBe(
       'Bearer realm="ptc-mcp", error="invalid_token", error_description="the bearer token is not one of gateway.auth.bearer"',
     )
     expect(await wrong.text()).toContain('nothing ran')
     const basic = await gateway.authenticate(`Basic ${env.ALICE}`)
     expect(basic).toEqual({refused: 'the Authorization header is not "Bearer <token>"'})
-    expect(gateway.unauthorized(basic).headers.get('www-authenticate')).toContain(
+    expect(gateway.refuse(basic).headers.get('www-authenticate')).toContain(
       `error_description="the Authorization header is not 'Bearer <token>'"`,
     )
   })

@@ -5,7 +5,7 @@ import type {Logger} from '../shared/log.js'
 
 import {expandString} from '../config/expand.js'
 import {PtcError} from '../shared/errors.js'
-import {JwtAuth} from './oauth.js'
+import {JwtAuth, KEYS_RETRY_SECONDS} from './oauth.js'
 
 /** Tokens shorter than this are refused at start: a guessable token is no authentication. */
 export const MIN_TOKEN_CHARS = 16
@@ -72,8 +72,11 @@ export class BearerAuth {
   }
 }
 
-/** Who a request comes from, or why it is refused (`refused` undefined: it presented no token). */
-export type Authentication = {principal: string} | {refused?: string}
+/**
+ * Who a request comes from, why it is refused (`refused` undefined: it presented no token), or why
+ * its token could not be checked (`unavailable`: the issuer's keys could not be read).
+ */
+export type Authentication = {principal: string} | {refused?: string} | {unavailable: string}
 
 /**
  * Who may call the gateway (SPEC §18): bearer tokens of gateway.auth.bearer, and, with
@@ -113,8 +116,18 @@ export class GatewayAuth {
     }
   }
 
-  /** The 401 answer: nothing ran. With OAuth, `WWW-Authenticate` names the metadata a sign-in starts from. */
-  unauthorized(refused: Authentication): Response {
+  /**
+   * The 401 answer: nothing ran. With OAuth, `WWW-Authenticate` names the metadata a sign-in starts
+   * from. A token that could not be checked is answered 503 with `Retry-After`: it may be fine.
+   */
+  refuse(refused: Authentication): Response {
+    if ('unavailable' in refused) {
+      const text = `${refused.unavailable}, so the token could not be checked (it may be fine): retry in ${KEYS_RETRY_SECONDS} s, or ask the gateway's operator: nothing ran`
+      return Response.json(
+        {jsonrpc: '2.0', id: null, error: {code: -32_000, message: text}},
+        {status: 503, headers: {'Retry-After': String(KEYS_RETRY_SECONDS)}},
+      )
+    }
     const why = 'refused' in refused ? refused.refused : undefined
     const params = [`realm="${REALM}"`]
     if (this.jwt) params.push(`resource_metadata="${this.jwt.metadataUrl}"`)

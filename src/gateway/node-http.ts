@@ -3,9 +3,15 @@ import type {IncomingMessage, ServerResponse} from 'node:http'
 /**
  * node:http ↔ the web-standard Request and Response the SDK's HTTP transports speak. The body is
  * read up to `maxBytes` (a larger one is answered 413 by the caller); the response is streamed,
- * so SSE answers go out as they are written, and stop when the client goes away.
+ * so SSE answers go out as they are written, and stop when the client goes away. The request's
+ * signal aborts when the client goes away before `res` is finished: its listener is on `res`, one
+ * per request, not on the socket, where a keep-alive connection's requests would pile them up.
  */
-export async function toWebRequest(req: IncomingMessage, maxBytes: number): Promise<Request | 'too large'> {
+export async function toWebRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  maxBytes: number,
+): Promise<Request | 'too large'> {
   const headers = new Headers()
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue
@@ -13,7 +19,9 @@ export async function toWebRequest(req: IncomingMessage, maxBytes: number): Prom
   }
   const url = `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`
   const controller = new AbortController()
-  req.socket.once('close', () => controller.abort())
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort()
+  })
   const method = req.method ?? 'GET'
   if (method === 'GET' || method === 'HEAD' || method === 'DELETE')
     return new Request(url, {method, headers, signal: controller.signal})

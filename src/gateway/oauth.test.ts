@@ -48,13 +48,13 @@ describe('GatewayAuth with gateway.auth.oauth (JWT access tokens)', () => {
 
   it('answers 401 naming the protected-resource metadata, with invalid_token once a token was sent', async () => {
     const metadata = 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp'
-    const none = auth.unauthorized(await auth.authenticate())
+    const none = auth.refuse(await auth.authenticate())
     expect(none.status).toBe(401)
     expect(none.headers.get('www-authenticate')).toBe(
       `Bearer realm="ptc-mcp", resource_metadata="${metadata}"`,
     )
     const stale = await issuer.token({aud: RESOURCE, expiresIn: -120, claims: {scope: 'mcp'}})
-    const expired = auth.unauthorized(await auth.authenticate(bearer(stale)))
+    const expired = auth.refuse(await auth.authenticate(bearer(stale)))
     expect(expired.headers.get('www-authenticate')).toBe(
       `Bearer realm="ptc-mcp", resource_metadata="${metadata}", error="invalid_token", error_description="the token has expired: sign in again"`,
     )
@@ -76,7 +76,7 @@ describe('GatewayAuth with gateway.auth.oauth (JWT access tokens)', () => {
     })
   })
 
-  it("refuses every token while the issuer's keys cannot be read, and tells the operator", async () => {
+  it("answers 503 while the issuer's keys cannot be read (the token may be fine), and tells the operator", async () => {
     const warnings: string[] = []
     const logger = {...silentLogger, warn: (message: string) => warnings.push(message)}
     const {auth: config} = gatewaySchema.parse({
@@ -84,10 +84,17 @@ describe('GatewayAuth with gateway.auth.oauth (JWT access tokens)', () => {
     })
     const unreachable = GatewayAuth.fromConfig(config, {}, logger)
     const token = await issuer.token({aud: RESOURCE})
-    expect(await unreachable.authenticate(bearer(token))).toEqual({
-      refused: "the issuer's keys (jwks_uri) could not be read",
-    })
-    expect(warnings).toEqual([expect.stringContaining('oauth: http://127.0.0.1:9/jwks: ')])
+    const authentication = await unreachable.authenticate(bearer(token))
+    expect(authentication).toEqual({unavailable: "the issuer's keys (jwks_uri) could not be read"})
+    const answer = unreachable.refuse(authentication)
+    expect(answer.status).toBe(503)
+    expect(answer.headers.get('retry-after')).toBe('10')
+    expect(answer.headers.get('www-authenticate')).toBeNull()
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /^oauth: cannot read the issuer's keys at http:\/\/127\.0\.0\.1:9\/jwks \(fetch failed \(bad port\)\)/,
+      ),
+    ])
   })
 
   it('refuses a principal claim that is missing or holds control characters', async () => {

@@ -10,6 +10,9 @@ const MAX_PRINCIPAL_CHARS = 256
 /** The issuer's keys could not be fetched: the token was not checked. */
 const KEYS_UNREADABLE = "the issuer's keys (jwks_uri) could not be read"
 
+/** How soon a client may try again when the issuer's keys could not be read (`Retry-After`). */
+export const KEYS_RETRY_SECONDS = 10
+
 /** Clocks of the issuer and the gateway may differ by this much. */
 const CLOCK_TOLERANCE_SECONDS = 30
 
@@ -17,6 +20,9 @@ type OAuthConfig = NonNullable<GatewayConfig['auth']['oauth']>
 
 /** Why a token was refused: shown in the 401, never the token. */
 export type TokenRefusal = {refused: string}
+
+/** The token could not be checked (the issuer's keys are unreadable): it may be fine; a 503. */
+export type KeysUnavailable = {unavailable: string}
 
 /**
  * The gateway as an OAuth 2.1 resource server (SPEC §18): an access token is a JWT signed by one of
@@ -42,8 +48,8 @@ export class JwtAuth {
     return /^[\w-]+\.[\w-]+\.[\w-]*$/.test(token)
   }
 
-  /** The token's principal, or why it is refused. */
-  async principalOf(token: string): Promise<TokenRefusal | {principal: string}> {
+  /** The token's principal, why it is refused, or that it could not be checked. */
+  async principalOf(token: string): Promise<KeysUnavailable | TokenRefusal | {principal: string}> {
     const {config} = this
     let payload: JWTPayload
     try {
@@ -56,10 +62,12 @@ export class JwtAuth {
       payload = verified.payload
     } catch (error) {
       const refused = refusal(error)
+      if (refused !== KEYS_UNREADABLE) return {refused}
       // The operator's problem, not the caller's: said where the operator looks.
-      if (refused === KEYS_UNREADABLE)
-        this.logger?.warn(`oauth: ${config.jwks_uri}: ${(error as Error).message}`)
-      return {refused}
+      this.logger?.warn(
+        `oauth: cannot read the issuer's keys at ${config.jwks_uri} (${reasonOf(error)}): requests with a JWT are answered 503 until it answers`,
+      )
+      return {unavailable: KEYS_UNREADABLE}
     }
     const missing = config.scopes.filter((scope) => !scopesOf(payload).includes(scope))
     if (missing.length > 0) return {refused: `the token lacks the scope ${missing.join(', ')}`}
@@ -113,8 +121,18 @@ function refusal(error: unknown): string {
   if (
     error instanceof errors.JWKSTimeout ||
     error instanceof errors.JWKSInvalid ||
-    !(error instanceof errors.JOSEError)
+    !(error instanceof errors.JOSEError) ||
+    // jose's plain error for a JWKS answer that is not 200, or not JSON.
+    (error.code === 'ERR_JOSE_GENERIC' && error.message.includes('JSON Web Key Set'))
   )
     return KEYS_UNREADABLE
   return 'the token is not a valid JWT access token'
+}
+
+/** Why the keys could not be read, as the operator can act on it: `fetch failed (ECONNREFUSED)`. */
+function reasonOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error)
+  const {cause} = error as {cause?: {code?: unknown; message?: unknown}}
+  const detail = cause?.code ?? cause?.message
+  return typeof detail === 'string' ? `${error.message} (${detail})` : error.message
 }

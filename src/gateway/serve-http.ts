@@ -152,7 +152,7 @@ class Gateway {
   }
 
   private serve(req: IncomingMessage, res: ServerResponse): void {
-    this.answer(req)
+    this.answer(req, res)
       .then((response) => sendWebResponse(res, response))
       .catch((error: unknown) => {
         this.runtime.logger.warn(`http: ${String(error)}`)
@@ -161,25 +161,25 @@ class Gateway {
       })
   }
 
-  private async answer(req: IncomingMessage): Promise<Response> {
+  private async answer(req: IncomingMessage, res: ServerResponse): Promise<Response> {
     const path = (req.url ?? '/').split('?')[0] ?? '/'
     if (path === '/healthz') return textResponse(200, 'ok\n')
     if (path === '/readyz') return this.readiness()
     if (path === '/metrics') return this.metricsText(req)
     if (this.auth.jwt?.servesMetadataAt(path)) return Response.json(this.auth.jwt.metadata())
     if (path !== '/mcp') return textResponse(404, 'not found: the MCP endpoint is /mcp\n')
-    const response = await this.mcp(req)
+    const response = await this.mcp(req, res)
     this.metrics.answered(response.status)
     return response
   }
 
-  private async mcp(req: IncomingMessage): Promise<Response> {
+  private async mcp(req: IncomingMessage, res: ServerResponse): Promise<Response> {
     // Nothing is read or run before the caller is known.
     const principal = await this.principalOf(req)
     if (typeof principal !== 'string') return principal
     if (this.draining)
       return textResponse(503, 'this gateway replica is shutting down: send it to another one\n')
-    const request = await toWebRequest(req, CLIENT_MESSAGE_BYTES)
+    const request = await toWebRequest(req, res, CLIENT_MESSAGE_BYTES)
     if (request === 'too large')
       return textResponse(413, `the request is over ${CLIENT_MESSAGE_BYTES} bytes\n`)
     return this.endpoint.handle(request, principal)
@@ -190,7 +190,7 @@ class Gateway {
     if (!this.auth.configured) return LOCAL_PRINCIPAL
     const authentication = await this.auth.authenticate(req.headers.authorization)
     if ('principal' in authentication) return authentication.principal
-    return this.auth.unauthorized(authentication)
+    return this.auth.refuse(authentication)
   }
 
   /** Prometheus text; with gateway.metrics_auth, only for a token of gateway.auth. */
@@ -222,13 +222,15 @@ class Gateway {
 async function openStore(runtime: Runtime, logger: Logger): Promise<StateStore> {
   const {gateway, state} = runtime.config
   if (gateway.store === 'memory') return new MemoryStateStore(state, gateway.state_idle_seconds * 1000)
-  const {expandString} = await import('../config/expand.js')
-  const url = expandString(gateway.store)
-  if (url.unset.length > 0)
-    throw new PtcError('CONFIG_INVALID', `gateway.store: environment variable ${url.unset[0]} is not set`)
+  // ${VAR} in gateway.store is expanded with the config (config/expand.ts).
   const {RedisStateStore} = await import('./redis-store.js')
   try {
-    return await RedisStateStore.connect(url.value, state, gateway.state_idle_seconds, logger.child('store'))
+    return await RedisStateStore.connect(
+      gateway.store,
+      state,
+      gateway.state_idle_seconds,
+      logger.child('store'),
+    )
   } catch (error) {
     throw new PtcError('CONFIG_INVALID', `gateway.store: cannot reach Redis (${(error as Error).message})`, {
       suggestion: 'start Redis, or check the host and port of gateway.store',

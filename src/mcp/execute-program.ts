@@ -182,6 +182,7 @@ function programCall(
         telemetry: runtime.config.telemetry,
         host: runtime.registry,
         meta: ctx.mcpReq._meta,
+        header: ctx.http?.req?.headers.get('traceparent'),
         tool: options.mainArguments ? 'saved_program' : 'execute_program',
         principal: caller?.principal,
       })

@@ -14,18 +14,21 @@ export interface TraceRequest {
   host: ToolHost
   /** The request's `_meta`: its `traceparent` is the client's trace context. */
   meta?: Record<string, unknown>
+  /** The `traceparent` HTTP header of the request (`serve --http`): the context when `_meta` has none. */
+  header?: null | string
   /** The MCP tool that runs the program. */
   tool: string
   principal?: string
 }
 
 /**
- * `run`, traced (SPEC §18): each program a span, joined to the client's trace, and each of its tool
- * calls a child span whose context goes on to the server. `run` itself when nothing is traced.
+ * `run`, traced (SPEC §18): each program a span, joined to the client's trace (`_meta`'s
+ * `traceparent`, else the HTTP request's), and each of its tool calls a child span whose context
+ * goes on to the server. `run` itself when nothing is traced.
  */
 export async function tracedRun(run: Run, request: TraceRequest): Promise<Run> {
-  const raw = request.meta?.traceparent
-  const parent = parseTraceparent(raw) ? (raw as string).trim() : undefined
+  const raw = [request.meta?.traceparent, request.header].find((value) => parseTraceparent(value))
+  const parent = typeof raw === 'string' ? raw.trim() : undefined
   const tracer = await programTracer(request.telemetry, parent)
   if (!tracer) return run
   return async (code, options = {}) => {

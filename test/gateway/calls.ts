@@ -1,5 +1,7 @@
 // How the gateway suites call `/mcp`: an SDK client of the 2026-07-28 era with a bearer token, and
 // one raw tools/call of execute_program (to send a requestState and inputResponses as they are).
+import type {Client as ClientV1} from '@modelcontextprotocol/sdk/client/index.js'
+
 import {Client, StreamableHTTPClientTransport} from '@modelcontextprotocol/client'
 
 import {MODERN_ENVELOPE} from '../helpers/json-rpc.js'
@@ -17,11 +19,12 @@ export interface RawAnswer {
   error?: {message: string}
 }
 
-/** One tools/call of execute_program as a 2026-07-28 client sends it, over plain HTTP. */
+/** One tools/call of execute_program as a 2026-07-28 client sends it, over plain HTTP, with `extra` headers. */
 export async function rawCall(
   url: string,
   token: string | undefined,
   params: Record<string, unknown>,
+  extra: Record<string, string> = {},
 ): Promise<{status: number; answer: RawAnswer; headers: Headers}> {
   const response = await fetch(`${url}/mcp`, {
     method: 'POST',
@@ -32,6 +35,7 @@ export async function rawCall(
       'MCP-Protocol-Version': '2026-07-28',
       'Mcp-Method': 'tools/call',
       'Mcp-Name': 'execute_program',
+      ...extra,
     },
     body: JSON.stringify({
       jsonrpc: '2.0',
@@ -67,8 +71,8 @@ export async function modernClient(url: string, token: string): Promise<Client> 
   return client
 }
 
-/** Runs a program through the client: whether it succeeded, and its text. */
-export async function run(client: Client, code: string): Promise<{ok: boolean; text: string}> {
+/** Runs a program through the client (of either era): whether it succeeded, and its text. */
+export async function run(client: Client | ClientV1, code: string): Promise<{ok: boolean; text: string}> {
   const result = (await client.callTool({name: 'execute_program', arguments: {code}})) as {
     isError?: boolean
     content: Array<{text?: string}>

@@ -80,8 +80,12 @@ export class Cluster {
     return path
   }
 
-  /** Starts `serve --http` on a free port; resolves with its base URL once it listens. */
-  async replica(configPath: string, port = 0): Promise<{url: string; process: Started}> {
+  /** Starts `serve --http` on a free port, `env` added; resolves with its base URL once it listens. */
+  async replica(
+    configPath: string,
+    port = 0,
+    env: Record<string, string> = {},
+  ): Promise<{url: string; process: Started}> {
     const tmp = join(this.dir, `tmp-${this.started.length}`)
     mkdirSync(tmp)
     const replica = this.spawn(
@@ -95,6 +99,7 @@ export class Cluster {
         TMPDIR: tmp,
         PTC_MCP_LOG_LEVEL: 'warn',
         PTC_MCP_CLAUDE_MANAGED_DIR: join(this.dir, 'managed'),
+        ...env,
       },
     )
     const line = await waitFor(replica, /listening on (http:\/\/[\d.]+:\d+)\/mcp/, 20_000)

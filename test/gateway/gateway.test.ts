@@ -1,7 +1,8 @@
 // @tier integration
 // The team gateway as it would run (SPEC §18): Redis, two `serve --http` replicas, HAProxy with
 // examples/gateway/haproxy.cfg, driven by SDK clients of both eras with bearer tokens.
-import {Client, StreamableHTTPClientTransport} from '@modelcontextprotocol/client'
+import type {Client} from '@modelcontextprotocol/client'
+
 import {Client as ClientV1} from '@modelcontextprotocol/sdk/client/index.js'
 import {StreamableHTTPClientTransport as HttpV1} from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import {existsSync, readFileSync} from 'node:fs'
@@ -9,7 +10,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {fixtureCommand} from '../fixtures/start-fixture.js'
-import {MODERN_ENVELOPE} from '../helpers/json-rpc.js'
+import {counted, modernClient, rawCall, run} from './calls.js'
 import {Cluster, type Started, TOKENS} from './cluster.js'
 
 const cluster = new Cluster()
@@ -25,74 +26,15 @@ const deletes = () =>
         .filter((line) => line === 'delete_item').length
     : 0
 
-/** A JSON-RPC answer as this suite reads it. */
-interface RawAnswer {
-  result: {
-    resultType?: string
-    requestState: string
-    inputRequests: Record<string, unknown>
-    isError?: boolean
-    content: Array<{text: string}>
-    structuredContent?: {output: string}
-  }
-}
-
-/** One tools/call of execute_program as a 2026-07-28 client sends it, over plain HTTP. */
-async function rawCall(url: string, token: string, params: Record<string, unknown>): Promise<RawAnswer> {
-  const response = await fetch(`${url}/mcp`, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/json',
-      Accept: 'application/json, text/event-stream',
-      Authorization: `Bearer ${token}`,
-      'MCP-Protocol-Version': '2026-07-28',
-      'Mcp-Method': 'tools/call',
-      'Mcp-Name': 'execute_program',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 7,
-      method: 'tools/call',
-      params: {name: 'execute_program', ...params, _meta: MODERN_ENVELOPE},
-    }),
-  })
-  const text = await response.text()
-  if (!response.headers.get('content-type')?.includes('event-stream')) return JSON.parse(text) as RawAnswer
-  const messages = text
-    .split('\n')
-    .filter((line) => line.startsWith('data: '))
-    .map((line) => JSON.parse(line.slice(6)) as RawAnswer & {id?: number})
-  return messages.find((message) => message.id === 7)!
-}
-
-interface ProgramResult {
-  isError?: boolean
-  content: Array<{type: string; text?: string}>
-}
-
-async function modernClient(url: string, token: string): Promise<Client> {
-  const client = new Client({name: 'gateway-test', version: '1.0.0'}, {versionNegotiation: {mode: 'auto'}})
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
-      requestInit: {headers: {Authorization: `Bearer ${token}`}},
-    }),
-  )
+/** An SDK client of the 2026-07-28 era, closed after the suite. */
+async function connect(url: string, token: string): Promise<Client> {
+  const client = await modernClient(url, token)
   clients.push(client)
   return client
 }
 
-async function run(client: Client | ClientV1, code: string): Promise<{ok: boolean; text: string}> {
-  const result = (await client.callTool({name: 'execute_program', arguments: {code}})) as ProgramResult
-  return {ok: result.isError !== true, text: result.content.map((c) => c.text ?? '').join('\n')}
-}
-
 async function metrics(url: string): Promise<string> {
   return (await fetch(`${url}/metrics`)).text()
-}
-
-function counted(text: string, outcome: string): number {
-  const match = new RegExp(`^ptc_programs_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)
-  return match ? Number(match[1]) : 0
 }
 
 beforeAll(async () => {
@@ -134,14 +76,14 @@ describe('the team gateway behind HAProxy, sharing Redis', () => {
     })
     expect(wrong.status).toBe(401)
     expect(wrong.headers.get('www-authenticate')).toContain('error="invalid_token"')
-    await expect(modernClient(balancer, 'not-a-token-of-anyone')).rejects.toThrow()
+    await expect(connect(balancer, 'not-a-token-of-anyone')).rejects.toThrow()
     for (const {url} of replicas) expect(await metrics(url)).not.toMatch(/^ptc_programs_total/m)
   })
 
   it("keeps alice's state across replicas; bob cannot load it", async () => {
-    const alice1 = await modernClient(replicas[0]!.url, TOKENS.alice)
-    const alice2 = await modernClient(replicas[1]!.url, TOKENS.alice)
-    const bob2 = await modernClient(replicas[1]!.url, TOKENS.bob)
+    const alice1 = await connect(replicas[0]!.url, TOKENS.alice)
+    const alice2 = await connect(replicas[1]!.url, TOKENS.alice)
+    const bob2 = await connect(replicas[1]!.url, TOKENS.bob)
     expect(alice1.getNegotiatedProtocolVersion()).toBe('2026-07-28')
     const stored = await run(alice1, 'await store("plan", {"step": 3, "who": "alice"})\nprint("stored")')
     expect(stored, stored.text).toMatchObject({ok: true})
@@ -154,20 +96,20 @@ describe('the team gateway behind HAProxy, sharing Redis', () => {
 
   it("resumes alice's program paused on replica 1 through replica 2; bob's resume runs nothing", async () => {
     const code = 'print("start")\nprint(await mcp__fx__delete_item(id="a1"))\nprint("end")'
-    const paused = await rawCall(replicas[0]!.url, TOKENS.alice, {arguments: {code}})
+    const {answer: paused} = await rawCall(replicas[0]!.url, TOKENS.alice, {arguments: {code}})
     expect(paused.result, JSON.stringify(paused)).toMatchObject({resultType: 'input_required'})
-    const {requestState, inputRequests} = paused.result
+    const {requestState, inputRequests} = paused.result!
     const answer = {
       arguments: {code},
       requestState,
       inputResponses: {[Object.keys(inputRequests)[0]!]: {action: 'accept', content: {decision: 'once'}}},
     }
-    const bobs = await rawCall(replicas[1]!.url, TOKENS.bob, answer)
-    expect(bobs.result.isError, JSON.stringify(bobs)).toBe(true)
-    expect(bobs.result.content[0]!.text).toContain('issued to another caller: nothing ran')
+    const {answer: bobs} = await rawCall(replicas[1]!.url, TOKENS.bob, answer)
+    expect(bobs.result?.isError, JSON.stringify(bobs)).toBe(true)
+    expect(bobs.result?.content[0]!.text).toContain('issued to another caller: nothing ran')
     expect(deletes()).toBe(0)
-    const alices = await rawCall(replicas[1]!.url, TOKENS.alice, answer)
-    expect(alices.result.structuredContent?.output, JSON.stringify(alices)).toBe('start\ndeleted a1\nend\n')
+    const {answer: alices} = await rawCall(replicas[1]!.url, TOKENS.alice, answer)
+    expect(alices.result?.structuredContent?.output, JSON.stringify(alices)).toBe('start\ndeleted a1\nend\n')
     expect(deletes()).toBe(1)
     // The program ran on replica 1: its tool call is counted there, by server.
     expect(await metrics(replicas[0]!.url)).toMatch(/^ptc_tool_calls_total\{server="fx",ok="true"\} 1$/m)
@@ -191,13 +133,13 @@ describe('the team gateway behind HAProxy, sharing Redis', () => {
     }
     expect(answers.join('\n')).toContain('call 3')
     // The session's state is its own: not the stateless principal's.
-    const modern = await modernClient(balancer, TOKENS.alice)
+    const modern = await connect(balancer, TOKENS.alice)
     expect((await run(modern, 'print(await load("n", "unset"))')).text).toContain('unset')
   })
 
   it('counts programs by outcome in /metrics', async () => {
     const before = await metrics(replicas[0]!.url)
-    const client = await modernClient(replicas[0]!.url, TOKENS.bob)
+    const client = await connect(replicas[0]!.url, TOKENS.bob)
     expect((await run(client, 'print("fine")')).ok).toBe(true)
     expect((await run(client, 'raise ValueError("planned")')).ok).toBe(false)
     const after = await metrics(replicas[0]!.url)
@@ -208,7 +150,7 @@ describe('the team gateway behind HAProxy, sharing Redis', () => {
   })
 
   it("survives replica 1's SIGKILL: alice's programs go on through HAProxy with her state", async () => {
-    const alice = await modernClient(balancer, TOKENS.alice)
+    const alice = await connect(balancer, TOKENS.alice)
     const stored = await run(alice, 'await store("ledger", [1, 2, 3])\nprint("ok")')
     expect(stored.ok, stored.text).toBe(true)
     await replicas[0]!.process.kill('SIGKILL')

@@ -40,7 +40,7 @@ export class TracedMcpServer {
       {legacy: 'stateless'},
     )
     const server = createServer((req, res) => {
-      toWebRequest(req, 1_048_576)
+      toWebRequest(req, res, 1_048_576)
         .then(async (request) => {
           if (request === 'too large') throw new Error('too large')
           const authInfo = {token: request.headers.get('traceparent') ?? '', clientId: 'test', scopes: []}
