@@ -73,6 +73,8 @@ async function startSession(options: {
   ready?: string[]
   /** Negotiate the 2026-07-28 revision (no requests from server to client) instead of the 2025 handshake. */
   modern?: boolean
+  /** permissions.approval_timeout_seconds (default APPROVAL_TIMEOUT_SECONDS). */
+  approvalTimeoutSeconds?: number
 }): Promise<Session> {
   const root = mkdtempSync(join(tmpdir(), 'ptc-approvals-'))
   const home = join(root, 'home')
@@ -97,7 +99,10 @@ async function startSession(options: {
     configPath,
     stringify({
       servers: options.servers ?? [server('fx'), server('my-fx')],
-      permissions: {approval_timeout_seconds: APPROVAL_TIMEOUT_SECONDS, allow: PTC_ALLOW},
+      permissions: {
+        approval_timeout_seconds: options.approvalTimeoutSeconds ?? APPROVAL_TIMEOUT_SECONDS,
+        allow: PTC_ALLOW,
+      },
       execution: {timeout_seconds: 4, trace: 'full'},
     }),
   )
@@ -388,30 +393,37 @@ describe('approval by elicitation, with Claude Code rules in user and project sc
   }, 60_000)
 
   it('a program that burns CPU while the question stops its clock dies of its CPU limit, named as such', async () => {
-    session.answer = () => new Promise<never>(() => {})
-    // Two threads hashing (the GIL released) burn CPU faster than the clock runs; the question
-    // stops the clock, not the CPU time.
-    const run = await session.execute(
-      [
-        'import hashlib, threading',
-        'block = bytes(1 << 24)',
-        'def burn():',
-        '    while True:',
-        '        hashlib.sha256(block).digest()',
-        'for _ in range(2):',
-        '    threading.Thread(target=burn, daemon=True).start()',
-        'try:',
-        '    await mcp__my_fx__echo(text="x")',
-        'except ToolError as e:',
-        '    print("caught:", e)',
-        'threading.Event().wait()',
-      ].join('\n'),
-    )
-    expect(run.text, session.stderr().slice(-4000)).toMatch(
-      /hit its CPU time limit \(6 s of CPU time: execution\.timeout_seconds \+ 2; CPU time counts on while an approval question stops the clock\)/,
-    )
-    expect(run.text, session.stderr().slice(-3000)).not.toContain('SIGKILL')
-  }, 60_000)
+    // A question left open long enough for the 6 s of CPU to be burnt during it, however loaded
+    // the machine (two threads on a machine shared with others may get a fraction of a core).
+    const session = await startSession({elicitation: true, approvalTimeoutSeconds: 90})
+    try {
+      session.answer = () => new Promise<never>(() => {})
+      // Two threads hashing (the GIL released) burn CPU faster than the clock runs; the question
+      // stops the clock, not the CPU time.
+      const run = await session.execute(
+        [
+          'import hashlib, threading',
+          'block = bytes(1 << 24)',
+          'def burn():',
+          '    while True:',
+          '        hashlib.sha256(block).digest()',
+          'for _ in range(2):',
+          '    threading.Thread(target=burn, daemon=True).start()',
+          'try:',
+          '    await mcp__my_fx__echo(text="x")',
+          'except ToolError as e:',
+          '    print("caught:", e)',
+          'threading.Event().wait()',
+        ].join('\n'),
+      )
+      expect(run.text, session.stderr().slice(-4000)).toMatch(
+        /hit its CPU time limit \(6 s of CPU time: execution\.timeout_seconds \+ 2; CPU time counts on while an approval question stops the clock\)/,
+      )
+      expect(run.text, session.stderr().slice(-3000)).not.toContain('SIGKILL')
+    } finally {
+      await session.close()
+    }
+  }, 120_000)
 })
 
 describe.each([
