@@ -22,15 +22,16 @@ const MAX_PROGRAM_TOOLS = 200
  * Each saved program as a tool of serve (SPEC §17): listed with the input schema of its `main`,
  * `readOnlyHint` only when every tool it calls only reads, arguments checked before anything runs,
  * and run as execute_program runs a program. Registered again when the directories change (the
- * SDK then sends `notifications/tools/list_changed`). Off with `programs.expose: false`.
+ * SDK then sends `notifications/tools/list_changed`). Off with `programs.expose: false`. Resolves once
+ * they are first listed (or could not be read).
  */
 export function registerSavedProgramTools(
   server: McpServer,
   runtime: Runtime,
   logger: Logger,
   call: ProgramCall,
-): void {
-  if (!runtime.config.programs.expose) return
+): Promise<void> {
+  if (!runtime.config.programs.expose) return Promise.resolve()
   const validator = new SchemaValidator()
   const registered = new Map<string, {tool: RegisteredTool; source: string}>()
   const show = (catalogue: ProgramCatalogue): void => {
@@ -38,10 +39,12 @@ export function registerSavedProgramTools(
       .filter((program) => program.problem === undefined && !RESERVED_PROGRAM_NAMES.has(program.name))
       .slice(0, MAX_PROGRAM_TOOLS)
     const names = new Set(exposed.map((program) => program.name))
+    let changed = false
     for (const [name, entry] of registered) {
       if (names.has(name) && catalogue.programs.get(name)?.source === entry.source) continue
       entry.tool.remove()
       registered.delete(name)
+      changed = true
     }
     for (const program of exposed) {
       if (registered.has(program.name)) continue
@@ -71,10 +74,13 @@ export function registerSavedProgramTools(
         set() {},
       })
       registered.set(program.name, {tool, source: program.source})
+      changed = true
     }
+    if (changed)
+      logger.debug(`saved programs served as tools: ${[...registered.keys()].join(', ') || 'none'}`)
   }
   // Read once serve has answered its first request: reading them starts Python (SPEC §5).
-  runtime.warm
+  return runtime.warm
     .then(async () => runtime.programs())
     .then(
       (programs) => {

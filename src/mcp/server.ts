@@ -123,12 +123,15 @@ export function createMcpServer(
   )
 
   const runProgram = registerExecuteProgram(server, runtime, logger, {upstream, caller})
-  registerSavedProgramTools(server, runtime, logger, runProgram)
+  const programsListed = registerSavedProgramTools(server, runtime, logger, runProgram)
 
   if (catalogue) {
-    // A server's tools changed: the client lists ours again and reads the counts anew.
+    // A server's tools changed: the client lists ours again and reads the counts anew; not before
+    // the saved programs are listed, so that the first list a client takes again holds them.
     const stop = catalogue.onChange(() => {
-      listTool.update({description: listCallableToolsDescription(servers.counts())})
+      programsListed
+        .then(() => listTool.update({description: listCallableToolsDescription(servers.counts())}))
+        .catch((error: unknown) => logger.debug(`list_callable_tools not updated: ${String(error)}`))
     })
     const {onclose} = server.server
     server.server.onclose = () => {

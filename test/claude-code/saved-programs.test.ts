@@ -55,7 +55,7 @@ describe.each(ERAS)('a saved program inside Claude Code, protocol %s', (era) => 
         result,
         `no tool_result; Claude Code exited ${s.claude.code}:\n${s.claude.stdout}\n${s.claude.stderr}\n${s.ptcDebug()}`,
       ).toBeDefined()
-      expect(result!.isError, result!.text).toBe(false)
+      expect(result!.isError, result!.text + '\n' + s.ptcDebug()).toBe(false)
       const structured = JSON.parse(result!.text) as Record<string, unknown>
       expect(structured).toMatchObject({
         ok: true,
