@@ -8,12 +8,14 @@ Prints one JSON object: each round's milliseconds (fork to reaped), and the CPU 
 """
 
 import gc
+import importlib
+import importlib.util
 import json
 import os
 import resource
-import runpy
 import sys
 import time
+from types import ModuleType
 
 
 def cpu_ms(who: int) -> float:
@@ -45,10 +47,23 @@ def one_round() -> float:
     return elapsed
 
 
+def import_runner(runner_path: str) -> ModuleType:
+    """`_ptc_runner.runner`, its package registered from the directory's __init__.py, as the fork
+    server imports it (src/sandbox/linux/zygote.py)."""
+    runner_dir = os.path.dirname(runner_path)
+    spec = importlib.util.spec_from_file_location(
+        "_ptc_runner", os.path.join(runner_dir, "__init__.py"), submodule_search_locations=[runner_dir]
+    )
+    assert spec is not None and spec.loader is not None
+    package = importlib.util.module_from_spec(spec)
+    sys.modules["_ptc_runner"] = package
+    spec.loader.exec_module(package)
+    return importlib.import_module("_ptc_runner.runner")
+
+
 def main() -> None:
     runner_path, confine_path, rounds, pause_ms = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
-    runner = runpy.run_path(runner_path, run_name="_ptc_runner.runner")
-    runner["preload"](confine_path)
+    import_runner(runner_path).preload(confine_path)
     gc.collect()
     gc.freeze()
     for _ in range(3):
