@@ -15,6 +15,7 @@ import os
 import resource
 import sys
 import time
+from types import ModuleType
 
 
 def cpu_ms(who: int) -> float:
@@ -46,13 +47,14 @@ def one_round() -> float:
     return elapsed
 
 
-def import_runner(runner_path: str):
-    """The runner's `_ptc_runner.runner`, its package registered from its directory's __init__.py,
-    as the fork server imports it."""
-    directory = os.path.dirname(runner_path)
+def import_runner(runner_path: str) -> ModuleType:
+    """`_ptc_runner.runner`, its package registered from the directory's __init__.py, as the fork
+    server imports it (src/sandbox/linux/zygote.py)."""
+    runner_dir = os.path.dirname(runner_path)
     spec = importlib.util.spec_from_file_location(
-        "_ptc_runner", os.path.join(directory, "__init__.py"), submodule_search_locations=[directory]
+        "_ptc_runner", os.path.join(runner_dir, "__init__.py"), submodule_search_locations=[runner_dir]
     )
+    assert spec is not None and spec.loader is not None
     package = importlib.util.module_from_spec(spec)
     sys.modules["_ptc_runner"] = package
     spec.loader.exec_module(package)

@@ -4,6 +4,7 @@ import {randomBytes} from 'node:crypto'
 import {lstat, mkdir, mkdtemp, readdir, rmdir} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import {performance} from 'node:perf_hooks'
 
 import type {Logger} from '../shared/log.js'
 
@@ -91,9 +92,32 @@ export async function createScratchDir(base = tmpdir()): Promise<string> {
  * the directory is made inside that tmpfs (SPEC §11: nothing on the host per program).
  */
 export async function nameScratchDir(base = tmpdir()): Promise<string> {
-  const root = await ensureScratchRoot(base)
-  return join(root, `${SCRATCH_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`)
+  const root = await recentRoot(base)
+  namesMade += 1
+  return join(root, `${SCRATCH_PREFIX}${process.pid}-${nameStem}${namesMade.toString(36)}`)
 }
+
+/** Unique per process: a random stem, once, and a count (a name made nowhere needs no fresh randomness). */
+const nameStem = randomBytes(4).toString('hex')
+let namesMade = 0
+
+/**
+ * The root as ensureScratchRoot found it at most ROOT_RECHECK_MS ago, per base: programs in quick
+ * succession share one check (SPEC §11: little per program), and a root removed meanwhile (a /tmp
+ * cleaner, say) is made again within a second.
+ */
+async function recentRoot(base: string): Promise<string> {
+  const now = performance.now()
+  const known = recentRoots.get(base)
+  if (known && now - known.at < ROOT_RECHECK_MS) return known.root
+  const root = ensureScratchRoot(base)
+  recentRoots.set(base, {root, at: now})
+  root.catch(() => recentRoots.delete(base))
+  return root
+}
+
+const ROOT_RECHECK_MS = 1000
+const recentRoots = new Map<string, {root: Promise<string>; at: number}>()
 
 /**
  * Removes one scratch directory and everything in it, restoring permissions a program removed and
