@@ -5,6 +5,7 @@ import {join} from 'node:path'
 import {performance} from 'node:perf_hooks'
 import {setTimeout as sleep} from 'node:timers/promises'
 
+import type {Bench} from './bench.js'
 import type {Downstream, ToolCall} from './downstreams.js'
 import type {Code, Gateway, GatewayKind, GatewayOptions, Program} from './gateway.js'
 
@@ -154,4 +155,15 @@ export async function waitForWarmPool(gateway: PtcGateway): Promise<boolean> {
     await sleep(10)
   }
   return false
+}
+
+/** The run's ptc-mcp and its first downstream, or nothing when either is not in this run. */
+export async function ptcOnFirstDownstream(
+  bench: Bench,
+): Promise<{downstream: Downstream; ptc: PtcGateway} | undefined> {
+  const [downstream] = bench.downstreams
+  if (!downstream) return undefined
+  const ptc = (await bench.gatewaysFor(downstream)).find((g) => g.name === 'ptc-mcp') as
+    PtcGateway | undefined
+  return ptc && {downstream, ptc}
 }

@@ -10,7 +10,7 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import {accountTree} from '../lib/cpu.js'
 import {MiB} from '../lib/paths.js'
 import {forkServerChildrenPss, readyChildren} from '../lib/proc.js'
-import {type PtcGateway, waitForWarmPool} from '../lib/ptc-mcp.js'
+import {type PtcGateway, ptcOnFirstDownstream, waitForWarmPool} from '../lib/ptc-mcp.js'
 import {addFigure, addRow, series} from '../lib/results.js'
 import {type Scenario} from '../lib/scenario.js'
 
@@ -23,11 +23,9 @@ async function refilled(ptc: PtcGateway, count: number): Promise<void> {
 export const cpuPerProgram: Scenario = {
   name: 'cpu',
   async run(bench) {
-    const [downstream] = bench.downstreams
-    if (!downstream) return
-    const ptc = (await bench.gatewaysFor(downstream)).find((g) => g.name === 'ptc-mcp') as
-      PtcGateway | undefined
-    if (!ptc) return
+    const found = await ptcOnFirstDownstream(bench)
+    if (!found) return
+    const {downstream, ptc} = found
     const rounds = bench.reps(5, 2)
     const programs = bench.reps(30, 8)
     const perProgram: number[] = []

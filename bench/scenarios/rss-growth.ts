@@ -4,17 +4,15 @@ import {setTimeout as sleep} from 'node:timers/promises'
 
 import {MiB} from '../lib/paths.js'
 import {memory} from '../lib/proc.js'
-import {type PtcGateway, waitForWarmPool} from '../lib/ptc-mcp.js'
+import {ptcOnFirstDownstream, waitForWarmPool} from '../lib/ptc-mcp.js'
 import {type Scenario} from '../lib/scenario.js'
 
 export const rssGrowth: Scenario = {
   name: 'memory',
   async run(bench) {
-    const [downstream] = bench.downstreams
-    if (!downstream) return
-    const ptc = (await bench.gatewaysFor(downstream)).find((g) => g.name === 'ptc-mcp') as
-      PtcGateway | undefined
-    if (!ptc) return
+    const found = await ptcOnFirstDownstream(bench)
+    if (!found) return
+    const {ptc} = found
     const total = bench.reps(200, 10)
     let count = 0
     const rss: Record<number, number> = {}
