@@ -1,7 +1,7 @@
 // @tier unit
 import {InMemoryTransport} from '@modelcontextprotocol/client'
 import {McpServer} from '@modelcontextprotocol/server'
-import {existsSync, readdirSync, readFileSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import {basename, join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {z} from 'zod'
@@ -9,6 +9,7 @@ import {z} from 'zod'
 import type {ServerTransport} from '../downstream/transport/server-transport.js'
 import type {ServerConfig} from './schema.js'
 
+import {architectureRecipe, productFiles} from '../../test/helpers/repository-text.js'
 import {Redactor} from '../downstream/connection/redactor.js'
 import {ServerSupervisor} from '../downstream/connection/supervisor.js'
 import {serverIdentity} from '../downstream/tools/shape-store.js'
@@ -119,13 +120,7 @@ describe('a test-only transport registered through the tables', () => {
   })
 
   it("ARCHITECTURE.md's recipe names at most three files, each of which exists", () => {
-    const text = readFileSync(join(PACKAGE_ROOT, 'ARCHITECTURE.md'), 'utf8')
-    const recipe = /\*\*A downstream transport\.\*\*([\s\S]*?)\n\n/.exec(text)?.[1] ?? ''
-    const files = new Set(
-      [...recipe.matchAll(/`(src\/[\w./-]+\.(?:ts|py))`/g)]
-        .map(([, path]) => path!)
-        .filter((path) => !path.endsWith('.test.ts')),
-    )
+    const {text: recipe, files} = architectureRecipe('A downstream transport.')
     expect(files.size).toBeGreaterThan(0)
     expect(files.size).toBeLessThanOrEqual(3)
     for (const file of files) expect(existsSync(join(PACKAGE_ROOT, file)), file).toBe(true)
@@ -133,20 +128,11 @@ describe('a test-only transport registered through the tables', () => {
   })
 })
 
-/** The product's TypeScript files under src/ (tests left out). */
-function productFiles(dir = join(PACKAGE_ROOT, 'src')): string[] {
-  return readdirSync(dir, {withFileTypes: true}).flatMap((entry) => {
-    const path = join(dir, entry.name)
-    if (entry.isDirectory()) return productFiles(path)
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [path] : []
-  })
-}
-
 describe('transports are told apart by the table, not by name', () => {
   it("only the table and the transports' own modules compare a server's transport with a kind's name", () => {
     const kinds = Object.keys(TRANSPORTS).join('|')
     const byName = new RegExp(String.raw`[!=]==\s*'(${kinds})'|'(${kinds})'\s*[!=]==|case '(${kinds})'`)
-    const comparing = productFiles()
+    const comparing = productFiles(/\.ts$/)
       .filter((path) => byName.test(readFileSync(path, 'utf8')))
       .map((path) => basename(path))
       .sort()

@@ -1,8 +1,9 @@
 // @tier unit
-import {existsSync, readdirSync, readFileSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import {basename, join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
+import {architectureRecipe, productFiles} from '../../test/helpers/repository-text.js'
 import {PACKAGE_ROOT} from './package-root.js'
 import {DEFAULT_BOUNDS, programLimits} from './program-limits.js'
 
@@ -28,16 +29,7 @@ const PLACES: Record<string, string[]> = {
   threads: ['backend.ts', 'checks.ts', 'confine.py', 'index.ts', 'namespaces.py', 'program-limits.ts'],
 }
 
-function sourceFiles(dir = join(PACKAGE_ROOT, 'src')): string[] {
-  return readdirSync(dir, {withFileTypes: true}).flatMap((entry) => {
-    const path = join(dir, entry.name)
-    if (entry.isDirectory()) return sourceFiles(path)
-    if (entry.name.endsWith('.test.ts')) return []
-    return /\.(ts|py)$/.test(entry.name) ? [path] : []
-  })
-}
-
-const sources = sourceFiles().map((path) => ({path, text: readFileSync(path, 'utf8')}))
+const sources = productFiles(/\.(ts|py)$/).map((path) => ({path, text: readFileSync(path, 'utf8')}))
 
 /** Code that makes or reads the limit: `limit:` or `.limit` in TypeScript, `"limit"` in Python. */
 function places(limit: string): string[] {
@@ -70,13 +62,7 @@ describe('a limit is built in one place and read where it is enforced', () => {
   })
 
   it("ARCHITECTURE.md's recipe names at most three files, each of which exists", () => {
-    const text = readFileSync(join(PACKAGE_ROOT, 'ARCHITECTURE.md'), 'utf8')
-    const recipe = /\*\*A limit\*\*([\s\S]*?)\n\n/.exec(text)?.[1] ?? ''
-    const files = new Set(
-      [...recipe.matchAll(/`(src\/[\w./-]+\.(?:ts|py))`/g)]
-        .map(([, path]) => path!)
-        .filter((path) => !path.endsWith('.test.ts')),
-    )
+    const {files} = architectureRecipe('A limit')
     expect(files.size).toBeGreaterThan(0)
     expect(files.size).toBeLessThanOrEqual(3)
     for (const file of files) expect(existsSync(join(PACKAGE_ROOT, file)), file).toBe(true)
