@@ -24,7 +24,7 @@ class ChannelEncodingTest(unittest.TestCase):
 
     def test_messages_are_written_as_json_encoder_writes_them(self):
         for value in (
-            {"type": "call", "tool": "mcp__a__b", "args": {"q": "caf\u00e9", "n": [1, 2.5, None, True]}, "id": 3},
+            {"type": "call", "tool": "mcp__a__b", "args": {"q": "caf\u00e9", "n": [1, 2.5, None]}, "id": 3},
             "a plain string",
             [],
             {"nested": {"deep": [{"x": "\u2028\n\"quoted\""}]}},

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 from collections.abc import Callable, Iterator
 from json.encoder import c_make_encoder
@@ -19,6 +20,8 @@ from typing import Any
 
 READ_SIZE = 65536
 TEXT_HEADER = b'{"text_bytes":'
+# The header as the parent writes it (channel.ts sendText); any other spelling is parsed as JSON.
+_HEADER = re.compile(rb'\{"text_bytes":(\d+),"type":"result","id":(\d+),"ok":true\}\Z')
 # The first character of every JSON text, after whitespace.
 _JSON_STARTS = frozenset('{["-0123456789tfn')
 _DONTWAIT = getattr(socket, "MSG_DONTWAIT", 0)
@@ -99,9 +102,20 @@ class Channel:
                 line = chunk[start:nl]
             start = nl + 1
             if line.startswith(TEXT_HEADER):
-                result = _loads(line)
-                # Room for the payload and the newline after it.
-                self.text = [result, bytearray(result["text_bytes"] + 1), 0]
+                header = _HEADER.match(line)
+                if header:
+                    size, call_id = int(header[1]), int(header[2])
+                    result = {"text_bytes": size, "type": "result", "id": call_id, "ok": True}
+                else:
+                    result = _loads(line)
+                after = start + result["text_bytes"]
+                if after < end:
+                    # The payload and its newline came in this chunk (a small result): taken whole.
+                    lines.append((result, bytearray(memoryview(chunk)[start:after])))
+                    start = after + 1
+                else:
+                    # Room for the payload and the newline after it.
+                    self.text = [result, bytearray(result["text_bytes"] + 1), 0]
             else:
                 lines.append(line)
 
