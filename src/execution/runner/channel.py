@@ -15,7 +15,6 @@ import os
 import re
 import socket
 from collections.abc import Callable, Iterator
-from json.encoder import c_make_encoder
 from typing import Any
 
 READ_SIZE = 65536
@@ -31,6 +30,9 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+# The C encoder JSONEncoder uses (None without the _json accelerator).
+_c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+
 # json.loads for the parent's lines (UTF-8 always): without its encoding detection on every line.
 _decode_text = json.JSONDecoder().decode
 
@@ -43,11 +45,15 @@ def _encoder(ensure_ascii: bool) -> Callable[[Any], str]:
     """JSONEncoder(...).encode for messages, made once: `encode` makes its C encoder anew for
     every value (half its time on a small message); this one is made here and reused."""
     encoder = json.JSONEncoder(ensure_ascii=ensure_ascii, allow_nan=False, separators=(",", ":"))
-    if c_make_encoder is None:
+    if _c_make_encoder is None:
         return encoder.encode
     markers: dict[int, Any] = {}
     strings = json.encoder.encode_basestring_ascii if ensure_ascii else json.encoder.encode_basestring
-    chunks = c_make_encoder(markers, encoder.default, strings, None, ":", ",", False, False, False)
+    try:
+        # As JSONEncoder.iterencode makes it (Python 3.10 to 3.13).
+        chunks = _c_make_encoder(markers, encoder.default, strings, None, ":", ",", False, False, False)
+    except TypeError:
+        return encoder.encode
 
     def encode(obj: Any) -> str:
         try:
