@@ -309,20 +309,22 @@ export class ToolCallBroker implements ChildRequestHandlers {
   private settle(call: RunningCall, message: ResultMessage): void {
     if (this.closed || this.running.get(call.id) !== call) return
     this.running.delete(call.id)
+    const ms = Math.round(performance.now() - call.startedAt)
+    // SPEC §12.1: a private source's answer marks the program before the program sees it.
+    if (message.ok || message.kind === 'tool_error' || message.kind === 'schema_mismatch')
+      this.state.flow.received(call.tool)
+    // The answer first: the program goes on while its trace is written.
+    this.reply(message)
     const trace: ToolCallTrace = {
       tool: traceTool(call.tool),
       args: traceArgs(call.args),
       ok: message.ok && !call.cancelled,
-      ms: Math.round(performance.now() - call.startedAt),
+      ms,
     }
-    // SPEC §12.1: a private source's answer marks the program before the program sees it.
-    if (message.ok || message.kind === 'tool_error' || message.kind === 'schema_mismatch')
-      this.state.flow.received(call.tool)
     if (call.cancelled) trace.error = CANCELLED_BY_PROGRAM
     else if (!message.ok) trace.error = traceError(message.error)
     if (call.approval) trace.approval = call.approval
     this.calls.push(trace)
-    this.reply(message)
     this.startQueued()
     if (this.hooks.onCallDone) {
       try {

@@ -57,12 +57,19 @@ class ToolCalls:
         self.pending: dict[Any, tuple[asyncio.Future[Any], str, Callable[[Any], Any] | None]] = {}
         # The coroutine of every tool call runs this code, compiled under a name of its own: a
         # task's repr ("running at ...") and its traceback frames never show the runner's path.
-        namespace: dict[str, Any] = {}
+        # It sends the call at its first step and awaits the answer's future itself: one
+        # coroutine per call, not one more for the request.
+        namespace: dict[str, Any] = {"CancelledError": asyncio.CancelledError}
         exec(
             compile(
-                "async def call(name, record, kwargs, started, call_tool):\n"
+                "async def call(name, record, kwargs, started, send_call, cancel):\n"
                 "    started(record)\n"
-                "    return await call_tool(name, kwargs)\n",
+                "    future, call_id = send_call(name, kwargs)\n"
+                "    try:\n"
+                "        return await future\n"
+                "    except CancelledError:\n"
+                "        cancel(call_id)\n"
+                "        raise\n",
                 CALL_FILE,
                 "exec",
             ),
@@ -70,10 +77,10 @@ class ToolCalls:
         )
         self.call_code = namespace["call"]
 
-    def call_tool(self, name: str, args: dict[str, Any]) -> Coroutine[Any, Any, Any]:
+    def send_call(self, name: str, args: dict[str, Any]) -> tuple[asyncio.Future[Any], int]:
+        """Sends a call to tool `name`: the future its answer settles, and the call's id."""
         self.next_id += 1
-        call_id = self.next_id
-        return self.request({"type": "call", "tool": name, "args": args, "id": call_id}, f"{name}()", name)
+        return self.send({"type": "call", "tool": name, "args": args, "id": self.next_id}, name)
 
     def ask(
         self,
@@ -87,50 +94,60 @@ class ToolCalls:
         serialises the message instead of the channel; `_decode(text)` makes the value of an
         answer that comes as text; `_max_bytes` replaces max_call_bytes."""
         self.next_id += 1
-        call_id = self.next_id
         args = {key: value for key, value in given.items() if value is not None}
-        return self.request(
-            {"type": "helper", "name": name, "args": args, "id": call_id},
-            f"{name}()",
-            name,
-            _encode,
-            _decode,
-            _max_bytes,
-        )
+        message = {"type": "helper", "name": name, "args": args, "id": self.next_id}
+        return self.request(message, name, _encode, _decode, _max_bytes)
 
     async def request(
         self,
         message: dict[str, Any],
-        what: str,
-        tool_name: str,
+        name: str,
         encode: Callable[[Any], bytes] | None = None,
         decode: Callable[[Any], Any] | None = None,
         max_bytes: Callable[[int], None] | None = None,
     ) -> Any:
+        future, call_id = self.send(message, name, encode, decode, max_bytes)
+        try:
+            return await future
+        except asyncio.CancelledError:
+            self.cancel(call_id)
+            raise
+
+    def send(
+        self,
+        message: dict[str, Any],
+        name: str,
+        encode: Callable[[Any], bytes] | None = None,
+        decode: Callable[[Any], Any] | None = None,
+        max_bytes: Callable[[int], None] | None = None,
+    ) -> tuple[asyncio.Future[Any], int]:
+        """Sends a request (a call, or a helper named `name`): the future its answer settles, and
+        the request's id."""
         channel = self.channel
-        call_id = message["id"]
         try:
             data = (encode or channel.to_bytes)(message)
         except (TypeError, ValueError, RecursionError) as exc:
-            raise TypeError(f"{what}: arguments must be JSON-serialisable ({exc})") from None
+            raise TypeError(f"{name}(): arguments must be JSON-serialisable ({exc})") from None
         if max_bytes is not None:
             max_bytes(len(data))
         elif len(data) > self.max_call_bytes:
             raise ToolError(
-                f"{what}: arguments are {len(data)} bytes, over the {self.max_call_bytes}-byte limit;"
+                f"{name}(): arguments are {len(data)} bytes, over the {self.max_call_bytes}-byte limit;"
                 " pass less data per call",
-                tool=tool_name,
+                tool=name,
                 kind="too_large",
             )
         future = self.loop.create_future()
-        self.pending[call_id] = (future, tool_name, decode)
+        call_id = message["id"]
+        self.pending[call_id] = (future, name, decode)
         channel.send_bytes(data)
-        try:
-            return await future
-        except asyncio.CancelledError:
-            if self.pending.pop(call_id, None) is not None:
-                channel.send_bytes(channel.to_bytes({"type": "cancel", "id": call_id}))
-            raise
+        return future, call_id
+
+    def cancel(self, call_id: int) -> None:
+        """The program stopped waiting for request `call_id`: the parent is told, unless it answered."""
+        if self.pending.pop(call_id, None) is not None:
+            channel = self.channel
+            channel.send_bytes(channel.to_bytes({"type": "cancel", "id": call_id}))
 
     def on_result(self, result: dict[str, Any], text: bytearray | None) -> None:
         """The parent's answer to a request (`text`: a lone text item's payload, else None)."""
@@ -162,7 +179,8 @@ class ToolCalls:
         get_frame = sys._getframe
         call_code = self.call_code
         started = never_awaited.started
-        call_tool = self.call_tool
+        send_call = self.send_call
+        cancel = self.cancel
 
         # A plain function returning the call's coroutine: the line that made it is known, so a
         # call that is never awaited can be named.
@@ -173,7 +191,7 @@ class ToolCalls:
                     f" write: await {name}(name=value, ...)"
                 )
             record = never_awaited.created(name, program_line(get_frame(1)), None)
-            coroutine = call_code(name, record, kwargs, started, call_tool)
+            coroutine = call_code(name, record, kwargs, started, send_call, cancel)
             coroutine.__name__ = coroutine.__qualname__ = name
             record[2] = coroutine
             return coroutine

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 READ_SIZE = 65536
 TEXT_HEADER = b'{"text_bytes":'
+# The header as the parent writes it (channel.ts sendText); any other spelling is parsed as JSON.
+_HEADER = re.compile(rb'\{"text_bytes":(\d+),"type":"result","id":(\d+),"ok":true\}\Z')
 # The first character of every JSON text, after whitespace.
 _JSON_STARTS = frozenset('{["-0123456789tfn')
 _DONTWAIT = getattr(socket, "MSG_DONTWAIT", 0)
@@ -25,6 +28,42 @@ _DONTWAIT = getattr(socket, "MSG_DONTWAIT", 0)
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+# The C encoder JSONEncoder uses (None without the _json accelerator).
+_c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+
+# json.loads for the parent's lines (UTF-8 always): without its encoding detection on every line.
+_decode_text = json.JSONDecoder().decode
+
+
+def _loads(line: bytes | bytearray) -> Any:
+    return _decode_text(line.decode("utf-8", "surrogatepass"))
+
+
+def _encoder(ensure_ascii: bool) -> Callable[[Any], str]:
+    """JSONEncoder(...).encode for messages, made once: `encode` makes its C encoder anew for
+    every value (half its time on a small message); this one is made here and reused."""
+    encoder = json.JSONEncoder(ensure_ascii=ensure_ascii, allow_nan=False, separators=(",", ":"))
+    if _c_make_encoder is None:
+        return encoder.encode
+    markers: dict[int, Any] = {}
+    strings = json.encoder.encode_basestring_ascii if ensure_ascii else json.encoder.encode_basestring
+    try:
+        # As JSONEncoder.iterencode makes it (Python 3.10 to 3.13).
+        chunks = _c_make_encoder(markers, encoder.default, strings, None, ":", ",", False, False, False)
+    except TypeError:
+        return encoder.encode
+
+    def encode(obj: Any) -> str:
+        try:
+            return "".join(chunks(obj, 0))
+        except BaseException:
+            # A failed encoding leaves the containers it was in as markers (circular references).
+            markers.clear()
+            raise
+
+    return encode
 
 
 class Channel:
@@ -38,8 +77,8 @@ class Channel:
         self.lines: list[Any] = []
         # [result header, bytearray for the payload and its newline, bytes filled] while a text arrives.
         self.text: Any = None
-        self.encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
-        self.encode_ascii = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode
+        self.encode = _encoder(ensure_ascii=False)
+        self.encode_ascii = _encoder(ensure_ascii=True)
         # NaN and Infinity are Python's extensions, not JSON: such a text stays a string.
         self.decode_strict = json.JSONDecoder(parse_constant=_reject_constant).decode
 
@@ -69,9 +108,20 @@ class Channel:
                 line = chunk[start:nl]
             start = nl + 1
             if line.startswith(TEXT_HEADER):
-                result = json.loads(line)
-                # Room for the payload and the newline after it.
-                self.text = [result, bytearray(result["text_bytes"] + 1), 0]
+                header = _HEADER.match(line)
+                if header:
+                    size, call_id = int(header[1]), int(header[2])
+                    result = {"text_bytes": size, "type": "result", "id": call_id, "ok": True}
+                else:
+                    result = _loads(line)
+                after = start + result["text_bytes"]
+                if after < end:
+                    # The payload and its newline came in this chunk (a small result): taken whole.
+                    lines.append((result, bytearray(memoryview(chunk)[start:after])))
+                    start = after + 1
+                else:
+                    # Room for the payload and the newline after it.
+                    self.text = [result, bytearray(result["text_bytes"] + 1), 0]
             else:
                 lines.append(line)
 
@@ -118,7 +168,7 @@ class Channel:
                 count = 0
             if not count:
                 os._exit(0)  # the parent is gone: nothing left to do
-        return json.loads(self.lines.pop(0))
+        return _loads(self.lines.pop(0))
 
     def receive_available(self) -> None:
         """Reads what the socket holds, without blocking; exits when the parent is gone."""
@@ -143,7 +193,7 @@ class Channel:
             if type(line) is tuple:
                 yield line
             else:
-                yield json.loads(line), None
+                yield _loads(line), None
 
     def text_value(self, payload: bytes | bytearray) -> Any:
         """A lone text item's value: its JSON when it parses, else the string (SPEC §6)."""
