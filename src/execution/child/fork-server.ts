@@ -1,5 +1,4 @@
 import {type ChildProcess, spawn} from 'node:child_process'
-import {randomBytes} from 'node:crypto'
 import {createServer, type Server, type Socket} from 'node:net'
 import {constants} from 'node:os'
 import {join} from 'node:path'
@@ -17,6 +16,7 @@ import {
   MAX_FORK_SERVER_STDERR_CHARS,
 } from '../../shared/limits.js'
 import {LineFramer} from '../../shared/line-framing.js'
+import {randomHex} from '../../shared/random-hex.js'
 import {formatSeconds} from '../../shared/seconds.js'
 
 /** Longest unix socket path (sun_path is 108 bytes with its NUL). */
@@ -132,7 +132,7 @@ export class ForkServer {
     const proc = this.process
     if (!proc?.stdio[3]) throw new SandboxError('the fork server is not running')
     const id = ++this.nextId
-    const token = randomBytes(16).toString('hex')
+    const token = randomHex(16)
     return new Promise<ForkedChild>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.failPending(

@@ -4,8 +4,7 @@
  */
 import type {Readable} from 'node:stream'
 
-import {randomBytes} from 'node:crypto'
-
+import {randomHex} from '../../shared/random-hex.js'
 import {ARTIFACT_MAX_RUN_BYTES, type RunArtifacts} from '../files/artifacts.js'
 import {EndMarkedStream, OutputCapture, type OutputSpill} from '../outcome/output-capture.js'
 
@@ -16,7 +15,7 @@ function outputSpill(artifacts: RunArtifacts | undefined): OutputSpill | undefin
 
 export class ChildOutput {
   /** Written by the runner at the very end of the program's output (after `done` it is complete). */
-  readonly endMarker = `<ptc-mcp output end ${randomBytes(12).toString('hex')}>`
+  readonly endMarker = `<ptc-mcp output end ${randomHex(12)}>`
   private readonly capture: OutputCapture
   private readonly stdout: EndMarkedStream
   private readonly open = new Set<Readable>()
