@@ -83,6 +83,8 @@ export class ProgramChild {
   private markDisposed!: () => void
   private drainTimer: NodeJS.Timeout | undefined
   private killTimer: NodeJS.Timeout | undefined
+  /** Kills a process whose channel closed and that did not report its exit within EXIT_GRACE_MS. */
+  private graceTimer: NodeJS.Timeout | undefined
   /** The run's timed steps, when asked for (shared/steps.ts). */
   private steps: Steps | undefined
 
@@ -213,7 +215,10 @@ export class ProgramChild {
   /** Follows the process: its pipes, its channel and its exit. */
   private attach(spawned: SpawnedChild): void {
     this.process = spawned
-    this.output.attach(spawned.stdout, spawned.stderr, () => this.maybeResolveRun())
+    this.output.attach(spawned.stdout, spawned.stderr, () => {
+      this.maybeResolveRun()
+      this.drained()
+    })
     this.channel = new ChildChannel(
       spawned.channel,
       {
@@ -300,12 +305,15 @@ export class ProgramChild {
     // Nothing more can arrive. The process is usually exiting (a wrapper such as bwrap a moment
     // after the interpreter): let it report its own exit status, and kill it if it does not (the
     // program closed the channel and went on).
-    if (!this.exit) setTimeout(() => this.killGroup(), EXIT_GRACE_MS).unref()
+    if (!this.exit) this.graceTimer = setTimeout(() => this.killGroup(), EXIT_GRACE_MS).unref()
+    this.drained()
     this.onProcessGone()
   }
 
   private onExit(exit: ChildExit): void {
     this.exit = exit
+    // It exited by itself: the grace is over (a timer fewer to fire per program).
+    clearTimeout(this.graceTimer)
     this.closePipesSoon()
     this.onProcessGone()
     this.dispose()
@@ -360,6 +368,13 @@ export class ProgramChild {
       this.channel?.destroy()
     }, DRAIN_LIMIT_MS)
     this.drainTimer.unref()
+  }
+
+  /** Pipes and channel closed: nothing is left for the drain timer to close. */
+  private drained(): void {
+    if (!this.drainTimer || this.output.pipesOpen || !this.channel?.closed) return
+    clearTimeout(this.drainTimer)
+    this.drainTimer = undefined
   }
 
   private maybeResolveRun(): void {
