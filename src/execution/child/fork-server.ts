@@ -103,6 +103,9 @@ export class ForkServer {
   private readonly children = new Map<number, ForkedChild>()
   private readonly tokens = new Map<number, string>()
   private closed = false
+  /** Requests not yet written (`send`), and the write that takes them. */
+  private outbox = ''
+  private flushing: NodeJS.Immediate | undefined
   private everStarted = false
   private unavailable: ForkServerUnavailable | undefined
 
@@ -154,9 +157,19 @@ export class ForkServer {
     this.stop(new SandboxError('the fork server was closed'))
   }
 
+  /**
+   * Queues a request; what one turn of the event loop asks (a finished child's kill and its
+   * replacement's fork, when the answer has gone out) goes out in one write.
+   */
   private send(message: Record<string, unknown>): void {
-    const channel = this.process?.stdio[3] as Socket | null | undefined
-    if (channel && !channel.destroyed) channel.write(`${JSON.stringify(message)}\n`)
+    this.outbox += `${JSON.stringify(message)}\n`
+    this.flushing ??= setImmediate(() => {
+      const text = this.outbox
+      this.outbox = ''
+      this.flushing = undefined
+      const channel = this.process?.stdio[3] as Socket | null | undefined
+      if (channel && !channel.destroyed) channel.write(text)
+    })
   }
 
   private async start(): Promise<void> {
@@ -354,6 +367,8 @@ export class ForkServer {
   private stop(error: Error): void {
     const proc = this.process
     this.process = undefined
+    // Requests for this one are not for its successor.
+    this.outbox = ''
     if (proc?.pid !== undefined && proc.exitCode === null && proc.signalCode === null) {
       try {
         process.kill(-proc.pid, 'SIGKILL')
