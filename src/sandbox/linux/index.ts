@@ -180,11 +180,11 @@ async function forkServerLaunch(
   const env = {PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8'}
   if (state.bwrap === undefined) return {command: request.python.executable, args, env, tier: state.tier}
   const extraArgs = ['--bind', request.socketDir, socketDir]
-  if (!asRoot) extraArgs.push('--proc', proc)
   // As root, each child drops to a uid of its own (privileges.py): killing it at a timeout takes
   // CAP_KILL, which bwrap would otherwise drop. It reaches no further than bwrap's PID namespace,
   // and the children give it up with every other capability before a program runs.
-  else extraArgs.push('--cap-add', 'CAP_KILL')
+  if (asRoot) extraArgs.push('--cap-add', 'CAP_KILL')
+  else extraArgs.push('--proc', proc)
   const bwrap = bwrapArgs({
     readOnly,
     devices: files.devices,
