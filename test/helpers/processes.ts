@@ -83,8 +83,8 @@ export function descendants(pid: number): number[] {
 
 /**
  * The program interpreters under `pid`, one per child: spawned ones run runner.py (a bwrap
- * wrapper names it too: not counted); forked ones are the fork server's grandchildren (zygote.py,
- * under the init of their PID namespace, which is not counted either).
+ * wrapper names it too: not counted); forked ones are the fork server's children (zygote.py under
+ * zygote.py; the fork server itself is not counted).
  */
 export function programInterpreters(pid: number): number[] {
   const parents = parentMap()
@@ -95,8 +95,7 @@ export function programInterpreters(pid: number): number[] {
   return descendants(pid).filter((child) => {
     const command = commandLine(child)
     if (/zygote\.py/.test(command) && !/\bbwrap\b/.test(command)) {
-      const parent = parents.get(child)
-      return isZygote(parent) && isZygote(parents.get(parent!))
+      return isZygote(parents.get(child))
     }
     return /runner\.py/.test(command) && !/\bbwrap\b/.test(command)
   })

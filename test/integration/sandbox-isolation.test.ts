@@ -63,14 +63,27 @@ class Rendezvous {
 
 /**
  * The namespaces each program must have of its own: every one a spawned bwrap child has, and with
- * a fork server mount, PID and IPC at least (SPEC §7).
+ * a fork server mount and, without bwrap, IPC at least (SPEC §7); `host`: this process's.
  */
-function ownNamespaces(bwrap: boolean, forkServer: boolean): {own: string[]; session: string[]} {
-  // A forked child in bwrap: mount and PID namespaces of its own, the others bwrap's, made once for
-  // the fork server (SPEC §11); its seccomp filter and Landlock domain keep programs apart there.
-  if (bwrap && forkServer) return {own: ['mnt', 'pid'], session: ['ipc', 'net', 'uts', 'cgroup']}
-  if (bwrap) return {own: ['mnt', 'pid', 'ipc', 'net', 'uts', 'cgroup'], session: []}
-  return {own: forkServer ? ['mnt', 'pid', 'ipc'] : ['mnt'], session: []}
+function ownNamespaces(
+  bwrap: boolean,
+  forkServer: boolean,
+): {own: string[]; session: string[]; host: string[]} {
+  // A forked child in bwrap: a mount namespace of its own, the others bwrap's, made once for the
+  // fork server (SPEC §11); its seccomp filter and Landlock domain keep programs apart there.
+  if (bwrap && forkServer) return {own: ['mnt'], session: ['pid', 'ipc', 'net', 'uts', 'cgroup'], host: []}
+  if (bwrap) return {own: ['mnt', 'pid', 'ipc', 'net', 'uts', 'cgroup'], session: [], host: []}
+  return {own: forkServer ? ['mnt', 'ipc'] : ['mnt'], session: [], host: forkServer ? ['pid'] : []}
+}
+
+/**
+ * What a program asks about the other's pid, each refused: the host's pid, and with a fork server in
+ * bwrap the pid the other has in the PID namespace both share.
+ */
+function pidProbes(shared: boolean): Record<string, string> {
+  const probes = ['signal 0', 'getsid', 'getpgid', 'getpriority', 'affinity', 'scheduler', 'prlimit']
+  const whose = shared ? ['host pid', 'its pid'] : ['host pid']
+  return Object.fromEntries(probes.flatMap((probe) => whose.map((pid) => [`${probe} (${pid})`, 'refused'])))
 }
 
 /** The namespaces of a host process, by kind (`net:[4026531840]`). */
@@ -108,8 +121,10 @@ try:
         f.write(NAME)
 except OSError:
     pass  # /tmp is out of reach in this tier
-other = await mcp__t__meet(round="hello", role=${JSON.stringify(role)}, info={"cwd": os.getcwd(), "name": NAME})
+other = await mcp__t__meet(round="hello", role=${JSON.stringify(role)}, info={"cwd": os.getcwd(), "name": NAME, "own_pid": os.getpid()})
 where, pid = other["cwd"], other["pid"]
+# Its pid as it sees itself: with a fork server in bwrap, a pid of the namespace both share.
+own_pid = other["own_pid"]
 attempt("read", lambda: open(where + "/secret.txt").read())
 attempt("list", lambda: os.listdir(where))
 attempt("stat", lambda: os.stat(where + "/secret.txt"))
@@ -118,6 +133,18 @@ attempt("see", lambda: open(f"/proc/{pid}/cmdline").read())
 attempt("output", lambda: open(f"/proc/{pid}/fd/1").read())
 attempt("signal 0", lambda: os.kill(pid, 0))
 attempt("signal", lambda: os.kill(pid, signal.SIGKILL))
+# The same PID namespace as the other with a fork server: nothing may ask after its pid.
+# (In a namespace of its own, the other's pid is another pid here, or this one: not probed.)
+for which, whose in ((pid, "host pid"), (own_pid, "its pid")):
+    if whose == "its pid" and own_pid in (pid, os.getpid()):
+        continue
+    attempt(f"signal 0 ({whose})", lambda: os.kill(which, 0))
+    attempt(f"getsid ({whose})", lambda: os.getsid(which))
+    attempt(f"getpgid ({whose})", lambda: os.getpgid(which))
+    attempt(f"getpriority ({whose})", lambda: os.getpriority(os.PRIO_PROCESS, which))
+    attempt(f"affinity ({whose})", lambda: os.sched_getaffinity(which))
+    attempt(f"scheduler ({whose})", lambda: os.sched_getscheduler(which))
+    attempt(f"prlimit ({whose})", lambda: __import__("resource").prlimit(which, __import__("resource").RLIMIT_NOFILE))
 
 # A fork server's socket, when this process has one on its stack (it was forked): connecting to
 # it would let a program pose as another's output or channel.
@@ -194,8 +221,8 @@ describe.skipIf(process.platform !== 'linux')('two programs at once cannot reach
       let bystanders: number[] = []
       let dead: number[] | undefined
       const programPids: unknown[] = []
-      const {own, session} = ownNamespaces(bwrap, forkServer)
-      const kinds = [...own, ...session]
+      const {own, session, host: hostOwned} = ownNamespaces(bwrap, forkServer)
+      const kinds = [...own, ...session, ...hostOwned]
       const namespaces: Record<string, string>[] = []
       rendezvous.onRound = (round, infos) => {
         if (round === 'hello') {
@@ -227,6 +254,7 @@ describe.skipIf(process.platform !== 'linux')('two programs at once cannot reach
             output: 'refused',
             'signal 0': 'refused',
             signal: 'refused',
+            ...pidProbes(bwrap && forkServer),
             ...(forkServer && {'fork server socket': 'refused'}),
             'own secret intact': 'ok',
             'nothing planted': 'ok',
@@ -234,8 +262,6 @@ describe.skipIf(process.platform !== 'linux')('two programs at once cannot reach
           })
           expect(outcome.output).toContain('sockets written: []')
           expect(outcome.output).toContain('killed: []')
-          // A forked child is PID 2 of its own PID namespace, under the init the fork server made.
-          if (forkServer) expect(outcome.output).toContain('as pid 2\n')
           expect(outcome.output).not.toContain(other)
         }
         expect(programPids).toEqual([expect.any(Number), expect.any(Number)])
@@ -251,8 +277,13 @@ describe.skipIf(process.platform !== 'linux')('two programs at once cannot reach
           expect(seen[1], `${kind}: ${seen.join(' ')}`).toBe(seen[2])
           expect(seen[1], `${kind}: ${seen.join(' ')}`).not.toBe(seen[0])
         }
-        // With a fork server, more than the two programs: the server and each program's init.
-        expect(bystanders.length).toBeGreaterThan(forkServer ? 4 : 1)
+        // This process's, for both programs (the fork server's, without bwrap).
+        for (const kind of hostOwned) {
+          const seen = [mine[kind], namespaces[0]?.[kind], namespaces[1]?.[kind]]
+          expect(new Set(seen).size, `${kind}: ${seen.join(' ')}`).toBe(1)
+        }
+        // With a fork server, more than the two programs: the server (and the waiting children).
+        expect(bystanders.length).toBeGreaterThan(forkServer ? 2 : 1)
         expect(dead).toEqual([])
         // A later program gets a child of its own: nothing of the two is left in it.
         const later = await engine.run(

@@ -41,7 +41,7 @@ export class ForkedChild {
     private readonly killChild: () => void,
   ) {}
 
-  /** Kills the child and everything in its PID namespace. Safe any number of times. */
+  /** Kills the child (it can make no process of its own). Safe any number of times. */
   kill(): void {
     if (!this.exited) this.killChild()
   }

@@ -44,6 +44,7 @@ landlock.apply_landlock() with nothing in between), seccomp.install_seccomp(buil
 from __future__ import annotations
 
 import os
+import struct
 from typing import Any
 
 from . import kernel, landlock, namespaces, privileges, seccomp, syscalls
@@ -71,16 +72,29 @@ _prctl = kernel.prctl
 _PR_GET_SECCOMP = kernel.PR_GET_SECCOMP
 
 
-_filters: dict[tuple[str, int], bytes] = {}
+# Per architecture: the filter built for one pid, and where that pid sits in it.
+_templates: dict[str, tuple[bytes, tuple[int, ...]]] = {}
+_PID_SLOT = struct.Struct("<I")
 
 
 def compiled_filter(arch: str, self_pid: int) -> bytes:
-    """build_seccomp_filter, once per (arch, pid): a fork server's children all run as pid 2 of
-    their own PID namespace and share the compiled filter."""
-    key = (arch, self_pid)
-    if key not in _filters:
-        _filters[key] = build_seccomp_filter(arch, self_pid)
-    return _filters[key]
+    """build_seccomp_filter(arch, self_pid), built once per architecture: a fork server's children
+    (each its own pid) get the same filter with their pid written where the rules compare with it
+    (the offsets where two builds for different pids differ)."""
+    if arch not in _templates:
+        first, second = build_seccomp_filter(arch, 1), build_seccomp_filter(arch, 2)
+        if len(first) != len(second):
+            raise ConfineError("seccomp: the filter's shape depends on the pid")
+        # Each instruction is 8 bytes; its 32-bit operand k is the last four.
+        slots = tuple(
+            at + 4 for at in range(0, len(first), 8) if first[at + 4 : at + 8] != second[at + 4 : at + 8]
+        )
+        _templates[arch] = (first, slots)
+    template, slots = _templates[arch]
+    program = bytearray(template)
+    for slot in slots:
+        _PID_SLOT.pack_into(program, slot, self_pid & 0xFFFFFFFF)
+    return bytes(program)
 
 
 def _single_threaded() -> bool:

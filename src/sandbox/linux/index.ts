@@ -170,16 +170,21 @@ async function forkServerLaunch(
     CONFINE_MODULE,
     socketPath,
     proc,
-    // SPEC §7, §11: each child gets a mount and a PID namespace of its own. The others are the
-    // session's: bwrap's (made once for the fork server) or, without bwrap, an IPC namespace per
-    // child. A program reaches none of them anyway: its seccomp filter refuses sockets, SysV and
-    // POSIX IPC and sethostname, and its Landlock domain scopes signals and abstract sockets.
+    // SPEC §7, §11: each child gets a mount namespace of its own. The others are the session's:
+    // bwrap's (made once for the fork server) or, without bwrap, the server's PID namespace and an
+    // IPC namespace per child. A program reaches none of them anyway: its seccomp filter refuses
+    // sockets, SysV and POSIX IPC and sethostname and keeps pid-taking calls to its own pid, and its
+    // Landlock domain scopes signals and abstract sockets (zygote.py).
     inBwrap ? '' : 'ipc',
   ]
   const env = {PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8'}
   if (state.bwrap === undefined) return {command: request.python.executable, args, env, tier: state.tier}
   const extraArgs = ['--bind', request.socketDir, socketDir]
-  if (!asRoot) extraArgs.push('--proc', proc)
+  // As root, each child drops to a uid of its own (privileges.py): killing it at a timeout takes
+  // CAP_KILL, which bwrap would otherwise drop. It reaches no further than bwrap's PID namespace,
+  // and the children give it up with every other capability before a program runs.
+  if (asRoot) extraArgs.push('--cap-add', 'CAP_KILL')
+  else extraArgs.push('--proc', proc)
   const bwrap = bwrapArgs({
     readOnly,
     devices: files.devices,

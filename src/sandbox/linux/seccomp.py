@@ -65,7 +65,7 @@ POLICY = {
         # no reaching into other processes
         "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_open", "pidfd_getfd",
         "pidfd_send_signal", "process_madvise", "process_mrelease", "migrate_pages", "move_pages",
-        "get_robust_list", "ioprio_set",
+        "get_robust_list", "ioprio_set", "ioprio_get",
         # no mounts, namespaces, file handles
         "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "open_tree", "open_tree_attr",
         "move_mount", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr", "statmount",
@@ -114,6 +114,15 @@ POLICY = {
         "rt_tgsigqueueinfo": ("self", 0),
         "prlimit64": ("self_or_zero", 0),
         "setpriority": ("priority_self",),
+        # Programs share the session's PID namespace (zygote.py): none may ask after another's pid.
+        "getpriority": ("priority_self",),
+        "getpgid": ("self_or_zero", 0),
+        "getsid": ("self_or_zero", 0),
+        "sched_getaffinity": ("self_or_zero", 0),
+        "sched_getscheduler": ("self_or_zero", 0),
+        "sched_getparam": ("self_or_zero", 0),
+        "sched_getattr": ("self_or_zero", 0),
+        "sched_rr_get_interval": ("self_or_zero", 0),
         "sched_setaffinity": ("self_or_zero", 0),
         "sched_setscheduler": ("self_or_zero", 0),
         "sched_setparam": ("self_or_zero", 0),

@@ -5,24 +5,29 @@ Started once per engine, as `[bwrap ...] python -I -S -B zygote.py <runner's dir
 the runner and what every child needs, then forks children on request. It never runs program
 code, and its children hold nothing of it: each one is made like this:
 
-  1. clone() into new mount and PID namespaces, a new user namespace when unprivileged (its uid
-     maps to itself: RLIMIT_NPROC then counts this program alone), and those named in <namespaces>
-     (without bwrap: ipc; in bwrap none: the IPC, network, UTS and cgroup namespaces are bwrap's,
-     made once for the session, SPEC §11: the program's seccomp filter refuses sockets, IPC and
-     sethostname, and its Landlock domain scopes signals and abstract sockets). This process is
-     PID 1 there: it forks the program's process (PID 2), waits for it and exits with its status;
-     when it dies, the kernel kills everything in the namespace. The server kills a child through
-     this server, by the pid of a child it has not reaped yet (never a pid that could be reused).
-  2. PID 2 makes a session of its own, connects twice to the server's socket `<socket>` (channel,
-     then output: its fd 1 and fd 2), each time sending the token of its request first, and runs
-     the runner with its request's start message, which confines it (confine.py, with `forked`
-     set: a new capped tmpfs for its scratch covers the mount point, hiding the socket and
-     `<proc>` with it) before it reads a program.
+  1. clone() into a new mount namespace, a new user namespace when unprivileged (its uid maps to
+     itself: RLIMIT_NPROC then counts this program alone), and those named in <namespaces> (without
+     bwrap: ipc; in bwrap none). The PID, IPC, network, UTS and cgroup namespaces are the session's
+     (bwrap's, made once for the fork server; without bwrap the PID namespace is the server's),
+     SPEC §11: the program's seccomp filter lets it signal, prlimit, ask after or schedule only its
+     own pid and refuses fork, ptrace, pidfd, sockets, IPC and sethostname; its Landlock domain
+     scopes signals and abstract sockets and keeps it out of every other process (ptrace) and out
+     of /proc (bwrap mounts none; without bwrap no rule grants it). The clone is the program's
+     process itself, one process per program (no init in between: an init ignores the signals it
+     sends itself, SIGKILL and SIGXCPU among them); it can make no other (seccomp), so nothing
+     outlives it. The server kills a child through this server, by the pid of a child it has not
+     reaped yet (never a pid that could be reused), and gets its exit status as this server's child.
+  2. The child writes its uid and gid maps (unprivileged), makes a session of its own, connects
+     twice to the server's socket `<socket>` (channel, then output: its fd 1 and fd 2), each time
+     sending the token of its request first, and runs the runner with its request's start message,
+     which confines it (confine.py, with `forked` set: a new capped tmpfs for its scratch covers
+     the mount point, hiding the socket and `<proc>` with it; its seccomp filter is the one compiled
+     here, with its pid written in) before it reads a program.
 
 Channel (newline-delimited JSON, framed by the runner's channel.py as a child's channel is):
   server -> zygote  {"type":"fork","id":N,"token":"hex","env":{...},"start":{...}}
                                                         `start`: the runner's start message
-  server -> zygote  {"type":"kill","id":N}                the whole child, if not reaped yet
+  server -> zygote  {"type":"kill","id":N}                the child (SIGKILL), if not reaped yet
   zygote -> server  {"type":"ready"}                      once, when loaded
   zygote -> server  {"type":"exit","id":N,"code":int|null,"signal":int|null}
   zygote -> server  {"type":"fork_failed","id":N,"error":"..."}
@@ -91,7 +96,7 @@ class _Zygote:
         self.libc = ctypes.CDLL(None, use_errno=True)
         self.uid = os.getuid()
         self.gid = os.getgid()
-        self.flags = kernel.CLONE_NEWNS | kernel.CLONE_NEWPID | signal.SIGCHLD
+        self.flags = kernel.CLONE_NEWNS | signal.SIGCHLD
         if os.geteuid() != 0:
             self.flags |= kernel.CLONE_NEWUSER
         named = {
@@ -207,7 +212,7 @@ class _Zygote:
         self.pids[pid] = request_id
         self.ids[request_id] = pid
 
-    # ---- in the child (PID 1 of its namespaces) ------------------------------------------------
+    # ---- in the child (the program's process, in namespaces of its own) ------------------------
 
     def child(self, request: dict[str, Any]) -> None:
         self.channel.forget()  # the requests after this one: other children's tokens
@@ -230,19 +235,8 @@ class _Zygote:
             ):
                 with open(f"{proc}/self/{name}", "w") as f:
                     f.write(text)
-        program = os.fork()
-        if program == 0:
-            self.program(request)
-            os._exit(0)
-        os.closerange(0, 1 << 16)
-        while True:
-            try:
-                pid, status = os.waitpid(-1, 0)
-            except ChildProcessError:
-                os._exit(0)
-            if pid == program:
-                # A signal cannot end PID 1 from inside: its status is passed on as 128 + N.
-                os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
+        self.program(request)
+        os._exit(0)
 
     def program(self, request: dict[str, Any]) -> None:
         os.setsid()
