@@ -15,6 +15,14 @@ if TYPE_CHECKING:
 
 # The file name of the code every tool call's coroutine runs (see ToolCalls.__init__).
 CALL_FILE = "<tool call>"
+# Compiled once per process (a fork server's children share it): see ToolCalls.__init__.
+_CALL_CODE = compile(
+    "async def call(name, record, kwargs, started, call_tool):\n"
+    "    started(record)\n"
+    "    return await call_tool(name, kwargs)\n",
+    CALL_FILE,
+    "exec",
+)
 
 
 class ToolError(Exception):
@@ -58,16 +66,7 @@ class ToolCalls:
         # The coroutine of every tool call runs this code, compiled under a name of its own: a
         # task's repr ("running at ...") and its traceback frames never show the runner's path.
         namespace: dict[str, Any] = {}
-        exec(
-            compile(
-                "async def call(name, record, kwargs, started, call_tool):\n"
-                "    started(record)\n"
-                "    return await call_tool(name, kwargs)\n",
-                CALL_FILE,
-                "exec",
-            ),
-            namespace,
-        )
+        exec(_CALL_CODE, namespace)
         self.call_code = namespace["call"]
 
     def call_tool(self, name: str, args: dict[str, Any]) -> Coroutine[Any, Any, Any]:
