@@ -68,6 +68,9 @@ _SECUREBITS = (
 )
 
 
+_LAST_CAP: int | None = None
+
+
 def _capget() -> dict[str, int]:
     header = ctypes.create_string_buffer(struct.pack("<Ii", LINUX_CAPABILITY_VERSION_3, 0), 8)
     data = ctypes.create_string_buffer(24)
@@ -82,7 +85,16 @@ def _capset_empty() -> None:
     syscall("capset", header, data)
 
 
-def _last_cap() -> int:
+def last_cap() -> int:
+    """The kernel's highest capability number: read once per process (a fork server's children
+    have it from their server)."""
+    global _LAST_CAP
+    if _LAST_CAP is None:
+        _LAST_CAP = _read_last_cap()
+    return _LAST_CAP
+
+
+def _read_last_cap() -> int:
     try:
         with open("/proc/sys/kernel/cap_last_cap") as f:
             return int(f.read())
@@ -142,7 +154,7 @@ def drop_privileges(spec: dict[str, Any]) -> str:
     bounding set, permitted, effective, inheritable and ambient capabilities are emptied and the
     securebits locked. Call it after prepare_ruleset() (whose paths the new uid may not reach).
     Returns a description of the identity the program runs with."""
-    last = _last_cap()
+    last = last_cap()
     drop = spec.get("dropRoot")
     is_root = os.getuid() == 0 or os.geteuid() == 0
     become = None
@@ -185,6 +197,12 @@ def _chown_tree(top: str, uid: int, gid: int) -> None:
     read-only binds of a checkout under /tmp, say)."""
     device = os.lstat(top).st_dev
     os.chown(top, uid, gid, follow_symlinks=False)
+    try:
+        with os.scandir(top) as entries:
+            if next(entries, None) is None:
+                return  # empty (a forked child's scratch dir, new on its own tmpfs): nothing to walk
+    except OSError:
+        return  # unreadable: os.walk skips it too
     for root, dirs, files in os.walk(top):
         for name in list(dirs):
             if os.lstat(os.path.join(root, name)).st_dev != device:
