@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
+import stat
 import struct
 from typing import Any
 
@@ -127,8 +128,11 @@ def _unreachable_as(uid: int, gid: int, spec: dict[str, Any]) -> str | None:
     landlock = spec.get("landlock") or {}
     wanted = []
     for path in (landlock.get("readOnly") or []) + (landlock.get("devices") or []):
-        if os.path.exists(path):
-            wanted.append((path, os.R_OK | (os.X_OK if os.path.isdir(path) else 0)))
+        try:
+            mode = os.stat(path).st_mode
+        except (OSError, ValueError):
+            continue  # not there: nothing to read
+        wanted.append((path, os.R_OK | (os.X_OK if stat.S_ISDIR(mode) else 0)))
     for path in landlock.get("readWrite") or []:
         wanted.append((os.path.dirname(os.path.abspath(path)), os.X_OK))
     os.setegid(gid)
