@@ -366,7 +366,7 @@ class Runner:
     def warm_up(self) -> None:
         """What a child makes before its program arrives: ./session/, and its scan for `done`. The
         paths a program takes were run once in the fork server (warm_fork_server), so a forked
-        child runs them no more: run again here, they cost a child ~1.8 ms of CPU for ~0.2 ms
+        child runs them no more: run again here, they cost a child ~1.8 ms of CPU for ~0.1 ms
         less latency (the pages the program writes are copied when it writes them). A spawned
         child (no fork server) runs them, once, before `ready`."""
         if not _paths_warmed:

@@ -164,8 +164,9 @@ def _import_asyncio() -> None:
 
 def preload(confine_module: str) -> ModuleType:
     """Imports what every child needs, once, in a fork server that never runs a program: its
-    children start with it all loaded. Makes nothing a child must have of its own (no event loop,
-    no descriptor). Returns the confine module."""
+    children start with it all loaded, and runs a program's paths once (program.warm_fork_server),
+    so that what they build on first use is in the pages the children share. Leaves nothing a
+    child must have of its own (no event loop, no descriptor). Returns the confine module."""
     _import_asyncio()
     from . import channel, program
 
