@@ -1,6 +1,6 @@
 """The fork server's warm-up (runner.py's preload → program.warm_fork_server): a program's paths run
-once in the server, leaving no descriptor or event loop behind, and a child forked from it runs
-them no more; a spawned child (no fork server) still runs them before `ready`."""
+once in the server, leaving no descriptor or event loop behind, and a child forked from it runs a
+trivial program's path alone; a spawned child (no fork server) runs them all before `ready`."""
 
 import subprocess
 import sys
@@ -26,13 +26,14 @@ SCRIPT = textwrap.dedent(
         assert asyncio.get_event_loop_policy()._local._loop is None
         assert runner.__file__ in runner._runner_files()
     ran = []
-    program.Runner.warm_paths = lambda self: ran.append(True)
+    program.Runner.warm_paths = lambda self: ran.append("all paths")
+    program.Runner.warm_program_path = lambda self: ran.append("the program's path")
     os.chdir(tempfile.mkdtemp())
     mine, _other = socket.socketpair()
     channel = runner.channel_from_fd(os.dup(mine.fileno()))
     program.Runner(channel, os.open(os.devnull, os.O_WRONLY), frozenset(), {{}}).warm_up()
     assert os.path.isdir("session")
-    print("warmed" if program._paths_warmed else "cold", "ran" if ran else "skipped")
+    print("warmed" if program._paths_warmed else "cold", ran)
     """
 )
 
@@ -53,11 +54,11 @@ def run(preload):
 
 @unittest.skipUnless(sys.platform == "linux", "the fork server is Linux's")
 class ForkServerWarmTest(unittest.TestCase):
-    def test_a_child_of_a_warmed_server_does_not_run_the_paths_again(self):
-        self.assertEqual(run(preload=True), "warmed skipped")
+    def test_a_child_of_a_warmed_server_runs_the_programs_path_alone(self):
+        self.assertEqual(run(preload=True), "warmed [\"the program's path\"]")
 
-    def test_a_spawned_child_runs_them_itself(self):
-        self.assertEqual(run(preload=False), "cold ran")
+    def test_a_spawned_child_runs_them_all_itself(self):
+        self.assertEqual(run(preload=False), "cold ['all paths']")
 
 
 if __name__ == "__main__":
