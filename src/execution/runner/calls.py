@@ -15,6 +15,21 @@ if TYPE_CHECKING:
 
 # The file name of the code every tool call's coroutine runs (see ToolCalls.__init__).
 CALL_FILE = "<tool call>"
+# Compiled once per process (a fork server's children share it): see ToolCalls.__init__. It sends
+# the call at its first step and awaits the answer's future itself: one coroutine per call, not one
+# more for the request.
+_CALL_CODE = compile(
+    "async def call(name, record, kwargs, started, send_call, cancel):\n"
+    "    started(record)\n"
+    "    future, call_id = send_call(name, kwargs)\n"
+    "    try:\n"
+    "        return await future\n"
+    "    except CancelledError:\n"
+    "        cancel(call_id)\n"
+    "        raise\n",
+    CALL_FILE,
+    "exec",
+)
 
 
 class ToolError(Exception):
@@ -57,24 +72,8 @@ class ToolCalls:
         self.pending: dict[Any, tuple[asyncio.Future[Any], str, Callable[[Any], Any] | None]] = {}
         # The coroutine of every tool call runs this code, compiled under a name of its own: a
         # task's repr ("running at ...") and its traceback frames never show the runner's path.
-        # It sends the call at its first step and awaits the answer's future itself: one
-        # coroutine per call, not one more for the request.
         namespace: dict[str, Any] = {"CancelledError": asyncio.CancelledError}
-        exec(
-            compile(
-                "async def call(name, record, kwargs, started, send_call, cancel):\n"
-                "    started(record)\n"
-                "    future, call_id = send_call(name, kwargs)\n"
-                "    try:\n"
-                "        return await future\n"
-                "    except CancelledError:\n"
-                "        cancel(call_id)\n"
-                "        raise\n",
-                CALL_FILE,
-                "exec",
-            ),
-            namespace,
-        )
+        exec(_CALL_CODE, namespace)
         self.call_code = namespace["call"]
 
     def send_call(self, name: str, args: dict[str, Any]) -> tuple[asyncio.Future[Any], int]:

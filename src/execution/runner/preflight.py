@@ -16,6 +16,7 @@ import ast
 import builtins
 import difflib
 import inspect
+from collections.abc import Iterable
 from typing import Any
 
 from .arguments import match_names, tool_call_problems
@@ -180,14 +181,36 @@ class _Report:
         return "\n".join([head, *lines])
 
 
-def check(source: str, program_globals: dict[str, Any], spec: Any) -> str | None:
+def _only_builtins(names: Iterable[str], program_globals: dict[str, Any], spec: dict[str, Any]) -> bool:
+    """Whether every name the compiled program looks up by name is a builtin that no global, tool
+    or unknown name shadows (print(1)): check() then finds nothing, and its AST passes are left
+    out. Every name check() can report is among those names: a name the program reads without
+    binding it in its function is looked up by name, and one it binds is never reported."""
+    tools = spec.get("tools")
+    unknown = spec.get("unknown")
+    tools = tools if isinstance(tools, dict) else {}
+    unknown = unknown if isinstance(unknown, dict) else {}
+    builtin = builtins.__dict__
+    return all(
+        name in builtin and name not in program_globals and name not in tools and name not in unknown
+        for name in names
+    )
+
+
+def check(
+    source: str, program_globals: dict[str, Any], spec: Any, names: Iterable[str] | None = None
+) -> str | None:
     """The PreflightError text for a program with problems, else None. `spec`: the run message's
-    `preflight` ({"tools": {name: {...}}, "unknown": {name: [message, signature or None]}})."""
+    `preflight` ({"tools": {name: {...}}, "unknown": {name: [message, signature or None]}}).
+    `names`: every name the compiled program looks up by name, when the caller has them (a
+    program that looks up builtins alone is not parsed again)."""
+    spec = spec if isinstance(spec, dict) else {}
+    if names is not None and _only_builtins(names, program_globals, spec):
+        return None
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None  # compiling it reports that
-    spec = spec if isinstance(spec, dict) else {}
     tools = spec.get("tools") if isinstance(spec.get("tools"), dict) else {}
     unknown = spec.get("unknown") if isinstance(spec.get("unknown"), dict) else {}
     bound, dynamic = bound_names(tree)

@@ -164,16 +164,27 @@ def _import_asyncio() -> None:
 
 def preload(confine_module: str) -> ModuleType:
     """Imports what every child needs, once, in a fork server that never runs a program: its
-    children start with it all loaded. Makes nothing a child must have of its own (no event loop,
-    no descriptor). Returns the confine module."""
+    children start with it all loaded, and runs a program's paths once (program.warm_fork_server),
+    so that what they build on first use is in the pages the children share. Leaves nothing a
+    child must have of its own (no event loop, no descriptor). Returns the confine module."""
     _import_asyncio()
-    from . import channel, program  # noqa: F401
+    from . import channel, program
 
-    return load_module(confine_module, _CONFINE_PACKAGE)
+    confine = load_module(confine_module, _CONFINE_PACKAGE)
+    global _RUNNER_FILES
+    _RUNNER_FILES = _runner_files()
+    program.warm_fork_server(channel.Channel, _RUNNER_FILES)
+    return confine
+
+
+# The runtime's files, once all its modules are loaded (a fork server's preload() sets it).
+_RUNNER_FILES: frozenset[str] | None = None
 
 
 def _runner_files() -> frozenset[str]:
     """The runtime's files (this one and the package's modules): left out of tracebacks."""
+    if _RUNNER_FILES is not None:
+        return _RUNNER_FILES
     from .calls import CALL_FILE
 
     prefix = f"{PACKAGE}."

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
+import stat
 import struct
 from typing import Any
 
@@ -68,6 +69,9 @@ _SECUREBITS = (
 )
 
 
+_LAST_CAP: int | None = None
+
+
 def _capget() -> dict[str, int]:
     header = ctypes.create_string_buffer(struct.pack("<Ii", LINUX_CAPABILITY_VERSION_3, 0), 8)
     data = ctypes.create_string_buffer(24)
@@ -82,7 +86,16 @@ def _capset_empty() -> None:
     syscall("capset", header, data)
 
 
-def _last_cap() -> int:
+def last_cap() -> int:
+    """The kernel's highest capability number: read once per process (a fork server's children
+    have it from their server)."""
+    global _LAST_CAP
+    if _LAST_CAP is None:
+        _LAST_CAP = _read_last_cap()
+    return _LAST_CAP
+
+
+def _read_last_cap() -> int:
     try:
         with open("/proc/sys/kernel/cap_last_cap") as f:
             return int(f.read())
@@ -115,8 +128,11 @@ def _unreachable_as(uid: int, gid: int, spec: dict[str, Any]) -> str | None:
     landlock = spec.get("landlock") or {}
     wanted = []
     for path in (landlock.get("readOnly") or []) + (landlock.get("devices") or []):
-        if os.path.exists(path):
-            wanted.append((path, os.R_OK | (os.X_OK if os.path.isdir(path) else 0)))
+        try:
+            mode = os.stat(path).st_mode
+        except (OSError, ValueError):
+            continue  # not there: nothing to read
+        wanted.append((path, os.R_OK | (os.X_OK if stat.S_ISDIR(mode) else 0)))
     for path in landlock.get("readWrite") or []:
         wanted.append((os.path.dirname(os.path.abspath(path)), os.X_OK))
     os.setegid(gid)
@@ -142,7 +158,7 @@ def drop_privileges(spec: dict[str, Any]) -> str:
     bounding set, permitted, effective, inheritable and ambient capabilities are emptied and the
     securebits locked. Call it after prepare_ruleset() (whose paths the new uid may not reach).
     Returns a description of the identity the program runs with."""
-    last = _last_cap()
+    last = last_cap()
     drop = spec.get("dropRoot")
     is_root = os.getuid() == 0 or os.geteuid() == 0
     become = None
@@ -185,6 +201,12 @@ def _chown_tree(top: str, uid: int, gid: int) -> None:
     read-only binds of a checkout under /tmp, say)."""
     device = os.lstat(top).st_dev
     os.chown(top, uid, gid, follow_symlinks=False)
+    try:
+        with os.scandir(top) as entries:
+            if next(entries, None) is None:
+                return  # empty (a forked child's scratch dir, new on its own tmpfs): nothing to walk
+    except OSError:
+        return  # unreadable: os.walk skips it too
     for root, dirs, files in os.walk(top):
         for name in list(dirs):
             if os.lstat(os.path.join(root, name)).st_dev != device:

@@ -273,6 +273,7 @@ def main() -> None:
     kernel = confine.kernel
     kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)
     confine.compiled_filter(kernel.machine(), 2)
+    confine.privileges.last_cap()
     # What is loaded now is never collected: a child's collections then leave these pages shared.
     import gc
 
