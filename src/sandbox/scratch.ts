@@ -91,7 +91,7 @@ export async function createScratchDir(base = tmpdir()): Promise<string> {
  * made nowhere: for a child that covers the root with a tmpfs of its own (the fork server's), where
  * the directory is made inside that tmpfs (SPEC §11: nothing on the host per program).
  */
-export async function nameScratchDir(base?: string): Promise<string> {
+export async function nameScratchDir(base = tmpdir()): Promise<string> {
   const root = await recentRoot(base)
   namesMade += 1
   return join(root, `${SCRATCH_PREFIX}${process.pid}-${nameStem}${namesMade.toString(36)}`)
@@ -102,19 +102,17 @@ const nameStem = randomBytes(4).toString('hex')
 let namesMade = 0
 
 /**
- * The root as ensureScratchRoot found it at most ROOT_RECHECK_MS ago, per base ('' for the default): programs in quick
+ * The root as ensureScratchRoot found it at most ROOT_RECHECK_MS ago, per base: programs in quick
  * succession share one check (SPEC §11: little per program), and a root removed meanwhile (a /tmp
  * cleaner, say) is made again within a second.
  */
-async function recentRoot(base: string | undefined): Promise<string> {
+async function recentRoot(base: string): Promise<string> {
   const now = performance.now()
-  // The default base (os.tmpdir(): five system calls to read TMPDIR safely) is read with the check.
-  const key = base ?? ''
-  const known = recentRoots.get(key)
+  const known = recentRoots.get(base)
   if (known && now - known.at < ROOT_RECHECK_MS) return known.root
-  const root = ensureScratchRoot(base ?? tmpdir())
-  recentRoots.set(key, {root, at: now})
-  root.catch(() => recentRoots.delete(key))
+  const root = ensureScratchRoot(base)
+  recentRoots.set(base, {root, at: now})
+  root.catch(() => recentRoots.delete(base))
   return root
 }
 
