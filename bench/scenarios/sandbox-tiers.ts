@@ -39,7 +39,8 @@ export const sandboxTiers: Scenario = {
         })
         // A run names its tier only when it is not the usual one (linux: bwrap's).
         sandbox =
-          (first.structuredContent as {sandbox?: string} | undefined)?.sandbox ?? 'the usual tier (not named)'
+          (first.structuredContent as {sandbox?: string} | undefined)?.sandbox ??
+          'linux:bwrap+landlock+seccomp (usual: not named in results)'
         const times: number[] = []
         let notReady = 0
         for (let i = 0; i < samples + 2; i++) {
