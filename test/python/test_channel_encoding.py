@@ -4,24 +4,14 @@ leaves nothing behind for the next one."""
 
 import json
 import math
-import socket
 import unittest
 
-import _paths  # noqa: F401  (sys.path for `runner`)
-from runner.channel import Channel
+from _channel_case import ChannelCase
 
 REFERENCE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
 
 
-class ChannelEncodingTest(unittest.TestCase):
-    def setUp(self):
-        ours, self.peer = socket.socketpair()
-        self.channel = Channel(ours)
-
-    def tearDown(self):
-        self.channel.sock.close()
-        self.peer.close()
-
+class ChannelEncodingTest(ChannelCase):
     def test_messages_are_written_as_json_encoder_writes_them(self):
         for value in (
             {"type": "call", "tool": "mcp__a__b", "args": {"q": "caf\u00e9", "n": [1, 2.5, None]}, "id": 3},

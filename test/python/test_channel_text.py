@@ -3,11 +3,9 @@ raw bytes and a newline. Whether the payload comes in the header's chunk (taken 
 several reads (filled as it comes), the program gets the same bytes, and what follows is read."""
 
 import json
-import socket
 import unittest
 
-import _paths  # noqa: F401  (sys.path for `runner`)
-from runner.channel import Channel
+from _channel_case import ChannelCase
 
 
 def stream(text: bytes, call_id: int, separators=(",", ":")) -> bytes:
@@ -16,15 +14,7 @@ def stream(text: bytes, call_id: int, separators=(",", ":")) -> bytes:
     return json.dumps(header, separators=separators).encode() + b"\n" + text + b"\n"
 
 
-class ChannelTextTest(unittest.TestCase):
-    def setUp(self):
-        ours, self.peer = socket.socketpair()
-        self.channel = Channel(ours)
-
-    def tearDown(self):
-        self.channel.sock.close()
-        self.peer.close()
-
+class ChannelTextTest(ChannelCase):
     def received(self):
         messages = self.channel.messages()
         return [(message, None if text is None else bytes(text)) for message, text in messages]
