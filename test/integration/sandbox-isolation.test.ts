@@ -81,7 +81,17 @@ function ownNamespaces(
  * bwrap the pid the other has in the PID namespace both share.
  */
 function pidProbes(shared: boolean): Record<string, string> {
-  const probes = ['signal 0', 'getsid', 'getpgid', 'getpriority', 'affinity', 'scheduler', 'prlimit']
+  const probes = [
+    'signal 0',
+    'getsid',
+    'getpgid',
+    'getpriority',
+    'affinity',
+    'scheduler',
+    'prlimit',
+    'owner',
+    'cpu clock',
+  ]
   const whose = shared ? ['host pid', 'its pid'] : ['host pid']
   return Object.fromEntries(probes.flatMap((probe) => whose.map((pid) => [`${probe} (${pid})`, 'refused'])))
 }
@@ -145,6 +155,10 @@ for which, whose in ((pid, "host pid"), (own_pid, "its pid")):
     attempt(f"affinity ({whose})", lambda: os.sched_getaffinity(which))
     attempt(f"scheduler ({whose})", lambda: os.sched_getscheduler(which))
     attempt(f"prlimit ({whose})", lambda: __import__("resource").prlimit(which, __import__("resource").RLIMIT_NOFILE))
+    # A descriptor whose owner it is gets SIGIO when ready (F_SETOWN, then O_ASYNC): uid-checked only.
+    attempt(f"owner ({whose})", lambda: __import__("fcntl").fcntl(os.pipe()[0], __import__("fcntl").F_SETOWN, which))
+    # Its CPU clock, which the kernel lets any process read: ~pid << 3 | CPUCLOCK_SCHED.
+    attempt(f"cpu clock ({whose})", lambda: __import__("time").clock_gettime((~which << 3) | 2))
 
 # A fork server's socket, when this process has one on its stack (it was forked): connecting to
 # it would let a program pose as another's output or channel.

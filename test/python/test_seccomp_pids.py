@@ -45,6 +45,46 @@ class PidRulesTest(unittest.TestCase):
             self.assertEqual(decide(program, arch, "ioprio_get", (1, 0)), EPERM, arch)
 
 
+class SignalOwnerTest(unittest.TestCase):
+    """A descriptor's owner gets its readiness signal, checked by uid alone: no program may name one."""
+
+    def test_no_descriptor_names_a_process_to_signal(self):
+        F_GETFL, F_SETFL, F_SETOWN, F_SETSIG, F_SETOWN_EX, F_GETOWN = 3, 4, 8, 10, 15, 9
+        FIONBIO, FIOSETOWN, SIOCSPGRP = 0x5421, 0x8901, 0x8902
+        for arch in syscalls.ARCHES:
+            program = seccomp.build_seccomp_filter(arch, SELF)
+            for command in (F_SETOWN, F_SETSIG, F_SETOWN_EX):
+                refused = decide(program, arch, "fcntl", (3, command, OTHER))
+                self.assertEqual(refused, EPERM, f"{arch} {command}")
+            for command in (F_GETFL, F_SETFL, F_GETOWN):
+                self.assertEqual(decide(program, arch, "fcntl", (3, command, 0)), ALLOW, f"{arch} {command}")
+            for request in (FIOSETOWN, SIOCSPGRP):
+                self.assertEqual(decide(program, arch, "ioctl", (3, request, 0)), EPERM, f"{arch} {request}")
+            self.assertEqual(decide(program, arch, "ioctl", (3, FIONBIO, 0)), ALLOW, arch)
+
+
+class CpuClockTest(unittest.TestCase):
+    """A CPU clock's id encodes a pid (~pid << 3 | kind): only this process's and thread's own."""
+
+    def test_clocks_of_other_processes_are_refused(self):
+        def cpu_clock(pid, kind):
+            return ((~pid << 3) | kind) & 0xFFFFFFFF
+
+        CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID = 1, 2, 3
+        for arch in syscalls.ARCHES:
+            program = seccomp.build_seccomp_filter(arch, SELF)
+            for name in ("clock_gettime", "clock_getres", "clock_nanosleep", "timer_create"):
+                for clock in (CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID):
+                    allowed = decide(program, arch, name, (clock,))
+                    self.assertEqual(allowed, ALLOW, f"{arch} {name} {clock}")
+                for kind in (0, 1, 2, 6):  # this process's, this thread's (pid 0)
+                    allowed = decide(program, arch, name, (cpu_clock(0, kind),))
+                    self.assertEqual(allowed, ALLOW, f"{arch} {name} {kind}")
+                for pid in (1, OTHER):
+                    refused = decide(program, arch, name, (cpu_clock(pid, 2),))
+                    self.assertEqual(refused, EPERM, f"{arch} {name} {pid}")
+
+
 class CompiledFilterTest(unittest.TestCase):
     def test_is_the_filter_built_for_that_pid(self):
         for arch in syscalls.ARCHES:

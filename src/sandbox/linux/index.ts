@@ -174,7 +174,7 @@ async function forkServerLaunch(
     // bwrap's (made once for the fork server) or, without bwrap, the server's PID namespace and an
     // IPC namespace per child. A program reaches none of them anyway: its seccomp filter refuses
     // sockets, SysV and POSIX IPC and sethostname and keeps pid-taking calls to its own pid, and its
-    // Landlock domain scopes signals and abstract sockets (zygote.py).
+    // Landlock domain scopes signals and abstract sockets from ABI 6 (zygote.py).
     inBwrap ? '' : 'ipc',
   ]
   const env = {PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8'}

@@ -41,8 +41,16 @@ _ENOSYS = errno.ENOSYS
 
 _AF_UNIX = socket.AF_UNIX
 _PRIO_PROCESS = os.PRIO_PROCESS
-# Push input into a terminal, TIOCLINUX, the console, line disciplines.
-_TTY_IOCTLS = (termios.TIOCSTI, termios.TIOCLINUX, termios.TIOCCONS, termios.TIOCSETD)
+# Push input into a terminal, TIOCLINUX, the console, line disciplines; and name the process a
+# descriptor signals when it is ready (FIOSETOWN, SIOCSPGRP: any pid or group, as F_SETOWN below).
+_DENIED_IOCTLS = (termios.TIOCSTI, termios.TIOCLINUX, termios.TIOCCONS, termios.TIOCSETD, 0x8901, 0x8902)
+# F_SETOWN, F_SETSIG, F_SETOWN_EX: with O_ASYNC, a descriptor's owner gets SIGIO (or any signal
+# chosen) when it is ready, checked by uid alone: another program, the fork server, serve.
+_DENIED_FCNTLS = (8, 10, 15)
+# A clock id of a process's or thread's CPU clock encodes its pid as ~pid << 3, and the kernel lets
+# any process read any pid's: allowed are the fixed clocks (>= 0) and the CPU clocks of pid 0 (this
+# process, this thread), 0xFFFFFFF8 and up as 32 bits.
+_OWN_CPU_CLOCKS = 0xFFFFFFF8
 # Nothing a program needs, each loosens something.
 _PRCTL_DENIED = (
     PR_SET_PDEATHSIG,
@@ -105,7 +113,8 @@ POLICY = {
         # Space is allocated only as the file grows (mode 0), within RLIMIT_FSIZE: FALLOC_FL_KEEP_SIZE
         # would allocate past the end of the file, which that limit does not see (SPEC §15).
         "fallocate": ("arg_eq", 1, 0),
-        "ioctl": ("arg_not_in", 1, _TTY_IOCTLS),
+        "ioctl": ("arg_not_in", 1, _DENIED_IOCTLS),
+        "fcntl": ("arg_not_in", 1, _DENIED_FCNTLS),
         "prctl": ("arg_not_in", 0, _PRCTL_DENIED),
         "kill": ("self_or_zero", 0),
         "tkill": ("self", 0),
@@ -127,6 +136,10 @@ POLICY = {
         "sched_setscheduler": ("self_or_zero", 0),
         "sched_setparam": ("self_or_zero", 0),
         "sched_setattr": ("self_or_zero", 0),
+        "clock_gettime": ("own_clock",),
+        "clock_getres": ("own_clock",),
+        "clock_nanosleep": ("own_clock",),
+        "timer_create": ("own_clock",),
     },
 }
 
@@ -241,6 +254,10 @@ def build_seccomp_filter(arch: str, self_pid: int) -> bytes:
             asm.load(_arg_low(rule[1]))
             asm.jump(_JEQ, self_pid, allow, 0)
             asm.jump(_JEQ, 0, allow, deny)
+        elif kind == "own_clock":
+            asm.load(_arg_low(0))
+            asm.jump(_JSET, 0x80000000, 0, allow)
+            asm.jump(_JGT, _OWN_CPU_CLOCKS - 1, allow, deny)
         elif kind == "priority_self":
             asm.load(_arg_low(0))
             asm.jump(_JEQ, _PRIO_PROCESS, 0, deny)

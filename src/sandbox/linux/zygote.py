@@ -9,10 +9,11 @@ code, and its children hold nothing of it: each one is made like this:
      itself: RLIMIT_NPROC then counts this program alone), and those named in <namespaces> (without
      bwrap: ipc; in bwrap none). The PID, IPC, network, UTS and cgroup namespaces are the session's
      (bwrap's, made once for the fork server; without bwrap the PID namespace is the server's),
-     SPEC §11: the program's seccomp filter lets it signal, prlimit, ask after or schedule only its
-     own pid and refuses fork, ptrace, pidfd, sockets, IPC and sethostname; its Landlock domain
-     scopes signals and abstract sockets and keeps it out of every other process (ptrace) and out
-     of /proc (bwrap mounts none; without bwrap no rule grants it). The clone is the program's
+     SPEC §11: the program's seccomp filter lets it signal, prlimit, ask after, schedule or read the
+     CPU clock of only its own pid, and refuses fork, ptrace, pidfd, sockets, IPC, sethostname and
+     F_SETOWN (capget can still tell whether a pid exists); its Landlock domain keeps it out of
+     every other process (ptrace), scopes signals and abstract sockets (ABI 6, Linux 6.12+), and
+     grants no /proc (bwrap mounts none; without bwrap, stat still sees the host's pids). The clone is the program's
      process itself, one process per program (no init in between: an init ignores the signals it
      sends itself, SIGKILL and SIGXCPU among them); it can make no other (seccomp), so nothing
      outlives it. The server kills a child through this server, by the pid of a child it has not
@@ -216,6 +217,9 @@ class _Zygote:
 
     def child(self, request: dict[str, Any]) -> None:
         self.channel.forget()  # the requests after this one: other children's tokens
+        # Other children's pids, which a program could read from this frame: none of its business.
+        self.pids.clear()
+        self.ids.clear()
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         # The server's channel and the wake-up pipe are the zygote's alone.
