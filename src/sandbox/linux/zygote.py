@@ -16,8 +16,9 @@ code, and its children hold nothing of it: each one is made like this:
      grants no /proc (bwrap mounts none; without bwrap, stat still sees the host's pids). The
      clone is the program's process itself, one process per program (no init in between: an init
      ignores the signals it sends itself, SIGKILL and SIGXCPU among them); it can make no other
-     (seccomp), so nothing outlives it. The server kills a child through this server, by the pid of a child it has not
-     reaped yet (never a pid that could be reused), and gets its exit status as this server's child.
+     (seccomp), so nothing outlives it. The server kills a child through this server, by the pid
+     of a child it has not reaped yet (never a pid that could be reused), and gets its exit status
+     as this server's child.
   2. The child writes its uid and gid maps (unprivileged), makes a session of its own, connects
      twice to the server's socket `<socket>` (channel, then output: its fd 1 and fd 2), each time
      sending the token of its request first, and runs the runner with its request's start message,
