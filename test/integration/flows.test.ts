@@ -9,7 +9,7 @@ import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
 import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, describe, expect, it, vi} from 'vitest'
 import {stringify} from 'yaml'
 
 import {flowServerCommand, postsReceived, SECRET} from '../fixtures/flow-servers.js'
@@ -158,7 +158,10 @@ describe.each([
       'data-flow rule: this program read mcp__vault__read_secret, a private source (flows.private), and now calls mcp__web__post, which reaches outside (it declares openWorldHint: true)',
     )
     expect(session.posts()).toHaveLength(before)
-    expect(session.stderr()).toContain('flow: mcp__vault__read_secret → mcp__web__post: denied')
+    // serve's log comes on stderr, a pipe of its own: it may reach this process after the answer.
+    await vi.waitFor(() =>
+      expect(session.stderr()).toContain('flow: mcp__vault__read_secret → mcp__web__post: denied'),
+    )
   })
 
   it('accepted, the post arrives', async () => {
