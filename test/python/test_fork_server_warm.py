@@ -1,4 +1,4 @@
-"""The fork server's warm-up (runner.py's preload → program.warm_fork_server): a program's paths run
+"""The fork server's warm-up (runner.py's preload → warm_up.warm_fork_server): a program's paths run
 once in the server, leaving no descriptor or event loop behind, and a child forked from it runs a
 trivial program's path alone; a spawned child (no fork server) runs them all before `ready`."""
 
@@ -18,6 +18,7 @@ SCRIPT = textwrap.dedent(
     runner = import_runner({runner_dir!r})
     import importlib
     program = importlib.import_module("_ptc_runner.program")
+    warm = importlib.import_module("_ptc_runner.warm_up")
     fds = lambda: sorted(os.listdir("/proc/self/fd"))
     if {preload!r}:
         before = fds()
@@ -26,14 +27,14 @@ SCRIPT = textwrap.dedent(
         assert asyncio.get_event_loop_policy()._local._loop is None
         assert runner.__file__ in runner._runner_files()
     ran = []
-    program.Runner.warm_paths = lambda self: ran.append("all paths")
-    program.Runner.warm_program_path = lambda self: ran.append("the program's path")
+    warm.warm_paths = lambda runner: ran.append("all paths")
+    warm.warm_program_path = lambda runner: ran.append("the program's path")
     os.chdir(tempfile.mkdtemp())
     mine, _other = socket.socketpair()
     channel = runner.channel_from_fd(os.dup(mine.fileno()))
-    program.Runner(channel, os.open(os.devnull, os.O_WRONLY), frozenset(), {{}}).warm_up()
+    warm.warm_up(program.Runner(channel, os.open(os.devnull, os.O_WRONLY), frozenset(), {{}}))
     assert os.path.isdir("session")
-    print("warmed" if program._paths_warmed else "cold", ran)
+    print("warmed" if warm._paths_warmed else "cold", ran)
     """
 )
 

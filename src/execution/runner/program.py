@@ -32,9 +32,6 @@ if TYPE_CHECKING:
     from .channel import Channel
 
 _CO_COROUTINE = inspect.CO_COROUTINE
-# Whether this process's image ran a program's paths already (a fork server did, before its
-# children were forked from it): then Runner.warm_up runs a trivial program's path alone.
-_paths_warmed = False
 
 
 def _refuse_nested_run(original_run: Callable[..., Any]) -> Callable[..., Any]:
@@ -56,7 +53,7 @@ def _refuse_nested_run(original_run: Callable[..., Any]) -> Callable[..., Any]:
     return asyncio_run
 
 
-def _looked_up_names(code_obj: CodeType) -> set[str]:
+def looked_up_names(code_obj: CodeType) -> set[str]:
     """Every name the program's code looks up by name (globals and builtins, attributes and
     imports too), its nested functions', classes' and comprehensions' included."""
     found: set[str] = set()
@@ -248,7 +245,7 @@ class Runner:
     def program_globals(
         self, code_obj: CodeType, tools: Iterable[Any], names: set[str] | None = None
     ) -> dict[str, Any]:
-        """`names`: _looked_up_names(code_obj), when the caller has them."""
+        """`names`: looked_up_names(code_obj), when the caller has them."""
         # asyncio without an import (SPEC §6): fan-out examples use it, and models forget the import.
         program_globals = {
             "__name__": "__main__",
@@ -263,7 +260,7 @@ class Runner:
         # A tool name the program uses that is not listed (its server is down, or a typo) is
         # callable too: the call raises a ToolError saying why, which the program can catch,
         # where a NameError would say nothing.
-        for name in _tool_like_names(_looked_up_names(code_obj) if names is None else names):
+        for name in _tool_like_names(looked_up_names(code_obj) if names is None else names):
             if name not in program_globals:
                 program_globals[name] = make_tool(name)
         return program_globals
@@ -296,7 +293,7 @@ class Runner:
         code_obj = self.compile(source)
         self.step("compiled")
         self.tool_names = run.get("tools") or ()
-        names = _looked_up_names(code_obj)
+        names = looked_up_names(code_obj)
         program_globals = self.program_globals(code_obj, self.tool_names, names)
         # SPEC §6.1: a program with a mistake that can be seen before it runs does not run at all.
         problems = preflight.check(source, program_globals, run.get("preflight"), names)
@@ -326,67 +323,6 @@ class Runner:
         self.never_awaited.close_all()
         self.finish(error)
 
-    def warm_paths(self) -> None:
-        """Runs the paths a program takes, up to what it would print or send, without the scratch
-        directory: compiled, run in the loop, an error formatted, the preflight check, the
-        channel's encoders and decoders, and a run message parsed (by a channel of its own, fed
-        by hand: nothing is read from or sent to the parent), compiled, given its globals, checked
-        and run (it prints nothing). A fork server runs it once (warm_fork_server): what the
-        paths build on first use (the AST's types, caches, specialised bytecode) is then in the
-        pages its children share."""
-        code_obj = compile(
-            "async def _w():\n    return 1\nawait _w()\n",
-            "<warm-up>",
-            "exec",
-            flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT,
-            dont_inherit=True,
-        )
-        self.loop.run_until_complete(self.execute(code_obj, {"__builtins__": builtins}))
-        try:
-            raise NameError("warm-up")
-        except NameError as exc:
-            self.errors.format(exc)
-        preflight.check("r = await mcp__a__b(x=1)\nprint(r)\n", {}, {"tools": {"mcp__a__b": {}}})
-        channel = self.channel
-        channel.to_bytes({"type": "call", "id": 0, "tool": "", "args": {"a": [1, "b", None]}})
-        channel.text_value(bytearray(b'{"a": [1, "b", null]}'))
-        channel.text_value(bytearray(b"not JSON"))
-        preflight.check("len(str(1))\n", {}, {"tools": {}, "unknown": {}})
-        call_plan.plan("await mcp__a__b(x=1)\n", {"tools": {"mcp__a__b": {}}})
-        self.warm_program_path()
-
-    def warm_program_path(self) -> None:
-        """A trivial program's own path, up to what it would print: a run message parsed (by a
-        channel of its own, fed by hand: nothing is read from or sent to the parent), compiled,
-        given its globals, checked and run (it prints nothing)."""
-        channel = self.channel
-        probe = type(channel)(channel.sock)
-        probe.feed(b'{"code":"len(str(1))\\n","tools":["mcp__a__b"],"type":"run"}\n')
-        for run, _ in probe.messages():
-            source = str(run.get("code"))
-            code_obj = self.compile(source)
-            names = _looked_up_names(code_obj)
-            program_globals = self.program_globals(code_obj, run.get("tools") or [], names)
-            preflight.check(source, program_globals, {"tools": {}, "unknown": {}}, names)
-            self.loop.run_until_complete(self.execute(code_obj, program_globals))
-        linecache.cache.pop(program_habits.PROGRAM_FILE, None)
-        self.failure = None
-
-    def warm_up(self) -> None:
-        """Runs a program's paths before it arrives, so that it does not pay for them: its pages
-        are the fork server's until written, and the first run of a path in a child copies the
-        ones it touches. A fork server ran all of them once (warm_fork_server), so a child of
-        one runs a trivial program's own path alone (~0.6 ms of CPU here; all of them: ~1.8 ms;
-        none: 0.15-0.3 ms more latency for print(1)); a spawned child runs all of them. Then
-        ./session/ and its scan for `done`."""
-        if _paths_warmed:
-            self.warm_program_path()
-        else:
-            self.warm_paths()
-        # ./session/ exists when the program starts, even empty (SPEC §6.2).
-        self.session_files.make_root()
-        kept_files.send_kept_files(self.scratch, lambda _line: None, self.channel.to_bytes, "session", 1, 1)
-
     def prepare(self) -> None:
         """What every program runs with, set up before it arrives (its run then starts sooner):
         the output stream, the warning hook, the loop's error handler, the refusal of a nested
@@ -410,26 +346,3 @@ class Runner:
         except BaseException as exc:  # e.g. the program stopped the loop
             self.finish(self.errors.format(exc))
         os._exit(0)
-
-
-def warm_fork_server(channel_type: type[Channel], runner_files: frozenset[str]) -> None:
-    """Runs a program's paths once in a fork server (Runner.warm_paths), with a Runner of its own
-    over a socket pair that is closed afterwards, like its loop: nothing of it is left but what
-    the paths built on first use, which the children then share."""
-    import socket
-
-    global _paths_warmed
-    mine, other = socket.socketpair()
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        runner = Runner(channel_type(mine), devnull, runner_files, {})
-        try:
-            runner.warm_paths()
-            _paths_warmed = True
-        finally:
-            runner.loop.close()
-            asyncio.set_event_loop(None)
-    finally:
-        mine.close()
-        other.close()
-        os.close(devnull)

@@ -164,16 +164,16 @@ def _import_asyncio() -> None:
 
 def preload(confine_module: str) -> ModuleType:
     """Imports what every child needs, once, in a fork server that never runs a program: its
-    children start with it all loaded, and runs a program's paths once (program.warm_fork_server),
+    children start with it all loaded, and runs a program's paths once (warm_up.warm_fork_server),
     so that what they build on first use is in the pages the children share. Leaves nothing a
     child must have of its own (no event loop, no descriptor). Returns the confine module."""
     _import_asyncio()
-    from . import channel, program
+    from . import channel, warm_up
 
     confine = load_module(confine_module, _CONFINE_PACKAGE)
     global _RUNNER_FILES
     _RUNNER_FILES = _runner_files()
-    program.warm_fork_server(channel.Channel, _RUNNER_FILES)
+    warm_up.warm_fork_server(channel.Channel, _RUNNER_FILES)
     return confine
 
 
@@ -197,9 +197,10 @@ def _load_runtime(channel: Channel, devnull: int, limits: dict[str, Any]) -> Run
     """Imports what programs need and returns the Runner, warmed up."""
     _import_asyncio()
     from .program import Runner
+    from .warm_up import warm_up
 
     runner = Runner(channel, devnull, _runner_files(), limits)
-    runner.warm_up()
+    warm_up(runner)
     return runner
 
 
