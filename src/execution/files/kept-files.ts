@@ -312,7 +312,12 @@ class DiskStore implements FileStore {
       },
       discard() {
         closeFd()
-        rmSync(path, {force: true})
+        try {
+          rmSync(path, {force: true})
+        } catch {
+          // The run directory's descriptor is closed already (seen once as ENOTDIR under load):
+          // what is left is pruned with the artifacts, and a cleanup must never throw into serve.
+        }
       },
     }
   }
