@@ -1,5 +1,6 @@
 // @tier unit
 import {
+  existsSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -14,6 +15,7 @@ import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {ProtocolError} from '../protocol/protocol.js'
+import {RunArtifacts} from './artifacts.js'
 import {
   keptFilesLines,
   KeptFilesWriter,
@@ -38,8 +40,10 @@ afterEach(() => {
 
 function writer(limits?: {files: number; bytes: number}): KeptFilesWriter {
   return new KeptFilesWriter(() => {
-    made++
-    mkdirSync(runDir, {mode: 0o700})
+    if (!existsSync(runDir)) {
+      made++
+      mkdirSync(runDir, {mode: 0o700})
+    }
     return runDir
   }, limits)
 }
@@ -235,6 +239,31 @@ describe('KeptFilesWriter', () => {
     kept.begin('c')
     kept.append(Buffer.from('late'))
     expect(readdirSync(join(runDir, 'out'))).toEqual(['a'])
+  })
+
+  it('removes an incomplete file from its own run directory after the descriptor was let go and its number reused', () => {
+    // The child exited (its run directory's descriptor closed) while its output still drained;
+    // another run's directory then took the same descriptor number.
+    const other = new RunArtifacts(join(root, 'artifacts'))
+    other.dir()
+    other.close()
+    const artifacts = new RunArtifacts(join(root, 'artifacts'))
+    const kept = new KeptFilesWriter(() => artifacts.dir())
+    kept.begin('report.csv')
+    kept.append(Buffer.from('half'))
+    const held = artifacts.dir()
+    artifacts.close()
+    // Opened again: the lowest free descriptor, the one just let go.
+    expect(other.dir()).toBe(held)
+    const otherFile = new KeptFilesWriter(() => other.dir())
+    otherFile.begin('report.csv')
+    otherFile.append(Buffer.from('theirs'))
+    expect(kept.finish(false).files).toEqual([])
+    expect(readdirSync(join(artifacts.path!, 'out'))).toEqual([])
+    expect(otherFile.finish(true).files.map((file) => file.name)).toEqual(['report.csv'])
+    expect(readFileSync(join(other.path!, 'out', 'report.csv'), 'utf8')).toBe('theirs')
+    artifacts.close()
+    other.close()
   })
 
   it('treats data before any file as a broken protocol', () => {

@@ -274,12 +274,13 @@ const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL |
 /**
  * ./out/ files on disk, in `<run dir>/out/`, made here: each directory of a name that this store
  * has not made yet. mkdir never follows a link and fails on anything already there, and files are
- * opened O_EXCL|O_NOFOLLOW, so a file can only land in a directory of this store's own.
+ * opened O_EXCL|O_NOFOLLOW, so a file can only land in a directory of this store's own. Every path
+ * is taken through `runDir()` when it is used, never kept: the run directory's descriptor may be
+ * closed in between (the child exited while its output was still draining) and its number given to
+ * another file, or to another run's directory.
  */
 class DiskStore implements FileStore {
-  /** `<run dir>/out`, once made: the path written through. */
-  outDir: string | undefined
-  /** The same as the user sees it, taken while the run directory is held (see shownPath). */
+  /** `<run dir>/out` as the user sees it, taken while the run directory was held (see shownPath). */
   shownOutDir: string | undefined
   /** Directories made under out/ (relative names); '' is out/ itself. */
   private readonly made = new Set<string>()
@@ -287,7 +288,7 @@ class DiskStore implements FileStore {
   constructor(private readonly runDir: () => string) {}
 
   create(name: string): ReceivingFile {
-    const path = join(this.directoryFor(name), name.slice(name.lastIndexOf('/') + 1))
+    const path = this.pathToCreate(name)
     const fd = openSync(path, CREATE_FLAGS, 0o600)
     // Now, while the run directory's descriptor is held: the path through it means nothing later.
     const shown = shownPath(path)
@@ -310,23 +311,28 @@ class DiskStore implements FileStore {
         closeFd()
         return shown
       },
-      discard() {
+      discard: () => {
         closeFd()
         try {
-          rmSync(path, {force: true})
+          rmSync(this.outPath(name), {force: true})
         } catch {
-          // The run directory's descriptor is closed already (seen once as ENOTDIR under load):
-          // what is left is pruned with the artifacts, and a cleanup must never throw into serve.
+          // The run directory is gone or no longer ours: nothing of this run is left to remove
+          // there, and a cleanup must never throw into serve.
         }
       },
     }
   }
 
-  private directoryFor(name: string): string {
-    if (this.outDir === undefined) {
-      const dir = join(this.runDir(), 'out')
+  /** `<run dir>/out/<name>`, through the run directory as it is held now. */
+  private outPath(name = ''): string {
+    return join(this.runDir(), 'out', name)
+  }
+
+  /** The path to create `name` at, its directories made (out/ the first time). */
+  private pathToCreate(name: string): string {
+    if (!this.made.has('')) {
+      const dir = this.outPath()
       mkdirSync(dir, {mode: 0o700})
-      this.outDir = dir
       this.shownOutDir = shownPath(dir)
       this.made.add('')
     }
@@ -335,11 +341,11 @@ class DiskStore implements FileStore {
     for (const part of parts) {
       relative = relative === '' ? part : `${relative}/${part}`
       if (!this.made.has(relative)) {
-        mkdirSync(join(this.outDir, relative), {mode: 0o700})
+        mkdirSync(this.outPath(relative), {mode: 0o700})
         this.made.add(relative)
       }
     }
-    return join(this.outDir, ...parts)
+    return this.outPath(name)
   }
 }
 
