@@ -65,7 +65,7 @@ export function readyChildren(servePid: number): number {
 
 /**
  * The proportional memory (PSS, smaps_rollup) of the fork server's children under a serve process:
- * the ready children and their namespace inits, in bytes. 0 without a fork server.
+ * the ready children, in bytes. 0 without a fork server.
  */
 export function forkServerChildrenPss(servePid: number): number {
   const all = descendants(servePid)

@@ -68,7 +68,7 @@ export const cpuPerProgram: Scenario = {
     )
     bench.results.extra.readyChildren = {count: pool, pssMiB: Math.round(pss * 10) / 10}
     bench.note(
-      `${pool} children wait ready (the reservoir): ${pss.toFixed(1)} MiB PSS together, ${(pss / Math.max(pool, 1)).toFixed(1)} MiB each (with its namespace init)`,
+      `${pool} children wait ready (the reservoir): ${pss.toFixed(1)} MiB PSS together, ${(pss / Math.max(pool, 1)).toFixed(1)} MiB each`,
     )
     const row = addRow(bench.results, {
       key: `cpu/${downstream.name}`,
