@@ -1,6 +1,5 @@
 import {type ChildProcess, spawn} from 'node:child_process'
 import {createServer, type Server, type Socket} from 'node:net'
-import {constants} from 'node:os'
 import {join} from 'node:path'
 
 import type {PythonInfo, SandboxBackend} from '../../sandbox/backend.js'
@@ -18,6 +17,7 @@ import {
 import {LineFramer} from '../../shared/line-framing.js'
 import {randomHex} from '../../shared/random-hex.js'
 import {formatSeconds} from '../../shared/seconds.js'
+import {signalName} from './signal-name.js'
 
 /** Longest unix socket path (sun_path is 108 bytes with its NUL). */
 const MAX_SOCKET_PATH = 107
@@ -303,7 +303,8 @@ export class ForkServer {
       )
     }
     const child = this.children.get(id)
-    if (child) this.exitChild(id, child, message.code ?? null, signalName(message.signal ?? null))
+    const signal = typeof message.signal === 'number' ? signalName(message.signal) : undefined
+    if (child) this.exitChild(id, child, message.code ?? null, signal ?? null)
   }
 
   private exitChild(
@@ -387,12 +388,6 @@ export class ForkServer {
     // The next fork starts a new one.
     if (!this.closed) this.starting = undefined
   }
-}
-
-function signalName(number: number | null): NodeJS.Signals | null {
-  if (number === null) return null
-  const found = Object.entries(constants.signals).find(([, value]) => value === number)
-  return (found?.[0] as NodeJS.Signals | undefined) ?? null
 }
 
 function describe(code: number | null, signal: number | null): string {

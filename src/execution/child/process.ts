@@ -6,7 +6,6 @@
 import type {Socket} from 'node:net'
 
 import {spawn} from 'node:child_process'
-import {constants} from 'node:os'
 import {dirname} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -14,6 +13,7 @@ import type {LaunchRequest, SandboxBackend} from '../../sandbox/backend.js'
 import type {ChildExit, ChildSpawner, SpawnedChild, SpawnRequest} from './spawner.js'
 
 import {SandboxError} from '../../shared/errors.js'
+import {signalName} from './signal-name.js'
 
 /** The bootstrap every child runs (copied next to the compiled files by scripts/copy-assets.js). */
 export const RUNNER_PATH = fileURLToPath(new URL('../runner/runner.py', import.meta.url))
@@ -137,8 +137,4 @@ function cpuLimitText(cpuSeconds: number | undefined): string {
     `hit its CPU time limit (${cpuSeconds} s of CPU time: execution.timeout_seconds + 2; ` +
     'CPU time counts on while an approval question stops the clock)'
   )
-}
-
-function signalName(number: number): string | undefined {
-  return Object.entries(constants.signals).find(([, value]) => value === number)?.[0]
 }
