@@ -1,11 +1,19 @@
 import type {ServerContext} from '@modelcontextprotocol/server'
 
+import {performance} from 'node:perf_hooks'
+
 import type {Logger} from '../shared/log.js'
 
 import {counted} from '../shared/plural.js'
 
 /** Clients with call timeouts reset them on progress; one every 10 s at the latest keeps long programs alive. */
 export const HEARTBEAT_MS = 5000
+
+/**
+ * Tool calls completed are reported at most this often, with the latest count: a program may make
+ * hundreds a second, and each notification is a write and a wake-up of the client.
+ */
+export const CALLS_PROGRESS_MS = 100
 
 export interface ProgressReporter {
   toolCallsCompleted(count: number): void
@@ -20,7 +28,8 @@ const noop: ProgressReporter = {toolCallsCompleted() {}, serverStarting() {}, qu
 
 /**
  * Progress notifications for one execute_program request, when the client sent a progress token:
- * one per completed tool call and a heartbeat. MCP requires `progress` to increase with every
+ * the tool calls completed (at most one every CALLS_PROGRESS_MS, the last count sent before the
+ * answer) and a heartbeat. MCP requires `progress` to increase with every
  * notification, so it counts notifications; the message says what happened.
  */
 export function startProgress(ctx: ServerContext, logger: Logger): ProgressReporter {
@@ -31,6 +40,8 @@ export function startProgress(ctx: ServerContext, logger: Logger): ProgressRepor
   let completed = 0
   let ahead: number | undefined
   let stopped = false
+  let callsSentAt = Number.NEGATIVE_INFINITY
+  let callsTimer: NodeJS.Timeout | undefined
   const send = (message: string) => {
     if (stopped) return
     sent++
@@ -44,10 +55,18 @@ export function startProgress(ctx: ServerContext, logger: Logger): ProgressRepor
     else send(`waiting for ${seconds}s for a free slot; ${waitingText(ahead)}`)
   }, HEARTBEAT_MS)
   heartbeat.unref()
+  const sendCalls = () => {
+    clearTimeout(callsTimer)
+    callsTimer = undefined
+    callsSentAt = performance.now()
+    send(`${counted(completed, 'tool call')} completed`)
+  }
   return {
     toolCallsCompleted(count) {
       completed = count
-      send(`${counted(count, 'tool call')} completed`)
+      const wait = callsSentAt + CALLS_PROGRESS_MS - performance.now()
+      if (wait <= 0) sendCalls()
+      else callsTimer ??= setTimeout(sendCalls, wait)
     },
     serverStarting(server, waitMs) {
       send(`waiting for server '${server}' to finish starting (up to ${Math.ceil(waitMs / 1000)}s)`)
@@ -58,6 +77,7 @@ export function startProgress(ctx: ServerContext, logger: Logger): ProgressRepor
         send(`waiting for a free slot (execution.max_concurrent_programs); ${waitingText(count)}`)
     },
     stop() {
+      if (callsTimer) sendCalls()
       stopped = true
       clearInterval(heartbeat)
     },

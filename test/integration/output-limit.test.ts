@@ -9,8 +9,10 @@
 import {Client} from '@modelcontextprotocol/client'
 import {StdioClientTransport} from '@modelcontextprotocol/client/stdio'
 import {readFileSync} from 'node:fs'
+import {performance} from 'node:perf_hooks'
 import {afterEach, describe, expect, it} from 'vitest'
 
+import {CALLS_PROGRESS_MS} from '../../src/mcp/progress.js'
 import {fixtureCommand} from '../fixtures/start-fixture.js'
 import {prepareServe, type ServeSetup} from '../helpers/serve.js'
 
@@ -118,5 +120,24 @@ describe('progress notifications (SPEC §5)', () => {
       messages.some((message) => /^running for \d+s; 1 tool call completed$/.test(message)),
       messages.join('\n'),
     ).toBe(true)
+  }, 90_000)
+
+  it('report the calls of a busy program a few times a second, the last count before the answer', async () => {
+    const c = await connect({})
+    const messages: string[] = []
+    const started = performance.now()
+    const answer = await execute(
+      c,
+      'for i in range(90):\n    await mcp__fx__add(a=i, b=1)\nprint("done")',
+      (p) => messages.push(p.message ?? ''),
+    )
+    const ms = performance.now() - started
+    expect(answer.structuredContent).toMatchObject({ok: true, output: 'done\n'})
+    const calls = messages.filter((message) => message.endsWith('completed'))
+    // One at the first call, then at most one every 100 ms (the default limit is 100 calls): not one per call.
+    expect(calls.length, calls.join('\n')).toBeLessThanOrEqual(2 + ms / CALLS_PROGRESS_MS)
+    expect(calls.length).toBeLessThan(90)
+    expect(calls[0]).toBe('1 tool call completed')
+    expect(calls.at(-1)).toBe('90 tool calls completed')
   }, 90_000)
 })
