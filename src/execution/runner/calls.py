@@ -95,17 +95,12 @@ class ToolCalls:
         self.next_id += 1
         args = {key: value for key, value in given.items() if value is not None}
         message = {"type": "helper", "name": name, "args": args, "id": self.next_id}
-        return self.request(message, name, _encode, _decode, _max_bytes)
+        return self.request(lambda: self.send(message, name, _encode, _decode, _max_bytes))
 
-    async def request(
-        self,
-        message: dict[str, Any],
-        name: str,
-        encode: Callable[[Any], bytes] | None = None,
-        decode: Callable[[Any], Any] | None = None,
-        max_bytes: Callable[[int], None] | None = None,
-    ) -> Any:
-        future, call_id = self.send(message, name, encode, decode, max_bytes)
+    async def request(self, send: Callable[[], tuple[asyncio.Future[Any], int]]) -> Any:
+        """Sends with `send` once awaited (a request never awaited sends nothing) and waits for its
+        answer; cancelled, it tells the parent."""
+        future, call_id = send()
         try:
             return await future
         except asyncio.CancelledError:
